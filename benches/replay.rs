@@ -1,0 +1,127 @@
+//! Replay benchmarks: SWF parsing, and whole open-loop replays of KTH, the CEA Curie sample
+//! and a synthetic 1,000,000-job log under each policy. Figures go to docs/PERFORMANCE.md.
+
+mod common;
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sitesim::experiment::replay::{ReplayOptions, replay};
+use sitesim::sched::Policy;
+use sitesim::swf::{Located, SwfReader, SwfWriter};
+use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};
+
+fn options(policy: Policy, procs: Option<u32>) -> ReplayOptions {
+    ReplayOptions {
+        policy,
+        procs,
+        check: false,
+        ..ReplayOptions::default()
+    }
+}
+
+fn replay_bytes(bytes: &[u8], opts: &ReplayOptions) -> u64 {
+    let reader = SwfReader::new(bytes, "bench.swf").expect("header parses");
+    let header = reader.header().clone();
+    let s = replay(reader, "bench.swf", &header, |r| r.extra_columns(), opts).expect("replay runs");
+    s.counts.ended
+}
+
+fn synthetic(jobs: u64) -> Vec<Located> {
+    Synthetic::new(
+        SyntheticConfig {
+            jobs,
+            procs: 1024,
+            load: 0.85,
+            seed: 1,
+        },
+        &SyntheticModel::default(),
+    )
+    .map(|r| r.expect("synthetic records are valid"))
+    .collect()
+}
+
+fn parsing(c: &mut Criterion) {
+    let mut g = c.benchmark_group("parse");
+    let mut logs = Vec::new();
+    if let Some(b) = common::shared_log("KTH-SP2-1996-2.swf") {
+        logs.push(("kth", b));
+    }
+    let gen_ = Synthetic::new(
+        SyntheticConfig {
+            jobs: 100_000,
+            procs: 1024,
+            load: 0.85,
+            seed: 1,
+        },
+        &SyntheticModel::default(),
+    );
+    let mut w = SwfWriter::new(Vec::new(), &gen_.header_lines()).unwrap();
+    for r in gen_ {
+        w.write(&r.unwrap().record).unwrap();
+    }
+    logs.push(("synthetic-100k", w.finish().unwrap()));
+    for (name, bytes) in &logs {
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_function(*name, |b| {
+            b.iter(|| {
+                let reader = SwfReader::new(black_box(bytes.as_slice()), "bench.swf").unwrap();
+                reader.map(|r| r.unwrap().record.run).sum::<i64>()
+            })
+        });
+    }
+    g.finish();
+}
+
+fn real_logs(c: &mut Criterion) {
+    for (name, file, procs) in [
+        ("kth", "KTH-SP2-1996-2.swf", None),
+        ("curie", "CEA-Curie-sample.swf", None),
+    ] {
+        let Some(bytes) = common::shared_log(file) else {
+            continue;
+        };
+        let mut g = c.benchmark_group(format!("replay-{name}"));
+        g.sample_size(20);
+        for policy in Policy::ALL {
+            let opts = options(policy, procs);
+            let jobs = replay_bytes(&bytes, &opts);
+            g.throughput(Throughput::Elements(jobs));
+            g.bench_with_input(BenchmarkId::from_parameter(policy.name()), &opts, |b, o| {
+                b.iter(|| replay_bytes(black_box(&bytes), o))
+            });
+        }
+        g.finish();
+    }
+}
+
+fn synthetic_million(c: &mut Criterion) {
+    let records = synthetic(1_000_000);
+    let header = sitesim::swf::SwfHeader {
+        max_procs: Some(1024),
+        ..Default::default()
+    };
+    let mut g = c.benchmark_group("replay-synthetic-1M");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(records.len() as u64));
+    for policy in Policy::ALL {
+        let opts = options(policy, Some(1024));
+        g.bench_with_input(BenchmarkId::from_parameter(policy.name()), &opts, |b, o| {
+            b.iter(|| {
+                let s = replay(
+                    records.iter().copied().map(Ok),
+                    "synthetic",
+                    &header,
+                    |_| Default::default(),
+                    o,
+                )
+                .unwrap();
+                s.counts.ended
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, parsing, real_logs, synthetic_million);
+criterion_main!(benches);

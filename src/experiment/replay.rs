@@ -1,0 +1,343 @@
+//! `sitesim replay`: open-loop replay of a log under one policy, with a terminal summary
+//! and, optionally, a JSON summary, a per-job CSV and the simulated schedule as SWF.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::output::{AtomicFile, write_atomic};
+use crate::job::OverrunPolicy;
+use crate::metrics::{Bsld, BsldForm, MetricsConfig, MetricsSummary, PerJobWriter, Recorder};
+use crate::sched::Policy;
+use crate::sim::{SimCounts, SimError, Simulation, SiteConfig};
+use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader, SwfWriter};
+use crate::time::{Hms, Time};
+use crate::workload::questionable::{Policies, Report};
+use crate::workload::{LogReplay, ReplayConfig};
+
+/// Everything a replay needs besides the log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayOptions {
+    /// The policy.
+    pub policy: Policy,
+    /// Machine size; `None` takes the log's `MaxProcs`.
+    pub procs: Option<u32>,
+    /// Jobs running past their estimate.
+    pub overrun: OverrunPolicy,
+    /// Questionable jobs.
+    pub questionable: Policies,
+    /// Interarrival scaling.
+    pub interarrival_factor: f64,
+    /// Bounded slowdown settings.
+    pub bsld: Bsld,
+    /// Warm-up, seconds.
+    pub warmup: Time,
+    /// Cool-down, seconds.
+    pub cooldown: Time,
+    /// Run the invariant checker.
+    pub check: bool,
+    /// Directory for output files.
+    pub out: Option<PathBuf>,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions {
+            policy: Policy::Easy,
+            procs: None,
+            overrun: OverrunPolicy::Kill,
+            questionable: Policies::default(),
+            interarrival_factor: 1.0,
+            bsld: Bsld::default(),
+            warmup: 0,
+            cooldown: 0,
+            check: cfg!(debug_assertions),
+            out: None,
+        }
+    }
+}
+
+/// The input of a replay, as reported.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InputInfo {
+    /// The log, as named on the command line.
+    pub file: String,
+    /// The header's `MaxProcs`.
+    pub header_max_procs: Option<i64>,
+    /// Jobs submitted to the simulation.
+    pub jobs: u64,
+    /// Lines with more than 18 columns.
+    pub extra_columns: ExtraColumns,
+}
+
+/// The result of a replay: what `summary.json` holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplaySummary {
+    /// sitesim's version.
+    pub sitesim_version: &'static str,
+    /// The log.
+    pub input: InputInfo,
+    /// Machine size.
+    pub procs: u32,
+    /// The policy.
+    pub scheduler: &'static str,
+    /// Jobs running past their estimate.
+    pub overrun: OverrunPolicy,
+    /// Interarrival scaling.
+    pub interarrival_factor: f64,
+    /// Questionable-job policies.
+    pub questionable_policies: Policies,
+    /// Questionable jobs met.
+    pub questionable: Report,
+    /// Simulation counters.
+    pub counts: SimCounts,
+    /// The figures.
+    pub metrics: MetricsSummary,
+}
+
+/// Why a replay failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The input or the simulation failed.
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    /// The options do not fit the log.
+    #[error("{0}")]
+    Options(String),
+    /// Writing outputs failed.
+    #[error("{path}: {source}")]
+    Output {
+        /// The file.
+        path: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl From<SwfError> for ReplayError {
+    fn from(e: SwfError) -> Self {
+        ReplayError::Sim(SimError::Input(e))
+    }
+}
+
+fn out_err(path: &Path) -> impl FnOnce(std::io::Error) -> ReplayError + '_ {
+    move |source| ReplayError::Output {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+type FileOut = BufWriter<File>;
+
+/// Output files being written.
+struct Outputs {
+    dir: PathBuf,
+    csv: AtomicFile,
+    swf: AtomicFile,
+}
+
+/// The machine a log ran on: its header's `MaxProcs`, or `MaxNodes` when that is the only
+/// size it gives (as in the Lublin-Feitelson model's logs).
+pub fn machine_size(file: &str, header: &SwfHeader) -> Result<u32, ReplayError> {
+    let (key, value) = match (header.max_procs, header.max_nodes) {
+        (Some(p), _) if p > 0 => ("MaxProcs", p),
+        (_, Some(n)) if n > 0 => ("MaxNodes", n),
+        _ => {
+            return Err(ReplayError::Options(format!(
+                "{file}: the header gives no MaxProcs or MaxNodes; say how many processors \
+                 to simulate with --procs"
+            )));
+        }
+    };
+    u32::try_from(value)
+        .map_err(|_| ReplayError::Options(format!("{file}: {key} {value} is too large")))
+}
+
+/// Replays `records` (read from `file`, whose header is `header`) with `opts`.
+pub fn replay<I>(
+    records: I,
+    file: &str,
+    header: &SwfHeader,
+    extra_columns: impl FnOnce(&I) -> ExtraColumns,
+    opts: &ReplayOptions,
+) -> Result<ReplaySummary, ReplayError>
+where
+    I: Iterator<Item = Result<Located, SwfError>>,
+{
+    let procs = match opts.procs {
+        Some(p) => p,
+        None => machine_size(file, header)?,
+    };
+    let workload = LogReplay::new(
+        records,
+        file,
+        ReplayConfig {
+            procs,
+            policies: opts.questionable,
+            interarrival_factor: opts.interarrival_factor,
+            max_runtime: header.max_runtime,
+            keep_records: opts.out.is_some(),
+        },
+    );
+    let metrics = MetricsConfig {
+        procs,
+        bsld: opts.bsld,
+        warmup: opts.warmup,
+        cooldown: opts.cooldown,
+    };
+    let (outputs, per_job) = match &opts.out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(out_err(dir))?;
+            let csv_path = dir.join("jobs.csv");
+            let (csv, csv_w) = AtomicFile::create(&csv_path).map_err(out_err(&csv_path))?;
+            let swf_path = dir.join("schedule.swf");
+            let (swf, swf_w) = AtomicFile::create(&swf_path).map_err(out_err(&swf_path))?;
+            let notes = [format!(
+                "simulated by sitesim {}: scheduler {}, overrun {}, {} processors, \
+                 interarrival factor {}; fields 2-5 and 9 hold simulated values",
+                env!("CARGO_PKG_VERSION"),
+                opts.policy.name(),
+                opts.overrun.name(),
+                procs,
+                opts.interarrival_factor
+            )];
+            let swf_w = SwfWriter::new(swf_w, &header.lines_for_output(i64::from(procs), &notes))
+                .map_err(out_err(&swf_path))?;
+            let writer = PerJobWriter::<FileOut, FileOut>::new(Some(csv_w), Some(swf_w), opts.bsld)
+                .map_err(out_err(&csv_path))?;
+            (
+                Some(Outputs {
+                    dir: dir.clone(),
+                    csv,
+                    swf,
+                }),
+                Some(writer),
+            )
+        }
+        None => (None, None),
+    };
+    let recorder = Recorder::new(metrics, per_job);
+    let site = SiteConfig {
+        procs,
+        overrun: opts.overrun,
+        check: opts.check,
+    };
+    let sim = Simulation::new(site, opts.policy.build(procs), workload, recorder);
+    let (workload, recorder, counts) = sim.run(None)?;
+    let metrics = recorder.finish().map_err(ReplayError::Options)?;
+    let summary = ReplaySummary {
+        sitesim_version: env!("CARGO_PKG_VERSION"),
+        input: InputInfo {
+            file: file.to_owned(),
+            header_max_procs: header.max_procs,
+            jobs: workload.submitted(),
+            extra_columns: extra_columns(workload.records()),
+        },
+        procs,
+        scheduler: opts.policy.name(),
+        overrun: opts.overrun,
+        interarrival_factor: opts.interarrival_factor,
+        questionable_policies: opts.questionable,
+        questionable: *workload.report(),
+        counts,
+        metrics,
+    };
+    if let Some(o) = outputs {
+        o.csv.commit().map_err(out_err(&o.dir))?;
+        o.swf.commit().map_err(out_err(&o.dir))?;
+        let json = serde_json::to_vec_pretty(&summary).expect("summaries serialize");
+        let path = o.dir.join("summary.json");
+        write_atomic(&path, &json).map_err(out_err(&path))?;
+    }
+    Ok(summary)
+}
+
+/// The terminal summary of a replay.
+pub fn render(s: &ReplaySummary) -> String {
+    let m = &s.metrics;
+    let mut out = String::new();
+    let w = &mut out;
+    let _ = writeln!(
+        w,
+        "replay of {} on {} processors: {}, overrun policy {}{}",
+        s.input.file,
+        s.procs,
+        s.scheduler,
+        s.overrun.name(),
+        if s.interarrival_factor == 1.0 {
+            String::new()
+        } else {
+            format!(", interarrival times x{}", s.interarrival_factor)
+        }
+    );
+    let skipped = s.questionable.skipped();
+    let _ = writeln!(
+        w,
+        "  jobs          {} simulated, {} skipped; {} measured, {} backfilled, {} killed at their estimate",
+        s.input.jobs, skipped, m.jobs.jobs, m.jobs.backfilled, m.jobs.killed
+    );
+    let dist = |w: &mut String, name: &str, d: &crate::metrics::DistSummary, unit: &str| {
+        let _ = writeln!(
+            w,
+            "  {name:<13} mean {:>10.1}{unit}  median {:>9.1}{unit}  p90 {:>9.1}{unit}  p99 {:>9.1}{unit}",
+            d.mean, d.median, d.p90, d.p99
+        );
+    };
+    dist(w, "wait", &m.jobs.wait, " s");
+    dist(w, "response", &m.jobs.response, " s");
+    dist(w, "bsld", &m.jobs.bounded_slowdown, "  ");
+    let _ = writeln!(
+        w,
+        "                (bounded slowdown: {} form, threshold {} s)",
+        match m.bounded_slowdown.form {
+            BsldForm::Clamped => "max(1, (w+r)/max(r,t))",
+            BsldForm::Unclamped => "(w+r)/max(r,t)",
+        },
+        m.bounded_slowdown.threshold
+    );
+    let _ = writeln!(
+        w,
+        "  utilization   {:.2}% (offered load {:.2}%)",
+        100.0 * m.utilization,
+        100.0 * m.offered_load
+    );
+    let _ = writeln!(
+        w,
+        "  throughput    {:.1} jobs/day, {:.1} processor-hours/day",
+        m.throughput.jobs_per_day, m.throughput.proc_hours_per_day
+    );
+    let _ = writeln!(w, "  makespan      {} ({} s)", Hms(m.makespan), m.makespan);
+    if m.window.warmup > 0 || m.window.cooldown > 0 {
+        let _ = writeln!(
+            w,
+            "  window        [{}, {}] (warm-up {} s, cool-down {} s)",
+            m.window.start, m.window.end, m.window.warmup, m.window.cooldown
+        );
+    }
+    let _ = writeln!(w, "  by runtime    jobs       mean wait    mean bsld");
+    for c in &m.by_runtime_class {
+        let _ = writeln!(
+            w,
+            "    {:<10} {:>8} {:>13.1} s {:>12.2}",
+            c.label, c.stats.jobs, c.stats.mean_wait, c.stats.mean_bounded_slowdown
+        );
+    }
+    let q = s.questionable.to_string();
+    if !q.is_empty() {
+        let _ = writeln!(w, "  questionable jobs:");
+        w.push_str(&q);
+    }
+    let x = s.input.extra_columns;
+    if x.lines > 0 {
+        let _ = writeln!(
+            w,
+            "  warning: {} lines had more than 18 columns (up to {}; first at line {}); the extra columns were ignored",
+            x.lines, x.max_columns, x.first_line
+        );
+    }
+    out
+}

@@ -1,0 +1,20 @@
+//! sitesim: a closed-loop, site-level simulator for parallel job scheduling on HPC
+//! machines.
+//!
+//! The layers follow `docs/ARCHITECTURE.md`: [`engine`] (clock, event queue, run loop),
+//! [`swf`] (the Standard Workload Format), [`job`] (job records), [`sched`] (the
+//! `Scheduler` trait and the policies), [`sim`] (a site: workload + scheduler + machine),
+//! [`workload`] (logs turned into workloads), [`metrics`] (observers and summaries) and
+//! [`experiment`] (commands that run and report); [`time`] and [`textfmt`] are small
+//! helpers.
+
+pub mod engine;
+pub mod experiment;
+pub mod job;
+pub mod metrics;
+pub mod sched;
+pub mod sim;
+pub mod swf;
+pub mod textfmt;
+pub mod time;
+pub mod workload;

@@ -1,0 +1,181 @@
+//! The measurement window: warm-up and cool-down exclusion, and the integral of busy
+//! processors over time from which utilization over any part of the window is exact.
+//!
+//! The window is `[first submit + warm-up, end]`, where `end` is the last submit minus the
+//! cool-down when a cool-down is set, and otherwise the end of the last job. The last
+//! submit time is known only when the workload is exhausted, so values that may fall in
+//! the cool-down are held back ([`Deferred`]) until later submissions or the end of the run
+//! decide them, and the busy integral keeps checkpoints for the trailing cool-down span.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
+
+use crate::time::Time;
+
+/// Processor-seconds of busy processors, integrated exactly.
+#[derive(Debug, Clone)]
+pub struct BusyIntegral {
+    last: Time,
+    busy: i64,
+    integral: i128,
+    window_start: Time,
+    at_window_start: Option<i128>,
+    keep_history: bool,
+    /// `(t, integral at t, busy from t on)`, covering the trailing cool-down span.
+    history: VecDeque<(Time, i128, i64)>,
+}
+
+impl BusyIntegral {
+    /// Starts integrating at `origin` with no processor busy; `window_start` is where the
+    /// measurement window opens; with `keep_history` the integral can be asked about the
+    /// past (see [`BusyIntegral::prune_before`]).
+    pub fn new(origin: Time, window_start: Time, keep_history: bool) -> Self {
+        let mut b = BusyIntegral {
+            last: origin,
+            busy: 0,
+            integral: 0,
+            window_start,
+            at_window_start: None,
+            keep_history,
+            history: VecDeque::new(),
+        };
+        b.checkpoint();
+        b
+    }
+
+    fn checkpoint(&mut self) {
+        if self.keep_history {
+            self.history
+                .push_back((self.last, self.integral, self.busy));
+        }
+    }
+
+    fn advance(&mut self, t: Time) {
+        debug_assert!(t >= self.last, "busy integral moved backwards");
+        if self.at_window_start.is_none() && t >= self.window_start {
+            let before = (self.window_start - self.last).max(0);
+            self.at_window_start = Some(self.integral + i128::from(self.busy) * i128::from(before));
+        }
+        self.integral += i128::from(self.busy) * i128::from(t - self.last);
+        self.last = t;
+    }
+
+    /// `delta` processors become busy (negative: free) at `t`.
+    pub fn change(&mut self, t: Time, delta: i64) {
+        self.advance(t);
+        self.busy += delta;
+        self.checkpoint();
+    }
+
+    /// Forgets checkpoints that no later query can need (all queries are at or after `t`).
+    pub fn prune_before(&mut self, t: Time) {
+        while self.history.len() > 1 && self.history[1].0 <= t {
+            self.history.pop_front();
+        }
+    }
+
+    /// Busy processor-seconds from the origin to `t`.
+    pub fn at(&self, t: Time) -> i128 {
+        if t >= self.last {
+            return self.integral + i128::from(self.busy) * i128::from(t - self.last);
+        }
+        let i = self.history.partition_point(|c| c.0 <= t);
+        let (ct, ci, cb) = self.history[i.saturating_sub(1)];
+        ci + i128::from(cb) * i128::from((t - ct).max(0))
+    }
+
+    /// Busy processor-seconds over `[window start, end]`.
+    pub fn over_window(&self, end: Time) -> i128 {
+        let start = self
+            .at_window_start
+            .unwrap_or_else(|| self.at(self.window_start));
+        self.at(end) - start
+    }
+}
+
+struct Keyed<T> {
+    key: (Time, u64),
+    item: T,
+}
+impl<T> PartialEq for Keyed<T> {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+    }
+}
+impl<T> Eq for Keyed<T> {}
+impl<T> PartialOrd for Keyed<T> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<T> Ord for Keyed<T> {
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.key.cmp(&o.key)
+    }
+}
+
+/// Items waiting to learn whether their time falls before the window's end.
+pub struct Deferred<T> {
+    heap: BinaryHeap<Reverse<Keyed<T>>>,
+}
+
+impl<T> Default for Deferred<T> {
+    fn default() -> Self {
+        Deferred {
+            heap: BinaryHeap::new(),
+        }
+    }
+}
+
+impl<T> Deferred<T> {
+    /// Holds `item`, whose time is `time` (`tie` breaks equal times deterministically).
+    pub fn hold(&mut self, time: Time, tie: u64, item: T) {
+        self.heap.push(Reverse(Keyed {
+            key: (time, tie),
+            item,
+        }));
+    }
+
+    /// Hands every item whose time is at most `bound` to `f`, earliest first.
+    pub fn release(&mut self, bound: Time, mut f: impl FnMut(T)) {
+        while self.heap.peek().is_some_and(|k| k.0.key.0 <= bound) {
+            f(self.heap.pop().expect("peeked").0.item);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integral_and_window() {
+        // 4 processors busy over [10, 30), 2 more over [20, 40).
+        let mut b = BusyIntegral::new(0, 15, true);
+        b.change(10, 4);
+        b.change(20, 2);
+        b.change(30, -4);
+        b.change(40, -2);
+        assert_eq!(b.at(40), 4 * 20 + 2 * 20);
+        assert_eq!(b.at(25), 4 * 15 + 2 * 5);
+        assert_eq!(b.at(5), 0);
+        assert_eq!(b.over_window(40), 4 * 15 + 2 * 20);
+        assert_eq!(b.over_window(25), 4 * 10 + 2 * 5);
+        b.prune_before(25);
+        assert_eq!(b.at(25), 4 * 15 + 2 * 5);
+        assert_eq!(b.at(100), 120);
+    }
+
+    #[test]
+    fn deferred_releases_in_time_order() {
+        let mut d = Deferred::default();
+        d.hold(30, 0, "c");
+        d.hold(10, 1, "a");
+        d.hold(20, 2, "b");
+        let mut out = Vec::new();
+        d.release(20, |x| out.push(x));
+        assert_eq!(out, ["a", "b"]);
+        d.release(100, |x| out.push(x));
+        assert_eq!(out, ["a", "b", "c"]);
+    }
+}

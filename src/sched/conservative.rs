@@ -1,0 +1,239 @@
+//! Conservative backfilling (seed 002 §2.1): every waiting job holds a reservation in the
+//! availability profile, and a job may start early only if it delays no reservation.
+//!
+//! * On arrival a job is placed at its earliest fit (the anchor point) given the running
+//!   jobs and all earlier reservations, and starts at once if that is now.
+//! * When a job ends before its estimate, the schedule is **compressed**: each waiting job,
+//!   in submission order, is moved to its earliest fit given all other reservations. Its
+//!   old slot is still free, so no job ever moves later; the schedule is never rebuilt from
+//!   scratch (seed 002 Fig. 2 shows why that would break guarantees). A job that cannot
+//!   move is detected without touching the profile ([`Profile::earlier_fit`]).
+//! * Under the `overrun` policy a job may outlive its estimate. The profile then holds it
+//!   until one second past the current pass, and the schedule is repaired: every waiting
+//!   job is taken out and placed again in submission order. Reservations that relied on
+//!   the overrunning job's processors move later, the one case where a promise is broken.
+//!   The same repair runs when the job finally ends, if a reservation was left in the past.
+//! * Reserved starts are timers: the scheduler asks for a pass at the earliest one
+//!   ([`Scheduler::wake_at`]), since a compression can leave a job placed where another
+//!   job's slot used to end, a time at which no event would otherwise happen.
+
+use super::{Profile, RunningByEnd, RunningJob, Scheduler, SystemView};
+use crate::job::{JobId, JobRequest};
+use crate::time::Time;
+
+/// A waiting job's place in the profile.
+#[derive(Debug, Clone, Copy)]
+struct Reservation {
+    start: Time,
+    size: u32,
+    estimate: Time,
+}
+
+/// Conservative backfilling with compression.
+#[derive(Debug, Clone)]
+pub struct Conservative {
+    profile: Profile,
+    /// Running jobs keyed by the end the profile holds them until.
+    running: RunningByEnd,
+    /// That end, by job id.
+    held_until: Vec<Time>,
+    /// Reservations by job id.
+    reserved: Vec<Option<Reservation>>,
+    /// No reservation starts before this time (a lower bound, exact after each pass).
+    next_due: Time,
+    /// When to ask for a pass: the earliest reservation, unless it only waits for a job
+    /// running past its estimate (see [`Conservative::schedule`]).
+    wake: Option<Time>,
+    arrivals: Vec<JobRequest>,
+    compress: bool,
+}
+
+impl Conservative {
+    /// A scheduler for an empty machine of `procs` processors.
+    pub fn new(procs: u32) -> Self {
+        Conservative {
+            profile: Profile::new(procs),
+            running: RunningByEnd::new(),
+            held_until: Vec::new(),
+            reserved: Vec::new(),
+            next_due: Time::MAX,
+            wake: None,
+            arrivals: Vec::new(),
+            compress: false,
+        }
+    }
+
+    fn reservation(&self, id: JobId) -> Option<Reservation> {
+        self.reserved.get(id as usize).copied().flatten()
+    }
+
+    /// Places `job` at its earliest fit from `now` on.
+    fn place(&mut self, job: &JobRequest, now: Time) {
+        let start = self
+            .profile
+            .earliest_fit(now, job.size, job.estimate)
+            .expect("a job no larger than the machine always fits eventually");
+        self.place_at(job.id, job.size, job.estimate, start);
+    }
+
+    /// Reserves `[start, start + estimate)` for job `id`.
+    fn place_at(&mut self, id: JobId, size: u32, estimate: Time, start: Time) {
+        self.profile.add(start, start + estimate, -i64::from(size));
+        let i = id as usize;
+        if self.reserved.len() <= i {
+            self.reserved.resize(i + 1, None);
+        }
+        self.reserved[i] = Some(Reservation {
+            start,
+            size,
+            estimate,
+        });
+        self.next_due = self.next_due.min(start);
+    }
+
+    /// Takes job `id`'s reservation, if it has one, out of the profile.
+    fn unplace(&mut self, id: JobId) {
+        if let Some(r) = self.reserved.get_mut(id as usize).and_then(Option::take) {
+            self.profile
+                .add(r.start, r.start + r.estimate, i64::from(r.size));
+        }
+    }
+
+    /// Records that job `id` runs and that the profile holds it until `until`.
+    fn hold(&mut self, id: JobId, seq: u64, size: u32, until: Time) {
+        let i = id as usize;
+        if self.held_until.len() <= i {
+            self.held_until.resize(i + 1, 0);
+        }
+        self.held_until[i] = until;
+        self.running.insert(until, seq, id, size);
+    }
+
+    /// Holds jobs that have outlived their estimate until `now + 1`; returns whether
+    /// there were any.
+    fn extend_overruns(&mut self, now: Time) -> bool {
+        let mut overrunning = Vec::new();
+        while let Some((held, seq, id, size)) = self.running.pop_until(now) {
+            self.profile.add(held.max(now), now + 1, -i64::from(size));
+            overrunning.push((seq, id, size));
+        }
+        for &(seq, id, size) in &overrunning {
+            self.hold(id, seq, size, now + 1);
+        }
+        !overrunning.is_empty()
+    }
+
+    /// Moves a waiting job to its earliest fit. Its current slot is still free, so the fit
+    /// is never later; when it is the same, the profile is not touched.
+    fn compress_one(&mut self, job: &JobRequest, now: Time) {
+        if let Some(r) = self.reservation(job.id) {
+            let own = (r.start, r.start + r.estimate, r.size);
+            if let Some(start) = self.profile.earlier_fit(now, r.size, r.estimate, own) {
+                self.unplace(job.id);
+                self.place_at(job.id, r.size, r.estimate, start);
+            }
+        }
+    }
+}
+
+impl Scheduler for Conservative {
+    fn name(&self) -> &str {
+        "conservative"
+    }
+
+    fn on_submit(&mut self, job: &JobRequest, _view: &SystemView<'_>) {
+        self.arrivals.push(*job);
+    }
+
+    fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
+        let held = self.held_until[job.request.id as usize];
+        self.running.remove(held, job.request.seq);
+        if held > view.now {
+            self.profile
+                .add(view.now, held, i64::from(job.request.size));
+            self.compress = true;
+        }
+    }
+
+    fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
+        let now = view.now;
+        let queue = view.queue();
+        let waiting = queue.len() - self.arrivals.len();
+        self.profile.advance(now);
+        let mut repairing = self.extend_overruns(now);
+        if self.next_due < now {
+            // Reservations in the past counted on a job that overran and has just ended:
+            // they leave the profile first, so that they hold no processors now.
+            for job in queue.iter().take(waiting) {
+                if self.reservation(job.id).is_some_and(|r| r.start < now) {
+                    self.unplace(job.id);
+                    repairing = true;
+                }
+            }
+        }
+        if repairing {
+            // Promises are broken anyway: every waiting job is placed again in submission
+            // order, so that the earliest-submitted jobs get the processors first.
+            for job in queue.iter().take(waiting) {
+                self.unplace(job.id);
+            }
+            for job in queue.iter().take(waiting) {
+                self.place(job, now);
+            }
+        } else if self.compress {
+            for job in queue.iter().take(waiting) {
+                self.compress_one(job, now);
+            }
+        }
+        self.compress = false;
+        let mut arrivals = std::mem::take(&mut self.arrivals);
+        for job in arrivals.drain(..) {
+            self.place(&job, now);
+        }
+        self.arrivals = arrivals;
+        if self.next_due <= now {
+            let mut next_due = Time::MAX;
+            for job in queue {
+                let Some(r) = self.reservation(job.id) else {
+                    continue;
+                };
+                if r.start > now {
+                    next_due = next_due.min(r.start);
+                    continue;
+                }
+                self.reserved[job.id as usize] = None;
+                self.hold(job.id, job.seq, r.size, now + r.estimate);
+                starts.push(job.id);
+            }
+            self.next_due = next_due;
+        }
+        // Reserved starts need a pass even when no event falls on them: a compression can
+        // leave a job placed at the end of a slot another job has since left. One
+        // exception: after an overrun, reservations one second ahead wait for the
+        // overrunning job, whose real end is an event; waking every second would only
+        // find it still running.
+        self.wake = if repairing && self.next_due == now + 1 {
+            queue
+                .iter()
+                .filter_map(|j| self.reservation(j.id))
+                .map(|r| r.start)
+                .filter(|&s| s > now + 1)
+                .min()
+        } else {
+            (self.next_due < Time::MAX).then_some(self.next_due)
+        };
+    }
+
+    fn wake_at(&self) -> Option<Time> {
+        self.wake
+    }
+
+    fn promises(&self, out: &mut Vec<(JobId, Time)>) {
+        out.extend(
+            self.reserved
+                .iter()
+                .enumerate()
+                .filter_map(|(id, r)| r.map(|r| (id as JobId, r.start))),
+        );
+    }
+}

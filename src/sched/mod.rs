@@ -1,0 +1,156 @@
+//! Scheduling policies behind one [`Scheduler`] trait.
+//!
+//! A scheduler sees a read-only [`SystemView`] of the machine (the clock, the queue in
+//! submission order, the running jobs) and answers each scheduling pass with the waiting
+//! jobs to start now. It plans with estimates only; it never learns a job's runtime
+//! before the job ends.
+
+mod conservative;
+mod easy;
+mod fcfs;
+mod profile;
+mod running;
+
+use std::collections::VecDeque;
+
+pub use conservative::Conservative;
+pub use easy::Easy;
+pub use fcfs::Fcfs;
+pub use profile::Profile;
+pub use running::RunningByEnd;
+
+use crate::job::{JobId, JobRequest};
+use crate::time::Time;
+
+/// A job that is running, as schedulers see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunningJob {
+    /// The job.
+    pub request: JobRequest,
+    /// When it started.
+    pub start: Time,
+}
+
+impl RunningJob {
+    /// Start plus estimate: when the scheduler planned for it to end.
+    pub fn estimated_end(&self) -> Time {
+        self.start + self.request.estimate
+    }
+
+    /// When the scheduler expects it to end, seen at `now`: its estimated end, or one
+    /// second from now if the job has outlived its estimate (overrun policy). Never in the
+    /// past, because a job still running at `now` ends at `now + 1` at the earliest.
+    pub fn expected_end(&self, now: Time) -> Time {
+        self.estimated_end().max(now + 1)
+    }
+}
+
+/// What a scheduler may look at during a pass.
+pub struct SystemView<'a> {
+    /// The current time.
+    pub now: Time,
+    /// Processors in the machine.
+    pub total: u32,
+    /// Processors free right now.
+    pub free: u32,
+    queue: &'a VecDeque<JobRequest>,
+    running: &'a [RunningJob],
+}
+
+impl<'a> SystemView<'a> {
+    /// A view of the given state.
+    pub fn new(
+        now: Time,
+        total: u32,
+        free: u32,
+        queue: &'a VecDeque<JobRequest>,
+        running: &'a [RunningJob],
+    ) -> Self {
+        SystemView {
+            now,
+            total,
+            free,
+            queue,
+            running,
+        }
+    }
+
+    /// Waiting jobs in submission order.
+    pub fn queue(&self) -> &'a VecDeque<JobRequest> {
+        self.queue
+    }
+
+    /// Running jobs, in no particular order.
+    pub fn running(&self) -> &'a [RunningJob] {
+        self.running
+    }
+}
+
+/// A scheduling policy.
+///
+/// The simulation calls [`Scheduler::on_submit`] for each arrival and
+/// [`Scheduler::on_end`] for each termination as they happen, then, once all events of a
+/// timestamp are applied, [`Scheduler::schedule`] once. The jobs a pass returns must be
+/// waiting and must fit in the free processors together; the simulation checks both.
+pub trait Scheduler {
+    /// The policy's name, as given on the command line.
+    fn name(&self) -> &str;
+
+    /// A job has joined the queue (it is already in `view.queue()`).
+    fn on_submit(&mut self, _job: &JobRequest, _view: &SystemView<'_>) {}
+
+    /// A running job has ended at `view.now` (it is no longer in `view.running()`).
+    fn on_end(&mut self, _job: &RunningJob, _view: &SystemView<'_>) {}
+
+    /// One scheduling pass: push the ids of the jobs to start now onto `starts`.
+    fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>);
+
+    /// A time at which this policy needs a scheduling pass even if no job ends and none
+    /// arrives then (conservative backfilling starts reserved jobs at their reserved
+    /// times). Asked after every pass; an extra pass must change nothing.
+    fn wake_at(&self) -> Option<Time> {
+        None
+    }
+
+    /// The start times this policy currently guarantees to waiting jobs, for the
+    /// invariant checker: EASY's reservation for the first job, every reservation of
+    /// conservative backfilling.
+    fn promises(&self, _out: &mut Vec<(JobId, Time)>) {}
+}
+
+/// The built-in policies.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Policy {
+    /// First come, first served, no backfilling.
+    Fcfs,
+    /// EASY backfilling (Lifka; seed 002 §2.2).
+    Easy,
+    /// Conservative backfilling (seed 002 §2.1).
+    Conservative,
+}
+
+impl Policy {
+    /// A fresh scheduler of this policy for a machine of `procs` processors.
+    pub fn build(self, procs: u32) -> Box<dyn Scheduler> {
+        match self {
+            Policy::Fcfs => Box::new(Fcfs),
+            Policy::Easy => Box::new(Easy::new()),
+            Policy::Conservative => Box::new(Conservative::new(procs)),
+        }
+    }
+
+    /// The policy's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Fcfs => "fcfs",
+            Policy::Easy => "easy",
+            Policy::Conservative => "conservative",
+        }
+    }
+
+    /// Every built-in policy.
+    pub const ALL: [Policy; 3] = [Policy::Fcfs, Policy::Easy, Policy::Conservative];
+}

@@ -1,0 +1,280 @@
+//! The processor-availability profile of conservative backfilling (seed 002 §2.1): free
+//! processors as a step function of future time, with earliest-fit queries.
+
+use crate::time::Time;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Step {
+    /// The step holds from this time until the next step's time.
+    time: Time,
+    free: i64,
+}
+
+/// Free processors over time, from the last [`Profile::advance`] on; the last step lasts
+/// forever. Values may dip below zero transiently while a schedule is repaired after an
+/// overrun; an earliest-fit query treats such a dip as full.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    steps: Vec<Step>,
+    /// `prefix_max[i]` is the most free processors over `steps[..=i]`, while
+    /// `prefix_valid`: a non-decreasing sequence, so the first step where a job of a given
+    /// size could start is found by binary search instead of a scan of the busy prefix.
+    prefix_max: Vec<i64>,
+    prefix_valid: bool,
+}
+
+impl Profile {
+    /// A machine of `total` free processors.
+    pub fn new(total: u32) -> Self {
+        Profile {
+            steps: vec![Step {
+                time: Time::MIN,
+                free: i64::from(total),
+            }],
+            prefix_max: Vec::new(),
+            prefix_valid: false,
+        }
+    }
+
+    /// Forgets the profile before `now`.
+    pub fn advance(&mut self, now: Time) {
+        let idx = self.steps.partition_point(|s| s.time <= now);
+        if idx > 1 {
+            self.steps.drain(..idx - 1);
+            self.prefix_valid = false;
+        }
+    }
+
+    /// Index of the step that holds at `t` (`t` must not precede the first step).
+    fn step_at(&self, t: Time) -> usize {
+        // Queries are mostly about the current time, which the first step holds.
+        if self.steps.get(1).is_none_or(|s| s.time > t) {
+            return 0;
+        }
+        self.steps.partition_point(|s| s.time <= t) - 1
+    }
+
+    /// Free processors at time `t`.
+    pub fn free_at(&self, t: Time) -> i64 {
+        self.steps[self.step_at(t)].free
+    }
+
+    /// Ensures a step starts exactly at `t` and returns its index.
+    fn split(&mut self, t: Time) -> usize {
+        let i = self.step_at(t);
+        if self.steps[i].time == t {
+            return i;
+        }
+        let free = self.steps[i].free;
+        self.steps.insert(i + 1, Step { time: t, free });
+        i + 1
+    }
+
+    /// Adds `delta` free processors over `[start, end)` (negative to allocate). The part
+    /// before the profile's start is ignored, and so are empty intervals.
+    pub fn add(&mut self, start: Time, end: Time, delta: i64) {
+        let start = start.max(self.steps[0].time);
+        if start >= end || delta == 0 {
+            return;
+        }
+        self.prefix_valid = false;
+        let first = self.split(start);
+        let last = self.split(end);
+        for step in &mut self.steps[first..last] {
+            step.free += delta;
+        }
+        // Merge steps that became equal to their predecessor at either boundary.
+        if last < self.steps.len() && self.steps[last].free == self.steps[last - 1].free {
+            self.steps.remove(last);
+        }
+        if first > 0 && self.steps[first].free == self.steps[first - 1].free {
+            self.steps.remove(first);
+        }
+    }
+
+    /// The first step index, not before `from_idx`, at which `size` processors can be free.
+    fn first_possible(&mut self, from_idx: usize, size: i64) -> usize {
+        if !self.prefix_valid {
+            self.prefix_max.clear();
+            let mut m = i64::MIN;
+            self.prefix_max.extend(self.steps.iter().map(|s| {
+                m = m.max(s.free);
+                m
+            }));
+            self.prefix_valid = true;
+        }
+        self.prefix_max.partition_point(|&m| m < size).max(from_idx)
+    }
+
+    /// The earliest time at or after `from` when `size` processors stay free for `duration`
+    /// seconds, or `None` if that never happens (the job is larger than the machine).
+    pub fn earliest_fit(&mut self, from: Time, size: u32, duration: Time) -> Option<Time> {
+        let size = i64::from(size);
+        let mut i = self.first_possible(self.step_at(from), size);
+        let mut candidate: Option<Time> = None;
+        while let Some(&step) = self.steps.get(i) {
+            i += 1;
+            if step.free < size {
+                candidate = None;
+                continue;
+            }
+            let start = *candidate.get_or_insert(step.time.max(from));
+            match self.steps.get(i) {
+                Some(next) if next.time - start < duration => {}
+                _ => return Some(start),
+            }
+        }
+        None
+    }
+
+    /// The earliest start before `own.0` (and at or after `from`) at which `size`
+    /// processors stay free for `duration` seconds, where a job already holds `own.2`
+    /// processors over `[own.0, own.1)` and those count as free; `None` if there is none.
+    ///
+    /// This is how compression asks whether a job can move earlier without taking it out
+    /// of the profile first: most jobs cannot, and then the profile is left untouched.
+    pub fn earlier_fit(
+        &mut self,
+        from: Time,
+        size: u32,
+        duration: Time,
+        own: (Time, Time, u32),
+    ) -> Option<Time> {
+        let (own_start, own_end, own_size) = own;
+        let size = i64::from(size);
+        let mut i = self.first_possible(self.step_at(from), size);
+        // Windows that start before the job's own slot, up to where that slot begins.
+        let mut candidate: Option<Time> = None;
+        while let Some(&step) = self.steps.get(i) {
+            let t = step.time.max(from);
+            if t >= own_start {
+                break;
+            }
+            let next = self.steps.get(i + 1).map_or(Time::MAX, |s| s.time);
+            if step.free < size {
+                candidate = None;
+            } else {
+                let start = *candidate.get_or_insert(t);
+                if next.min(own_start) - start >= duration {
+                    return Some(start);
+                }
+            }
+            if next > own_start {
+                break;
+            }
+            i += 1;
+        }
+        // A window started before the slot may run on into it, where the job's own
+        // processors count as free.
+        let start = candidate?;
+        let mut t = own_start;
+        let mut i = self.step_at(t);
+        loop {
+            let step_end = self.steps.get(i + 1).map_or(Time::MAX, |s| s.time);
+            let (seg_end, mine) = if t < own_end {
+                (step_end.min(own_end), i64::from(own_size))
+            } else {
+                (step_end, 0)
+            };
+            if self.steps[i].free + mine < size {
+                return None;
+            }
+            if seg_end == Time::MAX || seg_end - start >= duration {
+                return Some(start);
+            }
+            t = seg_end;
+            if t == step_end {
+                i += 1;
+            }
+        }
+    }
+
+    /// Number of steps (a measure of the profile's cost).
+    pub fn step_count(&self) -> usize {
+        self.steps.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_and_earliest_fit() {
+        let mut p = Profile::new(10);
+        p.advance(0);
+        p.add(0, 100, -6); // a running job of 6 until 100
+        p.add(0, 50, -4); // a running job of 4 until 50
+        assert_eq!(p.free_at(0), 0);
+        assert_eq!(p.free_at(50), 4);
+        assert_eq!(p.free_at(100), 10);
+        assert_eq!(p.earliest_fit(0, 4, 30), Some(50));
+        assert_eq!(p.earliest_fit(0, 5, 30), Some(100));
+        assert_eq!(p.earliest_fit(0, 4, 1_000), Some(50));
+        assert_eq!(p.earliest_fit(0, 11, 1), None);
+        // Reserve 4 processors over [50, 80): nothing is free then, so a 4-processor job
+        // fits from 80 on.
+        p.add(50, 80, -4);
+        assert_eq!(p.earliest_fit(0, 4, 10), Some(80));
+        assert_eq!(p.earliest_fit(0, 4, 30), Some(80));
+        // Releasing the reservation merges the steps back.
+        p.add(50, 80, 4);
+        assert_eq!(p.step_count(), 4);
+    }
+
+    #[test]
+    fn fit_needs_the_whole_window() {
+        let mut p = Profile::new(8);
+        p.advance(0);
+        p.add(10, 20, -8); // nothing free in [10, 20)
+        assert_eq!(p.earliest_fit(0, 1, 10), Some(0));
+        assert_eq!(p.earliest_fit(0, 1, 11), Some(20));
+        assert_eq!(p.earliest_fit(5, 1, 5), Some(5));
+        assert_eq!(p.earliest_fit(5, 1, 6), Some(20));
+    }
+
+    #[test]
+    fn advance_keeps_the_current_step() {
+        let mut p = Profile::new(8);
+        p.add(0, 10, -3);
+        p.add(10, 20, -5);
+        p.advance(15);
+        assert_eq!(p.free_at(15), 3);
+        assert_eq!(p.free_at(20), 8);
+        assert_eq!(p.step_count(), 2);
+    }
+
+    #[test]
+    fn earlier_fit_counts_the_jobs_own_processors() {
+        let mut p = Profile::new(10);
+        p.advance(0);
+        p.add(0, 100, -6); // running: 6 processors until 100
+        p.add(100, 150, -8); // the job itself, reserved over [100, 150) on 8 processors
+        // Without its own processors it could not fit before 100 (only 4 free), and the
+        // fit starting at 100 is its own slot, which is not earlier.
+        assert_eq!(p.earlier_fit(0, 8, 50, (100, 150, 8)), None);
+        // A shorter running job: 6 until 40 only.
+        let mut q = Profile::new(10);
+        q.advance(0);
+        q.add(0, 40, -6);
+        q.add(100, 150, -8);
+        assert_eq!(q.earlier_fit(0, 8, 50, (100, 150, 8)), Some(40));
+        // Its own processors make a window overlapping its slot feasible: 3 processors
+        // needed over [60, 110) while [100, 150) holds only 2 free besides its own 8.
+        assert_eq!(q.earlier_fit(60, 3, 50, (100, 150, 8)), Some(60));
+        assert_eq!(q.earliest_fit(60, 3, 50), Some(150));
+        // Agrees with taking the job out and asking again.
+        q.add(100, 150, 8);
+        assert_eq!(q.earliest_fit(60, 3, 50), Some(60));
+    }
+
+    #[test]
+    fn negative_dips_block_fits() {
+        let mut p = Profile::new(4);
+        p.advance(0);
+        p.add(0, 10, -4);
+        p.add(5, 10, -2);
+        assert_eq!(p.free_at(5), -2);
+        assert_eq!(p.earliest_fit(0, 1, 1), Some(10));
+    }
+}

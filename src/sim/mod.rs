@@ -1,0 +1,541 @@
+//! One simulated site: a workload, a scheduler and a machine of identical processors,
+//! driven by the event engine.
+//!
+//! Events are job ends and workload wake-ups. At equal times, ends are applied before
+//! wake-ups (so a job ending at `t` frees its processors before the pass at `t`, and a
+//! user woken by it can submit at `t`), and then one scheduling pass runs. Submissions
+//! stream in as the workload decides them; nothing is preloaded.
+
+mod checker;
+
+use std::collections::VecDeque;
+
+pub use checker::Checker;
+
+use crate::engine::{self, EventQueue, Model, Phase, RunCounts};
+use crate::job::{JobId, JobOutcome, JobRequest, JobSpec, OverrunPolicy};
+use crate::sched::{RunningJob, Scheduler, SystemView};
+use crate::swf::{SwfError, SwfRecord};
+use crate::time::Time;
+
+/// Why a simulation stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The workload's input is malformed, or a questionable job met an `error` policy.
+    #[error(transparent)]
+    Input(#[from] SwfError),
+    /// The workload submitted a job the machine cannot take.
+    #[error("invalid job from the workload at time {now}: {problem}")]
+    InvalidJob {
+        /// When.
+        now: Time,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The scheduler asked for something impossible.
+    #[error("scheduler '{scheduler}' at time {now}: {problem}")]
+    Scheduler {
+        /// The policy.
+        scheduler: String,
+        /// When.
+        now: Time,
+        /// What it asked.
+        problem: String,
+    },
+    /// The invariant checker found a violation.
+    #[error("invariant violated under '{scheduler}': {problem}")]
+    Invariant {
+        /// The policy.
+        scheduler: String,
+        /// The violation.
+        problem: String,
+    },
+    /// The workload failed for another reason.
+    #[error("{0}")]
+    Workload(String),
+}
+
+/// What a workload may do when the simulation calls it: submit jobs now, and ask to be
+/// woken later.
+#[derive(Debug, Default)]
+pub struct SourceCtx {
+    now: Time,
+    submits: Vec<JobSpec>,
+    wakes: Vec<(Time, u64)>,
+}
+
+impl SourceCtx {
+    /// The current time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+    /// Submits a job now.
+    pub fn submit(&mut self, job: JobSpec) {
+        self.submits.push(job);
+    }
+    /// Asks for [`Workload::on_wake`] with `token` at time `at` (not before now).
+    pub fn wake_at(&mut self, at: Time, token: u64) {
+        self.wakes.push((at, token));
+    }
+}
+
+/// A source of jobs: a log replayed open-loop now, simulated users later.
+pub trait Workload {
+    /// Called once before the run; schedules the first wake-ups (it cannot submit yet).
+    fn start(&mut self, ctx: &mut SourceCtx) -> Result<(), SimError>;
+    /// A wake-up this workload asked for.
+    fn on_wake(&mut self, token: u64, ctx: &mut SourceCtx) -> Result<(), SimError>;
+    /// One of the jobs has ended (closed-loop workloads react to this).
+    fn on_job_end(&mut self, _job: &JobOutcome, _ctx: &mut SourceCtx) -> Result<(), SimError> {
+        Ok(())
+    }
+}
+
+/// Watches a run: the metrics layer implements this.
+pub trait Observer {
+    /// A job was submitted.
+    fn on_submit(&mut self, _now: Time, _job: &JobRequest) {}
+    /// A job started.
+    fn on_start(&mut self, _now: Time, _job: &JobRequest) {}
+    /// A job ended.
+    fn on_end(&mut self, _job: &JobOutcome) {}
+    /// A scheduling pass has ended; `view` shows the state after its starts.
+    fn on_pass(&mut self, _view: &SystemView<'_>) {}
+}
+
+impl Observer for () {}
+
+/// The machine and its rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SiteConfig {
+    /// Processors.
+    pub procs: u32,
+    /// What happens to jobs that outlive their estimate.
+    pub overrun: OverrunPolicy,
+    /// Whether to run the invariant checker.
+    pub check: bool,
+}
+
+/// Counters of a finished run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SimCounts {
+    /// Jobs submitted.
+    pub submitted: u64,
+    /// Jobs started.
+    pub started: u64,
+    /// Jobs ended.
+    pub ended: u64,
+    /// Jobs killed at their estimate.
+    pub killed: u64,
+    /// Jobs that ran past their estimate (`overrun` policy).
+    pub overran: u64,
+    /// Jobs started while an earlier-submitted job was waiting.
+    pub backfilled: u64,
+    /// Events applied.
+    pub events: u64,
+    /// Scheduling passes.
+    pub passes: u64,
+    /// Passes verified by the invariant checker.
+    pub checked_passes: u64,
+    /// Most jobs waiting at once.
+    pub max_queue: u64,
+    /// Most jobs running at once.
+    pub max_running: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum SlotState {
+    Free,
+    Waiting,
+    Running {
+        index: u32,
+        start: Time,
+        killed: bool,
+        backfilled: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    request: JobRequest,
+    runtime: Time,
+    job: i64,
+    state: SlotState,
+}
+
+/// Events of a site.
+#[derive(Debug, Clone, Copy)]
+pub enum Event {
+    /// A running job ends.
+    End(JobId),
+    /// The workload asked to be woken.
+    Wake(u64),
+    /// The scheduler asked for a pass at this time ([`Scheduler::wake_at`]).
+    Pass,
+}
+
+const PHASE_END: Phase = 0;
+const PHASE_WAKE: Phase = 1;
+const PHASE_PASS: Phase = 2;
+
+/// A site under simulation.
+pub struct Simulation<W, O> {
+    cfg: SiteConfig,
+    scheduler: Box<dyn Scheduler>,
+    workload: W,
+    observer: O,
+    queue: VecDeque<JobRequest>,
+    running: Vec<RunningJob>,
+    slots: Vec<Slot>,
+    records: Vec<Option<Box<SwfRecord>>>,
+    free_slots: Vec<JobId>,
+    free: u32,
+    next_seq: u64,
+    ctx: SourceCtx,
+    starts: Vec<JobId>,
+    checker: Option<Checker>,
+    /// The latest scheduler wake-up pushed and not yet reached.
+    pending_pass: Option<Time>,
+    counts: SimCounts,
+}
+
+impl<W: Workload, O: Observer> Simulation<W, O> {
+    /// A site with an empty machine.
+    pub fn new(cfg: SiteConfig, scheduler: Box<dyn Scheduler>, workload: W, observer: O) -> Self {
+        Simulation {
+            cfg,
+            scheduler,
+            workload,
+            observer,
+            queue: VecDeque::new(),
+            running: Vec::new(),
+            slots: Vec::new(),
+            records: Vec::new(),
+            free_slots: Vec::new(),
+            free: cfg.procs,
+            next_seq: 0,
+            ctx: SourceCtx::default(),
+            starts: Vec::new(),
+            checker: cfg.check.then(Checker::new),
+            pending_pass: None,
+            counts: SimCounts::default(),
+        }
+    }
+
+    /// Runs to the end (or up to `horizon`) and returns the workload, the observer and
+    /// the counters.
+    pub fn run(mut self, horizon: Option<Time>) -> Result<(W, O, SimCounts), SimError> {
+        let mut events = EventQueue::new();
+        self.ctx.now = Time::MIN;
+        self.workload.start(&mut self.ctx)?;
+        if !self.ctx.submits.is_empty() {
+            return Err(SimError::Workload(
+                "a workload cannot submit before the run starts".into(),
+            ));
+        }
+        self.apply_ctx(&mut events)?;
+        let RunCounts { events: n, .. } = engine::run(&mut self, &mut events, horizon)?;
+        self.counts.events = n;
+        if events.is_empty() && !self.queue.is_empty() {
+            return Err(SimError::Scheduler {
+                scheduler: self.scheduler.name().to_owned(),
+                now: events.now(),
+                problem: format!(
+                    "the run ended with {} jobs still waiting that were never started",
+                    self.queue.len()
+                ),
+            });
+        }
+        if let Some(c) = &self.checker {
+            self.counts.checked_passes = c.passes();
+        }
+        Ok((self.workload, self.observer, self.counts))
+    }
+
+    fn apply_ctx(&mut self, events: &mut EventQueue<Event>) -> Result<(), SimError> {
+        let now = self.ctx.now;
+        for (at, token) in self.ctx.wakes.drain(..) {
+            if at < now {
+                return Err(SimError::Workload(format!(
+                    "wake-up requested for {at}, before the current time {now}"
+                )));
+            }
+            events.push(at, PHASE_WAKE, Event::Wake(token));
+        }
+        let mut submits = std::mem::take(&mut self.ctx.submits);
+        for spec in submits.drain(..) {
+            self.submit(now, spec)?;
+        }
+        self.ctx.submits = submits;
+        Ok(())
+    }
+
+    fn submit(&mut self, now: Time, spec: JobSpec) -> Result<(), SimError> {
+        let invalid = |problem: String| SimError::InvalidJob { now, problem };
+        if spec.size == 0 || spec.size > self.cfg.procs {
+            return Err(invalid(format!(
+                "job {} asks for {} processors on a machine of {}",
+                spec.job, spec.size, self.cfg.procs
+            )));
+        }
+        if spec.estimate < 1 || spec.runtime < 0 {
+            return Err(invalid(format!(
+                "job {} has estimate {} and runtime {} (need estimate >= 1, runtime >= 0)",
+                spec.job, spec.estimate, spec.runtime
+            )));
+        }
+        let estimate = match self.cfg.overrun {
+            OverrunPolicy::Extend => spec.estimate.max(spec.runtime),
+            OverrunPolicy::Kill | OverrunPolicy::Overrun => spec.estimate,
+        };
+        let id = match self.free_slots.pop() {
+            Some(id) => id,
+            None => {
+                let id = JobId::try_from(self.slots.len())
+                    .map_err(|_| invalid("more than 2^32 jobs alive at once".into()))?;
+                self.slots.push(Slot {
+                    request: JobRequest {
+                        id,
+                        seq: 0,
+                        submit: 0,
+                        size: 0,
+                        estimate: 0,
+                        user: 0,
+                    },
+                    runtime: 0,
+                    job: 0,
+                    state: SlotState::Free,
+                });
+                self.records.push(None);
+                id
+            }
+        };
+        let request = JobRequest {
+            id,
+            seq: self.next_seq,
+            submit: now,
+            size: spec.size,
+            estimate,
+            user: spec.user,
+        };
+        self.next_seq += 1;
+        self.slots[id as usize] = Slot {
+            request,
+            runtime: spec.runtime,
+            job: spec.job,
+            state: SlotState::Waiting,
+        };
+        self.records[id as usize] = spec.record;
+        self.queue.push_back(request);
+        self.counts.submitted += 1;
+        self.counts.max_queue = self.counts.max_queue.max(self.queue.len() as u64);
+        let view = SystemView::new(now, self.cfg.procs, self.free, &self.queue, &self.running);
+        self.scheduler.on_submit(&request, &view);
+        self.observer.on_submit(now, &request);
+        Ok(())
+    }
+
+    fn scheduler_error(&self, now: Time, problem: String) -> SimError {
+        SimError::Scheduler {
+            scheduler: self.scheduler.name().to_owned(),
+            now,
+            problem,
+        }
+    }
+
+    fn start_job(
+        &mut self,
+        now: Time,
+        id: JobId,
+        events: &mut EventQueue<Event>,
+    ) -> Result<(), SimError> {
+        let (req, runtime) = match self.slots.get(id as usize) {
+            Some(s) if matches!(s.state, SlotState::Waiting) => (s.request, s.runtime),
+            _ => {
+                return Err(self
+                    .scheduler_error(now, format!("started job slot {id}, which is not waiting")));
+            }
+        };
+        if req.size > self.free {
+            return Err(self.scheduler_error(
+                now,
+                format!(
+                    "started job {} of {} processors with only {} free",
+                    req.seq, req.size, self.free
+                ),
+            ));
+        }
+        let (run, killed) = match self.cfg.overrun {
+            OverrunPolicy::Kill if runtime > req.estimate => (req.estimate, true),
+            _ => (runtime, false),
+        };
+        let end = now + run;
+        if run > req.estimate {
+            self.counts.overran += 1;
+            if let Some(c) = &mut self.checker {
+                c.record_overrun(now + req.estimate, end);
+            }
+        }
+        if let Some(c) = &mut self.checker {
+            c.check_start(id, req.seq, now)
+                .map_err(|problem| SimError::Invariant {
+                    scheduler: self.scheduler.name().to_owned(),
+                    problem,
+                })?;
+        }
+        self.free -= req.size;
+        let index = self.running.len() as u32;
+        self.running.push(RunningJob {
+            request: req,
+            start: now,
+        });
+        self.slots[id as usize].state = SlotState::Running {
+            index,
+            start: now,
+            killed,
+            backfilled: false,
+        };
+        events.push(end, PHASE_END, Event::End(id));
+        self.counts.started += 1;
+        self.counts.killed += u64::from(killed);
+        self.observer.on_start(now, &req);
+        Ok(())
+    }
+
+    fn end_job(&mut self, now: Time, id: JobId) -> Result<JobOutcome, SimError> {
+        let slot = &mut self.slots[id as usize];
+        let SlotState::Running {
+            index,
+            start,
+            killed,
+            backfilled,
+        } = slot.state
+        else {
+            unreachable!("an end event for a job that is not running");
+        };
+        slot.state = SlotState::Free;
+        let outcome = JobOutcome {
+            seq: slot.request.seq,
+            submit: slot.request.submit,
+            start,
+            end: now,
+            size: slot.request.size,
+            estimate: slot.request.estimate,
+            requested_runtime: slot.runtime,
+            killed,
+            backfilled,
+            user: slot.request.user,
+            job: slot.job,
+            record: self.records[id as usize].take(),
+        };
+        let job = self.running.swap_remove(index as usize);
+        if let Some(moved) = self.running.get(index as usize)
+            && let SlotState::Running { index: i, .. } =
+                &mut self.slots[moved.request.id as usize].state
+        {
+            *i = index;
+        }
+        self.free += job.request.size;
+        self.free_slots.push(id);
+        self.counts.ended += 1;
+        if let Some(c) = &mut self.checker {
+            c.forget(id);
+        }
+        let view = SystemView::new(now, self.cfg.procs, self.free, &self.queue, &self.running);
+        self.scheduler.on_end(&job, &view);
+        self.observer.on_end(&outcome);
+        Ok(outcome)
+    }
+}
+
+impl<W: Workload, O: Observer> Model for Simulation<W, O> {
+    type Event = Event;
+    type Error = SimError;
+
+    fn handle(
+        &mut self,
+        now: Time,
+        event: Event,
+        events: &mut EventQueue<Event>,
+    ) -> Result<(), SimError> {
+        self.ctx.now = now;
+        match event {
+            Event::End(id) => {
+                let outcome = self.end_job(now, id)?;
+                self.workload.on_job_end(&outcome, &mut self.ctx)?;
+            }
+            Event::Wake(token) => self.workload.on_wake(token, &mut self.ctx)?,
+            Event::Pass => {}
+        }
+        self.apply_ctx(events)
+    }
+
+    fn settle(&mut self, now: Time, events: &mut EventQueue<Event>) -> Result<(), SimError> {
+        let mut starts = std::mem::take(&mut self.starts);
+        starts.clear();
+        {
+            let view = SystemView::new(now, self.cfg.procs, self.free, &self.queue, &self.running);
+            self.scheduler.schedule(&view, &mut starts);
+        }
+        self.counts.passes += 1;
+        for &id in &starts {
+            self.start_job(now, id, events)?;
+        }
+        if !starts.is_empty() {
+            self.remove_started(starts.len());
+            let first_waiting = self.queue.front().map_or(u64::MAX, |j| j.seq);
+            for &id in &starts {
+                let slot = &mut self.slots[id as usize];
+                if let SlotState::Running { backfilled, .. } = &mut slot.state
+                    && slot.request.seq > first_waiting
+                {
+                    *backfilled = true;
+                    self.counts.backfilled += 1;
+                }
+            }
+            self.counts.max_running = self.counts.max_running.max(self.running.len() as u64);
+        }
+        self.starts = starts;
+        if let Some(checker) = &mut self.checker {
+            let scheduler = &self.scheduler;
+            let slots = &self.slots;
+            checker
+                .check_promises(
+                    now,
+                    |out| scheduler.promises(out),
+                    |id| slots[id as usize].request.seq,
+                )
+                .map_err(|problem| SimError::Invariant {
+                    scheduler: self.scheduler.name().to_owned(),
+                    problem,
+                })?;
+        }
+        if let Some(t) = self.scheduler.wake_at()
+            && t > now
+            && self.pending_pass.is_none_or(|p| p <= now || t < p)
+        {
+            events.push(t, PHASE_PASS, Event::Pass);
+            self.pending_pass = Some(t);
+        }
+        let view = SystemView::new(now, self.cfg.procs, self.free, &self.queue, &self.running);
+        self.observer.on_pass(&view);
+        Ok(())
+    }
+}
+
+impl<W, O> Simulation<W, O> {
+    /// Removes `n` started jobs from the queue: from the front when they are there (the
+    /// common case), otherwise by one sweep.
+    fn remove_started(&mut self, n: usize) {
+        let slots = &self.slots;
+        let waiting = |j: &JobRequest| matches!(slots[j.id as usize].state, SlotState::Waiting);
+        let mut removed = 0;
+        while self.queue.front().is_some_and(|j| !waiting(j)) {
+            self.queue.pop_front();
+            removed += 1;
+        }
+        if removed < n {
+            self.queue.retain(|j| waiting(j));
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! The Standard Workload Format of the Parallel Workloads Archive: a streaming reader, a
+//! writer, the header, and the errors that name file, line and field.
+
+mod header;
+mod reader;
+mod record;
+mod writer;
+
+pub use header::SwfHeader;
+pub use reader::{ExtraColumns, Located, SwfReader};
+pub use record::{FIELD_NAMES, FIELDS, SwfRecord};
+pub use writer::SwfWriter;
+
+/// A problem reading an SWF log. Every variant names the file; parse errors also name the
+/// line and the field.
+#[derive(Debug, thiserror::Error)]
+pub enum SwfError {
+    /// The file could not be read.
+    #[error("{file}: {source}")]
+    Io {
+        /// The log.
+        file: String,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A job line is malformed.
+    #[error("{file}:{line}: field {field} ({name}): {problem}")]
+    Field {
+        /// The log.
+        file: String,
+        /// 1-based line number.
+        line: u64,
+        /// 1-based field number.
+        field: usize,
+        /// The field's name.
+        name: &'static str,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A header value is malformed.
+    #[error("{file}:{line}: header {key}: {problem}")]
+    Header {
+        /// The log.
+        file: String,
+        /// 1-based line number.
+        line: u64,
+        /// The header key.
+        key: String,
+        /// What is wrong.
+        problem: String,
+    },
+}

@@ -1,0 +1,389 @@
+//! Streaming SWF reader: one line at a time from any `BufRead`, header first.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use super::record::{FIELD_NAMES, FIELDS, SwfRecord, Value, is_fractional};
+use super::{SwfError, SwfHeader};
+
+/// Lines that carried more than 18 columns. They are read (the extra columns are ignored)
+/// and reported as a warning.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ExtraColumns {
+    /// How many job lines had extra columns.
+    pub lines: u64,
+    /// The first such line.
+    pub first_line: u64,
+    /// The most columns seen on one line.
+    pub max_columns: usize,
+}
+
+/// A record and the line it came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Located {
+    /// 1-based line number in the file.
+    pub line: u64,
+    /// The record.
+    pub record: SwfRecord,
+}
+
+/// Reads an SWF log record by record without loading it whole.
+///
+/// The header (every `;` line before the first job line) is parsed by [`SwfReader::new`].
+/// Comment lines met later are added to the header too.
+pub struct SwfReader<R> {
+    src: R,
+    file: String,
+    line_no: u64,
+    buf: Vec<u8>,
+    header: SwfHeader,
+    first: Option<Located>,
+    extra: ExtraColumns,
+    bytes: u64,
+}
+
+impl SwfReader<BufReader<File>> {
+    /// Opens the log at `path`.
+    pub fn open(path: &Path) -> Result<Self, SwfError> {
+        let file = File::open(path).map_err(|e| SwfError::Io {
+            file: path.display().to_string(),
+            source: e,
+        })?;
+        Self::new(
+            BufReader::with_capacity(1 << 16, file),
+            &path.display().to_string(),
+        )
+    }
+}
+
+impl<R: BufRead> SwfReader<R> {
+    /// Wraps `src`, naming it `file` in errors, and reads the header.
+    pub fn new(src: R, file: &str) -> Result<Self, SwfError> {
+        let mut reader = SwfReader {
+            src,
+            file: file.to_owned(),
+            line_no: 0,
+            buf: Vec::with_capacity(256),
+            header: SwfHeader::default(),
+            first: None,
+            extra: ExtraColumns::default(),
+            bytes: 0,
+        };
+        reader.first = reader.read_record()?;
+        Ok(reader)
+    }
+
+    /// The header read so far (all of it once the first record has been returned).
+    pub fn header(&self) -> &SwfHeader {
+        &self.header
+    }
+
+    /// The name used for this log in messages.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// Lines with more than 18 columns seen so far.
+    pub fn extra_columns(&self) -> ExtraColumns {
+        self.extra
+    }
+
+    /// Bytes read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The next record, or `None` at the end of the file.
+    pub fn next_record(&mut self) -> Result<Option<Located>, SwfError> {
+        if let Some(first) = self.first.take() {
+            return Ok(Some(first));
+        }
+        self.read_record()
+    }
+
+    fn read_record(&mut self) -> Result<Option<Located>, SwfError> {
+        loop {
+            self.buf.clear();
+            let n = self
+                .src
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|e| SwfError::Io {
+                    file: self.file.clone(),
+                    source: e,
+                })?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.bytes += n as u64;
+            self.line_no += 1;
+            let mut line: &[u8] = &self.buf;
+            while let [rest @ .., b'\n' | b'\r'] = line {
+                line = rest;
+            }
+            let start = line
+                .iter()
+                .position(|b| !b.is_ascii_whitespace())
+                .unwrap_or(line.len());
+            let body = &line[start..];
+            if body.is_empty() {
+                continue;
+            }
+            if body[0] == b';' {
+                let text = String::from_utf8_lossy(line).into_owned();
+                self.header.push_line(&self.file, self.line_no, &text)?;
+                continue;
+            }
+            let (record, extra) = match parse_line(body) {
+                Ok(parsed) => parsed,
+                Err((field, problem)) => return Err(self.field_error(field, problem)),
+            };
+            if extra > 0 {
+                if self.extra.lines == 0 {
+                    self.extra.first_line = self.line_no;
+                }
+                self.extra.lines += 1;
+                self.extra.max_columns = self.extra.max_columns.max(FIELDS + extra);
+            }
+            return Ok(Some(Located {
+                line: self.line_no,
+                record,
+            }));
+        }
+    }
+
+    fn field_error(&self, field: usize, problem: String) -> SwfError {
+        SwfError::Field {
+            file: self.file.clone(),
+            line: self.line_no,
+            field: field + 1,
+            name: FIELD_NAMES[field],
+            problem,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for SwfReader<R> {
+    type Item = Result<Located, SwfError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_record().transpose()
+    }
+}
+
+/// Parses the 18 fields of a job line; returns the record and the number of extra
+/// columns, or the 0-based field at fault and what is wrong with it.
+fn parse_line(line: &[u8]) -> Result<(SwfRecord, usize), (usize, String)> {
+    let is_space = |b: u8| b == b' ' || b == b'\t';
+    let n = line.len();
+    let mut pos = 0;
+    let mut values = [Value::Int(-1); FIELDS];
+    for (i, value) in values.iter_mut().enumerate() {
+        while pos < n && is_space(line[pos]) {
+            pos += 1;
+        }
+        if pos == n {
+            return Err((
+                i,
+                format!("missing: the line has {i} of the {FIELDS} fields"),
+            ));
+        }
+        let start = pos;
+        // Fast path: an optionally negative integer of at most 18 digits.
+        let neg = line[pos] == b'-';
+        pos += usize::from(neg);
+        let digits = pos;
+        let mut v: i64 = 0;
+        while pos < n {
+            let d = line[pos].wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v * 10 + i64::from(d);
+            pos += 1;
+            if pos - digits > 18 {
+                break;
+            }
+        }
+        if pos > digits && (pos == n || is_space(line[pos])) && pos - digits <= 18 {
+            *value = Value::Int(if neg { -v } else { v });
+            continue;
+        }
+        while pos < n && !is_space(line[pos]) {
+            pos += 1;
+        }
+        *value = parse_value(&line[start..pos], is_fractional(i)).map_err(|p| (i, p))?;
+    }
+    let extra = line[pos..]
+        .split(|&b| is_space(b))
+        .filter(|t| !t.is_empty())
+        .count();
+    Ok((SwfRecord::from_values(&values), extra))
+}
+
+/// Parses one token: a plain integer on the fast path, otherwise a decimal number, which
+/// integer fields accept only when it is integral (`12.0`).
+fn parse_value(token: &[u8], fractional: bool) -> Result<Value, String> {
+    if let Some(i) = parse_int(token) {
+        return Ok(Value::Int(i));
+    }
+    let text = std::str::from_utf8(token).map_err(|_| "not valid text".to_owned())?;
+    let f: f64 = text
+        .parse()
+        .ok()
+        .filter(|f: &f64| f.is_finite())
+        .ok_or_else(|| format!("'{text}' is not a number"))?;
+    if fractional {
+        Ok(Value::Float(f))
+    } else if f.fract() != 0.0 {
+        Err(format!("'{text}' is not an integer"))
+    } else if f.abs() < 9.0e15 {
+        Ok(Value::Int(f as i64))
+    } else {
+        Err(format!("'{text}' is out of range"))
+    }
+}
+
+/// Parses an optionally signed decimal integer of at most 18 digits.
+#[inline]
+fn parse_int(token: &[u8]) -> Option<i64> {
+    let (neg, digits) = match token {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, token),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &b in digits {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + i64::from(d);
+    }
+    Some(if neg { -v } else { v })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<(SwfHeader, Vec<Located>, ExtraColumns), SwfError> {
+        let mut r = SwfReader::new(text.as_bytes(), "test.swf")?;
+        let records = r.by_ref().collect::<Result<Vec<_>, _>>()?;
+        Ok((r.header().clone(), records, r.extra_columns()))
+    }
+
+    const LINE: &str = "1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1";
+
+    #[test]
+    fn parses_header_and_records() {
+        let text = format!(
+            "; Version: 2.2\n; MaxProcs: 100\n; MaxNodes: 50\n; UnixStartTime: 843480031\n\
+             ; TimeZone: 3600\n; TimeZoneString: Europe/Stockholm\n; MaxRuntime: 216000\n\
+             ; Note: uses the EASY scheduler\n;\n{LINE}\r\n\n  2 5 0 1 1 2.5 1024 1 60 -1 0 8 2 3 1 -1 -1 -1\n"
+        );
+        let (h, recs, extra) = read(&text).unwrap();
+        assert_eq!(h.version.as_deref(), Some("2.2"));
+        assert_eq!(h.max_procs, Some(100));
+        assert_eq!(h.max_nodes, Some(50));
+        assert_eq!(h.unix_start_time, Some(843_480_031));
+        assert_eq!(h.time_zone, Some(3600));
+        assert_eq!(h.time_zone_string.as_deref(), Some("Europe/Stockholm"));
+        assert_eq!(h.max_runtime, Some(216_000));
+        assert_eq!(h.notes, ["uses the EASY scheduler"]);
+        assert_eq!(h.lines.len(), 9);
+        assert_eq!(recs.len(), 2);
+        assert_eq!(recs[0].line, 10);
+        assert_eq!(recs[1].line, 12);
+        let r = recs[0].record;
+        assert_eq!(
+            (
+                r.job,
+                r.submit,
+                r.wait,
+                r.run,
+                r.alloc_procs,
+                r.req_time,
+                r.user
+            ),
+            (1, 0, 10, 100, 4, 200, 7)
+        );
+        assert_eq!(recs[1].record.avg_cpu, 2.5);
+        assert_eq!(recs[1].record.used_mem, 1024.0);
+        assert_eq!(extra, ExtraColumns::default());
+    }
+
+    #[test]
+    fn short_line_names_file_line_and_missing_field() {
+        let err = read(&format!("{LINE}\n1 2 3\n")).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "test.swf:2: field 4 (run time): missing: the line has 3 of the 18 fields"
+        );
+    }
+
+    #[test]
+    fn bad_number_names_the_field() {
+        let err = read("1 0 10 1x0 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "test.swf:1: field 4 (run time): '1x0' is not a number");
+        let err = read("1 0 10 1.5 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "test.swf:1: field 4 (run time): '1.5' is not an integer"
+        );
+        let err = read("1 0 10 nan 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("'nan' is not a number"), "{err}");
+    }
+
+    #[test]
+    fn integral_decimals_are_accepted_in_integer_fields() {
+        let (_, recs, _) = read("1 0 10.0 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1.00\n").unwrap();
+        assert_eq!(recs[0].record.wait, 10);
+        assert_eq!(recs[0].record.think, -1);
+    }
+
+    #[test]
+    fn extra_columns_are_counted_not_fatal() {
+        let text = format!("{LINE}\n{LINE} 9 9\n{LINE} 9\n");
+        let (_, recs, extra) = read(&text).unwrap();
+        assert_eq!(recs.len(), 3);
+        assert_eq!(
+            extra,
+            ExtraColumns {
+                lines: 2,
+                first_line: 2,
+                max_columns: 20
+            }
+        );
+    }
+
+    #[test]
+    fn bad_header_value_is_an_error() {
+        let err = read("; MaxProcs: lots\n").unwrap_err().to_string();
+        assert_eq!(err, "test.swf:1: header MaxProcs: 'lots' is not an integer");
+    }
+
+    #[test]
+    fn int_parser_limits() {
+        assert_eq!(parse_int(b"-17"), Some(-17));
+        assert_eq!(parse_int(b"+5"), Some(5));
+        assert_eq!(parse_int(b"-"), None);
+        assert_eq!(
+            parse_int(b"999999999999999999"),
+            Some(999_999_999_999_999_999)
+        );
+        assert_eq!(parse_int(b"9999999999999999999"), None);
+        assert_eq!(
+            parse_value(b"9999999999999999999", false).unwrap_err(),
+            "'9999999999999999999' is out of range"
+        );
+    }
+}

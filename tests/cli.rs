@@ -1,0 +1,146 @@
+//! The `sitesim` command line: exit codes, messages, outputs.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn sitesim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sitesim"))
+        .args(args)
+        .output()
+        .expect("sitesim runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sitesim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+const LOG: &str = "; MaxProcs: 8\n\
+1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n\
+2 5 -1 50 8 -1 -1 8 60 -1 1 2 1 -1 -1 -1 -1 -1\n\
+3 9 -1 20 2 -1 -1 2 30 -1 1 1 1 -1 -1 -1 -1 -1\n";
+
+#[test]
+fn usage_errors_exit_with_code_2() {
+    for (args, needle) in [
+        (vec!["replay", "--swf", "x.swf", "--bogus"], "--bogus"),
+        (vec!["replay", "--swf", "x.swf", "--procs", "0"], "--procs"),
+        (
+            vec!["replay", "--swf", "x.swf", "--scheduler", "sjf"],
+            "sjf",
+        ),
+        (
+            vec!["replay", "--swf", "x.swf", "--interarrival-factor", "-1"],
+            "positive",
+        ),
+        (
+            vec!["replay", "--swf", "x.swf", "--questionable", "size=skip"],
+            "unknown kind",
+        ),
+        (
+            vec!["replay", "--swf", "x.swf", "--warmup", "3y"],
+            "unknown unit",
+        ),
+        (vec!["replay"], "--swf"),
+        (vec!["frobnicate"], "frobnicate"),
+    ] {
+        let o = sitesim(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn input_errors_name_file_line_and_field() {
+    let o = sitesim(&["replay", "--swf", "/no/such/log.swf"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/no/such/log.swf"), "{}", stderr(&o));
+
+    let bad = temp("bad.swf");
+    std::fs::write(
+        &bad,
+        format!("{LOG}4 12 -1 2x0 2 -1 -1 2 30 -1 1 1 1 -1 -1 -1 -1 -1\n"),
+    )
+    .unwrap();
+    let o = sitesim(&["replay", "--swf", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("bad.swf:5: field 4 (run time): '2x0' is not a number"),
+        "{}",
+        stderr(&o)
+    );
+
+    let no_size = temp("nosize.swf");
+    std::fs::write(
+        &no_size,
+        "1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let o = sitesim(&["replay", "--swf", no_size.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--procs"), "{}", stderr(&o));
+}
+
+#[test]
+fn replay_prints_a_summary_and_writes_outputs() {
+    let log = temp("ok.swf");
+    std::fs::write(&log, LOG).unwrap();
+    let out = temp("out");
+    let o = sitesim(&[
+        "replay",
+        "--swf",
+        log.to_str().unwrap(),
+        "--scheduler",
+        "easy",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("on 8 processors: easy"), "{text}");
+    assert!(text.contains("3 simulated"), "{text}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["metrics"]["jobs"]["jobs"], 3);
+    // Job 3 (2 processors, 30 s) is backfilled at 9 beside job 1 while job 2 waits.
+    assert_eq!(summary["counts"]["backfilled"], 1);
+    let csv = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4);
+    assert!(
+        csv.lines().nth(3).unwrap().starts_with("3,2,1,9,0,9,29,"),
+        "{csv}"
+    );
+    let swf = std::fs::read_to_string(out.join("schedule.swf")).unwrap();
+    assert!(swf.contains("; Note: simulated by sitesim"), "{swf}");
+    assert!(!out.join("jobs.csv.partial").exists());
+}
+
+#[test]
+fn generate_writes_a_log_that_replays() {
+    let log = temp("synthetic.swf");
+    let o = sitesim(&[
+        "generate",
+        "--jobs",
+        "500",
+        "--procs",
+        "64",
+        "--out",
+        log.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = sitesim(&[
+        "replay",
+        "--swf",
+        log.to_str().unwrap(),
+        "--scheduler",
+        "conservative",
+        "--check",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("500 simulated"));
+}

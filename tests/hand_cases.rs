@@ -1,0 +1,237 @@
+//! Small cases whose schedules are worked out by hand, one per rule that simulators get
+//! wrong (`notes/anchors-simulators.md` §3.5). Each comment gives the derivation.
+
+mod common;
+
+use common::{job, run, run_with, starts};
+use sitesim::job::OverrunPolicy::{Extend, Kill, Overrun};
+use sitesim::sched::Policy::{Conservative, Easy, Fcfs};
+
+/// 10 processors. A (6 procs, ends at 100) runs; B (8) must wait: shadow 100, and at 100
+/// there are 10 free, so 2 extra processors. C (2 procs, 500 s) runs past the shadow but
+/// fits the extra processors: it is backfilled and uses them up. D (2 procs, 500 s) would
+/// also fit the 2 free processors, but no extra ones are left, and it does not end by the
+/// shadow: it waits. E (2 procs, 50 s) ends by the shadow: backfilled. B starts at 100 as
+/// promised; D at 200 when B ends. An EASY that forgets to consume the extra processors
+/// starts D at 3 and delays B.
+#[test]
+fn easy_extra_processors_are_consumed() {
+    let swf = [
+        job(1, 0, 100, 6, 100),
+        job(2, 1, 100, 8, 100),
+        job(3, 2, 500, 2, 500),
+        job(4, 3, 500, 2, 500),
+        job(5, 4, 50, 2, 50),
+    ]
+    .concat();
+    let jobs = run(&swf, 10, Easy, Kill);
+    assert_eq!(starts(&jobs), [(1, 0), (2, 100), (3, 2), (4, 200), (5, 4)]);
+    let backfilled: Vec<_> = jobs.iter().map(|j| j.backfilled).collect();
+    assert_eq!(backfilled, [false, false, true, false, true]);
+}
+
+/// 10 processors. A (5 procs, estimate 1000) and X (5 procs, 500 s) start at 0. B (10)
+/// waits: shadow 1000 (when A's estimate runs out). C (5 procs, 600 s) arrives at 2 and
+/// cannot start (nothing free). A ends early at 100: the pass at 100 must recompute the
+/// shadow, now 500 (X's end), with no extra processors, so C, which would end at 700, may
+/// not backfill. B starts at 500; C at 600 when B ends. With the stale shadow (1000) C would
+/// start at 100 and B at 700.
+#[test]
+fn easy_reservation_is_recomputed_after_an_early_end() {
+    let swf = [
+        job(1, 0, 100, 5, 1000),
+        job(2, 0, 500, 5, 500),
+        job(3, 1, 100, 10, 100),
+        job(4, 2, 600, 5, 600),
+    ]
+    .concat();
+    let jobs = run(&swf, 10, Easy, Kill);
+    assert_eq!(starts(&jobs), [(1, 0), (2, 0), (3, 500), (4, 600)]);
+}
+
+/// 10 processors. A (all 10, estimate 1000) ends early at 100. Reservations made at
+/// arrival: B (6 procs, 200 s) at 1000, C (4 procs, 300 s) at 1000 beside it, D (10 procs,
+/// 50 s) at 1300 after both, E (4 procs, 100 s) at 1200 in the 6 processors B leaves.
+/// At 100 the schedule is compressed in submission order: B and C to 100, D to 400 (after
+/// C), E to 300 (beside C, ending as D starts). No job moves later.
+#[test]
+fn conservative_compresses_in_submission_order() {
+    let swf = [
+        job(1, 0, 100, 10, 1000),
+        job(2, 1, 200, 6, 200),
+        job(3, 2, 300, 4, 300),
+        job(4, 3, 50, 10, 50),
+        job(5, 4, 100, 4, 100),
+    ]
+    .concat();
+    let jobs = run(&swf, 10, Conservative, Kill);
+    assert_eq!(
+        starts(&jobs),
+        [(1, 0), (2, 100), (3, 100), (4, 400), (5, 300)]
+    );
+}
+
+/// Conservative backfilling starts a job early only if no reservation is delayed: on 10
+/// processors A (6, 100 s) runs, B (8, 100 s) is reserved at 100; C (2, 500 s) would hold
+/// 2 processors past 100, where B needs 8 of the 10: 2 + 8 = 10, so it still fits and starts
+/// at 2; D (2, 500 s) would leave only 6 for B: reserved after B, at 200 (B ends) — there C and
+/// D fit beside each other.
+#[test]
+fn conservative_backfills_only_without_delay() {
+    let swf = [
+        job(1, 0, 100, 6, 100),
+        job(2, 1, 100, 8, 100),
+        job(3, 2, 500, 2, 500),
+        job(4, 3, 500, 2, 500),
+    ]
+    .concat();
+    let jobs = run(&swf, 10, Conservative, Kill);
+    assert_eq!(starts(&jobs), [(1, 0), (2, 100), (3, 2), (4, 200)]);
+}
+
+/// FCFS never lets a job pass an earlier one: C (2 procs) would fit at 2 but waits for B.
+#[test]
+fn fcfs_keeps_submission_order() {
+    let swf = [
+        job(1, 0, 100, 6, 100),
+        job(2, 1, 100, 8, 100),
+        job(3, 2, 10, 2, 10),
+    ]
+    .concat();
+    let jobs = run(&swf, 10, Fcfs, Kill);
+    assert_eq!(starts(&jobs), [(1, 0), (2, 100), (3, 100)]);
+    assert!(jobs.iter().all(|j| !j.backfilled));
+    // EASY backfills C at once.
+    let jobs = run(&swf, 10, Easy, Kill);
+    assert_eq!(starts(&jobs), [(1, 0), (2, 100), (3, 2)]);
+}
+
+/// All events of a timestamp are applied before the one scheduling pass: B, submitted when
+/// A ends, starts at once on A's processors, under every policy. C and D, submitted at the
+/// same second, keep their file order.
+#[test]
+fn equal_timestamps() {
+    let swf = [
+        job(1, 0, 10, 4, 10),
+        job(2, 10, 10, 4, 10),
+        job(3, 30, 5, 4, 5),
+        job(4, 30, 5, 4, 5),
+    ]
+    .concat();
+    for policy in [Fcfs, Easy, Conservative] {
+        let jobs = run(&swf, 4, policy, Kill);
+        assert_eq!(
+            starts(&jobs),
+            [(1, 0), (2, 10), (3, 30), (4, 35)],
+            "{policy:?}"
+        );
+    }
+}
+
+/// A job of zero runtime starts and ends at the same second; the processors it held are
+/// free again in a second round at that second.
+#[test]
+fn zero_runtime_job_frees_its_processors_at_once() {
+    let swf = [job(1, 0, 0, 4, 10), job(2, 0, 10, 4, 10)].concat();
+    for policy in [Fcfs, Easy, Conservative] {
+        let jobs = run(&swf, 4, policy, Kill);
+        assert_eq!(starts(&jobs), [(1, 0), (2, 0)], "{policy:?}");
+        assert_eq!(jobs[0].end, 0);
+    }
+}
+
+/// 10 processors. A (6 procs) asks for 100 s and runs 150; B (10 procs, 50 s) waits for it;
+/// C (4 procs, 10 s) arrives at 120.
+/// * kill: A is killed at 100; B runs 100-150; C waits for B and starts at 150.
+/// * extend: A's estimate is 150, so nothing overruns; B starts at 150. C, ending at 130,
+///   ends before B's reservation: EASY and conservative backfill it at 120; FCFS starts it
+///   after B, at 200.
+/// * overrun: A runs to 150. At 120 the scheduler expects A to end any second (its expected
+///   end is never in the past), so C, which would hold 4 processors past that, may not
+///   start before B; B starts at 150 when A really ends, C at 200.
+#[test]
+fn overrunning_job_under_each_policy() {
+    let swf = [
+        job(1, 0, 150, 6, 100),
+        job(2, 1, 50, 10, 50),
+        job(3, 120, 10, 4, 10),
+    ]
+    .concat();
+    for policy in [Fcfs, Easy, Conservative] {
+        let killed = run(&swf, 10, policy, Kill);
+        assert_eq!(
+            starts(&killed),
+            [(1, 0), (2, 100), (3, 150)],
+            "{policy:?} kill"
+        );
+        assert!(killed[0].killed);
+        assert_eq!((killed[0].end, killed[0].requested_runtime), (100, 150));
+
+        let extended = run(&swf, 10, policy, Extend);
+        let c = if policy == Fcfs { 200 } else { 120 };
+        assert_eq!(
+            starts(&extended),
+            [(1, 0), (2, 150), (3, c)],
+            "{policy:?} extend"
+        );
+        assert_eq!(extended[0].estimate, 150);
+        assert!(!extended[0].killed);
+
+        let overrun = run(&swf, 10, policy, Overrun);
+        assert_eq!(
+            starts(&overrun),
+            [(1, 0), (2, 150), (3, 200)],
+            "{policy:?} overrun"
+        );
+        assert_eq!((overrun[0].end, overrun[0].estimate), (150, 100));
+    }
+}
+
+/// Under `overrun`, a job the scheduler expected to end long ago still holds its
+/// processors: on 10 processors A (10 procs) asks 10 s and runs 1000. B (5 procs, 100 s)
+/// arrives at 500 and can only start at 1000; C (5 procs, 20 s) at 600 fits beside B.
+#[test]
+fn long_overrun_keeps_processors_busy() {
+    let swf = [
+        job(1, 0, 1000, 10, 10),
+        job(2, 500, 100, 5, 100),
+        job(3, 600, 20, 5, 20),
+    ]
+    .concat();
+    for policy in [Fcfs, Easy, Conservative] {
+        let jobs = run(&swf, 10, policy, Overrun);
+        assert_eq!(starts(&jobs), [(1, 0), (2, 1000), (3, 1000)], "{policy:?}");
+    }
+}
+
+/// A job larger than the machine is skipped and counted by default, run on the whole
+/// machine with `oversize=clamp`, and an error naming file, line and field with
+/// `oversize=error`.
+#[test]
+fn job_larger_than_the_machine() {
+    let swf = [
+        job(1, 0, 10, 4, 10),
+        job(2, 1, 10, 16, 10),
+        job(3, 2, 10, 4, 10),
+    ]
+    .concat();
+    for policy in [Fcfs, Easy, Conservative] {
+        let jobs = run(&swf, 8, policy, Kill);
+        assert_eq!(starts(&jobs), [(1, 0), (3, 2)], "{policy:?} skip");
+
+        let jobs = run_with(&swf, 8, policy, Kill, &["oversize=clamp"]).unwrap();
+        assert_eq!(
+            starts(&jobs),
+            [(1, 0), (2, 10), (3, 20)],
+            "{policy:?} clamp"
+        );
+        assert_eq!(jobs[1].size, 8);
+
+        let err = run_with(&swf, 8, policy, Kill, &["oversize=error"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "case.swf:2: field 5 (allocated processors): 16 processors on a machine of 8 \
+             (policy oversize=error)"
+        );
+    }
+}
