@@ -164,4 +164,19 @@ mod tests {
         assert_eq!(q.pop(), Some((Time::MAX, 3)));
         assert!(q.is_empty());
     }
+
+    proptest::proptest! {
+        /// Pops come out sorted by (time, phase, push order), whatever the push order.
+        #[test]
+        fn pops_are_sorted(events in proptest::collection::vec((-1000i64..1000, 0u8..4), 0..200)) {
+            let mut q = EventQueue::new();
+            for (i, &(t, p)) in events.iter().enumerate() {
+                q.push(t, p, i);
+            }
+            let popped: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, i)| i).collect();
+            let mut expected: Vec<usize> = (0..events.len()).collect();
+            expected.sort_by_key(|&i| (events[i].0, events[i].1, i));
+            proptest::prop_assert_eq!(popped, expected);
+        }
+    }
 }

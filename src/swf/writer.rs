@@ -87,4 +87,53 @@ mod tests {
                 .contains("; Note: kept verbatim  \n")
         );
     }
+
+    fn record() -> impl proptest::strategy::Strategy<Value = SwfRecord> {
+        use proptest::prelude::*;
+        let int = || prop_oneof![Just(-1i64), 0i64..10_000_000, any::<i32>().prop_map(i64::from)];
+        let float = || prop_oneof![Just(-1.0f64), (0u32..1_000_000).prop_map(|v| f64::from(v) / 8.0)];
+        (
+            proptest::array::uniform6(int()),
+            proptest::array::uniform6(int()),
+            proptest::array::uniform3(int()),
+            (float(), float(), float()),
+        )
+            .prop_map(|(a, b, c, (f1, f2, f3))| SwfRecord {
+                job: a[0],
+                submit: a[1],
+                wait: a[2],
+                run: a[3],
+                alloc_procs: a[4],
+                avg_cpu: f1,
+                used_mem: f2,
+                req_procs: a[5],
+                req_time: b[0],
+                req_mem: f3,
+                status: b[1],
+                user: b[2],
+                group: b[3],
+                app: b[4],
+                queue: b[5],
+                partition: c[0],
+                preceding: c[1],
+                think: c[2],
+            })
+    }
+
+    proptest::proptest! {
+        /// Writing records and reading them back gives the same records.
+        #[test]
+        fn any_records_round_trip(records in proptest::collection::vec(record(), 0..50)) {
+            let mut w = SwfWriter::new(Vec::new(), &["; Version: 2.2".to_owned()]).unwrap();
+            for r in &records {
+                w.write(r).unwrap();
+            }
+            let bytes = w.finish().unwrap();
+            let back: Vec<_> = SwfReader::new(bytes.as_slice(), "p")
+                .unwrap()
+                .map(|r| r.unwrap().record)
+                .collect();
+            proptest::prop_assert_eq!(records, back);
+        }
+    }
 }
