@@ -235,3 +235,24 @@ fn job_larger_than_the_machine() {
         );
     }
 }
+
+/// Conservative reservations are timers. 10 processors. R1 (4 procs, 300 s) and R2
+/// (6 procs, estimate 1000, ends at 100) run. B (7 procs, 500 s) is reserved at 1000, when
+/// R2's estimate runs out; C (4 procs, 200 s) fits before it at 300, beside R2. At 100 R2
+/// ends early and the schedule is compressed in submission order: B cannot fit before C's
+/// slot ends (6 free until 300, then 6 beside C), so it moves to 500, the end of C's slot;
+/// then C moves to 100 and starts. At 300 R1 and C end on time, which compresses nothing,
+/// and no job ends at 500: B starts there only because the policy asked for a pass at its
+/// reservation.
+#[test]
+fn conservative_reservations_are_timers() {
+    let swf = [
+        job(1, 0, 300, 4, 300),
+        job(2, 0, 100, 6, 1000),
+        job(3, 1, 500, 7, 500),
+        job(4, 2, 200, 4, 200),
+    ]
+    .concat();
+    let jobs = run(&swf, 10, Conservative, Kill);
+    assert_eq!(starts(&jobs), [(1, 0), (2, 0), (3, 500), (4, 100)]);
+}

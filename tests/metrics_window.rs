@@ -9,6 +9,24 @@ use sitesim::metrics::{Bsld, BsldForm};
 use sitesim::sched::Policy;
 use sitesim::swf::SwfReader;
 
+/// Replays `swf` on one processor with `opts`.
+fn replay_text(swf: &str, opts: ReplayOptions) -> Result<ReplaySummary, String> {
+    let reader = SwfReader::new(swf.as_bytes(), "w.swf").unwrap();
+    let opts = ReplayOptions {
+        procs: Some(1),
+        check: true,
+        ..opts
+    };
+    replay(
+        reader,
+        "w.swf",
+        &Default::default(),
+        |r| r.extra_columns(),
+        &opts,
+    )
+    .map_err(|e| e.to_string())
+}
+
 /// One processor; four 10-second jobs submitted at 0, 100, 200 and 300.
 fn four_jobs(warmup: i64, cooldown: i64) -> ReplaySummary {
     let swf = [
@@ -18,16 +36,13 @@ fn four_jobs(warmup: i64, cooldown: i64) -> ReplaySummary {
         job(4, 300, 10, 1, 10),
     ]
     .concat();
-    let reader = SwfReader::new(swf.as_bytes(), "w.swf").unwrap();
     let opts = ReplayOptions {
         policy: Policy::Fcfs,
-        procs: Some(1),
         warmup,
         cooldown,
-        check: true,
         ..ReplayOptions::default()
     };
-    replay(reader, "w.swf", &Default::default(), |r| r.extra_columns(), &opts).unwrap()
+    replay_text(&swf, opts).unwrap()
 }
 
 #[test]
@@ -56,23 +71,23 @@ fn warmup_and_cooldown_cut_the_window() {
     // The window cuts through no job here; move it to cut one in half: [105, 205].
     let m = four_jobs(105, 95).metrics;
     assert_eq!((m.window.start, m.window.end), (105, 205));
-    assert!((m.utilization - 10.0 / 100.0).abs() < 1e-12, "{}", m.utilization);
+    assert!(
+        (m.utilization - 10.0 / 100.0).abs() < 1e-12,
+        "{}",
+        m.utilization
+    );
     assert_eq!(m.jobs.jobs, 1);
 }
 
 #[test]
 fn a_window_left_empty_is_an_error() {
     let swf = [job(1, 0, 10, 1, 10), job(2, 100, 10, 1, 10)].concat();
-    let reader = SwfReader::new(swf.as_bytes(), "w.swf").unwrap();
     let opts = ReplayOptions {
-        procs: Some(1),
         warmup: 60,
         cooldown: 60,
         ..ReplayOptions::default()
     };
-    let err = replay(reader, "w.swf", &Default::default(), |r| r.extra_columns(), &opts)
-        .unwrap_err()
-        .to_string();
+    let err = replay_text(&swf, opts).unwrap_err();
     assert!(err.contains("leave no measurement window"), "{err}");
 }
 
@@ -81,17 +96,22 @@ fn a_window_left_empty_is_an_error() {
 #[test]
 fn weekly_series_and_bsld_forms() {
     let week = 7 * 86_400;
-    let swf = [job(1, 0, 5, 1, 5), job(2, week + 10, 5, 1, 5), job(3, week + 10, 5, 1, 5)].concat();
+    let swf = [
+        job(1, 0, 5, 1, 5),
+        job(2, week + 10, 5, 1, 5),
+        job(3, week + 10, 5, 1, 5),
+    ]
+    .concat();
     let run = |form| {
-        let reader = SwfReader::new(swf.as_bytes(), "w.swf").unwrap();
+        let bsld = Bsld {
+            form,
+            threshold: 10,
+        };
         let opts = ReplayOptions {
-            procs: Some(1),
-            bsld: Bsld { form, threshold: 10 },
+            bsld,
             ..ReplayOptions::default()
         };
-        replay(reader, "w.swf", &Default::default(), |r| r.extra_columns(), &opts)
-            .unwrap()
-            .metrics
+        replay_text(&swf, opts).unwrap().metrics
     };
     let m = run(BsldForm::Clamped);
     let weeks: Vec<_> = m.weekly.iter().map(|w| (w.week, w.jobs)).collect();

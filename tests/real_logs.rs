@@ -44,7 +44,7 @@ fn kth_policies_order_and_published_bands() {
     for s in [&fcfs, &easy, &cons] {
         assert_eq!(s.input.jobs, 28_489);
         assert_eq!(s.metrics.jobs.jobs, 28_489);
-        assert_eq!(s.questionable.zero_runtime.jobs, 8);
+        assert_eq!(s.questionable.kinds.zero_runtime.jobs, 8);
         assert_eq!(s.questionable.runtime_over_estimate.jobs, 475);
         assert_eq!(s.metrics.jobs.killed, 475);
         assert!(s.counts.checked_passes > 0);
@@ -151,7 +151,7 @@ fn lublin_log_without_estimates() {
     };
     let s = replay_file(&lublin, &opts(Policy::Easy));
     assert_eq!(s.procs, 256);
-    assert_eq!(s.questionable.missing_estimate.jobs, 10_000);
+    assert_eq!(s.questionable.kinds.missing_estimate.jobs, 10_000);
     assert_eq!(s.metrics.jobs.jobs, 10_000);
     assert_eq!(s.metrics.jobs.killed, 0);
 }

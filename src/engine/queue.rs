@@ -18,24 +18,28 @@ pub type Phase = u8;
 const SEQ_BITS: u32 = 56;
 const SEQ_MASK: u128 = (1 << SEQ_BITS) - 1;
 
-struct Entry<P> {
-    key: u128,
-    payload: P,
+/// An item ordered by its key alone, smallest first: in a `BinaryHeap` (a max-heap) the
+/// item with the smallest key is popped first.
+pub struct MinFirst<K, T> {
+    /// The ordering key.
+    pub key: K,
+    /// The payload.
+    pub item: T,
 }
 
-impl<P> PartialEq for Entry<P> {
+impl<K: Ord, T> PartialEq for MinFirst<K, T> {
     fn eq(&self, other: &Self) -> bool {
         self.key == other.key
     }
 }
-impl<P> Eq for Entry<P> {}
-impl<P> PartialOrd for Entry<P> {
+impl<K: Ord, T> Eq for MinFirst<K, T> {}
+impl<K: Ord, T> PartialOrd for MinFirst<K, T> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<P> Ord for Entry<P> {
-    /// Reversed, so that `BinaryHeap` (a max-heap) pops the smallest key first.
+impl<K: Ord, T> Ord for MinFirst<K, T> {
+    /// Reversed, so that a max-heap pops the smallest key first.
     fn cmp(&self, other: &Self) -> Ordering {
         other.key.cmp(&self.key)
     }
@@ -43,7 +47,7 @@ impl<P> Ord for Entry<P> {
 
 /// A priority queue of events of payload type `P`.
 pub struct EventQueue<P> {
-    heap: BinaryHeap<Entry<P>>,
+    heap: BinaryHeap<MinFirst<u128, P>>,
     next_seq: u64,
     now: Time,
 }
@@ -86,7 +90,7 @@ impl<P> EventQueue<P> {
             self.now
         );
         let key = self.pack(time, phase);
-        self.heap.push(Entry { key, payload });
+        self.heap.push(MinFirst { key, item: payload });
     }
 
     /// The time of the next event, if any.
@@ -101,7 +105,7 @@ impl<P> EventQueue<P> {
         let e = self.heap.pop()?;
         let t = Self::time_of(e.key);
         self.now = t;
-        Some((t, e.payload))
+        Some((t, e.item))
     }
 
     /// The time of the last popped event (the simulated clock).

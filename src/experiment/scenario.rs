@@ -302,8 +302,14 @@ mod tests {
         let text = DEFAULT_SCENARIO.replace("policy = \"easy\"", "policy = \"sjf\"");
         let err = Scenario::parse(&text, "s.toml").unwrap_err();
         let line = 1 + text.lines().position(|l| l.starts_with("policy")).unwrap();
-        assert!(err.starts_with("s.toml: TOML parse error at line "), "{err}");
-        assert!(err.contains(&format!("line {line},")) && err.contains("sjf"), "{err}");
+        assert!(
+            err.starts_with("s.toml: TOML parse error at line "),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("line {line},")) && err.contains("sjf"),
+            "{err}"
+        );
         let text = format!("{DEFAULT_SCENARIO}\n[machine2]\nprocs = 4\n");
         let err = Scenario::parse(&text, "s.toml").unwrap_err();
         assert!(err.contains("unknown field `machine2`"), "{err}");

@@ -7,9 +7,9 @@
 //! the cool-down are held back ([`Deferred`]) until later submissions or the end of the run
 //! decide them, and the busy integral keeps checkpoints for the trailing cool-down span.
 
-use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
 
+use crate::engine::MinFirst;
 use crate::time::Time;
 
 /// Processor-seconds of busy processors, integrated exactly.
@@ -93,30 +93,9 @@ impl BusyIntegral {
     }
 }
 
-struct Keyed<T> {
-    key: (Time, u64),
-    item: T,
-}
-impl<T> PartialEq for Keyed<T> {
-    fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
-    }
-}
-impl<T> Eq for Keyed<T> {}
-impl<T> PartialOrd for Keyed<T> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<T> Ord for Keyed<T> {
-    fn cmp(&self, o: &Self) -> Ordering {
-        self.key.cmp(&o.key)
-    }
-}
-
 /// Items waiting to learn whether their time falls before the window's end.
 pub struct Deferred<T> {
-    heap: BinaryHeap<Reverse<Keyed<T>>>,
+    heap: BinaryHeap<MinFirst<(Time, u64), T>>,
 }
 
 impl<T> Default for Deferred<T> {
@@ -130,16 +109,16 @@ impl<T> Default for Deferred<T> {
 impl<T> Deferred<T> {
     /// Holds `item`, whose time is `time` (`tie` breaks equal times deterministically).
     pub fn hold(&mut self, time: Time, tie: u64, item: T) {
-        self.heap.push(Reverse(Keyed {
+        self.heap.push(MinFirst {
             key: (time, tie),
             item,
-        }));
+        });
     }
 
     /// Hands every item whose time is at most `bound` to `f`, earliest first.
     pub fn release(&mut self, bound: Time, mut f: impl FnMut(T)) {
-        while self.heap.peek().is_some_and(|k| k.0.key.0 <= bound) {
-            f(self.heap.pop().expect("peeked").0.item);
+        while self.heap.peek().is_some_and(|k| k.key.0 <= bound) {
+            f(self.heap.pop().expect("peeked").item);
         }
     }
 }

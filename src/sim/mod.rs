@@ -241,7 +241,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 scheduler: self.scheduler.name().to_owned(),
                 now: events.now(),
                 problem: format!(
-                    "the run ended with {} jobs still waiting that were never started",
+                    "the run ended with jobs that were never started still waiting: {}",
                     self.queue.len()
                 ),
             });

@@ -90,8 +90,19 @@ mod tests {
 
     fn record() -> impl proptest::strategy::Strategy<Value = SwfRecord> {
         use proptest::prelude::*;
-        let int = || prop_oneof![Just(-1i64), 0i64..10_000_000, any::<i32>().prop_map(i64::from)];
-        let float = || prop_oneof![Just(-1.0f64), (0u32..1_000_000).prop_map(|v| f64::from(v) / 8.0)];
+        let int = || {
+            prop_oneof![
+                Just(-1i64),
+                0i64..10_000_000,
+                any::<i32>().prop_map(i64::from)
+            ]
+        };
+        let float = || {
+            prop_oneof![
+                Just(-1.0f64),
+                (0u32..1_000_000).prop_map(|v| f64::from(v) / 8.0)
+            ]
+        };
         (
             proptest::array::uniform6(int()),
             proptest::array::uniform6(int()),

@@ -113,47 +113,47 @@ impl Kind {
     }
 }
 
-/// The chosen action for every kind of questionable job.
+/// One value for every kind of questionable job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub struct Policies {
+pub struct PerKind<T> {
     /// Runtime below zero.
-    pub negative_runtime: Action,
+    pub negative_runtime: T,
     /// Runtime of zero.
-    pub zero_runtime: Action,
+    pub zero_runtime: T,
     /// Unknown allocated processors.
-    pub bad_size: Action,
+    pub bad_size: T,
     /// Larger than the machine.
-    pub oversize: Action,
+    pub oversize: T,
     /// Unknown requested time.
-    pub missing_estimate: Action,
+    pub missing_estimate: T,
 }
 
-impl Default for Policies {
-    fn default() -> Self {
-        Policies {
-            negative_runtime: Kind::NegativeRuntime.actions()[0],
-            zero_runtime: Kind::ZeroRuntime.actions()[0],
-            bad_size: Kind::BadSize.actions()[0],
-            oversize: Kind::Oversize.actions()[0],
-            missing_estimate: Kind::MissingEstimate.actions()[0],
+impl<T> PerKind<T> {
+    /// The value `f` gives each kind.
+    pub fn from_fn(f: impl Fn(Kind) -> T) -> Self {
+        PerKind {
+            negative_runtime: f(Kind::NegativeRuntime),
+            zero_runtime: f(Kind::ZeroRuntime),
+            bad_size: f(Kind::BadSize),
+            oversize: f(Kind::Oversize),
+            missing_estimate: f(Kind::MissingEstimate),
         }
     }
-}
 
-impl Policies {
-    /// The action for `kind`.
-    pub fn get(&self, kind: Kind) -> Action {
+    /// The value for `kind`.
+    pub fn get(&self, kind: Kind) -> &T {
         match kind {
-            Kind::NegativeRuntime => self.negative_runtime,
-            Kind::ZeroRuntime => self.zero_runtime,
-            Kind::BadSize => self.bad_size,
-            Kind::Oversize => self.oversize,
-            Kind::MissingEstimate => self.missing_estimate,
+            Kind::NegativeRuntime => &self.negative_runtime,
+            Kind::ZeroRuntime => &self.zero_runtime,
+            Kind::BadSize => &self.bad_size,
+            Kind::Oversize => &self.oversize,
+            Kind::MissingEstimate => &self.missing_estimate,
         }
     }
 
-    fn slot(&mut self, kind: Kind) -> &mut Action {
+    /// The value for `kind`, to change.
+    pub fn get_mut(&mut self, kind: Kind) -> &mut T {
         match kind {
             Kind::NegativeRuntime => &mut self.negative_runtime,
             Kind::ZeroRuntime => &mut self.zero_runtime,
@@ -162,10 +162,22 @@ impl Policies {
             Kind::MissingEstimate => &mut self.missing_estimate,
         }
     }
+}
 
+/// The chosen action for every kind of questionable job.
+pub type Policies = PerKind<Action>;
+
+impl Default for Policies {
+    /// The first action each kind lists.
+    fn default() -> Self {
+        PerKind::from_fn(|kind| kind.actions()[0])
+    }
+}
+
+impl Policies {
     /// Applies one `kind=action` setting.
     pub fn set(&mut self, setting: &PolicySetting) {
-        *self.slot(setting.kind) = setting.action;
+        *self.get_mut(setting.kind) = setting.action;
     }
 }
 
@@ -234,47 +246,28 @@ impl Tally {
 }
 
 /// Counts of questionable jobs in one replay.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Report {
-    /// Runtime below zero.
-    pub negative_runtime: Tally,
-    /// Runtime of zero.
-    pub zero_runtime: Tally,
-    /// Unknown allocated processors.
-    pub bad_size: Tally,
-    /// Larger than the machine.
-    pub oversize: Tally,
-    /// Unknown requested time.
-    pub missing_estimate: Tally,
+    /// By kind.
+    #[serde(flatten)]
+    pub kinds: PerKind<Tally>,
     /// Ran longer than requested (handled by the overrun policy).
     pub runtime_over_estimate: Tally,
 }
 
+impl Default for Report {
+    fn default() -> Self {
+        Report {
+            kinds: PerKind::from_fn(|_| Tally::default()),
+            runtime_over_estimate: Tally::default(),
+        }
+    }
+}
+
 impl Report {
-    pub(crate) fn tally(&mut self, kind: Kind) -> &mut Tally {
-        match kind {
-            Kind::NegativeRuntime => &mut self.negative_runtime,
-            Kind::ZeroRuntime => &mut self.zero_runtime,
-            Kind::BadSize => &mut self.bad_size,
-            Kind::Oversize => &mut self.oversize,
-            Kind::MissingEstimate => &mut self.missing_estimate,
-        }
-    }
-
-    /// The tally of one kind.
-    pub fn get(&self, kind: Kind) -> Tally {
-        match kind {
-            Kind::NegativeRuntime => self.negative_runtime,
-            Kind::ZeroRuntime => self.zero_runtime,
-            Kind::BadSize => self.bad_size,
-            Kind::Oversize => self.oversize,
-            Kind::MissingEstimate => self.missing_estimate,
-        }
-    }
-
     /// Jobs left out, over all kinds.
     pub fn skipped(&self) -> u64 {
-        Kind::ALL.iter().map(|&k| self.get(k).skipped).sum()
+        Kind::ALL.iter().map(|&k| self.kinds.get(k).skipped).sum()
     }
 }
 
@@ -282,7 +275,7 @@ impl fmt::Display for Report {
     /// One line per kind that occurred.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for kind in Kind::ALL {
-            let t = self.get(kind);
+            let t = self.kinds.get(kind);
             if t.jobs > 0 {
                 writeln!(
                     f,

@@ -94,7 +94,7 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
         field: usize,
         what: String,
     ) -> Result<Action, SimError> {
-        let action = self.cfg.policies.get(kind);
+        let action = *self.cfg.policies.get(kind);
         if action == Action::Error {
             return Err(self.error(
                 line,
@@ -102,7 +102,10 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
                 format!("{what} (policy {}=error)", kind.name()),
             ));
         }
-        self.report.tally(kind).add(line, action == Action::Skip);
+        self.report
+            .kinds
+            .get_mut(kind)
+            .add(line, action == Action::Skip);
         Ok(action)
     }
 
@@ -125,7 +128,7 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
                 Action::Fallback if r.req_procs > 0 => size = r.req_procs,
                 Action::Fallback => {
                     // Neither field is known: the job cannot be simulated.
-                    self.report.bad_size.skipped += 1;
+                    self.report.kinds.bad_size.skipped += 1;
                     return Ok(None);
                 }
                 _ => return Ok(None),
@@ -311,18 +314,27 @@ mod tests {
         );
         assert_eq!(
             (
-                report.negative_runtime.jobs,
-                report.negative_runtime.skipped
+                report.kinds.negative_runtime.jobs,
+                report.kinds.negative_runtime.skipped
             ),
             (1, 1)
         );
         assert_eq!(
-            (report.zero_runtime.jobs, report.zero_runtime.skipped),
+            (
+                report.kinds.zero_runtime.jobs,
+                report.kinds.zero_runtime.skipped
+            ),
             (1, 0)
         );
-        assert_eq!((report.bad_size.jobs, report.bad_size.skipped), (2, 1));
-        assert_eq!((report.oversize.jobs, report.oversize.skipped), (1, 1));
-        assert_eq!(report.missing_estimate.jobs, 1);
+        assert_eq!(
+            (report.kinds.bad_size.jobs, report.kinds.bad_size.skipped),
+            (2, 1)
+        );
+        assert_eq!(
+            (report.kinds.oversize.jobs, report.kinds.oversize.skipped),
+            (1, 1)
+        );
+        assert_eq!(report.kinds.missing_estimate.jobs, 1);
         assert_eq!(report.runtime_over_estimate.jobs, 1);
         assert_eq!(report.runtime_over_estimate.first_line, 7);
         assert_eq!(report.skipped(), 3);
@@ -348,8 +360,8 @@ mod tests {
         .unwrap();
         let kept: Vec<_> = jobs.iter().map(|(_, j)| (j.size, j.estimate)).collect();
         assert_eq!(kept, vec![(100, 100), (4, 999)]);
-        assert_eq!(report.zero_runtime.skipped, 1);
-        assert_eq!(report.oversize.skipped, 0);
+        assert_eq!(report.kinds.zero_runtime.skipped, 1);
+        assert_eq!(report.kinds.oversize.skipped, 0);
     }
 
     #[test]
