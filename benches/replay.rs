@@ -73,6 +73,37 @@ fn parsing(c: &mut Criterion) {
     g.finish();
 }
 
+/// The simulation alone: a log parsed beforehand, replayed from memory (summary metrics
+/// on, no per-job outputs).
+fn simulation_only(c: &mut Criterion) {
+    let Some(bytes) = common::shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let reader = SwfReader::new(bytes.as_slice(), "kth").unwrap();
+    let header = reader.header().clone();
+    let records: Vec<Located> = reader.map(|r| r.unwrap()).collect();
+    let mut g = c.benchmark_group("simulate-kth");
+    g.throughput(Throughput::Elements(records.len() as u64));
+    for policy in Policy::ALL {
+        let opts = options(policy, None);
+        g.bench_with_input(BenchmarkId::from_parameter(policy.name()), &opts, |b, o| {
+            b.iter(|| {
+                replay(
+                    records.iter().copied().map(Ok),
+                    "kth",
+                    &header,
+                    |_| Default::default(),
+                    o,
+                )
+                .unwrap()
+                .counts
+                .ended
+            })
+        });
+    }
+    g.finish();
+}
+
 fn real_logs(c: &mut Criterion) {
     for (name, file, procs) in [
         ("kth", "KTH-SP2-1996-2.swf", None),
@@ -123,5 +154,11 @@ fn synthetic_million(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, parsing, real_logs, synthetic_million);
+criterion_group!(
+    benches,
+    parsing,
+    simulation_only,
+    real_logs,
+    synthetic_million
+);
 criterion_main!(benches);

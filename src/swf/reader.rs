@@ -170,51 +170,65 @@ impl<R: BufRead> Iterator for SwfReader<R> {
     }
 }
 
+/// `text` without its leading spaces and tabs. Archive logs align their columns with runs
+/// of spaces, so eight bytes are tested at a time.
+#[inline]
+fn skip_blanks(mut text: &[u8]) -> &[u8] {
+    loop {
+        while let Some((chunk, tail)) = text.split_first_chunk::<8>() {
+            let other = u64::from_le_bytes(*chunk) ^ 0x2020_2020_2020_2020;
+            if other != 0 {
+                text = &text[(other.trailing_zeros() / 8) as usize..];
+                break;
+            }
+            text = tail;
+        }
+        match text {
+            [b' ' | b'\t', tail @ ..] => text = tail,
+            _ => return text,
+        }
+    }
+}
+
 /// Parses the 18 fields of a job line; returns the record and the number of extra
 /// columns, or the 0-based field at fault and what is wrong with it.
 fn parse_line(line: &[u8]) -> Result<(SwfRecord, usize), (usize, String)> {
-    let is_space = |b: u8| b == b' ' || b == b'\t';
-    let n = line.len();
-    let mut pos = 0;
+    let mut rest = line;
     let mut values = [Value::Int(-1); FIELDS];
     for (i, value) in values.iter_mut().enumerate() {
-        while pos < n && is_space(line[pos]) {
-            pos += 1;
-        }
-        if pos == n {
+        rest = skip_blanks(rest);
+        if rest.is_empty() {
             return Err((
                 i,
                 format!("missing: the line has {i} of the {FIELDS} fields"),
             ));
         }
-        let start = pos;
+        let token = rest;
         // Fast path: an optionally negative integer of at most 18 digits.
-        let neg = line[pos] == b'-';
-        pos += usize::from(neg);
-        let digits = pos;
-        let mut v: i64 = 0;
-        while pos < n {
-            let d = line[pos].wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            v = v * 10 + i64::from(d);
-            pos += 1;
-            if pos - digits > 18 {
-                break;
-            }
+        let neg = matches!(rest, [b'-', ..]);
+        if neg {
+            rest = &rest[1..];
         }
-        if pos > digits && (pos == n || is_space(line[pos])) && pos - digits <= 18 {
+        let mut v: i64 = 0;
+        let mut digits = 0usize;
+        while let [d @ b'0'..=b'9', tail @ ..] = rest {
+            v = v.wrapping_mul(10).wrapping_add(i64::from(d - b'0'));
+            digits += 1;
+            rest = tail;
+        }
+        if matches!(rest, [] | [b' ' | b'\t', ..]) && (1..=18).contains(&digits) {
             *value = Value::Int(if neg { -v } else { v });
             continue;
         }
-        while pos < n && !is_space(line[pos]) {
-            pos += 1;
-        }
-        *value = parse_value(&line[start..pos], is_fractional(i)).map_err(|p| (i, p))?;
+        let len = token
+            .iter()
+            .position(|&b| b == b' ' || b == b'\t')
+            .unwrap_or(token.len());
+        rest = &token[len..];
+        *value = parse_value(&token[..len], is_fractional(i)).map_err(|p| (i, p))?;
     }
-    let extra = line[pos..]
-        .split(|&b| is_space(b))
+    let extra = rest
+        .split(|&b| b == b' ' || b == b'\t')
         .filter(|t| !t.is_empty())
         .count();
     Ok((SwfRecord::from_values(&values), extra))
@@ -369,6 +383,29 @@ mod tests {
     fn bad_header_value_is_an_error() {
         let err = read("; MaxProcs: lots\n").unwrap_err().to_string();
         assert_eq!(err, "test.swf:1: header MaxProcs: 'lots' is not an integer");
+    }
+
+    #[test]
+    fn blanks_are_skipped_in_every_position() {
+        for text in [
+            "",
+            "x",
+            " x",
+            "        x",
+            "         x",
+            "\t  \t   \t        1 2",
+            "                ",
+        ] {
+            let n = text
+                .bytes()
+                .take_while(|&b| b == b' ' || b == b'\t')
+                .count();
+            assert_eq!(
+                skip_blanks(text.as_bytes()),
+                &text.as_bytes()[n..],
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
