@@ -1,10 +1,11 @@
 //! One simulated site: a workload, a scheduler and a machine of identical processors,
 //! driven by the event engine.
 //!
-//! Events are job ends and workload wake-ups. At equal times, ends are applied before
-//! wake-ups (so a job ending at `t` frees its processors before the pass at `t`, and a
-//! user woken by it can submit at `t`), and then one scheduling pass runs. Submissions
-//! stream in as the workload decides them; nothing is preloaded.
+//! Events are job ends, workload wake-ups and passes a scheduler asked for. At equal
+//! times, ends are applied before wake-ups, and wake-ups before requested passes (so a job
+//! ending at `t` frees its processors before the pass at `t`, and a user woken by it can
+//! submit at `t`); then one scheduling pass runs. Submissions stream in as the workload
+//! decides them; nothing is preloaded.
 
 mod checker;
 
