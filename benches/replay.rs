@@ -21,9 +21,18 @@ fn options(policy: Policy, procs: Option<u32>) -> ReplayOptions {
 }
 
 fn replay_bytes(bytes: &[u8], opts: &ReplayOptions) -> u64 {
-    let reader = SwfReader::new(bytes, "bench.swf").expect("header parses");
-    let header = reader.header().clone();
-    let s = replay(reader, "bench.swf", &header, |r| r.extra_columns(), opts).expect("replay runs");
+    let header = SwfReader::new(bytes, "bench.swf")
+        .expect("header parses")
+        .header()
+        .clone();
+    let s = replay(
+        || SwfReader::new(bytes, "bench.swf"),
+        "bench.swf",
+        &header,
+        |r| r.extra_columns(),
+        opts,
+    )
+    .expect("replay runs");
     s.counts.ended
 }
 
@@ -89,7 +98,7 @@ fn simulation_only(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::from_parameter(policy.name()), &opts, |b, o| {
             b.iter(|| {
                 replay(
-                    records.iter().copied().map(Ok),
+                    || Ok(records.iter().copied().map(Ok)),
                     "kth",
                     &header,
                     |_| Default::default(),
@@ -140,7 +149,7 @@ fn synthetic_million(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::from_parameter(policy.name()), &opts, |b, o| {
             b.iter(|| {
                 let s = replay(
-                    records.iter().copied().map(Ok),
+                    || Ok(records.iter().copied().map(Ok)),
                     "synthetic",
                     &header,
                     |_| Default::default(),

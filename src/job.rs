@@ -25,6 +25,8 @@ pub struct JobSpec {
     pub estimate: Time,
     /// The submitting user.
     pub user: i64,
+    /// The executable (application) number, `-1` if unknown.
+    pub app: i64,
     /// The job's number in its log.
     pub job: i64,
     /// The job's log record, if the source keeps it for per-job outputs (boxed, so that a
@@ -43,10 +45,16 @@ pub struct JobRequest {
     pub submit: Time,
     /// Processors.
     pub size: u32,
-    /// The runtime the scheduler plans with, seconds (at least 1).
+    /// The user's runtime estimate (requested time), seconds, at least 1: where the `kill`
+    /// policy ends the job.
     pub estimate: Time,
+    /// The runtime the scheduler plans with: the predictor's current prediction, or the
+    /// estimate when there is no predictor. At least 1.
+    pub plan: Time,
     /// The submitting user.
     pub user: i64,
+    /// The executable (application) number, `-1` if unknown.
+    pub app: i64,
 }
 
 /// What happens to a job that runs longer than its estimate.
@@ -141,6 +149,59 @@ pub struct JobOutcome {
     pub job: i64,
     /// The job's log record, if its source kept it.
     pub record: Option<Box<SwfRecord>>,
+    /// How its predictions fared.
+    pub accuracy: Accuracy,
+}
+
+/// How well a job's runtime was predicted (seed 001 §3.3): the absolute inaccuracy
+/// |R − P| and the relative accuracy min(R, P) / max(R, P) (1 when equal), each weighted by
+/// how long each prediction P was in force between submission and termination, R being
+/// the runtime the job actually ran. Without a predictor the prediction is the estimate.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Accuracy {
+    /// Time-weighted absolute inaccuracy, seconds.
+    pub absolute_inaccuracy: f64,
+    /// Time-weighted relative accuracy, in [0, 1].
+    pub relative_accuracy: f64,
+    /// Deadline misses: times the job outlived its prediction.
+    pub misses: u32,
+    /// The prediction made at submission.
+    pub first_plan: Time,
+}
+
+impl Accuracy {
+    /// The accuracy of predictions `segments` (how long each was in force, the
+    /// prediction) for a job that ran `runtime` seconds.
+    pub fn of(
+        segments: impl Iterator<Item = (Time, Time)> + Clone,
+        runtime: Time,
+        misses: u32,
+    ) -> Accuracy {
+        let ra = |p: Time| {
+            if p == runtime {
+                1.0
+            } else {
+                p.min(runtime).max(0) as f64 / p.max(runtime) as f64
+            }
+        };
+        let total: Time = segments.clone().map(|(d, _)| d).sum();
+        let first_plan = segments.clone().next().map_or(runtime, |s| s.1);
+        let (ai, rel) = if total > 0 {
+            segments.fold((0.0, 0.0), |(ai, rel), (d, p)| {
+                let w = d as f64 / total as f64;
+                (ai + w * (runtime - p).abs() as f64, rel + w * ra(p))
+            })
+        } else {
+            let last = segments.last().map_or(runtime, |s| s.1);
+            ((runtime - last).abs() as f64, ra(last))
+        };
+        Accuracy {
+            absolute_inaccuracy: ai,
+            relative_accuracy: rel,
+            misses,
+            first_plan,
+        }
+    }
 }
 
 impl JobOutcome {
@@ -161,6 +222,23 @@ impl JobOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seed 001 Eq. 1-2 with time weighting: a job submitted at 0 that ran 100 s, predicted
+    /// 50 for its first 60 s of life and 200 for the last 140.
+    #[test]
+    fn accuracy_is_time_weighted() {
+        let a = Accuracy::of([(60, 50), (140, 200)].into_iter(), 100, 1);
+        assert!((a.absolute_inaccuracy - (0.3 * 50.0 + 0.7 * 100.0)).abs() < 1e-12);
+        assert!((a.relative_accuracy - (0.3 * 0.5 + 0.7 * 0.5)).abs() < 1e-12);
+        assert_eq!((a.misses, a.first_plan), (1, 50));
+        let exact = Accuracy::of([(0, 7)].into_iter(), 7, 0);
+        assert_eq!(
+            (exact.absolute_inaccuracy, exact.relative_accuracy),
+            (0.0, 1.0)
+        );
+        let zero = Accuracy::of([(5, 10)].into_iter(), 0, 0);
+        assert_eq!(zero.relative_accuracy, 0.0);
+    }
 
     #[test]
     fn runtime_classes_have_inclusive_upper_bounds() {

@@ -4,7 +4,8 @@
 //! The layers follow `docs/ARCHITECTURE.md`: [`engine`] (clock, event queue, run loop),
 //! [`swf`] (the Standard Workload Format), [`job`] (job records), [`sched`] (the
 //! `Scheduler` trait and the policies), [`sim`] (a site: workload + scheduler + machine),
-//! [`workload`] (logs turned into workloads), [`metrics`] (observers and summaries) and
+//! [`predict`] (estimate models and runtime predictors), [`workload`] (logs turned into
+//! workloads), [`metrics`] (observers and summaries) and
 //! [`experiment`] (commands that run and report); [`time`] and [`textfmt`] are small
 //! helpers.
 
@@ -12,6 +13,7 @@ pub mod engine;
 pub mod experiment;
 pub mod job;
 pub mod metrics;
+pub mod predict;
 pub mod sched;
 pub mod sim;
 pub mod swf;

@@ -6,10 +6,12 @@ use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 
-use sitesim::experiment::replay::{ReplayOptions, render, replay};
+use sitesim::experiment::replay::{ReplayOptions, render, render_modal, replay};
 use sitesim::experiment::scenario::{DEFAULT_SCENARIO, Scenario};
 use sitesim::job::OverrunPolicy;
 use sitesim::metrics::{Bsld, BsldForm};
+use sitesim::predict::estimates::EstimateModel;
+use sitesim::predict::{ModalModel, ModalParams, PredictorSpec};
 use sitesim::sched::Policy;
 use sitesim::swf::{SwfReader, SwfWriter};
 use sitesim::time::{Time, parse_duration};
@@ -35,6 +37,8 @@ enum Command {
     Replay(ReplayArgs),
     /// Write a synthetic log (a simple benchmark workload, not a published model).
     Generate(GenerateArgs),
+    /// Print the modal estimate model's values and shares, for a log or for given inputs.
+    Estimates(EstimatesArgs),
 }
 
 #[derive(Args)]
@@ -57,6 +61,18 @@ struct ReplayArgs {
     /// What happens to jobs that run longer than their estimate.
     #[arg(long, value_enum, default_value = "kill")]
     overrun: OverrunPolicy,
+    /// The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]), scaled:K
+    /// (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir et al.).
+    #[arg(long, default_value = "log", value_name = "MODEL")]
+    estimates: EstimateModel,
+    /// Plan with a runtime predictor instead of estimates, as NAME[:key=value,...]:
+    /// perfect, estimate, constant, infoless, ruh, easy++, sbh, sbh-noest (see
+    /// models/predictors.toml for the settings). Not with conservative.
+    #[arg(long, value_name = "NAME")]
+    predictor: Option<PredictorSpec>,
+    /// Seed of the estimate models' randomness.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// What to do with one kind of questionable job, as KIND=ACTION; repeatable.
     /// Kinds and actions (first is the default): negative-runtime=skip|error,
     /// zero-runtime=keep|skip|error, bad-size=fallback|skip|error,
@@ -86,6 +102,25 @@ struct ReplayArgs {
     /// Write summary.json, jobs.csv and schedule.swf into this directory.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct EstimatesArgs {
+    /// Take the job count, maximum and its share from this log.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["jobs", "max", "share"])]
+    swf: Option<PathBuf>,
+    /// Number of jobs.
+    #[arg(long, required_unless_present = "swf")]
+    jobs: Option<u64>,
+    /// Maximal estimate (e.g. 4h).
+    #[arg(long, value_parser = parse_duration, required_unless_present = "swf")]
+    max: Option<Time>,
+    /// Percent of jobs at the maximum [default: the model's own].
+    #[arg(long)]
+    share: Option<f64>,
+    /// Seed of the pool algorithm and the tail permutation.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 #[derive(Args)]
@@ -179,32 +214,70 @@ fn run_replay(a: ReplayArgs) -> Result<(), String> {
         },
         warmup: a.warmup,
         cooldown: a.cooldown,
+        estimates: a.estimates,
+        predictor: a.predictor,
+        seed: a.seed,
         check: a.check || cfg!(debug_assertions),
         out: a.out.clone(),
     };
-    let reader = SwfReader::open(&a.swf).map_err(|e| e.to_string())?;
-    let header = reader.header().clone();
+    let header = SwfReader::open(&a.swf)
+        .map_err(|e| e.to_string())?
+        .header()
+        .clone();
     let name = a.swf.display().to_string();
-    let summary =
-        replay(reader, &name, &header, |r| r.extra_columns(), &opts).map_err(|e| e.to_string())?;
+    let summary = replay(
+        || SwfReader::open(&a.swf),
+        &name,
+        &header,
+        |r| r.extra_columns(),
+        &opts,
+    )
+    .map_err(|e| e.to_string())?;
     print!("{}", render(&summary));
-    let elapsed = started.elapsed();
-    println!(
-        "  time          {:.1} ms ({:.0} jobs/s{})",
-        elapsed.as_secs_f64() * 1e3,
-        summary.input.jobs as f64 / elapsed.as_secs_f64(),
-        if opts.check {
-            ", invariants checked"
-        } else {
-            ""
-        }
-    );
+    report_time(started, summary.input.jobs, opts.check);
     if let Some(dir) = &a.out {
-        println!(
-            "  written       {0}/summary.json, {0}/jobs.csv, {0}/schedule.swf",
-            dir.display()
-        );
+        report_outputs(dir);
     }
+    Ok(())
+}
+
+fn run_estimates(a: EstimatesArgs) -> Result<(), String> {
+    let (jobs, max, share) = match &a.swf {
+        Some(path) => {
+            let reader = SwfReader::open(path).map_err(|e| e.to_string())?;
+            let estimates: Vec<Time> = reader
+                .map(|r| r.map(|l| l.record.req_time))
+                .collect::<Result<_, _>>()
+                .map_err(|e| e.to_string())?;
+            let max = estimates
+                .iter()
+                .copied()
+                .max()
+                .filter(|&m| m > 0)
+                .ok_or_else(|| {
+                    format!(
+                        "{}: the log has no estimates; give --jobs and --max",
+                        path.display()
+                    )
+                })?;
+            let at_max = estimates.iter().filter(|&&e| e == max).count();
+            let share = 100.0 * at_max as f64 / estimates.len() as f64;
+            (estimates.len() as u64, max, Some(share))
+        }
+        None => (
+            a.jobs.expect("clap requires --jobs"),
+            a.max.expect("clap requires --max"),
+            a.share,
+        ),
+    };
+    if let Some(s) = share
+        && !(0.0..100.0).contains(&s)
+    {
+        return Err(format!("--share {s} must be a percentage below 100"));
+    }
+    let pairs: Vec<(Time, f64)> = share.map(|s| (max, s)).into_iter().collect();
+    let model = ModalModel::build(&ModalParams::default(), jobs, max, &pairs, a.seed)?;
+    print!("{}", render_modal(&model, jobs, max));
     Ok(())
 }
 
@@ -242,6 +315,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run_scenario(a),
         Command::Replay(a) => run_replay(a),
         Command::Generate(a) => run_generate(a),
+        Command::Estimates(a) => run_estimates(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

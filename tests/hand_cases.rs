@@ -3,9 +3,9 @@
 
 mod common;
 
-use common::{job, run, run_with, starts};
+use common::{job, run, run_full, run_with, starts};
 use sitesim::job::OverrunPolicy::{Extend, Kill, Overrun};
-use sitesim::sched::Policy::{Conservative, Easy, Fcfs};
+use sitesim::sched::Policy::{Conservative, Easy, Fcfs, Sjbf};
 
 /// 10 processors. A (6 procs, ends at 100) runs; B (8) must wait: shadow 100, and at 100
 /// there are 10 free, so 2 extra processors. C (2 procs, 500 s) runs past the shadow but
@@ -255,4 +255,86 @@ fn conservative_reservations_are_timers() {
     .concat();
     let jobs = run(&swf, 10, Conservative, Kill);
     assert_eq!(starts(&jobs), [(1, 0), (2, 0), (3, 500), (4, 100)]);
+}
+
+/// SJBF backfills the shortest candidate first. 10 processors: A (8 procs, 200 s) and E
+/// (2 procs, 50 s) fill the machine; B (10 procs) waits for 200; C (2 procs, 120 s) and D
+/// (2 procs, 30 s) wait. At 50 E ends and 2 processors free up. EASY tries C first (ends at
+/// 170, before the shadow time 200): C starts, and D follows at 170 (ends at 200). SJBF
+/// tries D first: D runs 50-80, then C fits at 80 (ends at 200). B starts at 200 either way.
+#[test]
+fn sjbf_backfills_shortest_first() {
+    let swf = [
+        job(1, 0, 200, 8, 200),
+        job(2, 0, 50, 2, 50),
+        job(3, 1, 50, 10, 50),
+        job(4, 2, 120, 2, 120),
+        job(5, 3, 30, 2, 30),
+    ]
+    .concat();
+    let easy = run(&swf, 10, Easy, Kill);
+    assert_eq!(starts(&easy), [(1, 0), (2, 0), (3, 200), (4, 50), (5, 170)]);
+    let sjbf = run(&swf, 10, Sjbf, Kill);
+    assert_eq!(starts(&sjbf), [(1, 0), (2, 0), (3, 200), (4, 80), (5, 50)]);
+}
+
+/// The information-less predictor on a job of 100 s: it predicts 1 s, misses at 1 (new
+/// prediction 1 + 60 = 61) and at 61 (1 + 300 = 301), and the job ends at 100; the miss
+/// that would have come at 301 never fires. Time-weighted over its 100 s of life:
+/// |R - P| = (1 x 99 + 60 x 39 + 39 x 201) / 100 = 102.78, and accuracy
+/// (1 x 0.01 + 60 x 0.61 + 39 x 100/301) / 100.
+#[test]
+fn information_less_predictor_misses_with_increments() {
+    let swf = job(1, 0, 100, 1, 1000);
+    let (jobs, counts) = run_full(&swf, 4, Easy, Kill, &[], "log", Some("infoless")).unwrap();
+    let a = jobs[0].accuracy;
+    assert_eq!((a.misses, a.first_plan, counts.deadline_misses), (2, 1, 2));
+    assert!(
+        (a.absolute_inaccuracy - 102.78).abs() < 1e-9,
+        "{}",
+        a.absolute_inaccuracy
+    );
+    let ra = (0.01 + 60.0 * 0.61 + 39.0 * 100.0 / 301.0) / 100.0;
+    assert!((a.relative_accuracy - ra).abs() < 1e-12);
+    assert_eq!(jobs[0].end, 100);
+}
+
+/// Raise to the estimate, then increments (RUH). With history of one job (jobs=1): X runs
+/// 50 s, so A (500 s, estimate 1000) is predicted 50 and its deadline armed at 110. B
+/// (30 s) ends at 90 and propagation re-predicts A from it: 30, kept beyond A's 30 s of
+/// elapsed time, so 31, armed at 91; the deadline armed at 110 is stale and must not fire.
+/// At 91 A misses and is raised to its estimate, 1000; it ends at 560 after one miss.
+#[test]
+fn stale_deadlines_do_not_fire() {
+    let swf = [
+        job(1, 0, 50, 1, 1000),
+        job(2, 60, 500, 1, 1000),
+        job(3, 60, 30, 1, 1000),
+    ]
+    .concat();
+    let (jobs, counts) = run_full(
+        &swf,
+        4,
+        Easy,
+        Kill,
+        &[],
+        "log",
+        Some("ruh:jobs=1,statistic=mean,propagate=true"),
+    )
+    .unwrap();
+    let a = jobs[1].accuracy;
+    assert_eq!((a.first_plan, a.misses, jobs[1].end), (50, 1, 560));
+    assert_eq!(counts.deadline_misses, 1);
+    assert_eq!(counts.prediction_updates, 2, "the propagation and the miss");
+}
+
+/// Conservative backfilling keeps its promises with estimates and takes no predictor.
+#[test]
+fn conservative_refuses_predictors() {
+    let swf = job(1, 0, 10, 1, 10);
+    let err = run_full(&swf, 4, Conservative, Kill, &[], "log", Some("ruh")).unwrap_err();
+    assert!(
+        err.to_string().contains("cannot use the 'ruh' predictor"),
+        "{err}"
+    );
 }

@@ -11,14 +11,13 @@ use sitesim::swf::SwfReader;
 
 /// Replays `swf` on one processor with `opts`.
 fn replay_text(swf: &str, opts: ReplayOptions) -> Result<ReplaySummary, String> {
-    let reader = SwfReader::new(swf.as_bytes(), "w.swf").unwrap();
     let opts = ReplayOptions {
         procs: Some(1),
         check: true,
         ..opts
     };
     replay(
-        reader,
+        || SwfReader::new(swf.as_bytes(), "w.swf"),
         "w.swf",
         &Default::default(),
         |r| r.extra_columns(),

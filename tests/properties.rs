@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::run;
+use common::{run, run_full};
 use proptest::prelude::*;
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
@@ -20,23 +20,26 @@ fn workload() -> impl Strategy<Value = (u32, String)> {
             prop_oneof![1 => Just(0i64), 9 => 1i64..400],
             prop_oneof![Just(0u8), Just(1u8), Just(2u8)],
             1u32..=500,
+            (1i64..=3, prop_oneof![Just(-1i64), 1i64..=3]),
         );
         (Just(procs), prop::collection::vec(job, 1..50)).prop_map(|(procs, jobs)| {
             let mut t = 0;
             let mut text = String::new();
-            for (i, (gap, size, run, kind, pct)) in jobs.into_iter().enumerate() {
+            for (i, (gap, size, run, kind, pct, (user, app))) in jobs.into_iter().enumerate() {
                 t += gap;
                 let estimate = match kind {
                     0 => run.max(1),
                     1 => (run * i64::from(100 + pct) / 100).max(1),
                     _ => (run * i64::from(pct % 100) / 100).max(1),
                 };
-                text.push_str(&common::job(
+                text.push_str(&common::job_of(
                     i as i64 + 1,
                     t,
                     run,
                     i64::from(size),
                     estimate,
+                    user,
+                    app,
                 ));
             }
             (procs, text)
@@ -44,7 +47,7 @@ fn workload() -> impl Strategy<Value = (u32, String)> {
     })
 }
 
-const POLICIES: [Policy; 3] = Policy::ALL;
+const POLICIES: [Policy; 4] = Policy::ALL;
 const OVERRUNS: [OverrunPolicy; 3] = [
     OverrunPolicy::Kill,
     OverrunPolicy::Extend,
@@ -125,6 +128,67 @@ proptest! {
             let kill = run(&exact, procs, policy, OverrunPolicy::Kill);
             prop_assert_eq!(&kill, &run(&exact, procs, policy, OverrunPolicy::Extend));
             prop_assert_eq!(&kill, &run(&exact, procs, policy, OverrunPolicy::Overrun));
+        }
+    }
+}
+
+const PREDICTORS: [&str; 9] = [
+    "perfect",
+    "estimate",
+    "infoless",
+    "constant:value=100",
+    "ruh",
+    "ruh:propagate=true",
+    "easy++",
+    "sbh",
+    "sbh-noest:cap=600",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(config().cases / 4 + 1))]
+
+    /// With every predictor, EASY and SJBF keep the invariants (the checker is on: a
+    /// deadline miss or a raised prediction is the only excuse for a broken reservation),
+    /// every job ends, jobs are killed at their estimate and never at their prediction,
+    /// and a running job's prediction stays beyond its elapsed time (or it would have
+    /// missed its deadline, which the miss count reflects).
+    #[test]
+    fn predictors_keep_the_invariants((procs, swf) in workload()) {
+        for predictor in PREDICTORS {
+            for policy in [Policy::Easy, Policy::Sjbf] {
+                for overrun in OVERRUNS {
+                    let (jobs, counts) =
+                        run_full(&swf, procs, policy, overrun, &[], "log", Some(predictor)).unwrap();
+                    for j in &jobs {
+                        match overrun {
+                            OverrunPolicy::Kill => {
+                                prop_assert_eq!(j.runtime(), j.requested_runtime.min(j.estimate));
+                            }
+                            _ => prop_assert_eq!(j.runtime(), j.requested_runtime),
+                        }
+                        prop_assert!(j.accuracy.first_plan >= 1);
+                        prop_assert!((0.0..=1.0).contains(&j.accuracy.relative_accuracy));
+                    }
+                    let misses: u64 = jobs.iter().map(|j| u64::from(j.accuracy.misses)).sum();
+                    prop_assert_eq!(misses, counts.deadline_misses);
+                    if predictor == "perfect" {
+                        prop_assert_eq!(misses, 0);
+                    }
+                }
+            }
+        }
+    }
+
+    /// EASY planning with the perfect predictor on exact estimates is EASY with exact
+    /// estimates: the same schedule, job for job.
+    #[test]
+    fn perfect_predictor_on_exact_estimates_is_exact_easy((procs, swf) in workload()) {
+        for policy in [Policy::Easy, Policy::Sjbf] {
+            let exact = run_full(&swf, procs, policy, OverrunPolicy::Kill, &[], "exact", None).unwrap().0;
+            let perfect =
+                run_full(&swf, procs, policy, OverrunPolicy::Kill, &[], "exact", Some("perfect")).unwrap().0;
+            let key = |jobs: &[sitesim::job::JobOutcome]| jobs.iter().map(|j| (j.seq, j.start, j.end)).collect::<Vec<_>>();
+            prop_assert_eq!(key(&exact), key(&perfect));
         }
     }
 }

@@ -12,10 +12,19 @@ use sitesim::sched::Policy;
 use sitesim::swf::{SwfReader, SwfWriter};
 
 fn replay_file(path: &Path, opts: &ReplayOptions) -> ReplaySummary {
-    let reader = SwfReader::open(path).expect("the log opens");
-    let header = reader.header().clone();
+    let header = SwfReader::open(path)
+        .expect("the log opens")
+        .header()
+        .clone();
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    replay(reader, &name, &header, |r| r.extra_columns(), opts).expect("the replay runs")
+    replay(
+        || SwfReader::open(path),
+        &name,
+        &header,
+        |r| r.extra_columns(),
+        opts,
+    )
+    .expect("the replay runs")
 }
 
 fn opts(policy: Policy) -> ReplayOptions {
@@ -40,7 +49,8 @@ fn kth_policies_order_and_published_bands() {
     let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
         return;
     };
-    let [fcfs, easy, cons] = Policy::ALL.map(|p| replay_file(&kth, &opts(p)));
+    let [fcfs, easy, cons] =
+        [Policy::Fcfs, Policy::Easy, Policy::Conservative].map(|p| replay_file(&kth, &opts(p)));
     for s in [&fcfs, &easy, &cons] {
         assert_eq!(s.input.jobs, 28_489);
         assert_eq!(s.metrics.jobs.jobs, 28_489);
@@ -178,5 +188,86 @@ fn real_logs_round_trip() {
         let back: Vec<_> = again.by_ref().map(|r| r.unwrap().record).collect();
         assert_eq!(records, back, "{name}");
         assert_eq!(reader.header(), again.header(), "{name}");
+    }
+}
+
+/// The modal estimate model fitted to KTH (its job count, its maximal estimate of 60 h and
+/// the 0.1% of jobs that use it) and assigned to its jobs: the 20 most common estimates
+/// cover about 90% of the jobs, the maximum goes to its share of them, and each job gets
+/// an estimate at least its runtime unless none long enough was left.
+#[test]
+fn modal_estimates_on_kth() {
+    use sitesim::predict::estimates::{EstimateModel, Estimator};
+    use sitesim::workload::{LogReplay, ReplayConfig};
+    let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let config = ReplayConfig {
+        procs: 100,
+        policies: Default::default(),
+        interarrival_factor: 1.0,
+        max_runtime: None,
+        keep_records: false,
+    };
+    let jobs = LogReplay::new(SwfReader::open(&kth).unwrap(), "kth", config)
+        .admitted_jobs()
+        .unwrap();
+    let model = EstimateModel::Modal {
+        max: None,
+        share: None,
+    };
+    let mut est = Estimator::new(&model, 7, || Ok(jobs.clone())).unwrap();
+    let report = est.report().unwrap();
+    assert_eq!((report.jobs, report.max), (28_489, 216_000));
+    let estimates: Vec<i64> = jobs.iter().map(|&(r, e)| est.estimate(r, e)).collect();
+    let mut counts = std::collections::BTreeMap::new();
+    for &e in &estimates {
+        *counts.entry(e).or_insert(0u64) += 1;
+    }
+    let mut by_count: Vec<u64> = counts.values().copied().collect();
+    by_count.sort_unstable_by(|a, b| b.cmp(a));
+    let top20 = by_count[..20].iter().sum::<u64>() as f64 / 28_489.0;
+    assert!((0.88..0.91).contains(&top20), "top 20 cover {top20}");
+    assert!(
+        counts.len() <= report.values,
+        "{} distinct values",
+        counts.len()
+    );
+    // 0.098% of 28,489 jobs, rounded: exactly the 28 the log has at its maximum.
+    assert_eq!(counts[&216_000], 28);
+    let short = estimates
+        .iter()
+        .zip(&jobs)
+        .filter(|(e, j)| **e < j.0)
+        .count() as u64;
+    assert_eq!(short, report.short);
+}
+
+/// SJBF with predictions on KTH: every predictor runs with the invariant checker on and
+/// beats EASY on mean wait, as seed 001 reports for every predictor it tried.
+#[test]
+fn kth_sjbf_with_predictors() {
+    let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let easy = replay_file(&kth, &opts(Policy::Easy))
+        .metrics
+        .jobs
+        .wait
+        .mean;
+    for predictor in ["perfect", "estimate", "infoless", "ruh", "sbh"] {
+        let s = replay_file(
+            &kth,
+            &ReplayOptions {
+                predictor: Some(predictor.parse().unwrap()),
+                ..opts(Policy::Sjbf)
+            },
+        );
+        assert!(
+            s.metrics.jobs.wait.mean < easy,
+            "{predictor}: {}",
+            s.metrics.jobs.wait.mean
+        );
+        assert_eq!(s.metrics.jobs.jobs, 28_489);
     }
 }

@@ -11,6 +11,8 @@ use serde::Serialize;
 use super::output::{AtomicFile, write_atomic};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm, MetricsConfig, MetricsSummary, PerJobWriter, Recorder};
+use crate::predict::estimates::{EstimateModel, Estimator, ModalReport};
+use crate::predict::{PredictorDefaults, PredictorSpec};
 use crate::sched::Policy;
 use crate::sim::{SimCounts, SimError, Simulation, SiteConfig};
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader, SwfWriter};
@@ -37,6 +39,12 @@ pub struct ReplayOptions {
     pub warmup: Time,
     /// Cool-down, seconds.
     pub cooldown: Time,
+    /// What the jobs' estimates are.
+    pub estimates: EstimateModel,
+    /// What the scheduler plans with; estimates when `None`.
+    pub predictor: Option<PredictorSpec>,
+    /// Seed of the estimate models' randomness.
+    pub seed: u64,
     /// Run the invariant checker.
     pub check: bool,
     /// Directory for output files.
@@ -54,6 +62,9 @@ impl Default for ReplayOptions {
             bsld: Bsld::default(),
             warmup: 0,
             cooldown: 0,
+            estimates: EstimateModel::Log,
+            predictor: None,
+            seed: 1,
             check: cfg!(debug_assertions),
             out: None,
         }
@@ -88,6 +99,14 @@ pub struct ReplaySummary {
     pub overrun: OverrunPolicy,
     /// Interarrival scaling.
     pub interarrival_factor: f64,
+    /// The estimate model.
+    pub estimates: String,
+    /// What the modal estimate model was built from, if it was used.
+    pub modal_estimates: Option<ModalReport>,
+    /// The predictor, if any.
+    pub predictor: Option<String>,
+    /// Seed of the estimate models.
+    pub seed: u64,
     /// Questionable-job policies.
     pub questionable_policies: Policies,
     /// Questionable jobs met.
@@ -157,9 +176,11 @@ pub fn machine_size(file: &str, header: &SwfHeader) -> Result<u32, ReplayError> 
         .map_err(|_| ReplayError::Options(format!("{file}: {key} {value} is too large")))
 }
 
-/// Replays `records` (read from `file`, whose header is `header`) with `opts`.
-pub fn replay<I>(
-    records: I,
+/// Replays the log that `open` reads (named `file`, with header `header`) with `opts`.
+/// `open` is called once, and once more first when the modal estimate model needs every
+/// job before the run.
+pub fn replay<I, F>(
+    open: F,
     file: &str,
     header: &SwfHeader,
     extra_columns: impl FnOnce(&I) -> ExtraColumns,
@@ -167,22 +188,35 @@ pub fn replay<I>(
 ) -> Result<ReplaySummary, ReplayError>
 where
     I: Iterator<Item = Result<Located, SwfError>>,
+    F: Fn() -> Result<I, SwfError>,
 {
     let procs = match opts.procs {
         Some(p) => p,
         None => machine_size(file, header)?,
     };
-    let workload = LogReplay::new(
-        records,
-        file,
-        ReplayConfig {
-            procs,
-            policies: opts.questionable,
-            interarrival_factor: opts.interarrival_factor,
-            max_runtime: header.max_runtime,
-            keep_records: opts.out.is_some(),
-        },
-    );
+    let config = ReplayConfig {
+        procs,
+        policies: opts.questionable,
+        interarrival_factor: opts.interarrival_factor,
+        max_runtime: header.max_runtime,
+        keep_records: opts.out.is_some(),
+    };
+    let estimator = Estimator::new(&opts.estimates, opts.seed, || {
+        let records = open().map_err(|e| e.to_string())?;
+        LogReplay::new(records, file, config)
+            .admitted_jobs()
+            .map_err(|e| e.to_string())
+    })
+    .map_err(ReplayError::Options)?;
+    let modal_estimates = estimator.report();
+    let workload = LogReplay::new(open()?, file, config).with_estimator(estimator);
+    let predictor = match &opts.predictor {
+        Some(spec) => Some(
+            spec.build(&PredictorDefaults::default())
+                .map_err(ReplayError::Options)?,
+        ),
+        None => None,
+    };
     let metrics = MetricsConfig {
         procs,
         bsld: opts.bsld,
@@ -226,7 +260,10 @@ where
         overrun: opts.overrun,
         check: opts.check,
     };
-    let sim = Simulation::new(site, opts.policy.build(procs), workload, recorder);
+    let mut sim = Simulation::new(site, opts.policy.build(procs), workload, recorder);
+    if let Some(p) = predictor {
+        sim = sim.with_predictor(p)?;
+    }
     let (workload, recorder, counts) = sim.run(None)?;
     let metrics = recorder.finish().map_err(ReplayError::Options)?;
     let summary = ReplaySummary {
@@ -241,6 +278,10 @@ where
         scheduler: opts.policy.name(),
         overrun: opts.overrun,
         interarrival_factor: opts.interarrival_factor,
+        estimates: opts.estimates.to_string(),
+        modal_estimates,
+        predictor: opts.predictor.as_ref().map(ToString::to_string),
+        seed: opts.seed,
         questionable_policies: opts.questionable,
         questionable: *workload.report(),
         counts,
@@ -263,17 +304,28 @@ pub fn render(s: &ReplaySummary) -> String {
     let w = &mut out;
     let _ = writeln!(
         w,
-        "replay of {} on {} processors: {}, overrun policy {}{}",
+        "replay of {} on {} processors: {}{}, overrun policy {}, estimates {}{}",
         s.input.file,
         s.procs,
         s.scheduler,
+        s.predictor
+            .as_ref()
+            .map_or(String::new(), |p| format!(" with predictor {p}")),
         s.overrun.name(),
+        s.estimates,
         if s.interarrival_factor == 1.0 {
             String::new()
         } else {
             format!(", interarrival times x{}", s.interarrival_factor)
         }
     );
+    if let Some(m) = s.modal_estimates {
+        let _ = writeln!(
+            w,
+            "  estimates     modal model: {} values for {} jobs, maximum {} s held by {:.2}%; {} jobs longer than every estimate left",
+            m.values, m.jobs, m.max, m.share, m.short
+        );
+    }
     let skipped = s.questionable.skipped();
     let _ = writeln!(
         w,
@@ -298,6 +350,20 @@ pub fn render(s: &ReplaySummary) -> String {
             BsldForm::Unclamped => "(w+r)/max(r,t)",
         },
         m.bounded_slowdown.threshold
+    );
+    let a = &m.jobs.accuracy;
+    let _ = writeln!(
+        w,
+        "  prediction    mean |runtime - {}| {:.1} s, mean accuracy {:.3}; {} jobs ({:.2}%) outlived a prediction",
+        if s.predictor.is_some() {
+            "prediction"
+        } else {
+            "estimate"
+        },
+        a.mean_absolute_inaccuracy,
+        a.mean_relative_accuracy,
+        a.jobs_with_misses,
+        100.0 * a.share_with_misses
     );
     let _ = writeln!(
         w,
@@ -337,6 +403,54 @@ pub fn render(s: &ReplaySummary) -> String {
             w,
             "  warning: {} lines had more than 18 columns (up to {}; first at line {}); the extra columns were ignored",
             x.lines, x.max_columns, x.first_line
+        );
+    }
+    out
+}
+
+/// The modal estimate model's table, for `sitesim estimates`.
+pub fn render_modal(model: &crate::predict::ModalModel, jobs: u64, max: Time) -> String {
+    let mut out = String::new();
+    let w = &mut out;
+    let _ = writeln!(
+        w,
+        "modal estimate model (Tsafrir, Etsion & Feitelson): {jobs} jobs, maximum {} ({max} s)",
+        Hms(max)
+    );
+    let _ = writeln!(
+        w,
+        "  {} distinct values, curve exponent a = {:.4}",
+        model.k, model.a
+    );
+    let mut by_share: Vec<f64> = model.modes.iter().map(|m| m.share).collect();
+    by_share.sort_by(|a, b| b.total_cmp(a));
+    let mut acc = 0.0;
+    for (i, s) in by_share.iter().enumerate() {
+        acc += s;
+        if [0, 4, 9, 19].contains(&i) {
+            let _ = writeln!(
+                w,
+                "  the {:>2} most popular cover {:>6.2}% of jobs",
+                i + 1,
+                acc
+            );
+        }
+    }
+    let counts = model.counts(jobs);
+    let _ = writeln!(
+        w,
+        "  {:>5}  {:>12}  {:>8}  {:>8}  head",
+        "rank", "estimate", "share %", "jobs"
+    );
+    for (m, c) in model.modes.iter().zip(counts) {
+        let _ = writeln!(
+            w,
+            "  {:>5}  {:>12}  {:>8.3}  {:>8}  {}",
+            m.rank,
+            Hms(m.time).to_string(),
+            m.share,
+            c,
+            if m.head { "*" } else { "" }
         );
     }
     out

@@ -2,10 +2,11 @@
 //! shared. `sitesim run [SCENARIO]` runs one; with no argument it runs the default
 //! scenario shipped in `scenarios/default.toml`.
 //!
-//! Sections: `[machine]`, `[scheduler]`, `[workload]` (`source = "swf"` for a log replayed
-//! open-loop, `source = "synthetic"` for the benchmark workload of `models/synthetic.toml`),
-//! `[site]`, `[metrics]` and `[output]`. Unknown keys are errors that name the key and
-//! its line.
+//! Keys: `name`, `description`, `seed`; sections `[machine]`, `[scheduler]` (policy and
+//! predictor), `[workload]` (`source = "swf"` for a log replayed open-loop, `source =
+//! "synthetic"` for the benchmark workload of `models/synthetic.toml`; `estimates` for
+//! either), `[site]`, `[metrics]` and `[output]`. Unknown keys are errors that name the
+//! key and its line.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -32,6 +33,9 @@ pub struct Scenario {
     pub name: Option<String>,
     /// What it is for.
     pub description: Option<String>,
+    /// The scenario's random seed (estimate models; the synthetic workload's default).
+    #[serde(default = "one_u64")]
+    pub seed: u64,
     /// The machine.
     #[serde(default)]
     pub machine: MachineSection,
@@ -64,6 +68,9 @@ pub struct MachineSection {
 pub struct SchedulerSection {
     /// The policy.
     pub policy: Policy,
+    /// A runtime predictor (`NAME[:key=value,...]`); the policy plans with estimates
+    /// without one.
+    pub predictor: Option<String>,
 }
 
 /// `[workload]`.
@@ -74,6 +81,9 @@ pub enum WorkloadSection {
     Swf {
         /// The log.
         path: PathBuf,
+        /// The estimate model.
+        #[serde(default = "log_estimates")]
+        estimates: String,
         /// Interarrival scaling (see `sitesim replay --help`).
         #[serde(default = "one")]
         interarrival_factor: f64,
@@ -87,15 +97,24 @@ pub enum WorkloadSection {
         jobs: u64,
         /// Offered load.
         load: f64,
-        /// Random seed.
-        seed: u64,
+        /// Random seed; the scenario's seed when absent.
+        seed: Option<u64>,
         /// Model file; the shipped `models/synthetic.toml` when absent.
         model: Option<PathBuf>,
+        /// The estimate model.
+        #[serde(default = "log_estimates")]
+        estimates: String,
     },
 }
 
 fn one() -> f64 {
     1.0
+}
+fn one_u64() -> u64 {
+    1
+}
+fn log_estimates() -> String {
+    "log".into()
 }
 
 /// `[site]`.
@@ -194,6 +213,19 @@ impl Scenario {
         }
         let mut questionable = Policies::default();
         let mut interarrival_factor = 1.0;
+        let estimates = match &self.workload {
+            WorkloadSection::Swf { estimates, .. }
+            | WorkloadSection::Synthetic { estimates, .. } => estimates
+                .parse()
+                .map_err(|e| format!("[workload] estimates: {e}"))?,
+        };
+        let predictor = match &self.scheduler.predictor {
+            Some(p) => Some(
+                p.parse()
+                    .map_err(|e| format!("[scheduler] predictor: {e}"))?,
+            ),
+            None => None,
+        };
         if let WorkloadSection::Swf {
             questionable: q,
             interarrival_factor: f,
@@ -223,6 +255,9 @@ impl Scenario {
             },
             warmup: duration("warmup", &self.metrics.warmup)?,
             cooldown: duration("cooldown", &self.metrics.cooldown)?,
+            estimates,
+            predictor,
+            seed: self.seed,
             check: self.site.check || cfg!(debug_assertions),
             out: self.output.dir.clone(),
         })
@@ -234,16 +269,26 @@ impl Scenario {
         let err = |e: ReplayError| e.to_string();
         match &self.workload {
             WorkloadSection::Swf { path, .. } => {
-                let reader = SwfReader::open(path).map_err(|e| e.to_string())?;
-                let header = reader.header().clone();
+                let header = SwfReader::open(path)
+                    .map_err(|e| e.to_string())?
+                    .header()
+                    .clone();
                 let name = path.display().to_string();
-                replay(reader, &name, &header, |r| r.extra_columns(), &opts).map_err(err)
+                replay(
+                    || SwfReader::open(path),
+                    &name,
+                    &header,
+                    |r| r.extra_columns(),
+                    &opts,
+                )
+                .map_err(err)
             }
             WorkloadSection::Synthetic {
                 jobs,
                 load,
                 seed,
                 model,
+                ..
             } => {
                 let model = match model {
                     Some(p) => {
@@ -259,11 +304,12 @@ impl Scenario {
                 if !(load.is_finite() && *load > 0.0) || *jobs == 0 {
                     return Err("[workload] needs jobs >= 1 and a positive load".into());
                 }
+                let seed = seed.unwrap_or(self.seed);
                 let cfg = SyntheticConfig {
                     jobs: *jobs,
                     procs,
                     load: *load,
-                    seed: *seed,
+                    seed,
                 };
                 let header = SwfHeader {
                     lines: Synthetic::new(cfg, &model).header_lines(),
@@ -272,7 +318,7 @@ impl Scenario {
                 };
                 let name = format!("synthetic({jobs} jobs, load {load}, seed {seed})");
                 replay(
-                    Synthetic::new(cfg, &model),
+                    || Ok(Synthetic::new(cfg, &model)),
                     &name,
                     &header,
                     |_| Default::default(),

@@ -16,7 +16,9 @@ use serde::Serialize;
 pub use dist::{Dist, DistSummary};
 pub use per_job::{CSV_HEADER, PerJobWriter, simulated_record};
 pub use slowdown::{Bsld, BsldForm};
-pub use stats::{ClassStats, ClassStatsSummary, JobMetrics, JobStats, JobStatsSummary};
+pub use stats::{
+    AccuracySummary, ClassStats, ClassStatsSummary, JobMetrics, JobStats, JobStatsSummary,
+};
 pub use window::{BusyIntegral, Deferred};
 
 use crate::job::{JobOutcome, JobRequest, RuntimeClass};
@@ -322,6 +324,7 @@ impl<C: Write, S: Write> Observer for Recorder<C, S> {
             runtime: j.runtime(),
             killed: j.killed,
             backfilled: j.backfilled,
+            accuracy: j.accuracy,
         };
         if j.submit >= start {
             if j.submit <= self.last_submit - self.cfg.cooldown {

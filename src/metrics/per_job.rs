@@ -11,7 +11,8 @@ use crate::textfmt::Line;
 
 /// The CSV header.
 pub const CSV_HEADER: &str = "job,seq,user,submit,wait,start,end,runtime,size,estimate,\
-requested_runtime,killed,backfilled,response,bounded_slowdown\n";
+requested_runtime,killed,backfilled,response,bounded_slowdown,prediction,\
+absolute_inaccuracy,relative_accuracy,deadline_misses\n";
 
 /// Writes finished jobs in submission order, holding early finishers until every job
 /// submitted before them has ended.
@@ -86,6 +87,15 @@ impl<C: Write, S: Write> PerJobWriter<C, S> {
                 l.push(b',');
             }
             l.push_milli(self.bsld.of(j.wait(), j.runtime()));
+            l.push(b',');
+            let a = &j.accuracy;
+            l.push_int(a.first_plan);
+            l.push(b',');
+            l.push_milli(a.absolute_inaccuracy);
+            l.push(b',');
+            l.push_milli(a.relative_accuracy);
+            l.push(b',');
+            l.push_int(i64::from(a.misses));
             l.push(b'\n');
             csv.write_all(l.as_bytes())?;
         }
@@ -149,6 +159,7 @@ mod tests {
             user: 9,
             job: seq as i64 + 1,
             record: None,
+            accuracy: Default::default(),
         }
     }
 
@@ -165,9 +176,9 @@ mod tests {
         assert_eq!(
             rows,
             [
-                "1,0,9,0,3,3,20,17,2,100,17,0,0,20,1.176",
-                "2,1,9,0,0,0,5,5,2,100,5,0,1,5,1.000",
-                "3,2,9,0,0,0,7,7,2,100,7,0,0,7,1.000",
+                "1,0,9,0,3,3,20,17,2,100,17,0,0,20,1.176,0,0.000,0.000,0",
+                "2,1,9,0,0,0,5,5,2,100,5,0,1,5,1.000,0,0.000,0.000,0",
+                "3,2,9,0,0,0,7,7,2,100,7,0,0,7,1.000,0,0.000,0.000,0",
             ]
         );
     }

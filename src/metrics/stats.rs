@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::dist::{Dist, DistSummary};
+use crate::job::Accuracy;
 use crate::time::Time;
 
 /// The metrics of one finished job.
@@ -23,6 +24,8 @@ pub struct JobMetrics {
     pub killed: bool,
     /// Backfilled.
     pub backfilled: bool,
+    /// How its runtime was predicted.
+    pub accuracy: Accuracy,
 }
 
 /// Aggregates [`JobMetrics`].
@@ -33,6 +36,26 @@ pub struct JobStats {
     bsld: Dist,
     killed: u64,
     backfilled: u64,
+    inaccuracy: f64,
+    relative_accuracy: f64,
+    with_misses: u64,
+    misses: u64,
+}
+
+/// Prediction accuracy over a set of jobs (seed 001 §3.3): means of the time-weighted
+/// per-job figures.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct AccuracySummary {
+    /// Mean absolute inaccuracy, seconds.
+    pub mean_absolute_inaccuracy: f64,
+    /// Mean relative accuracy, in [0, 1].
+    pub mean_relative_accuracy: f64,
+    /// Jobs that outlived a prediction at least once.
+    pub jobs_with_misses: u64,
+    /// Their share of the jobs.
+    pub share_with_misses: f64,
+    /// Deadline misses in all.
+    pub deadline_misses: u64,
 }
 
 /// What [`JobStats`] reports.
@@ -50,6 +73,8 @@ pub struct JobStatsSummary {
     pub killed: u64,
     /// Jobs backfilled.
     pub backfilled: u64,
+    /// How their runtimes were predicted.
+    pub accuracy: AccuracySummary,
 }
 
 impl Default for JobStats {
@@ -60,6 +85,10 @@ impl Default for JobStats {
             bsld: Dist::new(1000.0),
             killed: 0,
             backfilled: 0,
+            inaccuracy: 0.0,
+            relative_accuracy: 0.0,
+            with_misses: 0,
+            misses: 0,
         }
     }
 }
@@ -72,11 +101,16 @@ impl JobStats {
         self.bsld.record(m.bsld);
         self.killed += u64::from(m.killed);
         self.backfilled += u64::from(m.backfilled);
+        self.inaccuracy += m.accuracy.absolute_inaccuracy;
+        self.relative_accuracy += m.accuracy.relative_accuracy;
+        self.with_misses += u64::from(m.accuracy.misses > 0);
+        self.misses += u64::from(m.accuracy.misses);
     }
 
     /// The summary.
     pub fn summary(&self) -> JobStatsSummary {
         let wait = self.wait.summary();
+        let n = wait.count.max(1) as f64;
         JobStatsSummary {
             jobs: wait.count,
             wait,
@@ -84,6 +118,13 @@ impl JobStats {
             bounded_slowdown: self.bsld.summary(),
             killed: self.killed,
             backfilled: self.backfilled,
+            accuracy: AccuracySummary {
+                mean_absolute_inaccuracy: self.inaccuracy / n,
+                mean_relative_accuracy: self.relative_accuracy / n,
+                jobs_with_misses: self.with_misses,
+                share_with_misses: self.with_misses as f64 / n,
+                deadline_misses: self.misses,
+            },
         }
     }
 }

@@ -26,7 +26,8 @@ use crate::time::Time;
 struct Reservation {
     start: Time,
     size: u32,
-    estimate: Time,
+    /// The job's plan (its estimate: this policy takes no predictor).
+    duration: Time,
 }
 
 /// Conservative backfilling with compression.
@@ -71,14 +72,14 @@ impl Conservative {
     fn place(&mut self, job: &JobRequest, now: Time) {
         let start = self
             .profile
-            .earliest_fit(now, job.size, job.estimate)
+            .earliest_fit(now, job.size, job.plan)
             .expect("a job no larger than the machine always fits eventually");
-        self.place_at(job.id, job.size, job.estimate, start);
+        self.place_at(job.id, job.size, job.plan, start);
     }
 
-    /// Reserves `[start, start + estimate)` for job `id`.
-    fn place_at(&mut self, id: JobId, size: u32, estimate: Time, start: Time) {
-        self.profile.add(start, start + estimate, -i64::from(size));
+    /// Reserves `[start, start + duration)` for job `id`.
+    fn place_at(&mut self, id: JobId, size: u32, duration: Time, start: Time) {
+        self.profile.add(start, start + duration, -i64::from(size));
         let i = id as usize;
         if self.reserved.len() <= i {
             self.reserved.resize(i + 1, None);
@@ -86,7 +87,7 @@ impl Conservative {
         self.reserved[i] = Some(Reservation {
             start,
             size,
-            estimate,
+            duration,
         });
         self.next_due = self.next_due.min(start);
     }
@@ -95,7 +96,7 @@ impl Conservative {
     fn unplace(&mut self, id: JobId) {
         if let Some(r) = self.reserved.get_mut(id as usize).and_then(Option::take) {
             self.profile
-                .add(r.start, r.start + r.estimate, i64::from(r.size));
+                .add(r.start, r.start + r.duration, i64::from(r.size));
         }
     }
 
@@ -127,10 +128,10 @@ impl Conservative {
     /// is never later; when it is the same, the profile is not touched.
     fn compress_one(&mut self, job: &JobRequest, now: Time) {
         if let Some(r) = self.reservation(job.id) {
-            let own = (r.start, r.start + r.estimate, r.size);
-            if let Some(start) = self.profile.earlier_fit(now, r.size, r.estimate, own) {
+            let own = (r.start, r.start + r.duration, r.size);
+            if let Some(start) = self.profile.earlier_fit(now, r.size, r.duration, own) {
                 self.unplace(job.id);
-                self.place_at(job.id, r.size, r.estimate, start);
+                self.place_at(job.id, r.size, r.duration, start);
             }
         }
     }
@@ -202,7 +203,7 @@ impl Scheduler for Conservative {
                     continue;
                 }
                 self.reserved[job.id as usize] = None;
-                self.hold(job.id, job.seq, r.size, now + r.estimate);
+                self.hold(job.id, job.seq, r.size, now + r.duration);
                 starts.push(job.id);
             }
             self.next_due = next_due;
@@ -226,6 +227,12 @@ impl Scheduler for Conservative {
 
     fn wake_at(&self) -> Option<Time> {
         self.wake
+    }
+
+    /// Reservations are promises made with estimates; predictions that change while jobs
+    /// wait would break them at every update.
+    fn accepts_predictions(&self) -> bool {
+        false
     }
 
     fn promises(&self, out: &mut Vec<(JobId, Time)>) {

@@ -1,14 +1,20 @@
-//! EASY backfilling, as defined by Mu'alem and Feitelson (seed 002 §2.2, after Lifka).
+//! EASY backfilling, as defined by Mu'alem and Feitelson (seed 002 §2.2, after Lifka), and
+//! its SJBF variant (seed 001 §3.2).
 //!
 //! Each pass:
 //! 1. start waiting jobs in submission order while they fit;
 //! 2. for the first job that does not fit, compute the **shadow time** (when enough
 //!    processors will be free for it, walking the running jobs by expected end) and the
 //!    **extra processors** (those free at the shadow time beyond what it needs);
-//! 3. scan the later jobs in order and backfill each one that fits in the free processors
-//!    and either ends by the shadow time (now + estimate ≤ shadow) or needs no more than
+//! 3. scan the later jobs and backfill each one that fits in the free processors and
+//!    either ends by the shadow time (now + plan ≤ shadow) or needs no more than
 //!    min(free, extra) processors; a backfilled job that runs past the shadow time consumes
 //!    the extra processors it takes.
+//!
+//! A job's *plan* is its estimate, or its prediction when a predictor is in use (EASY with
+//! predictions is EASY++). EASY scans the candidates in submission order; SJBF scans them
+//! in ascending order of plan, ties by submission, while the reservation stays with the
+//! oldest waiting job.
 //!
 //! The shadow time and extra processors are recomputed at every pass in which anything but
 //! an arrival happened (a stale reservation is the most common EASY bug; see
@@ -32,24 +38,58 @@ struct Reservation {
     extra: u32,
 }
 
-/// EASY backfilling.
-#[derive(Debug, Clone, Default)]
+/// The order in which backfilling candidates are tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// Submission order (EASY).
+    Submission,
+    /// Shortest plan first (SJBF).
+    ShortestPlan,
+}
+
+/// EASY backfilling, or SJBF.
+#[derive(Debug, Clone)]
 pub struct Easy {
+    order: Order,
     running: RunningByEnd,
     reservation: Option<Reservation>,
     arrivals: Vec<JobRequest>,
-    ended: bool,
+    /// Something besides arrivals changed since the last pass: a job ended or was replanned.
+    dirty: bool,
+    candidates: Vec<JobRequest>,
+}
+
+impl Default for Easy {
+    fn default() -> Self {
+        Easy::with_order(Order::Submission)
+    }
 }
 
 impl Easy {
-    /// A scheduler for an empty machine.
+    /// EASY.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// SJBF: EASY with backfilling candidates in ascending order of plan.
+    pub fn sjbf() -> Self {
+        Easy::with_order(Order::ShortestPlan)
+    }
+
+    fn with_order(order: Order) -> Self {
+        Easy {
+            order,
+            running: RunningByEnd::new(),
+            reservation: None,
+            arrivals: Vec::new(),
+            dirty: false,
+            candidates: Vec::new(),
+        }
+    }
+
     fn start(&mut self, job: &JobRequest, now: Time, starts: &mut Vec<JobId>) {
         self.running
-            .insert(now + job.estimate, job.seq, job.id, job.size);
+            .insert(now + job.plan, job.seq, job.id, job.size);
         starts.push(job.id);
     }
 
@@ -67,7 +107,7 @@ impl Easy {
         if job.size > *free {
             return false;
         }
-        let ends_by_shadow = now + job.estimate <= res.shadow;
+        let ends_by_shadow = now + job.plan <= res.shadow;
         if !ends_by_shadow && job.size > res.extra.min(*free) {
             return false;
         }
@@ -102,12 +142,49 @@ impl Easy {
         (shadow, avail - need)
     }
 
+    /// Tries `jobs` (in submission order) as backfilling candidates in this policy's order.
+    fn backfill<'a>(
+        &mut self,
+        jobs: impl Iterator<Item = &'a JobRequest>,
+        now: Time,
+        free: &mut u32,
+        starts: &mut Vec<JobId>,
+    ) {
+        match self.order {
+            Order::Submission => self.try_each(jobs, now, free, starts),
+            Order::ShortestPlan => {
+                let mut candidates = std::mem::take(&mut self.candidates);
+                candidates.clear();
+                candidates.extend(jobs.copied());
+                candidates.sort_unstable_by_key(|j| (j.plan, j.seq));
+                self.try_each(candidates.iter(), now, free, starts);
+                self.candidates = candidates;
+            }
+        }
+    }
+
+    fn try_each<'a>(
+        &mut self,
+        jobs: impl Iterator<Item = &'a JobRequest>,
+        now: Time,
+        free: &mut u32,
+        starts: &mut Vec<JobId>,
+    ) {
+        for job in jobs {
+            if *free == 0 {
+                break;
+            }
+            self.try_backfill(job, now, free, starts);
+        }
+    }
+
     fn full_pass(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
         let now = view.now;
         let mut free = view.free;
         self.reservation = None;
-        let mut queue = view.queue().iter();
-        for job in queue.by_ref() {
+        let queue = view.queue();
+        let mut rest = queue.len();
+        for (i, job) in queue.iter().enumerate() {
             if job.size <= free {
                 free -= job.size;
                 self.start(job, now, starts);
@@ -119,20 +196,21 @@ impl Easy {
                 shadow,
                 extra,
             });
+            rest = i + 1;
             break;
         }
-        for job in queue {
-            if free == 0 {
-                break;
-            }
-            self.try_backfill(job, now, &mut free, starts);
+        if rest < queue.len() && free > 0 {
+            self.backfill(queue.iter().skip(rest), now, &mut free, starts);
         }
     }
 }
 
 impl Scheduler for Easy {
     fn name(&self) -> &str {
-        "easy"
+        match self.order {
+            Order::Submission => "easy",
+            Order::ShortestPlan => "sjbf",
+        }
     }
 
     fn on_submit(&mut self, job: &JobRequest, _view: &SystemView<'_>) {
@@ -140,28 +218,38 @@ impl Scheduler for Easy {
     }
 
     fn on_end(&mut self, job: &RunningJob, _view: &SystemView<'_>) {
-        self.running.remove(job.estimated_end(), job.request.seq);
-        self.ended = true;
+        self.running.remove(job.planned_end(), job.request.seq);
+        self.dirty = true;
+    }
+
+    fn on_replan(
+        &mut self,
+        job: &JobRequest,
+        old_plan: Time,
+        started: Option<Time>,
+        _view: &SystemView<'_>,
+    ) {
+        if let Some(start) = started {
+            self.running.remove(start + old_plan, job.seq);
+            self.running
+                .insert(start + job.plan, job.seq, job.id, job.size);
+        }
+        self.dirty = true;
     }
 
     fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
         let now = view.now;
         let reservation_holds = self.reservation.is_some_and(|r| r.shadow > now);
-        if !self.ended && reservation_holds {
+        if !self.dirty && reservation_holds {
             let mut free = view.free;
             let arrivals = std::mem::take(&mut self.arrivals);
-            for job in &arrivals {
-                if free == 0 {
-                    break;
-                }
-                self.try_backfill(job, now, &mut free, starts);
-            }
+            self.backfill(arrivals.iter(), now, &mut free, starts);
             self.arrivals = arrivals;
         } else {
             self.full_pass(view, starts);
         }
         self.arrivals.clear();
-        self.ended = false;
+        self.dirty = false;
     }
 
     fn promises(&self, out: &mut Vec<(JobId, Time)>) {

@@ -2,8 +2,8 @@
 //!
 //! A scheduler sees a read-only [`SystemView`] of the machine (the clock, the queue in
 //! submission order, the running jobs) and answers each scheduling pass with the waiting
-//! jobs to start now. It plans with estimates only; it never learns a job's runtime
-//! before the job ends.
+//! jobs to start now. It plans with each job's plan (its estimate, or a predictor's
+//! prediction); it never learns a job's runtime before the job ends.
 
 mod conservative;
 mod easy;
@@ -32,16 +32,17 @@ pub struct RunningJob {
 }
 
 impl RunningJob {
-    /// Start plus estimate: when the scheduler planned for it to end.
-    pub fn estimated_end(&self) -> Time {
-        self.start + self.request.estimate
+    /// Start plus plan: when the scheduler planned for it to end.
+    pub fn planned_end(&self) -> Time {
+        self.start + self.request.plan
     }
 
-    /// When the scheduler expects it to end, seen at `now`: its estimated end, or one
-    /// second from now if the job has outlived its estimate (overrun policy). Never in the
-    /// past, because a job still running at `now` ends at `now + 1` at the earliest.
+    /// When the scheduler expects it to end, seen at `now`: its planned end, or one second
+    /// from now if the job has outlived its estimate (the `overrun` policy without a
+    /// predictor). Never in the past, because a job still running at `now` ends at
+    /// `now + 1` at the earliest.
     pub fn expected_end(&self, now: Time) -> Time {
-        self.estimated_end().max(now + 1)
+        self.planned_end().max(now + 1)
     }
 }
 
@@ -105,6 +106,22 @@ pub trait Scheduler {
     /// One scheduling pass: push the ids of the jobs to start now onto `starts`.
     fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>);
 
+    /// A job's plan changed from `old_plan` to `job.plan` (a predictor's update or a
+    /// deadline miss); `started` is its start time if it runs.
+    fn on_replan(
+        &mut self,
+        _job: &JobRequest,
+        _old_plan: Time,
+        _started: Option<Time>,
+        _view: &SystemView<'_>,
+    ) {
+    }
+
+    /// Whether the policy can plan with predictions that change while jobs wait and run.
+    fn accepts_predictions(&self) -> bool {
+        true
+    }
+
     /// A time at which this policy needs a scheduling pass even if no job ends and none
     /// arrives then (conservative backfilling starts reserved jobs at their reserved
     /// times). Asked after every pass; an extra pass must change nothing.
@@ -126,8 +143,11 @@ pub trait Scheduler {
 pub enum Policy {
     /// First come, first served, no backfilling.
     Fcfs,
-    /// EASY backfilling (Lifka; seed 002 §2.2).
+    /// EASY backfilling (Lifka; seed 002 §2.2); with a predictor, EASY++.
     Easy,
+    /// Shortest-job-backfilled-first: EASY backfilling candidates in order of their plan
+    /// (seed 001 §3.2).
+    Sjbf,
     /// Conservative backfilling (seed 002 §2.1).
     Conservative,
 }
@@ -138,6 +158,7 @@ impl Policy {
         match self {
             Policy::Fcfs => Box::new(Fcfs),
             Policy::Easy => Box::new(Easy::new()),
+            Policy::Sjbf => Box::new(Easy::sjbf()),
             Policy::Conservative => Box::new(Conservative::new(procs)),
         }
     }
@@ -147,10 +168,16 @@ impl Policy {
         match self {
             Policy::Fcfs => "fcfs",
             Policy::Easy => "easy",
+            Policy::Sjbf => "sjbf",
             Policy::Conservative => "conservative",
         }
     }
 
     /// Every built-in policy.
-    pub const ALL: [Policy; 3] = [Policy::Fcfs, Policy::Easy, Policy::Conservative];
+    pub const ALL: [Policy; 4] = [
+        Policy::Fcfs,
+        Policy::Easy,
+        Policy::Sjbf,
+        Policy::Conservative,
+    ];
 }

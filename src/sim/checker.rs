@@ -7,9 +7,14 @@
 //!    for its first job, conservative's reservation for every job);
 //! 3. a promise never moves later and never lies in the past of a job still waiting.
 //!
-//! The one legitimate exception to 2 and 3 is a job running past its estimate under the
-//! `overrun` policy: a promise may then break if, at the promised time (for 2) or at the
-//! pass (for 3), some job was running past its estimate.
+//! The legitimate exceptions to 2 and 3 are a job running past what the scheduler planned
+//! (past its estimate under the `overrun` policy, or past its prediction: a deadline miss)
+//! and a running job's prediction raised by its predictor. A promise may break if, at the
+//! promised time (for 2) or at the pass (for 3), some job was running past its estimate or
+//! ended after doing so, or if a running job's plan moved later at the pass (for 3) or
+//! between the promised time and the start (for 2). This is slightly weaker than "the
+//! reservation counted on a job that overran", and needs no record of what each
+//! reservation counted on.
 
 use crate::job::JobId;
 use crate::time::Time;
@@ -21,6 +26,9 @@ pub struct Checker {
     promised: Vec<Option<Time>>,
     /// `[estimated end, actual end)` of every job that ran past its estimate.
     overruns: Vec<(Time, Time)>,
+    /// Times at which a running job's plan moved later (a deadline miss, or a predictor's
+    /// update), in order.
+    delays: Vec<Time>,
     scratch: Vec<(JobId, Time)>,
     checked_passes: u64,
 }
@@ -43,10 +51,23 @@ impl Checker {
         }
     }
 
+    /// Records that a running job's plan moved later at `t`.
+    pub fn record_delay(&mut self, t: Time) {
+        if self.delays.last() != Some(&t) {
+            self.delays.push(t);
+        }
+    }
+
     /// Whether some job was running past its estimate at `t`, or ended at `t` after
     /// running past it (the pass at its end repairs the schedule it disturbed).
     fn overrun_at(&self, t: Time) -> bool {
         self.overruns.iter().any(|&(from, to)| from <= t && t <= to)
+    }
+
+    /// Whether a running job's plan moved later at some time in `[from, to]`.
+    fn delayed_between(&self, from: Time, to: Time) -> bool {
+        let i = self.delays.partition_point(|&d| d < from);
+        self.delays.get(i).is_some_and(|&d| d <= to)
     }
 
     fn slot(&mut self, id: JobId) -> &mut Option<Time> {
@@ -62,6 +83,7 @@ impl Checker {
         if let Some(p) = self.slot(id).take()
             && now > p
             && !self.overrun_at(p)
+            && !self.delayed_between(p, now)
         {
             return Err(format!(
                 "job {seq} started at {now}, after the start {p} it was promised, \
@@ -83,7 +105,7 @@ impl Checker {
         let mut list = std::mem::take(&mut self.scratch);
         list.clear();
         promises(&mut list);
-        let overrun_now = self.overrun_at(now);
+        let overrun_now = self.overrun_at(now) || self.delayed_between(now, now);
         let mut result = Ok(());
         for &(id, start) in &list {
             if start <= now && !overrun_now {

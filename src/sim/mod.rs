@@ -8,13 +8,16 @@
 //! decides them; nothing is preloaded.
 
 mod checker;
+mod planning;
 
 use std::collections::VecDeque;
 
 pub use checker::Checker;
+pub use planning::Planner;
 
 use crate::engine::{self, EventQueue, Model, Phase, RunCounts};
 use crate::job::{JobId, JobOutcome, JobRequest, JobSpec, OverrunPolicy};
+use crate::predict::Predictor;
 use crate::sched::{RunningJob, Scheduler, SystemView};
 use crate::swf::{SwfError, SwfRecord};
 use crate::time::Time;
@@ -142,6 +145,10 @@ pub struct SimCounts {
     pub max_queue: u64,
     /// Most jobs running at once.
     pub max_running: u64,
+    /// Times a job outlived its prediction (with a predictor).
+    pub deadline_misses: u64,
+    /// Predictions changed after submission, misses included.
+    pub prediction_updates: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -159,7 +166,10 @@ enum SlotState {
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     request: JobRequest,
+    /// The runtime the job will have (its log runtime, cut to the estimate under `kill`).
     runtime: Time,
+    /// Its log runtime.
+    requested_runtime: Time,
     job: i64,
     state: SlotState,
 }
@@ -171,13 +181,22 @@ pub enum Event {
     End(JobId),
     /// The workload asked to be woken.
     Wake(u64),
+    /// A running job reaches its plan (only with a predictor); stale unless `stamp` is
+    /// still the job's current one.
+    Miss {
+        /// The job.
+        id: JobId,
+        /// Which arming of its deadline this is.
+        stamp: u64,
+    },
     /// The scheduler asked for a pass at this time ([`Scheduler::wake_at`]).
     Pass,
 }
 
 const PHASE_END: Phase = 0;
-const PHASE_WAKE: Phase = 1;
-const PHASE_PASS: Phase = 2;
+const PHASE_MISS: Phase = 1;
+const PHASE_WAKE: Phase = 2;
+const PHASE_PASS: Phase = 3;
 
 /// A site under simulation.
 pub struct Simulation<W, O> {
@@ -197,6 +216,8 @@ pub struct Simulation<W, O> {
     checker: Option<Checker>,
     /// The latest scheduler wake-up pushed and not yet reached.
     pending_pass: Option<Time>,
+    planner: Planner,
+    updates: Vec<(JobId, Time)>,
     counts: SimCounts,
 }
 
@@ -219,8 +240,27 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             starts: Vec::new(),
             checker: cfg.check.then(Checker::new),
             pending_pass: None,
+            planner: Planner::new(None),
+            updates: Vec::new(),
             counts: SimCounts::default(),
         }
+    }
+
+    /// Plans with `predictor`'s predictions instead of estimates. Fails if the policy
+    /// cannot plan with predictions.
+    pub fn with_predictor(mut self, predictor: Box<dyn Predictor>) -> Result<Self, SimError> {
+        if !self.scheduler.accepts_predictions() {
+            return Err(SimError::Scheduler {
+                scheduler: self.scheduler.name().to_owned(),
+                now: 0,
+                problem: format!(
+                    "this policy plans with estimates and cannot use the '{}' predictor",
+                    predictor.name()
+                ),
+            });
+        }
+        self.planner = Planner::new(Some(predictor));
+        Ok(self)
     }
 
     /// Runs to the end (or up to `horizon`) and returns the workload, the observer and
@@ -301,9 +341,12 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                         submit: 0,
                         size: 0,
                         estimate: 0,
+                        plan: 0,
                         user: 0,
+                        app: -1,
                     },
                     runtime: 0,
+                    requested_runtime: 0,
                     job: 0,
                     state: SlotState::Free,
                 });
@@ -311,18 +354,26 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 id
             }
         };
-        let request = JobRequest {
+        let runtime = match self.cfg.overrun {
+            OverrunPolicy::Kill => spec.runtime.min(estimate),
+            OverrunPolicy::Extend | OverrunPolicy::Overrun => spec.runtime,
+        };
+        let mut request = JobRequest {
             id,
             seq: self.next_seq,
             submit: now,
             size: spec.size,
             estimate,
+            plan: estimate,
             user: spec.user,
+            app: spec.app,
         };
+        request.plan = self.planner.submitted(&request, runtime, now);
         self.next_seq += 1;
         self.slots[id as usize] = Slot {
             request,
-            runtime: spec.runtime,
+            runtime,
+            requested_runtime: spec.runtime,
             job: spec.job,
             state: SlotState::Waiting,
         };
@@ -334,6 +385,98 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         self.scheduler.on_submit(&request, &view);
         self.observer.on_submit(now, &request);
         Ok(())
+    }
+
+    /// Applies the prediction updates the predictor handed back. A running job's new plan
+    /// is kept beyond its elapsed time, and its deadline re-armed.
+    fn apply_updates(&mut self, now: Time, events: &mut EventQueue<Event>) {
+        self.planner.take_updates(&mut self.updates);
+        let mut updates = std::mem::take(&mut self.updates);
+        for (id, prediction) in updates.drain(..) {
+            self.replan(now, id, prediction, events);
+        }
+        self.updates = updates;
+    }
+
+    /// Sets job `id`'s plan to `prediction` (if it is alive and that changes it).
+    fn replan(&mut self, now: Time, id: JobId, prediction: Time, events: &mut EventQueue<Event>) {
+        let Some(slot) = self.slots.get(id as usize) else {
+            return;
+        };
+        let (new, running) = match slot.state {
+            SlotState::Free => return,
+            SlotState::Waiting => (prediction.max(1), None),
+            SlotState::Running { index, start, .. } => {
+                (prediction.max(now - start + 1).max(1), Some((index, start)))
+            }
+        };
+        let old = slot.request.plan;
+        if new == old {
+            return;
+        }
+        self.counts.prediction_updates += 1;
+        self.planner.changed(id, old, now);
+        self.slots[id as usize].request.plan = new;
+        let request = self.slots[id as usize].request;
+        match running {
+            None => {
+                // The queue is in submission order.
+                if let Ok(i) = self.queue.binary_search_by_key(&request.seq, |j| j.seq) {
+                    self.queue[i].plan = new;
+                }
+            }
+            Some((index, start)) => {
+                self.running[index as usize].request.plan = new;
+                self.arm_deadline(id, start, events);
+                if new > old
+                    && let Some(c) = &mut self.checker
+                {
+                    c.record_delay(now);
+                }
+            }
+        }
+        let view = SystemView::new(now, self.cfg.procs, self.free, &self.queue, &self.running);
+        self.scheduler
+            .on_replan(&request, old, running.map(|r| r.1), &view);
+    }
+
+    /// With a predictor, schedules the deadline-miss event of running job `id` (started at
+    /// `start`) if it will outlive its plan.
+    fn arm_deadline(&mut self, id: JobId, start: Time, events: &mut EventQueue<Event>) {
+        if !self.planner.predicts() {
+            return;
+        }
+        let slot = &self.slots[id as usize];
+        let stamp = self.planner.arm(id);
+        if slot.runtime > slot.request.plan {
+            events.push(
+                start + slot.request.plan,
+                PHASE_MISS,
+                Event::Miss { id, stamp },
+            );
+        }
+    }
+
+    /// A deadline-miss event for job `id`.
+    fn deadline_missed(
+        &mut self,
+        now: Time,
+        id: JobId,
+        stamp: u64,
+        events: &mut EventQueue<Event>,
+    ) {
+        if !self.planner.is_current(id, stamp) {
+            return;
+        }
+        let slot = &self.slots[id as usize];
+        let SlotState::Running { start, .. } = slot.state else {
+            return;
+        };
+        let request = slot.request;
+        self.counts.deadline_misses += 1;
+        let prediction = self.planner.missed(&request, now - start, now);
+        self.replan(now, id, prediction, events);
+        self.apply_updates(now, events);
     }
 
     fn scheduler_error(&self, now: Time, problem: String) -> SimError {
@@ -350,7 +493,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         id: JobId,
         events: &mut EventQueue<Event>,
     ) -> Result<(), SimError> {
-        let (req, runtime) = match self.slots.get(id as usize) {
+        let (req, run) = match self.slots.get(id as usize) {
             Some(s) if matches!(s.state, SlotState::Waiting) => (s.request, s.runtime),
             _ => {
                 return Err(self
@@ -366,10 +509,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 ),
             ));
         }
-        let (run, killed) = match self.cfg.overrun {
-            OverrunPolicy::Kill if runtime > req.estimate => (req.estimate, true),
-            _ => (runtime, false),
-        };
+        let killed = run < self.slots[id as usize].requested_runtime;
         let end = now + run;
         if run > req.estimate {
             self.counts.overran += 1;
@@ -397,9 +537,11 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             backfilled: false,
         };
         events.push(end, PHASE_END, Event::End(id));
+        self.arm_deadline(id, now, events);
         self.counts.started += 1;
         self.counts.killed += u64::from(killed);
         self.observer.on_start(now, &req);
+        self.planner.started(&req, now);
         Ok(())
     }
 
@@ -415,19 +557,24 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             unreachable!("an end event for a job that is not running");
         };
         slot.state = SlotState::Free;
+        let request = slot.request;
+        let (runtime, requested_runtime, job_number) =
+            (slot.runtime, slot.requested_runtime, slot.job);
+        let accuracy = self.planner.ended(&request, runtime, now);
         let outcome = JobOutcome {
-            seq: slot.request.seq,
-            submit: slot.request.submit,
+            seq: request.seq,
+            submit: request.submit,
             start,
             end: now,
-            size: slot.request.size,
-            estimate: slot.request.estimate,
-            requested_runtime: slot.runtime,
+            size: request.size,
+            estimate: request.estimate,
+            requested_runtime,
             killed,
             backfilled,
-            user: slot.request.user,
-            job: slot.job,
+            user: request.user,
+            job: job_number,
             record: self.records[id as usize].take(),
+            accuracy,
         };
         let job = self.running.swap_remove(index as usize);
         if let Some(moved) = self.running.get(index as usize)
@@ -466,9 +613,12 @@ impl<W: Workload, O: Observer> Model for Simulation<W, O> {
                 self.workload.on_job_end(&outcome, &mut self.ctx)?;
             }
             Event::Wake(token) => self.workload.on_wake(token, &mut self.ctx)?,
+            Event::Miss { id, stamp } => self.deadline_missed(now, id, stamp, events),
             Event::Pass => {}
         }
-        self.apply_ctx(events)
+        self.apply_ctx(events)?;
+        self.apply_updates(now, events);
+        Ok(())
     }
 
     fn settle(&mut self, now: Time, events: &mut EventQueue<Event>) -> Result<(), SimError> {
@@ -482,6 +632,7 @@ impl<W: Workload, O: Observer> Model for Simulation<W, O> {
         for &id in &starts {
             self.start_job(now, id, events)?;
         }
+        self.apply_updates(now, events);
         if !starts.is_empty() {
             self.remove_started(starts.len());
             let first_waiting = self.queue.front().map_or(u64::MAX, |j| j.seq);

@@ -5,6 +5,7 @@
 //! submit time, so a log of any length streams through in constant memory.
 
 use crate::job::JobSpec;
+use crate::predict::estimates::Estimator;
 use crate::sim::{SimError, SourceCtx, Workload};
 use crate::swf::{FIELD_NAMES, Located, SwfError, SwfRecord};
 use crate::time::Time;
@@ -38,6 +39,7 @@ pub struct LogReplay<I> {
     next: Option<(Time, JobSpec)>,
     last_submit: Option<Time>,
     submitted: u64,
+    estimator: Option<Estimator>,
 }
 
 impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
@@ -53,7 +55,25 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
             next: None,
             last_submit: None,
             submitted: 0,
+            estimator: None,
         }
+    }
+
+    /// Gives the jobs the estimates of `estimator` instead of the log's.
+    pub fn with_estimator(mut self, estimator: Estimator) -> Self {
+        self.estimator = Some(estimator);
+        self
+    }
+
+    /// Reads the whole log and returns the (runtime, estimate) of every job the
+    /// questionable-job policies admit, in order: what the modal estimate model is fitted
+    /// to and assigned over.
+    pub fn admitted_jobs(mut self) -> Result<Vec<(Time, Time)>, SimError> {
+        let mut jobs = Vec::new();
+        while let Some((_, spec)) = self.advance()? {
+            jobs.push((spec.runtime, spec.estimate));
+        }
+        Ok(jobs)
     }
 
     /// The record source.
@@ -168,6 +188,9 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
                 _ => return Ok(None),
             }
         }
+        if let Some(e) = &mut self.estimator {
+            estimate = e.estimate(runtime, estimate);
+        }
         if runtime > estimate {
             self.report.runtime_over_estimate.add(line, false);
         }
@@ -176,6 +199,7 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
             runtime,
             estimate,
             user: r.user,
+            app: r.app,
             job: r.job,
             record: self.cfg.keep_records.then(|| Box::new(*r)),
         }))

@@ -4,8 +4,10 @@
 use std::path::PathBuf;
 
 use sitesim::job::{JobOutcome, OverrunPolicy};
+use sitesim::predict::estimates::Estimator;
+use sitesim::predict::{PredictorDefaults, PredictorSpec};
 use sitesim::sched::Policy;
-use sitesim::sim::{Observer, SimError, Simulation, SiteConfig};
+use sitesim::sim::{Observer, SimCounts, SimError, Simulation, SiteConfig};
 use sitesim::swf::SwfReader;
 use sitesim::workload::questionable::{Policies, PolicySetting};
 use sitesim::workload::{LogReplay, ReplayConfig};
@@ -20,9 +22,24 @@ impl Observer for Collect {
     }
 }
 
-/// A job line: number, submit, runtime, size, estimate (other fields unknown).
+/// A job line: number, submit, runtime, size, estimate (user 1, other fields unknown).
 pub fn job(n: i64, submit: i64, run: i64, size: i64, estimate: i64) -> String {
-    format!("{n} {submit} -1 {run} {size} -1 -1 {size} {estimate} -1 1 1 1 -1 -1 -1 -1 -1\n")
+    job_of(n, submit, run, size, estimate, 1, -1)
+}
+
+/// A job line with its user and executable.
+pub fn job_of(
+    n: i64,
+    submit: i64,
+    run: i64,
+    size: i64,
+    estimate: i64,
+    user: i64,
+    app: i64,
+) -> String {
+    format!(
+        "{n} {submit} -1 {run} {size} -1 -1 {size} {estimate} -1 1 {user} 1 {app} -1 -1 -1 -1\n"
+    )
 }
 
 /// Replays `swf` on `procs` processors with the invariant checker on; returns the ended
@@ -34,32 +51,53 @@ pub fn run_with(
     overrun: OverrunPolicy,
     settings: &[&str],
 ) -> Result<Vec<JobOutcome>, SimError> {
+    run_full(swf, procs, policy, overrun, settings, "log", None).map(|(jobs, _)| jobs)
+}
+
+/// [`run_with`] with an estimate model and a predictor; also returns the counters.
+pub fn run_full(
+    swf: &str,
+    procs: u32,
+    policy: Policy,
+    overrun: OverrunPolicy,
+    settings: &[&str],
+    estimates: &str,
+    predictor: Option<&str>,
+) -> Result<(Vec<JobOutcome>, SimCounts), SimError> {
     let mut policies = Policies::default();
     for s in settings {
         policies.set(&s.parse::<PolicySetting>().expect("valid setting"));
     }
+    let config = ReplayConfig {
+        procs,
+        policies,
+        interarrival_factor: 1.0,
+        max_runtime: None,
+        keep_records: false,
+    };
+    let estimator = Estimator::new(&estimates.parse().expect("valid model"), 1, || {
+        let reader = SwfReader::new(swf.as_bytes(), "case.swf").map_err(|e| e.to_string())?;
+        LogReplay::new(reader, "case.swf", config)
+            .admitted_jobs()
+            .map_err(|e| e.to_string())
+    })
+    .expect("the estimate model builds");
     let reader = SwfReader::new(swf.as_bytes(), "case.swf")?;
-    let workload = LogReplay::new(
-        reader,
-        "case.swf",
-        ReplayConfig {
-            procs,
-            policies,
-            interarrival_factor: 1.0,
-            max_runtime: None,
-            keep_records: false,
-        },
-    );
+    let workload = LogReplay::new(reader, "case.swf", config).with_estimator(estimator);
     let site = SiteConfig {
         procs,
         overrun,
         check: true,
     };
-    let (_, Collect(mut jobs), counts) =
-        Simulation::new(site, policy.build(procs), workload, Collect::default()).run(None)?;
+    let mut sim = Simulation::new(site, policy.build(procs), workload, Collect::default());
+    if let Some(p) = predictor {
+        let spec: PredictorSpec = p.parse().expect("valid predictor");
+        sim = sim.with_predictor(spec.build(&PredictorDefaults::default()).unwrap())?;
+    }
+    let (_, Collect(mut jobs), counts) = sim.run(None)?;
     assert_eq!(counts.submitted, counts.ended, "every submitted job ends");
     jobs.sort_by_key(|j| j.seq);
-    Ok(jobs)
+    Ok((jobs, counts))
 }
 
 /// [`run_with`] with default questionable-job policies.
