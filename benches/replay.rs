@@ -83,7 +83,7 @@ fn parsing(c: &mut Criterion) {
 }
 
 /// The simulation alone: a log parsed beforehand, replayed from memory (summary metrics
-/// on, no per-job outputs).
+/// on, no per-job outputs), under each policy and with predictors.
 fn simulation_only(c: &mut Criterion) {
     let Some(bytes) = common::shared_log("KTH-SP2-1996-2.swf") else {
         return;
@@ -93,9 +93,19 @@ fn simulation_only(c: &mut Criterion) {
     let records: Vec<Located> = reader.map(|r| r.unwrap()).collect();
     let mut g = c.benchmark_group("simulate-kth");
     g.throughput(Throughput::Elements(records.len() as u64));
-    for policy in Policy::ALL {
-        let opts = options(policy, None);
-        g.bench_with_input(BenchmarkId::from_parameter(policy.name()), &opts, |b, o| {
+    let mut runs: Vec<(String, ReplayOptions)> = Policy::ALL
+        .iter()
+        .map(|&p| (p.name().to_owned(), options(p, None)))
+        .collect();
+    for predictor in ["ruh", "sbh"] {
+        let opts = ReplayOptions {
+            predictor: Some(predictor.parse().unwrap()),
+            ..options(Policy::Sjbf, None)
+        };
+        runs.push((format!("sjbf-{predictor}"), opts));
+    }
+    for (name, opts) in &runs {
+        g.bench_with_input(BenchmarkId::from_parameter(name), opts, |b, o| {
             b.iter(|| {
                 replay(
                     || Ok(records.iter().copied().map(Ok)),

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use super::{PredCtx, PredJob};
 use crate::time::Time;
 
@@ -15,10 +17,10 @@ struct Live {
     prediction: Time,
 }
 
-/// Live jobs by user.
+/// Live jobs by user (hashed: never iterated), in submission order for each user.
 #[derive(Debug, Clone, Default)]
 pub struct LiveJobs {
-    by_user: BTreeMap<i64, BTreeMap<u64, Live>>,
+    by_user: FxHashMap<i64, BTreeMap<u64, Live>>,
 }
 
 impl LiveJobs {

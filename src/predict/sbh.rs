@@ -12,7 +12,7 @@
 //! median runtime of the matches in that session. Without any match it falls back to the
 //! estimate (SBH) or to one second (estimation-less SBH).
 
-use std::collections::BTreeMap;
+use rustc_hash::FxHashMap;
 
 use super::{Corrector, LiveJobs, Oracle, PredCtx, PredJob, Predictor, Statistic};
 use crate::time::Time;
@@ -127,7 +127,7 @@ pub struct SbhParams {
 /// newest first and stop at the first match, a depth limit counts back from the user's
 /// newest session, and a job ending late in an older session cannot make that session the
 /// newest.
-type Index = Vec<BTreeMap<(u32, Time, i64), (usize, Vec<Time>)>>;
+type Index = Vec<FxHashMap<(u32, Time, i64), (usize, Vec<Time>)>>;
 
 #[derive(Debug, Clone, Default)]
 struct UserHistory {
@@ -146,8 +146,8 @@ pub struct Sbh {
     name: &'static str,
     params: SbhParams,
     corrector: Corrector,
-    users: BTreeMap<i64, UserHistory>,
-    session_of: BTreeMap<u64, usize>,
+    users: FxHashMap<i64, UserHistory>,
+    session_of: FxHashMap<u64, usize>,
     live: LiveJobs,
 }
 
@@ -158,8 +158,8 @@ impl Sbh {
             name,
             params,
             corrector,
-            users: BTreeMap::new(),
-            session_of: BTreeMap::new(),
+            users: FxHashMap::default(),
+            session_of: FxHashMap::default(),
             live: LiveJobs::default(),
         }
     }
@@ -187,7 +187,7 @@ impl Sbh {
         Self::predict_with(&self.params, &self.users, job)
     }
 
-    fn predict_with(p: &SbhParams, users: &BTreeMap<i64, UserHistory>, job: &PredJob) -> Time {
+    fn predict_with(p: &SbhParams, users: &FxHashMap<i64, UserHistory>, job: &PredJob) -> Time {
         let fallback = match p.fallback {
             Fallback::Estimate => job.estimate,
             Fallback::Constant(c) => c,
@@ -257,7 +257,7 @@ impl Predictor for Sbh {
         }
         h.alive -= 1;
         h.latest_end = Some(h.latest_end.map_or(ctx.now, |e| e.max(ctx.now)));
-        h.index.resize_with(criteria.len(), BTreeMap::new);
+        h.index.resize_with(criteria.len(), FxHashMap::default);
         for (ci, c) in criteria.iter().enumerate() {
             let (newest, runtimes) = h.index[ci]
                 .entry(c.key(job))

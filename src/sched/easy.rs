@@ -26,6 +26,8 @@
 //! When only arrivals happened since the last pass, nothing the reservation depends on has
 //! changed, so only the new jobs are tested (DESIGN.md, "Where performance comes from").
 
+use std::collections::BTreeMap;
+
 use super::{RunningByEnd, RunningJob, Scheduler, SystemView};
 use crate::job::{JobId, JobRequest};
 use crate::time::Time;
@@ -56,7 +58,11 @@ pub struct Easy {
     arrivals: Vec<JobRequest>,
     /// Something besides arrivals changed since the last pass: a job ended or was replanned.
     dirty: bool,
-    candidates: Vec<JobRequest>,
+    /// SJBF: the waiting jobs by plan, then submission, kept as they change so that no
+    /// pass has to sort them.
+    by_plan: BTreeMap<(Time, u64), JobRequest>,
+    /// Scratch: keys of jobs started from `by_plan` in a pass.
+    started: Vec<(Time, u64)>,
 }
 
 impl Default for Easy {
@@ -83,27 +89,28 @@ impl Easy {
             reservation: None,
             arrivals: Vec::new(),
             dirty: false,
-            candidates: Vec::new(),
+            by_plan: BTreeMap::new(),
+            started: Vec::new(),
         }
     }
 
-    fn start(&mut self, job: &JobRequest, now: Time, starts: &mut Vec<JobId>) {
-        self.running
-            .insert(now + job.plan, job.seq, job.id, job.size);
+    /// Starts `job` now; the caller takes it out of `by_plan`.
+    fn run(running: &mut RunningByEnd, job: &JobRequest, now: Time, starts: &mut Vec<JobId>) {
+        running.insert(now + job.plan, job.seq, job.id, job.size);
         starts.push(job.id);
     }
 
-    /// Backfills `job` against the reservation if it qualifies; returns whether it did.
-    fn try_backfill(
-        &mut self,
-        job: &JobRequest,
-        now: Time,
-        free: &mut u32,
-        starts: &mut Vec<JobId>,
-    ) -> bool {
-        let Some(res) = self.reservation.as_mut() else {
-            return false;
-        };
+    /// Starts `job` now.
+    fn start(&mut self, job: &JobRequest, now: Time, starts: &mut Vec<JobId>) {
+        Self::run(&mut self.running, job, now, starts);
+        if self.order == Order::ShortestPlan {
+            self.by_plan.remove(&(job.plan, job.seq));
+        }
+    }
+
+    /// Whether `job` may be backfilled against `res` with `free` processors free; if so,
+    /// takes its processors (and the extra ones it uses past the shadow time).
+    fn admit(res: &mut Reservation, job: &JobRequest, now: Time, free: &mut u32) -> bool {
         if job.size > *free {
             return false;
         }
@@ -115,7 +122,6 @@ impl Easy {
             res.extra -= job.size;
         }
         *free -= job.size;
-        self.start(job, now, starts);
         true
     }
 
@@ -142,40 +148,61 @@ impl Easy {
         (shadow, avail - need)
     }
 
-    /// Tries `jobs` (in submission order) as backfilling candidates in this policy's order.
+    /// Tries waiting jobs as backfilling candidates: EASY takes `jobs` (in submission
+    /// order); SJBF takes every waiting job but the first, shortest plan first (or, with
+    /// `only_new`, the new arrivals `jobs`, shortest first).
     fn backfill<'a>(
         &mut self,
         jobs: impl Iterator<Item = &'a JobRequest>,
+        only_new: bool,
         now: Time,
         free: &mut u32,
         starts: &mut Vec<JobId>,
     ) {
+        let Some(mut res) = self.reservation else {
+            return;
+        };
         match self.order {
-            Order::Submission => self.try_each(jobs, now, free, starts),
+            Order::Submission => {
+                for job in jobs {
+                    if *free == 0 {
+                        break;
+                    }
+                    if Self::admit(&mut res, job, now, free) {
+                        Self::run(&mut self.running, job, now, starts);
+                    }
+                }
+            }
+            Order::ShortestPlan if only_new => {
+                let mut new: Vec<&JobRequest> = jobs.collect();
+                new.sort_unstable_by_key(|j| (j.plan, j.seq));
+                for job in new {
+                    if *free == 0 {
+                        break;
+                    }
+                    if Self::admit(&mut res, job, now, free) {
+                        self.start(job, now, starts);
+                    }
+                }
+            }
             Order::ShortestPlan => {
-                let mut candidates = std::mem::take(&mut self.candidates);
-                candidates.clear();
-                candidates.extend(jobs.copied());
-                candidates.sort_unstable_by_key(|j| (j.plan, j.seq));
-                self.try_each(candidates.iter(), now, free, starts);
-                self.candidates = candidates;
+                let mut started = std::mem::take(&mut self.started);
+                for (&key, job) in &self.by_plan {
+                    if *free == 0 {
+                        break;
+                    }
+                    if job.id != res.head && Self::admit(&mut res, job, now, free) {
+                        Self::run(&mut self.running, job, now, starts);
+                        started.push(key);
+                    }
+                }
+                for key in started.drain(..) {
+                    self.by_plan.remove(&key);
+                }
+                self.started = started;
             }
         }
-    }
-
-    fn try_each<'a>(
-        &mut self,
-        jobs: impl Iterator<Item = &'a JobRequest>,
-        now: Time,
-        free: &mut u32,
-        starts: &mut Vec<JobId>,
-    ) {
-        for job in jobs {
-            if *free == 0 {
-                break;
-            }
-            self.try_backfill(job, now, free, starts);
-        }
+        self.reservation = Some(res);
     }
 
     fn full_pass(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
@@ -200,7 +227,7 @@ impl Easy {
             break;
         }
         if rest < queue.len() && free > 0 {
-            self.backfill(queue.iter().skip(rest), now, &mut free, starts);
+            self.backfill(queue.iter().skip(rest), false, now, &mut free, starts);
         }
     }
 }
@@ -215,6 +242,9 @@ impl Scheduler for Easy {
 
     fn on_submit(&mut self, job: &JobRequest, _view: &SystemView<'_>) {
         self.arrivals.push(*job);
+        if self.order == Order::ShortestPlan {
+            self.by_plan.insert((job.plan, job.seq), *job);
+        }
     }
 
     fn on_end(&mut self, job: &RunningJob, _view: &SystemView<'_>) {
@@ -229,10 +259,17 @@ impl Scheduler for Easy {
         started: Option<Time>,
         _view: &SystemView<'_>,
     ) {
-        if let Some(start) = started {
-            self.running.remove(start + old_plan, job.seq);
-            self.running
-                .insert(start + job.plan, job.seq, job.id, job.size);
+        match started {
+            Some(start) => {
+                self.running.remove(start + old_plan, job.seq);
+                self.running
+                    .insert(start + job.plan, job.seq, job.id, job.size);
+            }
+            None if self.order == Order::ShortestPlan => {
+                self.by_plan.remove(&(old_plan, job.seq));
+                self.by_plan.insert((job.plan, job.seq), *job);
+            }
+            None => {}
         }
         self.dirty = true;
     }
@@ -243,7 +280,7 @@ impl Scheduler for Easy {
         if !self.dirty && reservation_holds {
             let mut free = view.free;
             let arrivals = std::mem::take(&mut self.arrivals);
-            self.backfill(arrivals.iter(), now, &mut free, starts);
+            self.backfill(arrivals.iter(), true, now, &mut free, starts);
             self.arrivals = arrivals;
         } else {
             self.full_pass(view, starts);
