@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::{PredCtx, PredJob};
+use super::{Corrector, PredCtx, PredJob};
 use crate::time::Time;
 
 /// A live job: what the predictor knows of it, its start once running, and its current
@@ -47,15 +47,25 @@ impl LiveJobs {
         }
     }
 
-    /// A job's prediction was corrected to `prediction` after a miss.
-    pub fn corrected(&mut self, job: &PredJob, prediction: Time) {
+    /// A job missed its deadline: its new prediction by `corrector`, remembered.
+    pub fn miss(
+        &mut self,
+        corrector: &mut Corrector,
+        job: &PredJob,
+        prediction: Time,
+        elapsed: Time,
+        estimate: Option<Time>,
+    ) -> Time {
+        let p = corrector.correct(job.seq, prediction, elapsed, estimate);
         if let Some(live) = self.get(job) {
-            live.prediction = prediction;
+            live.prediction = p;
         }
+        p
     }
 
-    /// A job ended.
-    pub fn end(&mut self, job: &PredJob) {
+    /// A job ended; `corrector` forgets its misses.
+    pub fn end(&mut self, job: &PredJob, corrector: &mut Corrector) {
+        corrector.forget(job.seq);
         if let Some(m) = self.by_user.get_mut(&job.user) {
             m.remove(&job.seq);
             if m.is_empty() {

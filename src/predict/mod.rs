@@ -24,7 +24,7 @@ pub use live::LiveJobs;
 pub use modal::{ModalModel, ModalParams, Mode};
 pub use ruh::{Ruh, RuhParams};
 pub use sbh::{Criterion, Fallback, Sbh, SbhParams, Search, SessionRule};
-pub use simple::{Constant, Estimate, Perfect};
+pub use simple::{Basis, Perfect, Static};
 pub use spec::{PredictorDefaults, PredictorSpec};
 
 use crate::job::JobId;

@@ -79,8 +79,7 @@ impl Predictor for Ruh {
     }
 
     fn on_end(&mut self, job: &PredJob, runtime: Time, ctx: &mut PredCtx) {
-        self.live.end(job);
-        self.corrector.forget(job.seq);
+        self.live.end(job, &mut self.corrector);
         let h = self.history.entry(job.user).or_default();
         h.push_back(runtime);
         if h.len() > self.params.jobs {
@@ -100,10 +99,8 @@ impl Predictor for Ruh {
         elapsed: Time,
         _ctx: &mut PredCtx,
     ) -> Time {
-        let p = self
-            .corrector
-            .correct(job.seq, prediction, elapsed, Some(job.estimate));
-        self.live.corrected(job, p);
-        p
+        let estimate = Some(job.estimate);
+        self.live
+            .miss(&mut self.corrector, job, prediction, elapsed, estimate)
     }
 }

@@ -239,8 +239,7 @@ impl Predictor for Sbh {
     }
 
     fn on_end(&mut self, job: &PredJob, runtime: Time, ctx: &mut PredCtx) {
-        self.live.end(job);
-        self.corrector.forget(job.seq);
+        self.live.end(job, &mut self.corrector);
         let session = self
             .session_of
             .remove(&job.seq)
@@ -289,10 +288,7 @@ impl Predictor for Sbh {
             Fallback::Estimate => Some(job.estimate),
             Fallback::Constant(_) => None,
         };
-        let p = self
-            .corrector
-            .correct(job.seq, prediction, elapsed, estimate);
-        self.live.corrected(job, p);
-        p
+        self.live
+            .miss(&mut self.corrector, job, prediction, elapsed, estimate)
     }
 }

@@ -1,6 +1,7 @@
 //! The reference predictors of seed 001 Listing 2: PERFECT (an oracle, the upper bound on
-//! accuracy), CONSTANT (no information at all; with 1 s it is the information-less
-//! predictor of §7) and ESTIMATE (the user's own estimate).
+//! accuracy), and CONSTANT (no information at all; with 1 s it is the information-less
+//! predictor of §7) and ESTIMATE (the user's own estimate), which differ only in what they
+//! predict.
 
 use super::{Corrector, Oracle, PredCtx, PredJob, Predictor};
 use crate::time::Time;
@@ -28,61 +29,42 @@ impl Predictor for Perfect {
     }
 }
 
-/// Predicts the same value for every job, with gradual increments on misses. It uses
-/// neither the estimate nor any history.
+/// What a static predictor predicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basis {
+    /// The same value for every job, using no information at all.
+    Constant(Time),
+    /// The user's estimate.
+    Estimate,
+}
+
+/// Predicts a constant or the estimate, with gradual increments on misses: the CONSTANT
+/// (with 1 s, the information-less predictor of seed 001 §7) and ESTIMATE predictors.
 #[derive(Debug, Clone)]
-pub struct Constant {
-    value: Time,
+pub struct Static {
+    basis: Basis,
     corrector: Corrector,
 }
 
-impl Constant {
-    /// Predicts `value` seconds.
-    pub fn new(value: Time, corrector: Corrector) -> Self {
-        Constant { value, corrector }
+impl Static {
+    /// A predictor of `basis`.
+    pub fn new(basis: Basis, corrector: Corrector) -> Self {
+        Static { basis, corrector }
     }
 }
 
-impl Predictor for Constant {
+impl Predictor for Static {
     fn name(&self) -> &str {
-        "constant"
-    }
-    fn on_submit(&mut self, _job: &PredJob, _oracle: Oracle, _ctx: &mut PredCtx) -> Time {
-        self.value
-    }
-    fn on_end(&mut self, job: &PredJob, _runtime: Time, _ctx: &mut PredCtx) {
-        self.corrector.forget(job.seq);
-    }
-    fn on_miss(
-        &mut self,
-        job: &PredJob,
-        prediction: Time,
-        elapsed: Time,
-        _ctx: &mut PredCtx,
-    ) -> Time {
-        self.corrector.correct(job.seq, prediction, elapsed, None)
-    }
-}
-
-/// Predicts the user's estimate, with gradual increments if the job outlives it.
-#[derive(Debug, Clone)]
-pub struct Estimate {
-    corrector: Corrector,
-}
-
-impl Estimate {
-    /// The estimate predictor.
-    pub fn new(corrector: Corrector) -> Self {
-        Estimate { corrector }
-    }
-}
-
-impl Predictor for Estimate {
-    fn name(&self) -> &str {
-        "estimate"
+        match self.basis {
+            Basis::Constant(_) => "constant",
+            Basis::Estimate => "estimate",
+        }
     }
     fn on_submit(&mut self, job: &PredJob, _oracle: Oracle, _ctx: &mut PredCtx) -> Time {
-        job.estimate
+        match self.basis {
+            Basis::Constant(c) => c,
+            Basis::Estimate => job.estimate,
+        }
     }
     fn on_end(&mut self, job: &PredJob, _runtime: Time, _ctx: &mut PredCtx) {
         self.corrector.forget(job.seq);
@@ -94,7 +76,9 @@ impl Predictor for Estimate {
         elapsed: Time,
         _ctx: &mut PredCtx,
     ) -> Time {
+        // The constant predictor uses no information, not even the estimate.
+        let estimate = (self.basis == Basis::Estimate).then_some(job.estimate);
         self.corrector
-            .correct(job.seq, prediction, elapsed, Some(job.estimate))
+            .correct(job.seq, prediction, elapsed, estimate)
     }
 }

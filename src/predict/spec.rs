@@ -7,8 +7,8 @@ use std::str::FromStr;
 use serde::Deserialize;
 
 use super::{
-    Constant, Correction, Corrector, Criterion, Estimate, Fallback, Perfect, Predictor, Ruh,
-    RuhParams, Sbh, SbhParams, Search, SessionRule, Statistic,
+    Basis, Correction, Corrector, Criterion, Fallback, Perfect, Predictor, Ruh, RuhParams, Sbh,
+    SbhParams, Search, SessionRule, Static, Statistic,
 };
 use crate::time::{Time, parse_duration};
 
@@ -253,11 +253,14 @@ impl PredictorSpec {
         };
         let predictor: Box<dyn Predictor> = match self.name.as_str() {
             "perfect" => Box::new(Perfect),
-            "estimate" => Box::new(Estimate::new(corrector(Correction::Increments, None)?)),
+            "estimate" => Box::new(Static::new(
+                Basis::Estimate,
+                corrector(Correction::Increments, None)?,
+            )),
             "constant" | "infoless" => {
                 let value = s.duration("value", defaults.constant.value)?.max(1);
-                Box::new(Constant::new(
-                    value,
+                Box::new(Static::new(
+                    Basis::Constant(value),
                     corrector(Correction::Increments, None)?,
                 ))
             }
