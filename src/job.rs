@@ -169,37 +169,64 @@ pub struct Accuracy {
     pub first_plan: Time,
 }
 
-impl Accuracy {
-    /// The accuracy of predictions `segments` (how long each was in force, the
-    /// prediction) for a job that ran `runtime` seconds.
-    pub fn of(
-        segments: impl Iterator<Item = (Time, Time)> + Clone,
-        runtime: Time,
-        misses: u32,
-    ) -> Accuracy {
-        let ra = |p: Time| {
-            if p == runtime {
-                1.0
-            } else {
-                p.min(runtime).max(0) as f64 / p.max(runtime) as f64
-            }
-        };
-        let total: Time = segments.clone().map(|(d, _)| d).sum();
-        let first_plan = segments.clone().next().map_or(runtime, |s| s.1);
-        let (ai, rel) = if total > 0 {
-            segments.fold((0.0, 0.0), |(ai, rel), (d, p)| {
-                let w = d as f64 / total as f64;
-                (ai + w * (runtime - p).abs() as f64, rel + w * ra(p))
-            })
+/// Accumulates a job's [`Accuracy`] while it lives, one prediction at a time, in order.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AccuracyTally {
+    runtime: Time,
+    first_plan: Time,
+    last_plan: Time,
+    total: Time,
+    absolute: f64,
+    relative: f64,
+    misses: u32,
+}
+
+impl AccuracyTally {
+    /// A job that will run `runtime` seconds, predicted `first_plan` at submission.
+    pub fn new(runtime: Time, first_plan: Time) -> Self {
+        AccuracyTally {
+            runtime,
+            first_plan,
+            last_plan: first_plan,
+            ..AccuracyTally::default()
+        }
+    }
+
+    /// Prediction `prediction` was in force for `duration` seconds.
+    pub fn add(&mut self, duration: Time, prediction: Time) {
+        let r = self.runtime;
+        let relative = if prediction == r {
+            1.0
         } else {
-            let last = segments.last().map_or(runtime, |s| s.1);
-            ((runtime - last).abs() as f64, ra(last))
+            prediction.min(r).max(0) as f64 / prediction.max(r) as f64
+        };
+        self.total += duration;
+        self.absolute += duration as f64 * (r - prediction).abs() as f64;
+        self.relative += duration as f64 * relative;
+        self.last_plan = prediction;
+    }
+
+    /// The job outlived its prediction.
+    pub fn miss(&mut self) {
+        self.misses += 1;
+    }
+
+    /// The time-weighted figures; a job that lived no time at all is judged by its last
+    /// prediction.
+    pub fn finish(self) -> Accuracy {
+        let (absolute_inaccuracy, relative_accuracy) = if self.total > 0 {
+            let t = self.total as f64;
+            (self.absolute / t, self.relative / t)
+        } else {
+            let mut once = AccuracyTally::new(self.runtime, self.last_plan);
+            once.add(1, self.last_plan);
+            (once.absolute, once.relative)
         };
         Accuracy {
-            absolute_inaccuracy: ai,
-            relative_accuracy: rel,
-            misses,
-            first_plan,
+            absolute_inaccuracy,
+            relative_accuracy,
+            misses: self.misses,
+            first_plan: self.first_plan,
         }
     }
 }
@@ -227,17 +254,35 @@ mod tests {
     /// 50 for its first 60 s of life and 200 for the last 140.
     #[test]
     fn accuracy_is_time_weighted() {
-        let a = Accuracy::of([(60, 50), (140, 200)].into_iter(), 100, 1);
+        let mut t = AccuracyTally::new(100, 50);
+        t.add(60, 50);
+        t.miss();
+        t.add(140, 200);
+        let a = t.finish();
         assert!((a.absolute_inaccuracy - (0.3 * 50.0 + 0.7 * 100.0)).abs() < 1e-12);
         assert!((a.relative_accuracy - (0.3 * 0.5 + 0.7 * 0.5)).abs() < 1e-12);
         assert_eq!((a.misses, a.first_plan), (1, 50));
-        let exact = Accuracy::of([(0, 7)].into_iter(), 7, 0);
+        let mut exact = AccuracyTally::new(7, 7);
+        exact.add(0, 7);
+        let exact = exact.finish();
         assert_eq!(
             (exact.absolute_inaccuracy, exact.relative_accuracy),
             (0.0, 1.0)
         );
-        let zero = Accuracy::of([(5, 10)].into_iter(), 0, 0);
-        assert_eq!(zero.relative_accuracy, 0.0);
+        let mut zero = AccuracyTally::new(0, 10);
+        zero.add(5, 10);
+        assert_eq!(zero.finish().relative_accuracy, 0.0);
+        let mut instant = AccuracyTally::new(4, 10);
+        instant.add(0, 12);
+        let instant = instant.finish();
+        assert_eq!(
+            (
+                instant.absolute_inaccuracy,
+                instant.relative_accuracy,
+                instant.first_plan
+            ),
+            (8.0, 4.0 / 12.0, 10)
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! What a predictor does when a job outlives its prediction (a **deadline miss**, seed 001
 //! §3.1): it must give a new prediction beyond the job's elapsed runtime.
 
-use std::collections::BTreeMap;
+use rustc_hash::FxHashMap;
 
 use crate::time::Time;
 
@@ -28,9 +28,9 @@ pub enum Correction {
 pub struct Corrector {
     policy: Correction,
     increments: Vec<Time>,
-    /// Per job (by submission number): the prediction before the first increment, and
-    /// how many increments have been used.
-    state: BTreeMap<u64, (Time, usize)>,
+    /// Per job (by submission number; hashed, never iterated): the prediction before the
+    /// first increment, and how many increments have been used.
+    state: FxHashMap<u64, (Time, usize)>,
 }
 
 impl Corrector {
@@ -40,7 +40,7 @@ impl Corrector {
         Corrector {
             policy,
             increments,
-            state: BTreeMap::new(),
+            state: FxHashMap::default(),
         }
     }
 

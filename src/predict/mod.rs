@@ -135,11 +135,24 @@ impl Statistic {
         }
     }
 
-    /// The statistic of `values` (which must not be empty).
-    pub fn of(self, values: impl Iterator<Item = Time>) -> Time {
-        let mut v: Vec<Time> = values.collect();
-        v.sort_unstable();
-        self.of_sorted(&v)
+    /// The statistic of `values` (which must not be empty). A few values (RUH's last k
+    /// jobs) are sorted on the stack.
+    pub fn of(self, values: impl ExactSizeIterator<Item = Time>) -> Time {
+        const ON_STACK: usize = 16;
+        let n = values.len();
+        if n <= ON_STACK {
+            let mut buf = [0; ON_STACK];
+            for (slot, v) in buf.iter_mut().zip(values) {
+                *slot = v;
+            }
+            let v = &mut buf[..n];
+            v.sort_unstable();
+            self.of_sorted(v)
+        } else {
+            let mut v: Vec<Time> = values.collect();
+            v.sort_unstable();
+            self.of_sorted(&v)
+        }
     }
 
     /// The statistic of `v`, sorted ascending (and not empty).
@@ -170,6 +183,9 @@ mod tests {
         assert_eq!(s(Statistic::Median, &[5, 1, 3]), 3);
         assert_eq!(s(Statistic::Mean, &[1, 2]), 2);
         assert_eq!(s(Statistic::Mean, &[1, 2, 2]), 2);
+        let many: Vec<Time> = (0..41).rev().collect();
+        assert_eq!(s(Statistic::Median, &many), 20);
+        assert_eq!(s(Statistic::Median, &many[..17]), 32);
         assert!(Statistic::parse("mode").is_err());
     }
 }

@@ -3,7 +3,9 @@
 //! seed 001's RUH (median of the last three) and Tsafrir, Etsion & Feitelson's EASY++
 //! (mean of the last two, capped at the estimate).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 
 use super::{Corrector, LiveJobs, Oracle, PredCtx, PredJob, Predictor, Statistic};
 use crate::time::Time;
@@ -28,7 +30,7 @@ pub struct Ruh {
     params: RuhParams,
     corrector: Corrector,
     /// The user's last terminated runtimes, oldest first, in order of termination.
-    history: BTreeMap<i64, VecDeque<Time>>,
+    history: FxHashMap<i64, VecDeque<Time>>,
     live: LiveJobs,
 }
 
@@ -39,8 +41,8 @@ impl Ruh {
             name,
             params,
             corrector,
-            history: BTreeMap::new(),
-            live: LiveJobs::default(),
+            history: FxHashMap::default(),
+            live: LiveJobs::new(params.propagate),
         }
     }
 
@@ -48,7 +50,11 @@ impl Ruh {
         Self::predict_with(&self.params, &self.history, job)
     }
 
-    fn predict_with(p: &RuhParams, history: &BTreeMap<i64, VecDeque<Time>>, job: &PredJob) -> Time {
+    fn predict_with(
+        p: &RuhParams,
+        history: &FxHashMap<i64, VecDeque<Time>>,
+        job: &PredJob,
+    ) -> Time {
         match history.get(&job.user) {
             Some(h) if h.len() >= p.jobs => {
                 let v = p.statistic.of(h.iter().copied());

@@ -147,7 +147,8 @@ pub struct Sbh {
     params: SbhParams,
     corrector: Corrector,
     users: FxHashMap<i64, UserHistory>,
-    session_of: FxHashMap<u64, usize>,
+    /// The session of each live job, by its slot in the job table.
+    session_of: Vec<usize>,
     live: LiveJobs,
 }
 
@@ -156,11 +157,11 @@ impl Sbh {
     pub fn new(name: &'static str, params: SbhParams, corrector: Corrector) -> Self {
         Sbh {
             name,
+            live: LiveJobs::new(params.propagate),
             params,
             corrector,
             users: FxHashMap::default(),
-            session_of: FxHashMap::default(),
-            live: LiveJobs::default(),
+            session_of: Vec::new(),
         }
     }
 
@@ -228,7 +229,11 @@ impl Predictor for Sbh {
 
     fn on_submit(&mut self, job: &PredJob, _oracle: Oracle, ctx: &mut PredCtx) -> Time {
         let session = self.join_session(job, ctx.now);
-        self.session_of.insert(job.seq, session);
+        let slot = job.id as usize;
+        if self.session_of.len() <= slot {
+            self.session_of.resize(slot + 1, 0);
+        }
+        self.session_of[slot] = session;
         let p = self.predict(job);
         self.live.submit(job, p);
         p
@@ -240,10 +245,7 @@ impl Predictor for Sbh {
 
     fn on_end(&mut self, job: &PredJob, runtime: Time, ctx: &mut PredCtx) {
         self.live.end(job, &mut self.corrector);
-        let session = self
-            .session_of
-            .remove(&job.seq)
-            .expect("a submitted job has a session");
+        let session = self.session_of[job.id as usize];
         let criteria = &self.params.criteria;
         let h = self
             .users

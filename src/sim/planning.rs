@@ -1,7 +1,7 @@
 //! What the scheduler plans with: the predictor (if any) and, for every live job, the
 //! predictions it has had, for the accuracy metrics and for deadline-miss events.
 
-use crate::job::{Accuracy, JobId, JobRequest};
+use crate::job::{Accuracy, AccuracyTally, JobId, JobRequest};
 use crate::predict::{Oracle, PredCtx, PredJob, Predictor};
 use crate::time::Time;
 
@@ -10,9 +10,8 @@ use crate::time::Time;
 struct Track {
     /// When the current prediction was made.
     since: Time,
-    /// Earlier predictions: (how long each was in force, the prediction).
-    closed: Vec<(Time, Time)>,
-    misses: u32,
+    /// The earlier predictions, weighed by how long each was in force.
+    tally: AccuracyTally,
     /// Identifies the job's pending deadline-miss event; older events are stale.
     stamp: u64,
 }
@@ -69,18 +68,20 @@ impl Planner {
     /// A job was submitted at `now` with `req.plan` set to its estimate and `runtime` the
     /// runtime it will have: its plan.
     pub fn submitted(&mut self, req: &JobRequest, runtime: Time, now: Time) -> Time {
-        *self.track(req.id) = Track {
-            since: now,
-            ..Track::default()
-        };
-        match &mut self.predictor {
+        let plan = match &mut self.predictor {
             Some(p) => {
                 self.ctx.now = now;
                 p.on_submit(&pred_job(req), Oracle(runtime), &mut self.ctx)
                     .max(1)
             }
             None => req.plan,
-        }
+        };
+        *self.track(req.id) = Track {
+            since: now,
+            tally: AccuracyTally::new(runtime, plan),
+            stamp: 0,
+        };
+        plan
     }
 
     /// A job started at `now`.
@@ -94,19 +95,19 @@ impl Planner {
     /// A job whose plan was `req.plan` ended at `now` after running `runtime` seconds: how
     /// its predictions fared.
     pub fn ended(&mut self, req: &JobRequest, runtime: Time, now: Time) -> Accuracy {
-        let t = std::mem::take(&mut self.tracks[req.id as usize]);
+        let mut t = std::mem::take(&mut self.tracks[req.id as usize]);
         if let Some(p) = &mut self.predictor {
             self.ctx.now = now;
             p.on_end(&pred_job(req), runtime, &mut self.ctx);
         }
-        let last = (now - t.since, req.plan);
-        Accuracy::of(t.closed.iter().copied().chain([last]), runtime, t.misses)
+        t.tally.add(now - t.since, req.plan);
+        t.tally.finish()
     }
 
     /// A running job reached its plan after `elapsed` seconds and still runs: its new
     /// prediction, beyond `elapsed`.
     pub fn missed(&mut self, req: &JobRequest, elapsed: Time, now: Time) -> Time {
-        self.track(req.id).misses += 1;
+        self.track(req.id).tally.miss();
         let p = self
             .predictor
             .as_mut()
@@ -119,7 +120,7 @@ impl Planner {
     /// Job `id`'s plan changed at `now` from `old`.
     pub fn changed(&mut self, id: JobId, old: Time, now: Time) {
         let t = self.track(id);
-        t.closed.push((now - t.since, old));
+        t.tally.add(now - t.since, old);
         t.since = now;
     }
 
