@@ -29,6 +29,9 @@ pub struct JobSpec {
     pub app: i64,
     /// The job's number in its log.
     pub job: i64,
+    /// An identifier the source chooses, handed back in the job's [`JobOutcome`]: a
+    /// closed-loop workload learns from it which of its jobs ended.
+    pub tag: u64,
     /// The job's log record, if the source keeps it for per-job outputs (boxed, so that a
     /// job without one stays small as it moves through the simulation).
     pub record: Option<Box<SwfRecord>>,
@@ -147,6 +150,8 @@ pub struct JobOutcome {
     pub user: i64,
     /// The job's number in its log.
     pub job: i64,
+    /// The source's identifier of the job ([`JobSpec::tag`]).
+    pub tag: u64,
     /// The job's log record, if its source kept it.
     pub record: Option<Box<SwfRecord>>,
     /// How its predictions fared.

@@ -6,17 +6,26 @@ use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 
-use sitesim::experiment::replay::{ReplayOptions, render, render_modal, replay};
-use sitesim::experiment::scenario::{DEFAULT_SCENARIO, Scenario};
+use sitesim::experiment::feedback::{
+    ContinuationSource, FeedbackOptions, feedback, render_feedback,
+};
+use sitesim::experiment::output::write_atomic;
+use sitesim::experiment::replay::{ReplayOptions, machine_size, render, render_modal, replay};
+use sitesim::experiment::scenario::{DEFAULT_SCENARIO, RunSummary, Scenario};
 use sitesim::job::OverrunPolicy;
+use sitesim::localtime::SiteClock;
 use sitesim::metrics::{Bsld, BsldForm};
 use sitesim::predict::estimates::EstimateModel;
 use sitesim::predict::{ModalModel, ModalParams, PredictorSpec};
 use sitesim::sched::Policy;
-use sitesim::swf::{SwfReader, SwfWriter};
+use sitesim::session::SessionRule;
+use sitesim::swf::{SwfHeader, SwfReader, SwfWriter};
 use sitesim::time::{Time, parse_duration};
+use sitesim::users::{NegativeThink, OpeningThink, Patience};
+use sitesim::workload::analysis::LogAnalysis;
 use sitesim::workload::questionable::{Policies, PolicySetting};
-use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};
+use sitesim::workload::trace::{DependenceCutoff, Trace, TraceConfig, WindowEnd};
+use sitesim::workload::{LogReplay, ReplayConfig, Synthetic, SyntheticConfig, SyntheticModel};
 
 #[derive(Parser)]
 #[command(
@@ -35,6 +44,11 @@ enum Command {
     Run(RunArgs),
     /// Replay a log open-loop: every job is submitted at its logged time.
     Replay(ReplayArgs),
+    /// Replay a log with feedback: each user submits its jobs in log order, each once the
+    /// jobs it depends on have ended on the simulated machine, inside its session windows.
+    Feedback(FeedbackArgs),
+    /// Analyse a log's users: sessions, think times, daily and weekly cycles, flurries.
+    Analyze(AnalyzeArgs),
     /// Write a synthetic log (a simple benchmark workload, not a published model).
     Generate(GenerateArgs),
     /// Print the modal estimate model's values and shares, for a log or for given inputs.
@@ -48,7 +62,9 @@ struct RunArgs {
 }
 
 #[derive(Args)]
-struct ReplayArgs {
+/// What `replay` and `feedback` share: the log, the site, the scheduler, the metrics and
+/// the outputs.
+struct SiteArgs {
     /// The log, in the Standard Workload Format.
     #[arg(long, value_name = "FILE")]
     swf: PathBuf,
@@ -79,11 +95,6 @@ struct ReplayArgs {
     /// oversize=skip|clamp|error, missing-estimate=runtime|max-runtime|skip|error.
     #[arg(long, value_name = "KIND=ACTION")]
     questionable: Vec<PolicySetting>,
-    /// Multiply every interarrival time by this factor (below 1 raises the load).
-    /// Caveat: this also compresses the daily and weekly cycles of the log, so a
-    /// higher load obtained this way is not what more users would produce.
-    #[arg(long, default_value_t = 1.0, value_parser = positive_factor, allow_negative_numbers = true)]
-    interarrival_factor: f64,
     /// Bounded slowdown form.
     #[arg(long, value_enum, default_value = "clamped")]
     bsld: BsldForm,
@@ -99,9 +110,111 @@ struct ReplayArgs {
     /// Verify the scheduling invariants after every pass (always on in debug builds).
     #[arg(long)]
     check: bool,
-    /// Write summary.json, jobs.csv and schedule.swf into this directory.
+    /// Write summary.json, jobs.csv and schedule.swf (and, for feedback, users.csv,
+    /// sessions.csv and cycles.csv) into this directory.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct ReplayArgs {
+    #[command(flatten)]
+    site: SiteArgs,
+    /// Multiply every interarrival time by this factor (below 1 raises the load).
+    /// Caveat: this also compresses the daily and weekly cycles of the log, so a
+    /// higher load obtained this way is not what more users would produce.
+    #[arg(long, default_value_t = 1.0, value_parser = positive_factor, allow_negative_numbers = true)]
+    interarrival_factor: f64,
+}
+
+#[derive(Args)]
+struct FeedbackArgs {
+    #[command(flatten)]
+    site: SiteArgs,
+    #[command(flatten)]
+    users: UserArgs,
+    /// The think time of jobs that opened a session in the log: capped (the logged break,
+    /// at most the session threshold), original (the logged break) or zero.
+    #[arg(long, default_value = "capped", value_name = "RULE")]
+    opening_think: OpeningThink,
+    /// Jobs submitted while the user's previous job still ran keep their logged spacing
+    /// from the previous submission (spacing) or are submitted with it (together).
+    #[arg(long, default_value = "spacing", value_name = "RULE")]
+    negative_think: NegativeThink,
+    /// Break sessions after long responses with this continuation curve (a file such as
+    /// models/continuation-kth.toml, or 'fit' to fit it from the log). Off by default.
+    #[arg(long, value_name = "FILE|fit")]
+    continuation: Option<ContinuationSource>,
+    /// A user whose jobs wait longer than this, --strikes times, leaves for good
+    /// (frustrated). Off by default.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    patience: Option<Time>,
+    /// Waits over --patience after which a user leaves.
+    #[arg(long, default_value_t = 3, requires = "patience", value_parser = clap::value_parser!(u32).range(1..))]
+    strikes: u32,
+}
+
+/// How a log is split into users, sessions and dependencies.
+#[derive(Args)]
+struct UserArgs {
+    /// Session threshold: a think time this long or longer starts a new session.
+    #[arg(long, default_value = "20m", value_parser = parse_duration, value_name = "DURATION")]
+    threshold: Time,
+    /// Think time measured from the previous job's end (previous) or from the latest end
+    /// among all earlier jobs (latest).
+    #[arg(long, default_value = "previous", value_name = "RULE")]
+    session_rule: SessionRule,
+    /// A job depends on the user's jobs that had ended by its submission (submit) or by
+    /// its start (start, the seed's literal wording).
+    #[arg(long, default_value = "submit", value_name = "CUTOFF")]
+    dependence: DependenceCutoff,
+    /// Session windows end at the last end of the session's jobs (last-end) or at its
+    /// last submission (last-submit).
+    #[arg(long, default_value = "last-end", value_name = "END")]
+    window_end: WindowEnd,
+    /// The site's time zone (UTC, an IANA name, +HH:MM or seconds east of UTC)
+    /// [default: the log header's TimeZoneString, else TimeZone, else UTC].
+    #[arg(long, value_name = "ZONE")]
+    time_zone: Option<String>,
+}
+
+impl UserArgs {
+    fn trace_config(&self) -> Result<TraceConfig, String> {
+        if self.threshold < 1 {
+            return Err("--threshold must be at least 1 second".into());
+        }
+        Ok(TraceConfig {
+            threshold: self.threshold,
+            rule: self.session_rule,
+            cutoff: self.dependence,
+            window_end: self.window_end,
+        })
+    }
+}
+
+#[derive(Args)]
+struct AnalyzeArgs {
+    /// The log, in the Standard Workload Format.
+    #[arg(long, value_name = "FILE")]
+    swf: PathBuf,
+    #[command(flatten)]
+    users: UserArgs,
+    /// Processors, for the oversize check [default: the log's MaxProcs].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    procs: Option<u32>,
+    /// What to do with one kind of questionable job, as KIND=ACTION (see `replay`).
+    #[arg(long, value_name = "KIND=ACTION")]
+    questionable: Vec<PolicySetting>,
+    /// A user's week is a flurry when it has more than this many times the jobs of every
+    /// other user's busiest week.
+    #[arg(long, default_value_t = 2.0, value_parser = positive_factor)]
+    flurry_factor: f64,
+    /// Write the continuation curve fitted from the log to this file (TOML).
+    #[arg(long, value_name = "FILE")]
+    fit_continuation: Option<PathBuf>,
+    /// Print the analysis as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -167,14 +280,14 @@ fn run_scenario(a: RunArgs) -> Result<(), String> {
         );
     }
     let summary = scenario.run()?;
-    print!("{}", render(&summary));
+    print!("{}", summary.render());
     report_time(
         started,
-        summary.input.jobs,
-        summary.counts.checked_passes > 0,
+        summary.run().input.jobs,
+        summary.run().counts.checked_passes > 0,
     );
     if let Some(dir) = &scenario.output.dir {
-        report_outputs(dir);
+        report_outputs(dir, matches!(summary, RunSummary::Feedback(_)));
     }
     Ok(())
 }
@@ -189,44 +302,62 @@ fn report_time(started: Instant, jobs: u64, checked: bool) {
     );
 }
 
-fn report_outputs(dir: &std::path::Path) {
+fn report_outputs(dir: &std::path::Path, feedback: bool) {
     println!(
-        "  written       {0}/summary.json, {0}/jobs.csv, {0}/schedule.swf",
-        dir.display()
+        "  written       {0}/summary.json, {0}/jobs.csv, {0}/schedule.swf{1}",
+        dir.display(),
+        if feedback {
+            format!(
+                ", {0}/users.csv, {0}/sessions.csv, {0}/cycles.csv",
+                dir.display()
+            )
+        } else {
+            String::new()
+        }
     );
+}
+
+impl SiteArgs {
+    fn options(&self, interarrival_factor: f64) -> ReplayOptions {
+        let mut questionable = Policies::default();
+        for s in &self.questionable {
+            questionable.set(s);
+        }
+        ReplayOptions {
+            policy: self.scheduler,
+            procs: self.procs,
+            overrun: self.overrun,
+            questionable,
+            interarrival_factor,
+            bsld: Bsld {
+                form: self.bsld,
+                threshold: self.bsld_threshold,
+            },
+            warmup: self.warmup,
+            cooldown: self.cooldown,
+            estimates: self.estimates.clone(),
+            predictor: self.predictor.clone(),
+            seed: self.seed,
+            check: self.check || cfg!(debug_assertions),
+            out: self.out.clone(),
+        }
+    }
+
+    fn header(&self) -> Result<SwfHeader, String> {
+        Ok(SwfReader::open(&self.swf)
+            .map_err(|e| e.to_string())?
+            .header()
+            .clone())
+    }
 }
 
 fn run_replay(a: ReplayArgs) -> Result<(), String> {
     let started = Instant::now();
-    let mut questionable = Policies::default();
-    for s in &a.questionable {
-        questionable.set(s);
-    }
-    let opts = ReplayOptions {
-        policy: a.scheduler,
-        procs: a.procs,
-        overrun: a.overrun,
-        questionable,
-        interarrival_factor: a.interarrival_factor,
-        bsld: Bsld {
-            form: a.bsld,
-            threshold: a.bsld_threshold,
-        },
-        warmup: a.warmup,
-        cooldown: a.cooldown,
-        estimates: a.estimates,
-        predictor: a.predictor,
-        seed: a.seed,
-        check: a.check || cfg!(debug_assertions),
-        out: a.out.clone(),
-    };
-    let header = SwfReader::open(&a.swf)
-        .map_err(|e| e.to_string())?
-        .header()
-        .clone();
-    let name = a.swf.display().to_string();
+    let opts = a.site.options(a.interarrival_factor);
+    let header = a.site.header()?;
+    let name = a.site.swf.display().to_string();
     let summary = replay(
-        || SwfReader::open(&a.swf),
+        || SwfReader::open(&a.site.swf),
         &name,
         &header,
         |r| r.extra_columns(),
@@ -235,8 +366,88 @@ fn run_replay(a: ReplayArgs) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     print!("{}", render(&summary));
     report_time(started, summary.input.jobs, opts.check);
-    if let Some(dir) = &a.out {
-        report_outputs(dir);
+    if let Some(dir) = &a.site.out {
+        report_outputs(dir, false);
+    }
+    Ok(())
+}
+
+fn run_feedback(a: FeedbackArgs) -> Result<(), String> {
+    let started = Instant::now();
+    let opts = FeedbackOptions {
+        run: a.site.options(1.0),
+        trace: a.users.trace_config()?,
+        opening: a.opening_think,
+        negative: a.negative_think,
+        time_zone: a.users.time_zone.clone(),
+        continuation: a.continuation.clone(),
+        patience: a.patience.map(|limit| Patience {
+            limit,
+            strikes: a.strikes,
+        }),
+    };
+    let header = a.site.header()?;
+    let name = a.site.swf.display().to_string();
+    let summary = feedback(
+        || SwfReader::open(&a.site.swf),
+        &name,
+        &header,
+        |r| r.extra_columns(),
+        &opts,
+    )
+    .map_err(|e| e.to_string())?;
+    print!("{}", render_feedback(&summary));
+    report_time(started, summary.run.input.jobs, opts.run.check);
+    if let Some(dir) = &a.site.out {
+        report_outputs(dir, true);
+    }
+    Ok(())
+}
+
+fn run_analyze(a: AnalyzeArgs) -> Result<(), String> {
+    let header = SwfReader::open(&a.swf)
+        .map_err(|e| e.to_string())?
+        .header()
+        .clone();
+    let name = a.swf.display().to_string();
+    let procs = match a.procs {
+        Some(p) => p,
+        None => machine_size(&name, &header).map_err(|e| e.to_string())?,
+    };
+    let mut policies = Policies::default();
+    for s in &a.questionable {
+        policies.set(s);
+    }
+    let reader = SwfReader::open(&a.swf).map_err(|e| e.to_string())?;
+    let mut log = LogReplay::new(
+        reader,
+        &name,
+        ReplayConfig {
+            procs,
+            policies,
+            interarrival_factor: 1.0,
+            max_runtime: header.max_runtime,
+            keep_records: false,
+        },
+    );
+    let trace = Trace::read(&mut log, a.users.trace_config()?).map_err(|e| e.to_string())?;
+    let (clock, warnings) = SiteClock::from_header(&header, a.users.time_zone.as_deref())?;
+    let analysis = LogAnalysis::of(&trace, &name, &clock, a.flurry_factor);
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&analysis).expect("analyses serialize")
+        );
+    } else {
+        print!("{}", analysis.render(&name));
+        for w in warnings {
+            println!("  warning: {w}");
+        }
+    }
+    if let Some(path) = &a.fit_continuation {
+        write_atomic(path, analysis.continuation.to_toml().as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
     }
     Ok(())
 }
@@ -314,6 +525,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(a) => run_scenario(a),
         Command::Replay(a) => run_replay(a),
+        Command::Feedback(a) => run_feedback(a),
+        Command::Analyze(a) => run_analyze(a),
         Command::Generate(a) => run_generate(a),
         Command::Estimates(a) => run_estimates(a),
     };

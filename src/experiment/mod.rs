@@ -1,5 +1,6 @@
 //! Commands that run simulations and write their results.
 
+pub mod feedback;
 pub mod output;
 pub mod replay;
 pub mod scenario;

@@ -14,7 +14,7 @@ use crate::metrics::{Bsld, BsldForm, MetricsConfig, MetricsSummary, PerJobWriter
 use crate::predict::estimates::{EstimateModel, Estimator, ModalReport};
 use crate::predict::{PredictorDefaults, PredictorSpec};
 use crate::sched::Policy;
-use crate::sim::{SimCounts, SimError, Simulation, SiteConfig};
+use crate::sim::{Observer, SimCounts, SimError, Simulation, SiteConfig, Workload};
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader, SwfWriter};
 use crate::time::{Hms, Time};
 use crate::workload::questionable::{Policies, Report};
@@ -152,11 +152,55 @@ fn out_err(path: &Path) -> impl FnOnce(std::io::Error) -> ReplayError + '_ {
 
 type FileOut = BufWriter<File>;
 
-/// Output files being written.
-struct Outputs {
+/// Per-job output files being written, committed when the run succeeds.
+pub(crate) struct Outputs {
     dir: PathBuf,
-    csv: AtomicFile,
-    swf: AtomicFile,
+    files: Vec<(PathBuf, AtomicFile)>,
+}
+
+impl Outputs {
+    /// Creates `dir` and opens `jobs.csv` and `schedule.swf` in it (the schedule's header
+    /// is `header`'s for a machine of `procs` with `note` added), returning the writer the
+    /// recorder feeds.
+    pub(crate) fn per_job(
+        dir: &Path,
+        header: &SwfHeader,
+        procs: u32,
+        note: String,
+        bsld: Bsld,
+    ) -> Result<(Outputs, PerJobWriter<FileOut, FileOut>), ReplayError> {
+        std::fs::create_dir_all(dir).map_err(out_err(dir))?;
+        let mut o = Outputs {
+            dir: dir.to_owned(),
+            files: Vec::new(),
+        };
+        let csv = o.create("jobs.csv")?;
+        let swf_path = dir.join("schedule.swf");
+        let swf = o.create("schedule.swf")?;
+        let swf = SwfWriter::new(swf, &header.lines_for_output(i64::from(procs), &[note]))
+            .map_err(out_err(&swf_path))?;
+        let writer = PerJobWriter::new(Some(csv), Some(swf), bsld).map_err(out_err(dir))?;
+        Ok((o, writer))
+    }
+
+    /// Opens one more file, `name`, in the output directory.
+    pub(crate) fn create(&mut self, name: &str) -> Result<FileOut, ReplayError> {
+        let path = self.dir.join(name);
+        let (file, w) = AtomicFile::create(&path).map_err(out_err(&path))?;
+        self.files.push((path, file));
+        Ok(w)
+    }
+
+    /// Writes `summary.json` and commits every file.
+    pub(crate) fn commit(self, summary: &impl Serialize) -> Result<(), ReplayError> {
+        for (path, f) in self.files {
+            f.commit().map_err(out_err(&path))?;
+        }
+        let json = serde_json::to_vec_pretty(summary).expect("summaries serialize");
+        let path = self.dir.join("summary.json");
+        write_atomic(&path, &json).map_err(out_err(&path))?;
+        Ok(())
+    }
 }
 
 /// The machine a log ran on: its header's `MaxProcs`, or `MaxNodes` when that is the only
@@ -174,6 +218,79 @@ pub fn machine_size(file: &str, header: &SwfHeader) -> Result<u32, ReplayError> 
     };
     u32::try_from(value)
         .map_err(|_| ReplayError::Options(format!("{file}: {key} {value} is too large")))
+}
+
+/// The log read as jobs under `opts` (questionable-job policies and estimate model), on
+/// a machine of `procs`; `open` is called once more first when the modal estimate model
+/// needs every job before the run.
+pub(crate) fn log_jobs<I, F>(
+    open: &F,
+    file: &str,
+    header: &SwfHeader,
+    procs: u32,
+    opts: &ReplayOptions,
+) -> Result<(LogReplay<I>, Option<ModalReport>), ReplayError>
+where
+    I: Iterator<Item = Result<Located, SwfError>>,
+    F: Fn() -> Result<I, SwfError>,
+{
+    let config = ReplayConfig {
+        procs,
+        policies: opts.questionable,
+        interarrival_factor: opts.interarrival_factor,
+        max_runtime: header.max_runtime,
+        keep_records: opts.out.is_some(),
+    };
+    let estimator = Estimator::new(&opts.estimates, opts.seed, || {
+        let records = open().map_err(|e| e.to_string())?;
+        LogReplay::new(records, file, config)
+            .admitted_jobs()
+            .map_err(|e| e.to_string())
+    })
+    .map_err(ReplayError::Options)?;
+    let modal = estimator.report();
+    Ok((
+        LogReplay::new(open()?, file, config).with_estimator(estimator),
+        modal,
+    ))
+}
+
+/// The simulation of `workload` observed by `observer` under `opts` on `procs`
+/// processors, with the predictor if one is asked for.
+pub(crate) fn site<W: Workload, O: Observer>(
+    workload: W,
+    observer: O,
+    procs: u32,
+    opts: &ReplayOptions,
+) -> Result<Simulation<W, O>, ReplayError> {
+    let site = SiteConfig {
+        procs,
+        overrun: opts.overrun,
+        check: opts.check,
+    };
+    let sim = Simulation::new(site, opts.policy.build(procs), workload, observer);
+    match &opts.predictor {
+        Some(spec) => {
+            let p = spec
+                .build(&PredictorDefaults::default())
+                .map_err(ReplayError::Options)?;
+            Ok(sim.with_predictor(p)?)
+        }
+        None => Ok(sim),
+    }
+}
+
+/// The note a simulated schedule's header gets.
+pub(crate) fn schedule_note(what: &str, procs: u32, opts: &ReplayOptions) -> String {
+    format!(
+        "{what} by sitesim {}: scheduler {}, overrun {}, {} processors, \
+         interarrival factor {}; fields 2-5 and 9 hold simulated values",
+        env!("CARGO_PKG_VERSION"),
+        opts.policy.name(),
+        opts.overrun.name(),
+        procs,
+        opts.interarrival_factor
+    )
 }
 
 /// Replays the log that `open` reads (named `file`, with header `header`) with `opts`.
@@ -194,29 +311,7 @@ where
         Some(p) => p,
         None => machine_size(file, header)?,
     };
-    let config = ReplayConfig {
-        procs,
-        policies: opts.questionable,
-        interarrival_factor: opts.interarrival_factor,
-        max_runtime: header.max_runtime,
-        keep_records: opts.out.is_some(),
-    };
-    let estimator = Estimator::new(&opts.estimates, opts.seed, || {
-        let records = open().map_err(|e| e.to_string())?;
-        LogReplay::new(records, file, config)
-            .admitted_jobs()
-            .map_err(|e| e.to_string())
-    })
-    .map_err(ReplayError::Options)?;
-    let modal_estimates = estimator.report();
-    let workload = LogReplay::new(open()?, file, config).with_estimator(estimator);
-    let predictor = match &opts.predictor {
-        Some(spec) => Some(
-            spec.build(&PredictorDefaults::default())
-                .map_err(ReplayError::Options)?,
-        ),
-        None => None,
-    };
+    let (workload, modal_estimates) = log_jobs(&open, file, header, procs, opts)?;
     let metrics = MetricsConfig {
         procs,
         bsld: opts.bsld,
@@ -225,46 +320,14 @@ where
     };
     let (outputs, per_job) = match &opts.out {
         Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(out_err(dir))?;
-            let csv_path = dir.join("jobs.csv");
-            let (csv, csv_w) = AtomicFile::create(&csv_path).map_err(out_err(&csv_path))?;
-            let swf_path = dir.join("schedule.swf");
-            let (swf, swf_w) = AtomicFile::create(&swf_path).map_err(out_err(&swf_path))?;
-            let notes = [format!(
-                "simulated by sitesim {}: scheduler {}, overrun {}, {} processors, \
-                 interarrival factor {}; fields 2-5 and 9 hold simulated values",
-                env!("CARGO_PKG_VERSION"),
-                opts.policy.name(),
-                opts.overrun.name(),
-                procs,
-                opts.interarrival_factor
-            )];
-            let swf_w = SwfWriter::new(swf_w, &header.lines_for_output(i64::from(procs), &notes))
-                .map_err(out_err(&swf_path))?;
-            let writer = PerJobWriter::<FileOut, FileOut>::new(Some(csv_w), Some(swf_w), opts.bsld)
-                .map_err(out_err(&csv_path))?;
-            (
-                Some(Outputs {
-                    dir: dir.clone(),
-                    csv,
-                    swf,
-                }),
-                Some(writer),
-            )
+            let note = schedule_note("simulated", procs, opts);
+            let (o, w) = Outputs::per_job(dir, header, procs, note, opts.bsld)?;
+            (Some(o), Some(w))
         }
         None => (None, None),
     };
     let recorder = Recorder::new(metrics, per_job);
-    let site = SiteConfig {
-        procs,
-        overrun: opts.overrun,
-        check: opts.check,
-    };
-    let mut sim = Simulation::new(site, opts.policy.build(procs), workload, recorder);
-    if let Some(p) = predictor {
-        sim = sim.with_predictor(p)?;
-    }
-    let (workload, recorder, counts) = sim.run(None)?;
+    let (workload, recorder, counts) = site(workload, recorder, procs, opts)?.run(None)?;
     let metrics = recorder.finish().map_err(ReplayError::Options)?;
     let summary = ReplaySummary {
         sitesim_version: env!("CARGO_PKG_VERSION"),
@@ -288,22 +351,16 @@ where
         metrics,
     };
     if let Some(o) = outputs {
-        o.csv.commit().map_err(out_err(&o.dir))?;
-        o.swf.commit().map_err(out_err(&o.dir))?;
-        let json = serde_json::to_vec_pretty(&summary).expect("summaries serialize");
-        let path = o.dir.join("summary.json");
-        write_atomic(&path, &json).map_err(out_err(&path))?;
+        o.commit(&summary)?;
     }
     Ok(summary)
 }
 
 /// The terminal summary of a replay.
 pub fn render(s: &ReplaySummary) -> String {
-    let m = &s.metrics;
     let mut out = String::new();
-    let w = &mut out;
     let _ = writeln!(
-        w,
+        out,
         "replay of {} on {} processors: {}{}, overrun policy {}, estimates {}{}",
         s.input.file,
         s.procs,
@@ -319,6 +376,13 @@ pub fn render(s: &ReplaySummary) -> String {
             format!(", interarrival times x{}", s.interarrival_factor)
         }
     );
+    render_run(s, &mut out);
+    out
+}
+
+/// The figures of a run, after its title line.
+pub(crate) fn render_run(s: &ReplaySummary, w: &mut String) {
+    let m = &s.metrics;
     if let Some(m) = s.modal_estimates {
         let _ = writeln!(
             w,
@@ -405,7 +469,6 @@ pub fn render(s: &ReplaySummary) -> String {
             x.lines, x.max_columns, x.first_line
         );
     }
-    out
 }
 
 /// The modal estimate model's table, for `sitesim estimates`.

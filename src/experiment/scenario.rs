@@ -4,22 +4,26 @@
 //!
 //! Keys: `name`, `description`, `seed`; sections `[machine]`, `[scheduler]` (policy and
 //! predictor), `[workload]` (`source = "swf"` for a log replayed open-loop, `source =
-//! "synthetic"` for the benchmark workload of `models/synthetic.toml`; `estimates` for
-//! either), `[site]`, `[metrics]` and `[output]`. Unknown keys are errors that name the
-//! key and its line.
+//! "feedback"` for a log replayed with feedback, with its user model in
+//! `[workload.users]`, `source = "synthetic"` for the benchmark workload of
+//! `models/synthetic.toml`; `estimates` for each), `[site]`, `[metrics]` and `[output]`.
+//! Unknown keys are errors that name the key and its line.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::replay::{ReplayError, ReplayOptions, ReplaySummary, replay};
+use super::feedback::{FeedbackOptions, FeedbackSummary, feedback, render_feedback};
+use super::replay::{ReplayError, ReplayOptions, ReplaySummary, render, replay};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::sched::Policy;
 use crate::swf::{SwfHeader, SwfReader};
 use crate::time::{Time, parse_duration};
+use crate::users::{NegativeThink, OpeningThink, Patience};
 use crate::workload::questionable::{Policies, PolicySetting};
+use crate::workload::trace::TraceConfig;
 use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 
 /// The default scenario, built into the binary so that `sitesim run` works anywhere.
@@ -91,6 +95,21 @@ pub enum WorkloadSection {
         #[serde(default)]
         questionable: BTreeMap<String, String>,
     },
+    /// A log replayed with feedback: its users submit their jobs as the simulated
+    /// machine finishes the ones they depend on (see `sitesim feedback --help`).
+    Feedback {
+        /// The log.
+        path: PathBuf,
+        /// The estimate model.
+        #[serde(default = "log_estimates")]
+        estimates: String,
+        /// Questionable-job policies, kind = action.
+        #[serde(default)]
+        questionable: BTreeMap<String, String>,
+        /// How users behave.
+        #[serde(default)]
+        users: Box<UsersSection>,
+    },
     /// The synthetic benchmark workload.
     Synthetic {
         /// Number of jobs.
@@ -105,6 +124,123 @@ pub enum WorkloadSection {
         #[serde(default = "log_estimates")]
         estimates: String,
     },
+}
+
+/// `[workload.users]`: the user model of a feedback replay; every key is optional.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UsersSection {
+    /// Session threshold, as a duration (`"20m"`).
+    pub threshold: Option<String>,
+    /// `previous` or `latest`.
+    pub session_rule: Option<String>,
+    /// `submit` or `start`.
+    pub dependence: Option<String>,
+    /// `last-end` or `last-submit`.
+    pub window_end: Option<String>,
+    /// `capped`, `original` or `zero`.
+    pub opening_think: Option<String>,
+    /// `spacing` or `together`.
+    pub negative_think: Option<String>,
+    /// The site's zone.
+    pub time_zone: Option<String>,
+    /// A continuation curve file, or `"fit"`.
+    pub continuation: Option<String>,
+    /// Patience, as a duration; off when absent.
+    pub patience: Option<String>,
+    /// Waits over the patience after which a user leaves.
+    pub strikes: Option<u32>,
+}
+
+impl UsersSection {
+    /// The feedback options this section stands for, on top of `run`.
+    fn options(&self, run: ReplayOptions) -> Result<FeedbackOptions, String> {
+        fn pick<T: std::str::FromStr<Err = String>>(
+            key: &str,
+            v: &Option<String>,
+            default: T,
+        ) -> Result<T, String> {
+            match v {
+                Some(v) => v
+                    .parse()
+                    .map_err(|e| format!("[workload.users] {key}: {e}")),
+                None => Ok(default),
+            }
+        }
+        let duration = |key: &str, v: &str| {
+            parse_duration(v).map_err(|e| format!("[workload.users] {key}: {e}"))
+        };
+        let d = TraceConfig::default();
+        let threshold = match &self.threshold {
+            Some(t) => duration("threshold", t)?,
+            None => d.threshold,
+        };
+        if threshold < 1 {
+            return Err("[workload.users] threshold must be at least 1 second".into());
+        }
+        let patience = match &self.patience {
+            Some(p) => Some(Patience {
+                limit: duration("patience", p)?,
+                strikes: self.strikes.unwrap_or(3).max(1),
+            }),
+            None => None,
+        };
+        Ok(FeedbackOptions {
+            run,
+            trace: TraceConfig {
+                threshold,
+                rule: pick("session_rule", &self.session_rule, d.rule)?,
+                cutoff: pick("dependence", &self.dependence, d.cutoff)?,
+                window_end: pick("window_end", &self.window_end, d.window_end)?,
+            },
+            opening: pick(
+                "opening_think",
+                &self.opening_think,
+                OpeningThink::default(),
+            )?,
+            negative: pick(
+                "negative_think",
+                &self.negative_think,
+                NegativeThink::default(),
+            )?,
+            time_zone: self.time_zone.clone(),
+            continuation: match &self.continuation {
+                Some(c) => Some(
+                    c.parse()
+                        .map_err(|e| format!("[workload.users] continuation: {e}"))?,
+                ),
+                None => None,
+            },
+            patience,
+        })
+    }
+}
+
+/// What a scenario's run produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunSummary {
+    /// An open-loop replay.
+    Replay(Box<ReplaySummary>),
+    /// A replay with feedback.
+    Feedback(Box<FeedbackSummary>),
+}
+
+impl RunSummary {
+    /// The terminal summary.
+    pub fn render(&self) -> String {
+        match self {
+            RunSummary::Replay(s) => render(s),
+            RunSummary::Feedback(s) => render_feedback(s),
+        }
+    }
+
+    /// The figures every run has.
+    pub fn run(&self) -> &ReplaySummary {
+        match self {
+            RunSummary::Replay(s) => s,
+            RunSummary::Feedback(s) => &s.run,
+        }
+    }
 }
 
 fn one() -> f64 {
@@ -215,6 +351,7 @@ impl Scenario {
         let mut interarrival_factor = 1.0;
         let estimates = match &self.workload {
             WorkloadSection::Swf { estimates, .. }
+            | WorkloadSection::Feedback { estimates, .. }
             | WorkloadSection::Synthetic { estimates, .. } => estimates
                 .parse()
                 .map_err(|e| format!("[workload] estimates: {e}"))?,
@@ -226,18 +363,22 @@ impl Scenario {
             ),
             None => None,
         };
+        let settings = match &self.workload {
+            WorkloadSection::Swf { questionable, .. }
+            | WorkloadSection::Feedback { questionable, .. } => Some(questionable),
+            WorkloadSection::Synthetic { .. } => None,
+        };
+        for (kind, action) in settings.into_iter().flatten() {
+            let s: PolicySetting = format!("{kind}={action}")
+                .parse()
+                .map_err(|e| format!("[workload.questionable] {e}"))?;
+            questionable.set(&s);
+        }
         if let WorkloadSection::Swf {
-            questionable: q,
             interarrival_factor: f,
             ..
         } = &self.workload
         {
-            for (kind, action) in q {
-                let s: PolicySetting = format!("{kind}={action}")
-                    .parse()
-                    .map_err(|e| format!("[workload.questionable] {e}"))?;
-                questionable.set(&s);
-            }
             if !(f.is_finite() && *f > 0.0) {
                 return Err("[workload] interarrival_factor must be a positive number".into());
             }
@@ -264,16 +405,19 @@ impl Scenario {
     }
 
     /// Runs the scenario.
-    pub fn run(&self) -> Result<ReplaySummary, String> {
+    pub fn run(&self) -> Result<RunSummary, String> {
         let opts = self.replay_options()?;
         let err = |e: ReplayError| e.to_string();
+        let log = |path: &Path| -> Result<(SwfHeader, String), String> {
+            let header = SwfReader::open(path)
+                .map_err(|e| e.to_string())?
+                .header()
+                .clone();
+            Ok((header, path.display().to_string()))
+        };
         match &self.workload {
             WorkloadSection::Swf { path, .. } => {
-                let header = SwfReader::open(path)
-                    .map_err(|e| e.to_string())?
-                    .header()
-                    .clone();
-                let name = path.display().to_string();
+                let (header, name) = log(path)?;
                 replay(
                     || SwfReader::open(path),
                     &name,
@@ -281,6 +425,20 @@ impl Scenario {
                     |r| r.extra_columns(),
                     &opts,
                 )
+                .map(|s| RunSummary::Replay(Box::new(s)))
+                .map_err(err)
+            }
+            WorkloadSection::Feedback { path, users, .. } => {
+                let (header, name) = log(path)?;
+                let fopts = users.options(opts)?;
+                feedback(
+                    || SwfReader::open(path),
+                    &name,
+                    &header,
+                    |r| r.extra_columns(),
+                    &fopts,
+                )
+                .map(|s| RunSummary::Feedback(Box::new(s)))
                 .map_err(err)
             }
             WorkloadSection::Synthetic {
@@ -324,6 +482,7 @@ impl Scenario {
                     |_| Default::default(),
                     &opts,
                 )
+                .map(|s| RunSummary::Replay(Box::new(s)))
                 .map_err(err)
             }
         }

@@ -1,11 +1,15 @@
 //! Observers that turn a run into figures: per-job metrics (wait, response, bounded
 //! slowdown, killed and backfilled flags), their summaries overall and by runtime class,
 //! utilization, throughput, makespan and offered load, over a measurement window with
-//! optional warm-up and cool-down exclusion.
+//! optional warm-up and cool-down exclusion; simulated sessions and users; and the daily
+//! and weekly cycle.
 
+mod cycles;
 mod dist;
 mod per_job;
+mod sessions;
 mod slowdown;
+mod spread;
 mod stats;
 mod window;
 
@@ -13,9 +17,15 @@ use std::io::Write;
 
 use serde::Serialize;
 
+pub use cycles::{CyclePoint, CycleRecorder, CycleSummary};
 pub use dist::{Dist, DistSummary};
 pub use per_job::{CSV_HEADER, PerJobWriter, simulated_record};
+pub use sessions::{
+    SESSIONS_CSV_HEADER, SessionRecord, SessionRecorder, SessionsSummary, UserRecord,
+    write_sessions_csv,
+};
 pub use slowdown::{Bsld, BsldForm};
+pub use spread::Spread;
 pub use stats::{
     AccuracySummary, ClassStats, ClassStatsSummary, JobMetrics, JobStats, JobStatsSummary,
 };

@@ -158,6 +158,7 @@ mod tests {
             backfilled: seq == 1,
             user: 9,
             job: seq as i64 + 1,
+            tag: seq,
             record: None,
             accuracy: Default::default(),
         }

@@ -23,7 +23,7 @@ pub use correct::{Correction, Corrector};
 pub use live::LiveJobs;
 pub use modal::{ModalModel, ModalParams, Mode};
 pub use ruh::{Ruh, RuhParams};
-pub use sbh::{Criterion, Fallback, Sbh, SbhParams, Search, SessionRule};
+pub use sbh::{Criterion, Fallback, Sbh, SbhParams, Search};
 pub use simple::{Basis, Perfect, Static};
 pub use spec::{PredictorDefaults, PredictorSpec};
 

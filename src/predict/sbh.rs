@@ -15,6 +15,7 @@
 use rustc_hash::FxHashMap;
 
 use super::{Corrector, LiveJobs, Oracle, PredCtx, PredJob, Predictor, Statistic};
+use crate::session::{SessionRule, SessionTracker};
 use crate::time::Time;
 
 /// A similarity criterion: the attributes a past job must share with the new one.
@@ -83,15 +84,6 @@ pub enum Search {
     BreadthFirst,
 }
 
-/// Which earlier job the think time of a new job is measured from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SessionRule {
-    /// The user's previous job in submission order (seed 001's definition).
-    Previous,
-    /// The latest termination among all the user's earlier jobs.
-    Latest,
-}
-
 /// What to predict when no past job matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fallback {
@@ -131,12 +123,7 @@ type Index = Vec<FxHashMap<(u32, Time, i64), (usize, Vec<Time>)>>;
 
 #[derive(Debug, Clone, Default)]
 struct UserHistory {
-    sessions: usize,
-    /// The previous job in submission order, and its end once it ended.
-    previous: Option<(u64, Option<Time>)>,
-    /// Jobs submitted and not yet ended.
-    alive: usize,
-    latest_end: Option<Time>,
+    sessions: SessionTracker,
     index: Index,
 }
 
@@ -169,19 +156,7 @@ impl Sbh {
     fn join_session(&mut self, job: &PredJob, now: Time) -> usize {
         let p = &self.params;
         let h = self.users.entry(job.user).or_default();
-        let same = match (p.rule, h.previous) {
-            (_, None) => false,
-            (SessionRule::Previous, Some((_, None))) => true,
-            (SessionRule::Previous, Some((_, Some(end)))) => now - end < p.threshold,
-            (SessionRule::Latest, _) if h.alive > 0 => true,
-            (SessionRule::Latest, _) => h.latest_end.is_some_and(|end| now - end < p.threshold),
-        };
-        if !same {
-            h.sessions += 1;
-        }
-        h.previous = Some((job.seq, None));
-        h.alive += 1;
-        h.sessions - 1
+        h.sessions.submit(job.seq, now, p.rule, p.threshold).0
     }
 
     fn predict(&self, job: &PredJob) -> Time {
@@ -198,7 +173,7 @@ impl Sbh {
         };
         let oldest = match p.depth {
             0 => 0,
-            d => h.sessions.saturating_sub(d),
+            d => h.sessions.sessions().saturating_sub(d),
         };
         let newest_match = |ci: usize| {
             let c = &p.criteria[ci];
@@ -251,13 +226,7 @@ impl Predictor for Sbh {
             .users
             .get_mut(&job.user)
             .expect("a submitted job has a user");
-        if let Some((seq, end)) = &mut h.previous
-            && *seq == job.seq
-        {
-            *end = Some(ctx.now);
-        }
-        h.alive -= 1;
-        h.latest_end = Some(h.latest_end.map_or(ctx.now, |e| e.max(ctx.now)));
+        h.sessions.end(job.seq, ctx.now);
         h.index.resize_with(criteria.len(), FxHashMap::default);
         for (ci, c) in criteria.iter().enumerate() {
             let (newest, runtimes) = h.index[ci]

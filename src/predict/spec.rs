@@ -8,8 +8,9 @@ use serde::Deserialize;
 
 use super::{
     Basis, Correction, Corrector, Criterion, Fallback, Perfect, Predictor, Ruh, RuhParams, Sbh,
-    SbhParams, Search, SessionRule, Static, Statistic,
+    SbhParams, Search, Static, Statistic,
 };
+use crate::session::SessionRule;
 use crate::time::{Time, parse_duration};
 
 /// The shipped defaults.
@@ -309,11 +310,8 @@ impl PredictorSpec {
                     "bfs" => Search::BreadthFirst,
                     v => return Err(s.err("search", format!("'{v}' is not dfs or bfs"))),
                 };
-                let rule = match s.take("rule").unwrap_or("previous") {
-                    "previous" => SessionRule::Previous,
-                    "latest" => SessionRule::Latest,
-                    v => return Err(s.err("rule", format!("'{v}' is not previous or latest"))),
-                };
+                let rule = SessionRule::parse(s.take("rule").unwrap_or("previous"))
+                    .map_err(|e| s.err("rule", e))?;
                 let params = SbhParams {
                     criteria,
                     search,

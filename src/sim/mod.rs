@@ -109,6 +109,26 @@ pub trait Observer {
 
 impl Observer for () {}
 
+/// Two observers watching one run, told in order.
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    fn on_submit(&mut self, now: Time, job: &JobRequest) {
+        self.0.on_submit(now, job);
+        self.1.on_submit(now, job);
+    }
+    fn on_start(&mut self, now: Time, job: &JobRequest) {
+        self.0.on_start(now, job);
+        self.1.on_start(now, job);
+    }
+    fn on_end(&mut self, job: &JobOutcome) {
+        self.0.on_end(job);
+        self.1.on_end(job);
+    }
+    fn on_pass(&mut self, view: &SystemView<'_>) {
+        self.0.on_pass(view);
+        self.1.on_pass(view);
+    }
+}
+
 /// The machine and its rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SiteConfig {
@@ -171,6 +191,7 @@ struct Slot {
     /// Its log runtime.
     requested_runtime: Time,
     job: i64,
+    tag: u64,
     state: SlotState,
 }
 
@@ -348,6 +369,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                     runtime: 0,
                     requested_runtime: 0,
                     job: 0,
+                    tag: 0,
                     state: SlotState::Free,
                 });
                 self.records.push(None);
@@ -375,6 +397,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             runtime,
             requested_runtime: spec.runtime,
             job: spec.job,
+            tag: spec.tag,
             state: SlotState::Waiting,
         };
         self.records[id as usize] = spec.record;
@@ -558,8 +581,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         };
         slot.state = SlotState::Free;
         let request = slot.request;
-        let (runtime, requested_runtime, job_number) =
-            (slot.runtime, slot.requested_runtime, slot.job);
+        let (runtime, requested_runtime, job_number, tag) =
+            (slot.runtime, slot.requested_runtime, slot.job, slot.tag);
         let accuracy = self.planner.ended(&request, runtime, now);
         let outcome = JobOutcome {
             seq: request.seq,
@@ -573,6 +596,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             backfilled,
             user: request.user,
             job: job_number,
+            tag,
             record: self.records[id as usize].take(),
             accuracy,
         };

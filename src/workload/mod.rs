@@ -1,9 +1,13 @@
-//! Turning logs into workloads: open-loop replay, questionable-job policies, and a
-//! synthetic log for benchmarks.
+//! Turning logs into workloads: open-loop replay, questionable-job policies, logs split
+//! into users (`trace`) and replayed with feedback, and a synthetic log for benchmarks.
 
+pub mod analysis;
+mod feedback;
 pub mod questionable;
 mod replay;
 mod synthetic;
+pub mod trace;
 
-pub use replay::{LogReplay, ReplayConfig};
+pub use feedback::{PopulationSummary, TraceUsers};
+pub use replay::{Admitted, LogReplay, ReplayConfig};
 pub use synthetic::{Synthetic, SyntheticConfig, SyntheticModel};

@@ -28,6 +28,19 @@ pub struct ReplayConfig {
     pub keep_records: bool,
 }
 
+/// A log record admitted as a job by the questionable-job policies.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    /// Its line in the log.
+    pub line: u64,
+    /// Its submit time (interarrival scaling applied).
+    pub submit: Time,
+    /// Its logged wait, `-1` when unknown.
+    pub wait: Time,
+    /// The job.
+    pub spec: JobSpec,
+}
+
 /// A log replayed open-loop.
 pub struct LogReplay<I> {
     records: I,
@@ -36,7 +49,7 @@ pub struct LogReplay<I> {
     report: Report,
     first_submit: Option<Time>,
     last_raw_submit: Time,
-    next: Option<(Time, JobSpec)>,
+    next: Option<Admitted>,
     last_submit: Option<Time>,
     submitted: u64,
     estimator: Option<Estimator>,
@@ -70,8 +83,8 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
     /// to and assigned over.
     pub fn admitted_jobs(mut self) -> Result<Vec<(Time, Time)>, SimError> {
         let mut jobs = Vec::new();
-        while let Some((_, spec)) = self.advance()? {
-            jobs.push((spec.runtime, spec.estimate));
+        while let Some(a) = self.advance()? {
+            jobs.push((a.spec.runtime, a.spec.estimate));
         }
         Ok(jobs)
     }
@@ -201,12 +214,13 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
             user: r.user,
             app: r.app,
             job: r.job,
+            tag: line,
             record: self.cfg.keep_records.then(|| Box::new(*r)),
         }))
     }
 
     /// Reads records until one gives a job; returns it with its simulated submit time.
-    fn advance(&mut self) -> Result<Option<(Time, JobSpec)>, SimError> {
+    pub fn advance(&mut self) -> Result<Option<Admitted>, SimError> {
         while let Some(item) = self.records.next() {
             let Located { line, record } = item?;
             if record.submit < 0 {
@@ -238,7 +252,12 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
             } else {
                 first + (offset as f64 * self.cfg.interarrival_factor).round() as Time
             };
-            return Ok(Some((submit, spec)));
+            return Ok(Some(Admitted {
+                line,
+                submit,
+                wait: record.wait,
+                spec,
+            }));
         }
         Ok(None)
     }
@@ -247,23 +266,23 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
 impl<I: Iterator<Item = Result<Located, SwfError>>> Workload for LogReplay<I> {
     fn start(&mut self, ctx: &mut SourceCtx) -> Result<(), SimError> {
         self.next = self.advance()?;
-        if let Some((t, _)) = self.next {
-            ctx.wake_at(t, 0);
+        if let Some(a) = &self.next {
+            ctx.wake_at(a.submit, 0);
         }
         Ok(())
     }
 
     fn on_wake(&mut self, _token: u64, ctx: &mut SourceCtx) -> Result<(), SimError> {
         let now = ctx.now();
-        while let Some((t, spec)) = self.next.take() {
-            if t > now {
-                self.next = Some((t, spec));
-                ctx.wake_at(t, 0);
+        while let Some(a) = self.next.take() {
+            if a.submit > now {
+                ctx.wake_at(a.submit, 0);
+                self.next = Some(a);
                 break;
             }
-            ctx.submit(spec);
+            self.last_submit = Some(a.submit);
+            ctx.submit(a.spec);
             self.submitted += 1;
-            self.last_submit = Some(t);
             self.next = self.advance()?;
         }
         Ok(())
@@ -280,7 +299,7 @@ mod tests {
         text: &str,
         procs: u32,
         settings: &[&str],
-    ) -> Result<(Vec<(Time, JobSpec)>, Report), SimError> {
+    ) -> Result<(Vec<Admitted>, Report), SimError> {
         let mut policies = Policies::default();
         for s in settings {
             policies.set(&s.parse::<PolicySetting>().unwrap());
@@ -325,7 +344,7 @@ mod tests {
         let (jobs, report) = replay(&text, 100, &[]).unwrap();
         let kept: Vec<_> = jobs
             .iter()
-            .map(|(t, j)| (*t, j.size, j.runtime, j.estimate))
+            .map(|a| (a.submit, a.spec.size, a.spec.runtime, a.spec.estimate))
             .collect();
         assert_eq!(
             kept,
@@ -382,7 +401,10 @@ mod tests {
             ],
         )
         .unwrap();
-        let kept: Vec<_> = jobs.iter().map(|(_, j)| (j.size, j.estimate)).collect();
+        let kept: Vec<_> = jobs
+            .iter()
+            .map(|a| (a.spec.size, a.spec.estimate))
+            .collect();
         assert_eq!(kept, vec![(100, 100), (4, 999)]);
         assert_eq!(report.kinds.zero_runtime.skipped, 1);
         assert_eq!(report.kinds.oversize.skipped, 0);

@@ -9,8 +9,10 @@ use sitesim::predict::{PredictorDefaults, PredictorSpec};
 use sitesim::sched::Policy;
 use sitesim::sim::{Observer, SimCounts, SimError, Simulation, SiteConfig};
 use sitesim::swf::SwfReader;
+use sitesim::users::UserConfig;
 use sitesim::workload::questionable::{Policies, PolicySetting};
-use sitesim::workload::{LogReplay, ReplayConfig};
+use sitesim::workload::trace::{Trace, TraceConfig};
+use sitesim::workload::{LogReplay, ReplayConfig, TraceUsers};
 
 /// Collects every finished job.
 #[derive(Default)]
@@ -127,4 +129,59 @@ pub fn shared_log(name: &str) -> Option<PathBuf> {
     }
     eprintln!("skipping: {} not found", path.display());
     None
+}
+
+/// A job line with a logged wait: number, user, submit, wait, runtime, size (estimate:
+/// ten times the runtime, at least 100 s).
+pub fn logged(n: i64, user: i64, submit: i64, wait: i64, run: i64, size: i64) -> String {
+    format!(
+        "{n} {submit} {wait} {run} {size} -1 -1 {size} {} -1 1 {user} 1 -1 -1 -1 -1 -1\n",
+        (10 * run).max(100)
+    )
+}
+
+/// The users of log text `swf`, split by `config`, for a machine of `procs` processors.
+pub fn trace_of(swf: &str, procs: u32, config: TraceConfig) -> Trace {
+    let reader = SwfReader::new(swf.as_bytes(), "case.swf").expect("the case's header parses");
+    let mut log = LogReplay::new(
+        reader,
+        "case.swf",
+        ReplayConfig {
+            procs,
+            policies: Policies::default(),
+            interarrival_factor: 1.0,
+            max_runtime: None,
+            keep_records: false,
+        },
+    );
+    Trace::read(&mut log, config).expect("the case reads")
+}
+
+/// Replays `trace` with feedback on `procs` processors under `policy` (invariant checker
+/// on), up to `horizon` if given; returns the users and the ended jobs by submission.
+pub fn feedback_run(
+    trace: Trace,
+    procs: u32,
+    policy: Policy,
+    users: UserConfig,
+    horizon: Option<i64>,
+) -> (TraceUsers, Vec<JobOutcome>) {
+    let site = SiteConfig {
+        procs,
+        overrun: OverrunPolicy::Kill,
+        check: true,
+    };
+    let workload = TraceUsers::new(trace, users, 1);
+    let sim = Simulation::new(site, policy.build(procs), workload, Collect::default());
+    let (users, Collect(mut jobs), _) = sim.run(horizon).expect("the feedback run works");
+    jobs.sort_by_key(|j| j.seq);
+    (users, jobs)
+}
+
+/// The default user model, with the session threshold of `config`.
+pub fn users_of(config: &TraceConfig) -> UserConfig {
+    UserConfig {
+        threshold: config.threshold,
+        ..UserConfig::default()
+    }
 }

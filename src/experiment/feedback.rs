@@ -1,0 +1,560 @@
+//! `sitesim feedback`: a log replayed with feedback (seed 003 §4.3). Every user of the log
+//! submits its own jobs in log order, each once the jobs it depends on have ended on the
+//! simulated machine, plus its think time, inside its session windows. Writes what
+//! `replay` writes (the schedule being the generated workload, replayable open-loop)
+//! plus per-user, per-session and hour-of-week records.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::replay::{
+    InputInfo, Outputs, ReplayError, ReplayOptions, ReplaySummary, log_jobs, machine_size,
+    render_run, schedule_note, site,
+};
+use crate::job::JobOutcome;
+use crate::localtime::{SiteClock, ZoneSource};
+use crate::metrics::{
+    CycleRecorder, CycleSummary, MetricsConfig, Recorder, SessionRecord, SessionRecorder,
+    SessionsSummary, UserRecord, write_sessions_csv,
+};
+use crate::sim::Observer;
+use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
+use crate::time::{HOUR, Hms, Time, WEEK};
+use crate::users::{
+    Behaviour, ContinuationCurve, NegativeThink, OpeningThink, Patience, UserConfig, UserState,
+};
+use crate::workload::trace::{Trace, TraceConfig};
+use crate::workload::{PopulationSummary, TraceUsers};
+
+/// Where the continuation curve comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContinuationSource {
+    /// Fitted from the log being replayed.
+    Fit,
+    /// Read from a file (see `models/`).
+    File(PathBuf),
+}
+
+impl std::str::FromStr for ContinuationSource {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "fit" => Ok(ContinuationSource::Fit),
+            "" => Err("give a curve file or 'fit'".into()),
+            path => Ok(ContinuationSource::File(path.into())),
+        }
+    }
+}
+
+/// Everything a feedback replay needs besides the log.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FeedbackOptions {
+    /// The site, scheduler, estimates, predictor, metrics and outputs, as for `replay`
+    /// (the interarrival factor must stay 1: users set the pace).
+    pub run: ReplayOptions,
+    /// How the log is split into users, sessions and dependencies.
+    pub trace: TraceConfig,
+    /// Think time of session openers.
+    pub opening: OpeningThink,
+    /// Spacing of jobs submitted while the previous one ran.
+    pub negative: NegativeThink,
+    /// The site's zone, overriding the log's header.
+    pub time_zone: Option<String>,
+    /// Sessions broken after long responses, if on.
+    pub continuation: Option<ContinuationSource>,
+    /// Users leaving after long waits, if on.
+    pub patience: Option<Patience>,
+}
+
+/// The user model of a run, as reported.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UserSettings {
+    /// Sessions and dependencies.
+    pub trace: TraceConfig,
+    /// Think time of session openers.
+    pub opening_think: OpeningThink,
+    /// Spacing of jobs submitted while the previous one ran.
+    pub negative_think: NegativeThink,
+    /// The zone local times are taken in.
+    pub time_zone: String,
+    /// Where it came from.
+    pub time_zone_source: ZoneSource,
+    /// The continuation curve's source, if on.
+    pub continuation: Option<String>,
+    /// Patience, if on.
+    pub patience: Option<Patience>,
+}
+
+/// Throughput over the log's own span, from its first to its last submission: the
+/// simulated run and the log side by side (the simulated run may go on after the span:
+/// users delayed by the feedback finish later than in the log).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SpanThroughput {
+    /// Weeks from the log's first to its last submission.
+    pub weeks: f64,
+    /// Jobs that ended in the span, in the simulation.
+    pub jobs: u64,
+    /// The same in the log.
+    pub log_jobs: u64,
+    /// Simulated jobs per week.
+    pub jobs_per_week: f64,
+    /// Logged jobs per week.
+    pub log_jobs_per_week: f64,
+    /// Simulated processor-hours per week.
+    pub proc_hours_per_week: f64,
+    /// Logged processor-hours per week.
+    pub log_proc_hours_per_week: f64,
+}
+
+/// Counts the jobs that end by a bound.
+struct EndsBy {
+    bound: Time,
+    jobs: u64,
+    work: i128,
+}
+
+impl Observer for EndsBy {
+    fn on_end(&mut self, j: &JobOutcome) {
+        if j.end <= self.bound {
+            self.jobs += 1;
+            self.work += i128::from(j.size) * i128::from(j.runtime());
+        }
+    }
+}
+
+/// The log as its users produced it, for comparison with the simulated run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LogFigures {
+    /// Users.
+    pub users: u64,
+    /// Jobs.
+    pub jobs: u64,
+    /// Jobs whose logged wait was unknown (taken as 0).
+    pub unknown_wait: u64,
+    /// First and last submit times.
+    pub first_submit: Time,
+    /// Last submit time.
+    pub last_submit: Time,
+    /// Jobs submitted per week.
+    pub jobs_per_week: f64,
+    /// Processor-seconds asked for over the machine's capacity between the first and
+    /// last submission.
+    pub offered_load: f64,
+    /// The log's sessions.
+    pub sessions: SessionsSummary,
+}
+
+/// The result of a feedback replay: what `summary.json` holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FeedbackSummary {
+    /// The figures every run has.
+    #[serde(flatten)]
+    pub run: ReplaySummary,
+    /// The user model.
+    pub users: UserSettings,
+    /// The log's own figures.
+    pub log: LogFigures,
+    /// Throughput over the log's span, simulated and logged.
+    pub span_throughput: SpanThroughput,
+    /// What became of the users and their jobs.
+    pub population: PopulationSummary,
+    /// Simulated sessions.
+    pub sessions: SessionsSummary,
+    /// Arrivals, queue and utilization by hour of day and day of week.
+    pub cycles: CycleSummary,
+    /// Warnings about the input.
+    pub warnings: Vec<String>,
+}
+
+/// The log's sessions as records.
+fn log_sessions(trace: &Trace) -> Vec<SessionRecord> {
+    let mut out = Vec::with_capacity(trace.sessions());
+    for u in &trace.users {
+        for j in &u.jobs {
+            let work = i64::from(j.spec.size) * j.spec.runtime;
+            if j.opens_session {
+                out.push(SessionRecord {
+                    user: u.user,
+                    index: j.session,
+                    first_submit: j.submit,
+                    last_submit: j.submit,
+                    last_end: j.end,
+                    jobs: 0,
+                    work: 0,
+                });
+            }
+            let s = out.last_mut().expect("a user's first job opens a session");
+            s.jobs += 1;
+            s.last_submit = j.submit;
+            s.last_end = s.last_end.max(j.end);
+            s.work += work;
+        }
+    }
+    out
+}
+
+fn log_figures(trace: &Trace, procs: u32) -> LogFigures {
+    let (first, last) = trace.span;
+    let span = (last - first).max(1) as f64;
+    let work: i128 = trace
+        .users
+        .iter()
+        .flat_map(|u| &u.jobs)
+        .map(|j| i128::from(j.spec.size) * i128::from(j.spec.runtime))
+        .sum();
+    LogFigures {
+        users: trace.users.len() as u64,
+        jobs: trace.jobs() as u64,
+        unknown_wait: trace.unknown_wait,
+        first_submit: first,
+        last_submit: last,
+        jobs_per_week: trace.jobs() as f64 / (span / WEEK as f64),
+        offered_load: work as f64 / (f64::from(procs) * span),
+        sessions: SessionsSummary::of(log_sessions(trace).into_iter(), trace.users.len() as u64),
+    }
+}
+
+/// The header of `users.csv`.
+const USERS_CSV_HEADER: &str = "user,state,trace_jobs,submitted,ended,log_sessions,sessions,\
+mean_wait,mean_response,processor_seconds,first_submit,last_end,inside_window,next_window,\
+after_last_window,flowed_forward,after_own_window,gave_up,strikes\n";
+
+fn write_users_csv(
+    w: &mut impl std::io::Write,
+    users: &TraceUsers,
+    records: &[UserRecord],
+) -> std::io::Result<()> {
+    w.write_all(USERS_CSV_HEADER.as_bytes())?;
+    // Both are in user order; a user appears in `records` once a job of it was submitted.
+    let mut records = records.iter().peekable();
+    for a in users.agents() {
+        let r = records
+            .next_if(|r| r.user == a.user())
+            .copied()
+            .unwrap_or_default();
+        let c = a.counts();
+        let mean = |sum: i64| {
+            if r.jobs > 0 {
+                sum as f64 / r.jobs as f64
+            } else {
+                0.0
+            }
+        };
+        let state = match a.state() {
+            UserState::Done => "done",
+            UserState::Left => "frustrated",
+            UserState::Waiting | UserState::Ready(..) => "active",
+        };
+        writeln!(
+            w,
+            "{},{state},{},{},{},{},{},{:.1},{:.1},{},{},{},{},{},{},{},{},{},{}",
+            a.user(),
+            a.trace().jobs.len(),
+            c.submitted,
+            r.jobs,
+            a.trace().windows.len(),
+            r.sessions,
+            mean(r.wait_sum),
+            mean(r.response_sum),
+            r.work,
+            r.first_submit,
+            r.last_end,
+            c.inside_window,
+            c.next_window,
+            c.after_last_window,
+            c.flowed_forward,
+            c.after_own_window,
+            c.gave_up,
+            c.strikes,
+        )?;
+    }
+    Ok(())
+}
+
+/// Replays the log that `open` reads (named `file`, with header `header`) with feedback.
+pub fn feedback<I, F>(
+    open: F,
+    file: &str,
+    header: &SwfHeader,
+    extra_columns: impl FnOnce(&I) -> ExtraColumns,
+    opts: &FeedbackOptions,
+) -> Result<FeedbackSummary, ReplayError>
+where
+    I: Iterator<Item = Result<Located, SwfError>>,
+    F: Fn() -> Result<I, SwfError>,
+{
+    let run = &opts.run;
+    if run.interarrival_factor != 1.0 {
+        return Err(ReplayError::Options(
+            "a feedback replay takes no interarrival factor: its users set the pace".into(),
+        ));
+    }
+    let procs = match run.procs {
+        Some(p) => p,
+        None => machine_size(file, header)?,
+    };
+    let (mut log, modal_estimates) = log_jobs(&open, file, header, procs, run)?;
+    let trace = Trace::read(&mut log, opts.trace)?;
+    let extra = extra_columns(log.records());
+    let questionable = *log.report();
+    drop(log);
+    let (clock, warnings) =
+        SiteClock::from_header(header, opts.time_zone.as_deref()).map_err(ReplayError::Options)?;
+    let continuation = match &opts.continuation {
+        None => None,
+        Some(ContinuationSource::Fit) => Some(ContinuationCurve::fit(&trace, file)),
+        Some(ContinuationSource::File(p)) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| ReplayError::Options(format!("{}: {e}", p.display())))?;
+            Some(
+                ContinuationCurve::parse(&text, &p.display().to_string())
+                    .map_err(ReplayError::Options)?,
+            )
+        }
+    };
+    let settings = UserSettings {
+        trace: opts.trace,
+        opening_think: opts.opening,
+        negative_think: opts.negative,
+        time_zone: clock.zone_name().to_owned(),
+        time_zone_source: clock.source(),
+        continuation: match (&opts.continuation, &continuation) {
+            (Some(ContinuationSource::Fit), _) => Some(format!("fitted from {file}")),
+            (Some(ContinuationSource::File(p)), Some(c)) => {
+                Some(format!("{} (fitted from {})", p.display(), c.source))
+            }
+            _ => None,
+        },
+        patience: opts.patience,
+    };
+    let log_figures = log_figures(&trace, procs);
+    let trace_span = trace.span;
+    let log_in_span = trace
+        .users
+        .iter()
+        .flat_map(|u| &u.jobs)
+        .filter(|j| j.end <= trace_span.1)
+        .fold((0u64, 0i128), |(n, w), j| {
+            (
+                n + 1,
+                w + i128::from(j.spec.size) * i128::from(j.spec.runtime),
+            )
+        });
+    let user_cfg = UserConfig {
+        opening: opts.opening,
+        negative: opts.negative,
+        threshold: opts.trace.threshold,
+        behaviour: Behaviour {
+            continuation,
+            patience: opts.patience,
+        },
+    };
+    let users = TraceUsers::new(trace, user_cfg, run.seed);
+    let metrics = MetricsConfig {
+        procs,
+        bsld: run.bsld,
+        warmup: run.warmup,
+        cooldown: run.cooldown,
+    };
+    let (outputs, per_job) = match &run.out {
+        Some(dir) => {
+            let note = schedule_note("workload generated with feedback", procs, run);
+            let (o, w) = Outputs::per_job(dir, header, procs, note, run.bsld)?;
+            (Some(o), Some(w))
+        }
+        None => (None, None),
+    };
+    let (first, last) = trace_span;
+    let observers = (
+        Recorder::new(metrics, per_job),
+        (
+            (
+                SessionRecorder::new(opts.trace.rule, opts.trace.threshold),
+                CycleRecorder::new(clock, procs),
+            ),
+            EndsBy {
+                bound: last,
+                jobs: 0,
+                work: 0,
+            },
+        ),
+    );
+    let (users, (recorder, ((sessions, cycles), in_span)), counts) =
+        site(users, observers, procs, run)?.run(None)?;
+    let weeks = ((last - first).max(1) as f64) / WEEK as f64;
+    let span_throughput = SpanThroughput {
+        weeks,
+        jobs: in_span.jobs,
+        log_jobs: log_in_span.0,
+        jobs_per_week: in_span.jobs as f64 / weeks,
+        log_jobs_per_week: log_in_span.0 as f64 / weeks,
+        proc_hours_per_week: in_span.work as f64 / HOUR as f64 / weeks,
+        log_proc_hours_per_week: log_in_span.1 as f64 / HOUR as f64 / weeks,
+    };
+    let metrics = recorder.finish().map_err(ReplayError::Options)?;
+    let population = users.summary();
+    let summary = FeedbackSummary {
+        run: ReplaySummary {
+            sitesim_version: env!("CARGO_PKG_VERSION"),
+            input: InputInfo {
+                file: file.to_owned(),
+                header_max_procs: header.max_procs,
+                jobs: population.jobs.submitted,
+                extra_columns: extra,
+            },
+            procs,
+            scheduler: run.policy.name(),
+            overrun: run.overrun,
+            interarrival_factor: 1.0,
+            estimates: run.estimates.to_string(),
+            modal_estimates,
+            predictor: run.predictor.as_ref().map(ToString::to_string),
+            seed: run.seed,
+            questionable_policies: run.questionable,
+            questionable,
+            counts,
+            metrics,
+        },
+        users: settings,
+        log: log_figures,
+        span_throughput,
+        population,
+        sessions: sessions.summary(),
+        cycles: cycles.summary(),
+        warnings,
+    };
+    if let Some(mut o) = outputs {
+        let (session_records, user_records) = sessions.records();
+        let io = |name: &'static str| {
+            move |e: std::io::Error| ReplayError::Output {
+                path: name.into(),
+                source: e,
+            }
+        };
+        let mut w = o.create("users.csv")?;
+        write_users_csv(&mut w, &users, &user_records).map_err(io("users.csv"))?;
+        w.flush().map_err(io("users.csv"))?;
+        let mut w = o.create("sessions.csv")?;
+        write_sessions_csv(&mut w, &session_records).map_err(io("sessions.csv"))?;
+        w.flush().map_err(io("sessions.csv"))?;
+        let mut w = o.create("cycles.csv")?;
+        cycles.write_csv(&mut w).map_err(io("cycles.csv"))?;
+        w.flush().map_err(io("cycles.csv"))?;
+        o.commit(&summary)?;
+    }
+    Ok(summary)
+}
+
+/// The terminal summary of a feedback replay.
+pub fn render_feedback(s: &FeedbackSummary) -> String {
+    let r = &s.run;
+    let mut out = String::new();
+    let w = &mut out;
+    let _ = writeln!(
+        w,
+        "feedback replay of {} on {} processors: {}{}, overrun policy {}, estimates {}",
+        r.input.file,
+        r.procs,
+        r.scheduler,
+        r.predictor
+            .as_ref()
+            .map_or(String::new(), |p| format!(" with predictor {p}")),
+        r.overrun.name(),
+        r.estimates,
+    );
+    let u = &s.users;
+    let _ = writeln!(
+        w,
+        "  user model    sessions split at {} s ({} job), dependencies up to {}, windows end at {}, opener think time {}, negative think time {}; local time {}{}{}",
+        u.trace.threshold,
+        u.trace.rule.name(),
+        u.trace.cutoff.name(),
+        u.trace.window_end.name(),
+        u.opening_think.name(),
+        u.negative_think.name(),
+        u.time_zone,
+        u.continuation
+            .as_ref()
+            .map_or(String::new(), |c| format!("; continuation curve {c}")),
+        u.patience.map_or(String::new(), |p| format!(
+            "; patience {} ({} strikes)",
+            Hms(p.limit),
+            p.strikes
+        )),
+    );
+    render_run(r, w);
+    let p = &s.population;
+    let _ = writeln!(
+        w,
+        "  users         {} users: {} done, {} frustrated ({} jobs never submitted); {} of {} jobs submitted",
+        p.users, p.done, p.frustrated, p.never_submitted, p.jobs.submitted, p.trace_jobs
+    );
+    let j = &p.jobs;
+    let _ = writeln!(
+        w,
+        "  fluid model   {} submitted when ready, {} at the next window, {} after the last window; {} flowed forward, {} after their own window; {} sessions given up",
+        j.inside_window,
+        j.next_window,
+        j.after_last_window,
+        j.flowed_forward,
+        j.after_own_window,
+        j.gave_up
+    );
+    let l = &s.log;
+    let sessions = |w: &mut String, name: &str, x: &SessionsSummary| {
+        let _ = writeln!(
+            w,
+            "  {name:<13} {} sessions, {:.2} jobs each (median {}), lasting {} on average (median {})",
+            x.sessions,
+            x.jobs_per_session.mean,
+            x.jobs_per_session.median,
+            Hms(x.duration.mean.round() as Time),
+            Hms(x.duration.median),
+        );
+    };
+    sessions(w, "sessions", &s.sessions);
+    sessions(w, "log sessions", &l.sessions);
+    let t = &s.span_throughput;
+    let _ = writeln!(
+        w,
+        "  log span      {:.1} weeks: {} jobs ended ({:.1}/week, {:.0} processor-hours/week) vs {} in the log ({:.1}/week, {:.0} processor-hours/week); log offered load {:.2}%",
+        t.weeks,
+        t.jobs,
+        t.jobs_per_week,
+        t.proc_hours_per_week,
+        t.log_jobs,
+        t.log_jobs_per_week,
+        t.log_proc_hours_per_week,
+        100.0 * l.offered_load,
+    );
+    let peak = s
+        .cycles
+        .by_hour
+        .iter()
+        .max_by(|a, b| a.mean_queue.total_cmp(&b.mean_queue));
+    let low = s
+        .cycles
+        .by_hour
+        .iter()
+        .min_by(|a, b| a.mean_queue.total_cmp(&b.mean_queue));
+    if let (Some(hi), Some(lo)) = (peak, low) {
+        let _ = writeln!(
+            w,
+            "  daily cycle   queue longest at {}:00 ({:.1} jobs, {:.0}% busy), shortest at {}:00 ({:.1} jobs, {:.0}% busy), {}",
+            hi.label,
+            hi.mean_queue,
+            100.0 * hi.utilization,
+            lo.label,
+            lo.mean_queue,
+            100.0 * lo.utilization,
+            s.cycles.time_zone
+        );
+    }
+    for warning in &s.warnings {
+        let _ = writeln!(w, "  warning: {warning}");
+    }
+    out
+}

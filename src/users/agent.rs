@@ -1,0 +1,313 @@
+//! A trace user: one user of a log replaying its own job stream with feedback.
+//!
+//! The user moves between the three states of seed 003 Fig. 13: **thinking** (its next job
+//! is ready and will be submitted at a known time), **waiting** (its next job depends on
+//! jobs that have not ended yet) and **away** (its next job became ready outside its
+//! windows and waits for the next one to open). It submits its jobs in log order (the
+//! order constraint). A job with termination dependencies is ready once they have all
+//! ended, at the latest of their simulated ends plus its dependency think time; a job
+//! without any (the user's first jobs, or jobs submitted while everything before them was
+//! still running) keeps its logged distance from the previous submission. The fluid model
+//! ([`super::fluid`]) then places the ready time in the user's windows.
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::Serialize;
+
+use super::UserConfig;
+use super::deps::Dependencies;
+use super::fluid::{NegativeThink, Placement, Windows};
+use crate::job::{JobOutcome, JobSpec};
+use crate::sim::SourceCtx;
+use crate::time::Time;
+use crate::workload::trace::TraceUser;
+
+/// What became of a user's jobs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct UserCounts {
+    /// Jobs submitted.
+    pub submitted: u64,
+    /// Submitted when they became ready, inside a window.
+    pub inside_window: u64,
+    /// Ready between windows, submitted at the next window's start.
+    pub next_window: u64,
+    /// Ready after the user's last window, submitted then.
+    pub after_last_window: u64,
+    /// Submitted before their own session's window opened (they flowed forward).
+    pub flowed_forward: u64,
+    /// Submitted after their own session's window closed.
+    pub after_own_window: u64,
+    /// Sessions the user gave up after a long response (continuation model).
+    pub gave_up: u64,
+    /// Waits over the patience limit.
+    pub strikes: u64,
+}
+
+impl UserCounts {
+    /// Adds `other` into `self`.
+    pub fn add(&mut self, o: &UserCounts) {
+        self.submitted += o.submitted;
+        self.inside_window += o.inside_window;
+        self.next_window += o.next_window;
+        self.after_last_window += o.after_last_window;
+        self.flowed_forward += o.flowed_forward;
+        self.after_own_window += o.after_own_window;
+        self.gave_up += o.gave_up;
+        self.strikes += o.strikes;
+    }
+}
+
+/// Where a user is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserState {
+    /// Its next job waits for jobs that have not ended.
+    Waiting,
+    /// Its next job will be submitted at this time (thinking, or away until a window).
+    Ready(Time, Placement),
+    /// All its jobs are submitted.
+    Done,
+    /// It left for good after too many long waits.
+    Left,
+}
+
+/// A trace user in the simulation.
+#[derive(Debug, Clone)]
+pub struct TraceAgent {
+    index: u32,
+    trace: TraceUser,
+    windows: Windows,
+    deps: Dependencies,
+    next: usize,
+    last_submit: Option<Time>,
+    cursor: usize,
+    state: UserState,
+    rng: Xoshiro256PlusPlus,
+    /// The user's latest ended job and its simulated response time.
+    last_result: Option<(usize, Time)>,
+    /// Simulated end of each job, once it ended.
+    ends: Vec<Option<Time>>,
+    counts: UserCounts,
+}
+
+/// A well-mixed seed for user `user` of a run seeded `seed` (SplitMix64's finalizer), so
+/// that each user has its own stream and two runs with one seed share them.
+fn user_seed(seed: u64, user: i64) -> u64 {
+    let mut z = seed ^ (user as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl TraceAgent {
+    /// The agent of `trace`, the `index`-th user of its population.
+    pub fn new(index: u32, trace: TraceUser, seed: u64) -> Self {
+        TraceAgent {
+            index,
+            windows: Windows::new(&trace.windows),
+            deps: Dependencies::new(trace.jobs.len()),
+            ends: vec![None; trace.jobs.len()],
+            rng: Xoshiro256PlusPlus::seed_from_u64(user_seed(seed, trace.user)),
+            trace,
+            next: 0,
+            last_submit: None,
+            cursor: 0,
+            state: UserState::Waiting,
+            last_result: None,
+            counts: UserCounts::default(),
+        }
+    }
+
+    /// The tag of this user's job `job`.
+    pub fn tag(index: u32, job: usize) -> u64 {
+        (u64::from(index) << 32) | job as u64
+    }
+
+    /// The user and job a tag stands for.
+    pub fn untag(tag: u64) -> (u32, usize) {
+        ((tag >> 32) as u32, (tag & 0xFFFF_FFFF) as usize)
+    }
+
+    /// The user's number in the log.
+    pub fn user(&self) -> i64 {
+        self.trace.user
+    }
+
+    /// Its trace.
+    pub fn trace(&self) -> &TraceUser {
+        &self.trace
+    }
+
+    /// Where it is.
+    pub fn state(&self) -> UserState {
+        self.state
+    }
+
+    /// What became of its jobs so far.
+    pub fn counts(&self) -> &UserCounts {
+        &self.counts
+    }
+
+    /// The log line of the user's next job: the order of submissions due at one time.
+    pub fn next_line(&self) -> u64 {
+        self.trace.jobs.get(self.next).map_or(u64::MAX, |j| j.line)
+    }
+
+    /// Plans the first submission; the time it is due, if the user has jobs.
+    pub fn start(&mut self, now: Time, cfg: &UserConfig) -> Option<Time> {
+        self.plan(now, cfg)
+    }
+
+    /// Submits the job due at `now` (the time [`TraceAgent::start`], this method or
+    /// [`TraceAgent::ended`] returned); returns when the next one is due, if known.
+    pub fn submit_due(&mut self, ctx: &mut SourceCtx, cfg: &UserConfig) -> Option<Time> {
+        let now = ctx.now();
+        match self.state {
+            UserState::Ready(t, placement) if t == now => {
+                self.submit(now, placement, ctx);
+                self.plan(now, cfg)
+            }
+            _ => None,
+        }
+    }
+
+    /// The user's job `job` ended as `outcome` at `now`; returns when the next submission
+    /// is due, if this made it known.
+    pub fn ended(
+        &mut self,
+        job: usize,
+        outcome: &JobOutcome,
+        now: Time,
+        cfg: &UserConfig,
+    ) -> Option<Time> {
+        self.deps.ended(self.trace.rank[job], now);
+        self.ends[job] = Some(now);
+        self.last_result = Some((job, outcome.response()));
+        if self.state == UserState::Left {
+            return None;
+        }
+        if let Some(p) = cfg.behaviour.patience
+            && outcome.wait() > p.limit
+        {
+            self.counts.strikes += 1;
+            if self.counts.strikes >= u64::from(p.strikes) {
+                self.state = UserState::Left;
+                return None;
+            }
+        }
+        if self.state == UserState::Waiting {
+            self.plan(now, cfg)
+        } else {
+            None
+        }
+    }
+
+    /// Finds the next state; the time the next submission is due, if it is known.
+    fn plan(&mut self, now: Time, cfg: &UserConfig) -> Option<Time> {
+        self.state = self.next_state(now, cfg);
+        match self.state {
+            UserState::Ready(t, _) => Some(t),
+            _ => None,
+        }
+    }
+
+    fn submit(&mut self, now: Time, placement: Placement, ctx: &mut SourceCtx) {
+        let j = self.next;
+        let job = &mut self.trace.jobs[j];
+        let record = job.spec.record.take();
+        ctx.submit(JobSpec {
+            tag: Self::tag(self.index, j),
+            record,
+            ..job.spec.clone()
+        });
+        let own = self.trace.windows[job.session as usize];
+        let c = &mut self.counts;
+        c.submitted += 1;
+        match placement {
+            Placement::Inside => c.inside_window += 1,
+            Placement::NextWindow => c.next_window += 1,
+            Placement::AfterLast => c.after_last_window += 1,
+        }
+        c.flowed_forward += u64::from(now < own.start);
+        c.after_own_window += u64::from(now > own.end);
+        self.deps.submitted(self.trace.rank[j]);
+        self.last_submit = Some(now);
+        self.next += 1;
+    }
+
+    /// The state after the submissions so far, at `now`.
+    fn next_state(&mut self, now: Time, cfg: &UserConfig) -> UserState {
+        let Some(job) = self.trace.jobs.get(self.next) else {
+            return UserState::Done;
+        };
+        let deps = self.deps.state(job.deps);
+        if deps.pending > 0 {
+            return UserState::Waiting;
+        }
+        // A think time of the session threshold or more is a break, whichever job it is
+        // measured from: the opening rule applies to it.
+        let pause = |think: Time| {
+            let think = if think >= cfg.threshold {
+                cfg.opening.apply(think, cfg.threshold)
+            } else {
+                think
+            };
+            think.max(0)
+        };
+        let previous = self.next.checked_sub(1).map(|p| &self.trace.jobs[p]);
+        // The order constraint, and the spacing of a submission made no later than the
+        // previous job ended.
+        let mut ready = match (previous, self.last_submit, job.think) {
+            (Some(p), Some(last), Some(think)) if think <= 0 => match cfg.negative {
+                NegativeThink::Spacing => last + (job.submit - p.submit),
+                NegativeThink::Together => last,
+            },
+            (_, Some(last), _) => last,
+            (_, None, _) => job.submit,
+        };
+        // The think time after the job it is measured from (one of its dependencies).
+        if let (Some(think), Some(from)) = (job.think, job.think_from)
+            && think > 0
+            && let Some(end) = self.ends[from as usize]
+        {
+            ready = ready.max(end + pause(think));
+        }
+        // The dependency think time after the latest of its dependencies.
+        if let (Some(think), Some(latest)) = (job.dep_think, deps.latest_end) {
+            ready = ready.max(latest + pause(think));
+        }
+        let mut ready = ready.max(now);
+        if let (Some(curve), Some((last, response))) =
+            (&cfg.behaviour.continuation, self.last_result)
+            && !job.opens_session
+            && job.dep_think.is_some()
+        {
+            let p = curve.continue_probability(response, self.trace.jobs[last].response());
+            if p < 1.0
+                && self.rng.random::<f64>() >= p
+                && let Some(next_window) = self.windows.next_start_after(ready)
+            {
+                self.counts.gave_up += 1;
+                ready = next_window;
+            }
+        }
+        let (at, placement) = self.windows.place(ready, &mut self.cursor);
+        UserState::Ready(at, placement)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_round_trip() {
+        let t = TraceAgent::tag(7, 123_456);
+        assert_eq!(TraceAgent::untag(t), (7, 123_456));
+    }
+
+    #[test]
+    fn user_seeds_differ() {
+        assert_ne!(user_seed(1, 1), user_seed(1, 2));
+        assert_ne!(user_seed(1, 1), user_seed(2, 1));
+    }
+}

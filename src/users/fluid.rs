@@ -1,0 +1,183 @@
+//! The fluid user model (seed 003 §4.3, after Zakay & Feitelson): a user keeps the
+//! session windows of the log, which carry the daily and weekly cycle, and the logged
+//! think times; a job that becomes ready outside every window waits for the start of the
+//! next one (the user is away), and a job that becomes ready inside a window is
+//! submitted there, even if it belonged to a later session in the log (it flowed
+//! forward because the simulated system was faster).
+
+use serde::Serialize;
+
+use crate::time::Time;
+use crate::workload::trace::Window;
+
+/// The think time given to a job that opened a session in the log, whose logged think
+/// time is a break rather than a pause (notes §8.5, open point).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpeningThink {
+    /// The logged break. A user delayed by `d` stays delayed by at least `d` for good:
+    /// every later session starts a full break after the late results, so the windows
+    /// never pull it back, and delays pile up.
+    Original,
+    /// The logged break, capped at the session threshold (the default): a late user
+    /// starts its next session as soon as its window allows, and an early one lets the
+    /// next session flow into the current window once its results are in. A break of the
+    /// threshold still separates the sessions when they are analysed again.
+    #[default]
+    Capped,
+    /// No think time: the opener is ready as soon as its dependencies end.
+    Zero,
+}
+
+impl OpeningThink {
+    /// The option's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpeningThink::Original => "original",
+            OpeningThink::Capped => "capped",
+            OpeningThink::Zero => "zero",
+        }
+    }
+
+    /// The think time of an opener whose logged one is `think`, with session threshold
+    /// `threshold`.
+    pub fn apply(self, think: Time, threshold: Time) -> Time {
+        match self {
+            OpeningThink::Original => think,
+            OpeningThink::Capped => think.min(threshold),
+            OpeningThink::Zero => 0,
+        }
+    }
+}
+
+/// What a job submitted while the user's previous job still ran (a negative think time)
+/// keeps of the log (notes §8.5, open point).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NegativeThink {
+    /// Its logged distance from the previous submission (the default): a burst keeps its
+    /// spacing, and a machine that ran every job as the log did reproduces the log.
+    #[default]
+    Spacing,
+    /// None: it is submitted with the previous job (the notes' "clamp at 0").
+    Together,
+}
+
+impl NegativeThink {
+    /// The option's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            NegativeThink::Spacing => "spacing",
+            NegativeThink::Together => "together",
+        }
+    }
+}
+
+impl std::str::FromStr for NegativeThink {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "spacing" => Ok(NegativeThink::Spacing),
+            "together" => Ok(NegativeThink::Together),
+            _ => Err(format!(
+                "'{s}' is not a negative-think rule (spacing, together)"
+            )),
+        }
+    }
+}
+
+impl std::str::FromStr for OpeningThink {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "original" => Ok(OpeningThink::Original),
+            "capped" => Ok(OpeningThink::Capped),
+            "zero" => Ok(OpeningThink::Zero),
+            _ => Err(format!(
+                "'{s}' is not an opening think time (original, capped, zero)"
+            )),
+        }
+    }
+}
+
+/// Where a ready job was placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Its ready time falls in a window: submitted then.
+    Inside,
+    /// Its ready time falls between windows: submitted at the next window's start.
+    NextWindow,
+    /// Its ready time is past the user's last window: submitted then (the user's log has
+    /// no later activity to wait for).
+    AfterLast,
+}
+
+/// A user's windows, merged where they overlap, in time order.
+#[derive(Debug, Clone)]
+pub struct Windows {
+    spans: Vec<Window>,
+}
+
+impl Windows {
+    /// The union of `windows` (sorted by start, as a user's sessions are).
+    pub fn new(windows: &[Window]) -> Self {
+        let mut spans: Vec<Window> = Vec::with_capacity(windows.len());
+        for w in windows {
+            match spans.last_mut() {
+                Some(last) if w.start <= last.end => last.end = last.end.max(w.end),
+                _ => spans.push(*w),
+            }
+        }
+        Windows { spans }
+    }
+
+    /// When a job ready at `t` is submitted. `cursor` remembers the first window that can
+    /// still matter (ready times of one user never decrease).
+    pub fn place(&self, t: Time, cursor: &mut usize) -> (Time, Placement) {
+        while *cursor < self.spans.len() && self.spans[*cursor].end < t {
+            *cursor += 1;
+        }
+        match self.spans.get(*cursor) {
+            None => (t, Placement::AfterLast),
+            Some(w) if w.start <= t => (t, Placement::Inside),
+            Some(w) => (w.start, Placement::NextWindow),
+        }
+    }
+
+    /// The start of the first window that starts after `t`, if any.
+    pub fn next_start_after(&self, t: Time) -> Option<Time> {
+        let i = self.spans.partition_point(|w| w.start <= t);
+        self.spans.get(i).map(|w| w.start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(start: Time, end: Time) -> Window {
+        Window { start, end }
+    }
+
+    #[test]
+    fn placement_in_between_and_after_windows() {
+        let ws = Windows::new(&[w(100, 200), w(150, 300), w(1000, 1100)]);
+        let mut c = 0;
+        assert_eq!(ws.place(50, &mut c), (100, Placement::NextWindow));
+        assert_eq!(ws.place(250, &mut c), (250, Placement::Inside));
+        assert_eq!(ws.place(300, &mut c), (300, Placement::Inside));
+        assert_eq!(ws.place(301, &mut c), (1000, Placement::NextWindow));
+        assert_eq!(ws.place(1100, &mut c), (1100, Placement::Inside));
+        assert_eq!(ws.place(5000, &mut c), (5000, Placement::AfterLast));
+        assert_eq!(ws.next_start_after(100), Some(1000));
+        assert_eq!(ws.next_start_after(1000), None);
+    }
+
+    #[test]
+    fn opening_think_options() {
+        assert_eq!(OpeningThink::Original.apply(5000, 1200), 5000);
+        assert_eq!(OpeningThink::Capped.apply(5000, 1200), 1200);
+        assert_eq!(OpeningThink::Capped.apply(600, 1200), 600);
+        assert_eq!(OpeningThink::Zero.apply(5000, 1200), 0);
+    }
+}

@@ -1,0 +1,31 @@
+//! Simulated users: agents that submit jobs, wait for them, think, and go away and come
+//! back with their session windows (seed 003 §4.3, Fig. 13).
+//!
+//! A [`TraceAgent`] replays one user of a log with feedback: its jobs in log order, each
+//! once the jobs it depends on have ended on the simulated machine, plus its think time,
+//! inside the user's session windows ([`fluid`]). [`deps`] tracks the dependencies;
+//! [`behaviour`] holds the optional reactions to bad service.
+
+pub mod agent;
+pub mod behaviour;
+pub mod deps;
+pub mod fluid;
+
+pub use agent::{TraceAgent, UserCounts, UserState};
+pub use behaviour::{Behaviour, ContinuationCurve, Patience};
+pub use fluid::{NegativeThink, OpeningThink, Placement, Windows};
+
+use crate::time::Time;
+
+/// How trace users behave.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UserConfig {
+    /// Think time of session openers.
+    pub opening: OpeningThink,
+    /// Spacing of jobs submitted while the previous one ran.
+    pub negative: NegativeThink,
+    /// The session threshold, seconds (for [`OpeningThink::Capped`]).
+    pub threshold: Time,
+    /// Reactions to bad service.
+    pub behaviour: Behaviour,
+}

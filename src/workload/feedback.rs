@@ -1,0 +1,145 @@
+//! Replay with feedback: every user of a log is a [`TraceAgent`] that submits its own
+//! jobs as the simulated machine finishes the ones they depend on (seed 003 §4.3).
+//! Submissions stream into the engine as users decide them: each user has at most one
+//! submission planned at a time. Submissions due at the same second go in log order, as
+//! in an open-loop replay, whatever order the users decided them in.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
+
+use serde::Serialize;
+
+use super::trace::Trace;
+use crate::job::JobOutcome;
+use crate::sim::{SimError, SourceCtx, Workload};
+use crate::time::Time;
+use crate::users::{TraceAgent, UserConfig, UserCounts, UserState};
+
+/// The users of a log, replaying their streams with feedback.
+pub struct TraceUsers {
+    agents: Vec<TraceAgent>,
+    cfg: UserConfig,
+    /// Planned submissions: (time, log line of the job, user).
+    due: BinaryHeap<Reverse<(Time, u64, u32)>>,
+    /// Times a wake-up was asked for and has not come yet.
+    wakes: BTreeSet<Time>,
+}
+
+/// What became of the population.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PopulationSummary {
+    /// Users.
+    pub users: u64,
+    /// Users who submitted all their jobs.
+    pub done: u64,
+    /// Users who left for good after long waits (frustrated).
+    pub frustrated: u64,
+    /// Jobs in the users' streams.
+    pub trace_jobs: u64,
+    /// Jobs the frustrated users never submitted.
+    pub never_submitted: u64,
+    /// What became of the submitted jobs.
+    pub jobs: UserCounts,
+}
+
+impl TraceUsers {
+    /// The users of `trace`; `seed` seeds their random streams.
+    pub fn new(trace: Trace, cfg: UserConfig, seed: u64) -> Self {
+        let agents = trace
+            .users
+            .into_iter()
+            .enumerate()
+            .map(|(i, u)| {
+                let index = u32::try_from(i).expect("fewer than 2^32 users");
+                TraceAgent::new(index, u, seed)
+            })
+            .collect();
+        TraceUsers {
+            agents,
+            cfg,
+            due: BinaryHeap::new(),
+            wakes: BTreeSet::new(),
+        }
+    }
+
+    /// Plans user `user`'s next submission at `at`.
+    fn plan(&mut self, user: u32, at: Time, ctx: &mut SourceCtx) {
+        let line = self.agents[user as usize].next_line();
+        self.due.push(Reverse((at, line, user)));
+        if at > ctx.now() && self.wakes.insert(at) {
+            ctx.wake_at(at, 0);
+        }
+    }
+
+    /// Submits every planned submission due by now, in log order.
+    fn submit_due(&mut self, ctx: &mut SourceCtx) {
+        while let Some(&Reverse((at, _, user))) = self.due.peek()
+            && at <= ctx.now()
+        {
+            self.due.pop();
+            if let Some(next) = self.agents[user as usize].submit_due(ctx, &self.cfg) {
+                self.plan(user, next, ctx);
+            }
+        }
+    }
+
+    /// The users.
+    pub fn agents(&self) -> &[TraceAgent] {
+        &self.agents
+    }
+
+    /// What became of the population so far.
+    pub fn summary(&self) -> PopulationSummary {
+        let mut s = PopulationSummary {
+            users: self.agents.len() as u64,
+            ..PopulationSummary::default()
+        };
+        for a in &self.agents {
+            let c = a.counts();
+            s.jobs.add(c);
+            s.trace_jobs += a.trace().jobs.len() as u64;
+            match a.state() {
+                UserState::Done => s.done += 1,
+                UserState::Left => {
+                    s.frustrated += 1;
+                    s.never_submitted += a.trace().jobs.len() as u64 - c.submitted;
+                }
+                UserState::Waiting | UserState::Ready(..) => {}
+            }
+        }
+        s
+    }
+}
+
+impl Workload for TraceUsers {
+    fn start(&mut self, ctx: &mut SourceCtx) -> Result<(), SimError> {
+        let now = ctx.now();
+        for i in 0..self.agents.len() {
+            if let Some(at) = self.agents[i].start(now, &self.cfg) {
+                self.plan(i as u32, at, ctx);
+            }
+        }
+        Ok(())
+    }
+
+    fn on_wake(&mut self, _token: u64, ctx: &mut SourceCtx) -> Result<(), SimError> {
+        self.wakes.remove(&ctx.now());
+        self.submit_due(ctx);
+        Ok(())
+    }
+
+    fn on_job_end(&mut self, job: &JobOutcome, ctx: &mut SourceCtx) -> Result<(), SimError> {
+        let (user, index) = TraceAgent::untag(job.tag);
+        let agent = self.agents.get_mut(user as usize).ok_or_else(|| {
+            SimError::Workload(format!("job {} ended for unknown user {user}", job.job))
+        })?;
+        if let Some(at) = agent.ended(index, job, ctx.now(), &self.cfg) {
+            self.plan(user, at, ctx);
+            if at <= ctx.now() && self.wakes.insert(at) {
+                // Due now: submitted at this second's wake-up phase, after every end.
+                ctx.wake_at(at, 0);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,460 @@
+//! A log turned into users: each user's own job stream, in log order, with the think
+//! times, sessions, session windows and dependencies that closed-loop replay needs
+//! (seed 003 §4.3; notes §8.3-8.5; `docs/MODELS.md`, "Users from a log").
+//!
+//! For job `j` of a user:
+//! - its **think time** is its submit time minus the end of the user's previous job
+//!   ([`crate::session`]), negative when that job was still running;
+//! - it opens a **session** when the think time reaches the threshold; a session's
+//!   **window** runs from its first submission to the last end of its jobs that came
+//!   before the user's next session (or, as an option, to its last submission);
+//! - its **termination dependencies** are every earlier job of the user that had ended
+//!   before its submission (or, as an option, before its start): the seed's "potential
+//!   dependence"
+//!   (every job depends on the jobs that terminated before it), of which "the last
+//!   terminated job in each previous session" is the seed's shortcut; the **order
+//!   constraint** makes it wait for the previous job's submission;
+//! - its **dependency think time** is its submission minus the latest end among its
+//!   termination dependencies: how long the user took after the last result it had.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::LogReplay;
+use super::questionable::Report;
+use crate::job::JobSpec;
+use crate::session::{SessionRule, opens_session, think_time};
+use crate::sim::SimError;
+use crate::swf::{Located, SwfError};
+use crate::time::Time;
+
+/// Which terminations a job depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DependenceCutoff {
+    /// Jobs that had ended before its submission (our reading of the seed: a submission
+    /// cannot react to a termination that came after it; one at the same second is
+    /// taken as simultaneous, not as a cause).
+    #[default]
+    Submit,
+    /// Jobs that had ended before its start, the seed's literal wording ("terminated
+    /// before it started to run"); only earlier-submitted jobs count, or the order
+    /// constraint would deadlock.
+    Start,
+}
+
+impl DependenceCutoff {
+    /// The option's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            DependenceCutoff::Submit => "submit",
+            DependenceCutoff::Start => "start",
+        }
+    }
+}
+
+impl std::str::FromStr for DependenceCutoff {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "submit" => Ok(DependenceCutoff::Submit),
+            "start" => Ok(DependenceCutoff::Start),
+            _ => Err(format!("'{s}' is not a dependence cut-off (submit, start)")),
+        }
+    }
+}
+
+/// Where a session window ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WindowEnd {
+    /// At the session's last submission: the user leaves as it submits its last job. A
+    /// session of one job has a window of one second, so the slightest delay sends the
+    /// job to the user's next session.
+    LastSubmit,
+    /// At the last end among the session's jobs that came before the user's next
+    /// session opened (the default): the user stays while its results come in, as it
+    /// did in the log, and has left by its next session. Windows never overlap, and a
+    /// machine that ran every job as the log did reproduces the log.
+    #[default]
+    LastEnd,
+}
+
+impl WindowEnd {
+    /// The option's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            WindowEnd::LastSubmit => "last-submit",
+            WindowEnd::LastEnd => "last-end",
+        }
+    }
+}
+
+impl std::str::FromStr for WindowEnd {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "last-submit" => Ok(WindowEnd::LastSubmit),
+            "last-end" => Ok(WindowEnd::LastEnd),
+            _ => Err(format!("'{s}' is not a window end (last-submit, last-end)")),
+        }
+    }
+}
+
+/// How a log is split into users, sessions and dependencies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TraceConfig {
+    /// Session threshold on think time, seconds.
+    pub threshold: Time,
+    /// Which earlier job think times are measured from.
+    pub rule: SessionRule,
+    /// Which terminations a job depends on.
+    pub cutoff: DependenceCutoff,
+    /// Where session windows end.
+    pub window_end: WindowEnd,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        TraceConfig {
+            threshold: crate::session::DEFAULT_THRESHOLD,
+            rule: SessionRule::Previous,
+            cutoff: DependenceCutoff::Submit,
+            window_end: WindowEnd::LastEnd,
+        }
+    }
+}
+
+/// One job of a user's stream, with its logged times.
+#[derive(Debug, Clone)]
+pub struct TraceJob {
+    /// Its line in the log.
+    pub line: u64,
+    /// Logged submit time.
+    pub submit: Time,
+    /// Logged start time (submit plus the logged wait; the submit time when the wait is
+    /// unknown).
+    pub start: Time,
+    /// Logged end time.
+    pub end: Time,
+    /// Think time (`None` for the user's first job).
+    pub think: Option<Time>,
+    /// The job the think time is measured from (the previous job, or under the `latest`
+    /// rule the latest-ending earlier one).
+    pub think_from: Option<u32>,
+    /// Index of its session in the user's stream.
+    pub session: u32,
+    /// Whether it opened its session.
+    pub opens_session: bool,
+    /// Its termination dependencies: the first `deps` jobs of the user's end order
+    /// ([`TraceUser::by_end`]) that were submitted before it.
+    pub deps: u32,
+    /// Its submission minus the latest end among its termination dependencies (the
+    /// **dependency think time**); `None` when it has none.
+    pub dep_think: Option<Time>,
+    /// The job as it will be submitted.
+    pub spec: JobSpec,
+}
+
+impl TraceJob {
+    /// Logged response time (wait plus runtime).
+    pub fn response(&self) -> Time {
+        self.end - self.submit
+    }
+}
+
+/// A session window: `[start, end]` in logged time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Window {
+    /// First submission of the session.
+    pub start: Time,
+    /// Its last submission, or the last end of its jobs.
+    pub end: Time,
+}
+
+/// One user's stream.
+#[derive(Debug, Clone)]
+pub struct TraceUser {
+    /// The user's number in the log.
+    pub user: i64,
+    /// Its jobs in log order.
+    pub jobs: Vec<TraceJob>,
+    /// Job indices ordered by logged end (ties by index).
+    pub by_end: Vec<u32>,
+    /// `rank[j]`: the position of job `j` in `by_end`.
+    pub rank: Vec<u32>,
+    /// One window per session.
+    pub windows: Vec<Window>,
+}
+
+/// A log split into users.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    /// The users, by user number.
+    pub users: Vec<TraceUser>,
+    /// How it was split.
+    pub config: TraceConfig,
+    /// Questionable jobs met while reading the log.
+    pub report: Report,
+    /// Jobs whose logged wait was unknown (taken as 0).
+    pub unknown_wait: u64,
+    /// First and last logged submit times.
+    pub span: (Time, Time),
+}
+
+impl Trace {
+    /// Reads every job `replay` admits and splits them into users.
+    pub fn read<I>(replay: &mut LogReplay<I>, config: TraceConfig) -> Result<Trace, SimError>
+    where
+        I: Iterator<Item = Result<Located, SwfError>>,
+    {
+        let mut by_user: BTreeMap<i64, Vec<TraceJob>> = BTreeMap::new();
+        let mut unknown_wait = 0;
+        let mut span: Option<(Time, Time)> = None;
+        while let Some(a) = replay.advance()? {
+            let wait = if a.wait >= 0 {
+                a.wait
+            } else {
+                unknown_wait += 1;
+                0
+            };
+            let start = a.submit + wait;
+            span = Some(span.map_or((a.submit, a.submit), |(f, _)| (f, a.submit)));
+            by_user.entry(a.spec.user).or_default().push(TraceJob {
+                line: a.line,
+                submit: a.submit,
+                start,
+                end: start + a.spec.runtime,
+                think: None,
+                think_from: None,
+                session: 0,
+                opens_session: true,
+                deps: 0,
+                dep_think: None,
+                spec: a.spec,
+            });
+        }
+        let users = by_user
+            .into_iter()
+            .map(|(user, jobs)| TraceUser::analyse(user, jobs, &config))
+            .collect();
+        Ok(Trace {
+            users,
+            config,
+            report: *replay.report(),
+            unknown_wait,
+            span: span.unwrap_or((0, 0)),
+        })
+    }
+
+    /// Jobs in all.
+    pub fn jobs(&self) -> usize {
+        self.users.iter().map(|u| u.jobs.len()).sum()
+    }
+
+    /// Sessions in all.
+    pub fn sessions(&self) -> usize {
+        self.users.iter().map(|u| u.windows.len()).sum()
+    }
+}
+
+impl TraceUser {
+    /// Think times, sessions, windows and dependencies of one user's `jobs` (in log
+    /// order).
+    pub fn analyse(user: i64, mut jobs: Vec<TraceJob>, config: &TraceConfig) -> TraceUser {
+        let mut ends: Vec<(Time, u32)> = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| (j.end, i as u32))
+            .collect();
+        ends.sort_unstable();
+        let by_end: Vec<u32> = ends.iter().map(|&(_, i)| i).collect();
+        let mut rank = vec![0; jobs.len()];
+        for (r, &i) in by_end.iter().enumerate() {
+            rank[i as usize] = r as u32;
+        }
+        let mut windows: Vec<Window> = Vec::new();
+        let mut latest_end: Option<(Time, u32)> = None;
+        for j in 0..jobs.len() {
+            let previous = j.checked_sub(1).map(|p| (jobs[p].end, p as u32));
+            let job = &jobs[j];
+            let think = think_time(
+                config.rule,
+                job.submit,
+                previous.map(|p| p.0),
+                latest_end.map(|l| l.0),
+            );
+            let think_from = match config.rule {
+                SessionRule::Previous => previous.map(|p| p.1),
+                SessionRule::Latest => latest_end.map(|l| l.1),
+            };
+            let opens = opens_session(think, config.threshold);
+            let cutoff = match config.cutoff {
+                DependenceCutoff::Submit => job.submit,
+                DependenceCutoff::Start => job.start,
+            };
+            let deps = ends.partition_point(|&(end, _)| end < cutoff);
+            // The latest end among the earlier jobs of that prefix (later jobs in it are
+            // rare: a later job that ended before this one's cut-off).
+            let latest_dep = by_end[..deps].iter().rev().find(|&&i| (i as usize) < j);
+            let dep_think = latest_dep.map(|&i| job.submit - jobs[i as usize].end);
+            let deps = deps as u32;
+            if opens {
+                windows.push(Window {
+                    start: job.submit,
+                    end: job.submit,
+                });
+            } else {
+                let w = windows
+                    .last_mut()
+                    .expect("a user's first job opens a session");
+                w.end = job.submit;
+            }
+            let session = windows.len() as u32 - 1;
+            let end = job.end;
+            let job = &mut jobs[j];
+            job.think = think;
+            job.think_from = think_from;
+            job.opens_session = opens;
+            job.session = session;
+            job.deps = deps;
+            job.dep_think = dep_think;
+            latest_end = Some(latest_end.map_or((end, j as u32), |l| l.max((end, j as u32))));
+        }
+        if config.window_end == WindowEnd::LastEnd {
+            // A window stays open for the results that came before the user's next
+            // session opened.
+            for j in &jobs {
+                let k = j.session as usize;
+                let next_start = windows.get(k + 1).map_or(Time::MAX, |w| w.start);
+                if j.end < next_start {
+                    windows[k].end = windows[k].end.max(j.end);
+                }
+            }
+        }
+        TraceUser {
+            user,
+            jobs,
+            by_end,
+            rank,
+            windows,
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::workload::questionable::Policies;
+    use crate::workload::{LogReplay, ReplayConfig};
+
+    /// A trace from SWF lines `(user, submit, wait, runtime)`.
+    pub(crate) fn trace_of(jobs: &[(i64, Time, Time, Time)], config: TraceConfig) -> Trace {
+        let text: String = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, &(user, submit, wait, run))| {
+                format!(
+                    "{} {submit} {wait} {run} 1 -1 -1 1 {} -1 1 {user} 1 -1 -1 -1 -1 -1\n",
+                    i + 1,
+                    run.max(1) * 10
+                )
+            })
+            .collect();
+        let reader = crate::swf::SwfReader::new(text.as_bytes(), "t.swf").unwrap();
+        let mut replay = LogReplay::new(
+            reader,
+            "t.swf",
+            ReplayConfig {
+                procs: 8,
+                policies: Policies::default(),
+                interarrival_factor: 1.0,
+                max_runtime: None,
+                keep_records: false,
+            },
+        );
+        Trace::read(&mut replay, config).unwrap()
+    }
+
+    #[test]
+    fn sessions_windows_and_dependencies() {
+        // User 1: job 0 [0, 100]; job 1 at 50 (job 0 running: negative think time);
+        // job 1 ends at 250; job 2 at 300 (think 50, depends on both); job 3 at 5000
+        // (think 4600: a new session).
+        let t = trace_of(
+            &[
+                (1, 0, 0, 100),
+                (1, 50, 100, 100),
+                (1, 300, 0, 10),
+                (1, 5000, 0, 10),
+            ],
+            TraceConfig {
+                window_end: WindowEnd::LastSubmit,
+                ..TraceConfig::default()
+            },
+        );
+        let u = &t.users[0];
+        let thinks: Vec<_> = u.jobs.iter().map(|j| j.think).collect();
+        assert_eq!(thinks, [None, Some(-50), Some(50), Some(4690)]);
+        let sessions: Vec<_> = u.jobs.iter().map(|j| j.session).collect();
+        assert_eq!(sessions, [0, 0, 0, 1]);
+        assert_eq!(
+            u.windows,
+            [
+                Window { start: 0, end: 300 },
+                Window {
+                    start: 5000,
+                    end: 5000
+                }
+            ]
+        );
+        let deps: Vec<_> = u.jobs.iter().map(|j| (j.deps, j.dep_think)).collect();
+        assert_eq!(deps, [(0, None), (0, None), (2, Some(50)), (3, Some(4690))]);
+        // By start: job 1 started at 150, after job 0 ended.
+        let t = trace_of(
+            &[(1, 0, 0, 100), (1, 50, 100, 100)],
+            TraceConfig {
+                cutoff: DependenceCutoff::Start,
+                ..TraceConfig::default()
+            },
+        );
+        let j = &t.users[0].jobs[1];
+        assert_eq!((j.deps, j.dep_think), (1, Some(-50)));
+    }
+
+    #[test]
+    fn last_end_windows_cover_the_results_before_the_next_session() {
+        // Jobs 1-3 form one session, open until job 2 ends at 10050. Job 4 opens a
+        // session at 20000 and runs past 80000, where job 6 opens the next one (job 5
+        // ended long before): the second window closes with job 5's end.
+        let t = trace_of(
+            &[
+                (1, 0, 0, 100),
+                (1, 50, 0, 10_000),
+                (1, 200, 0, 10),
+                (1, 20_000, 0, 70_000),
+                (1, 20_005, 0, 10),
+                (1, 80_000, 0, 10),
+            ],
+            TraceConfig::default(),
+        );
+        assert_eq!(
+            t.users[0].windows,
+            [
+                Window {
+                    start: 0,
+                    end: 10_050
+                },
+                Window {
+                    start: 20_000,
+                    end: 20_015
+                },
+                Window {
+                    start: 80_000,
+                    end: 80_010
+                }
+            ]
+        );
+    }
+}

@@ -1,0 +1,206 @@
+//! Replay with feedback: hand cases with known answers for each rule of the fluid user
+//! model and each kind of dependency.
+
+mod common;
+
+use common::{feedback_run, logged, trace_of, users_of};
+use sitesim::job::JobOutcome;
+use sitesim::sched::Policy;
+use sitesim::users::{NegativeThink, OpeningThink, UserConfig};
+use sitesim::workload::trace::{DependenceCutoff, TraceConfig};
+
+/// `(job number, simulated submit)` of user `user`'s jobs.
+fn submits(jobs: &[JobOutcome], user: i64) -> Vec<(i64, i64)> {
+    jobs.iter()
+        .filter(|j| j.user == user)
+        .map(|j| (j.job, j.submit))
+        .collect()
+}
+
+/// A job of user 0 (submitted first at time 0) that holds the single processor for `run`
+/// seconds.
+fn blocker(n: i64, run: i64) -> String {
+    logged(n, 0, 0, 0, run, 1)
+}
+
+#[test]
+fn a_job_ready_after_its_window_closed_waits_for_the_next_window() {
+    // User 1's first session: jobs 2 and 3, window [0, 250]; second session: job 4 at
+    // 10000, window [10000, 10100]. The blocker delays job 2 to [1000, 1100]; job 3 is
+    // ready at 1100 + 50, after its window closed: it goes to the next window's start.
+    // Job 4 (think time 9750, capped at 1200) is ready at 10100 + 1200, after the user's
+    // last window: it is submitted then.
+    let log = [
+        blocker(1, 1000),
+        logged(2, 1, 0, 0, 100, 1),
+        logged(3, 1, 150, 0, 100, 1),
+        logged(4, 1, 10_000, 0, 100, 1),
+    ]
+    .concat();
+    let config = TraceConfig::default();
+    let (users, jobs) = feedback_run(
+        trace_of(&log, 1, config),
+        1,
+        Policy::Fcfs,
+        users_of(&config),
+        None,
+    );
+    assert_eq!(submits(&jobs, 1), [(2, 0), (3, 10_000), (4, 11_300)]);
+    // Counts include the blocker's job, submitted inside its window.
+    let c = users.summary().jobs;
+    assert_eq!(
+        (c.inside_window, c.next_window, c.after_last_window),
+        (2, 1, 1)
+    );
+    assert_eq!((c.after_own_window, c.flowed_forward), (2, 0));
+}
+
+#[test]
+fn a_faster_machine_lets_the_next_session_flow_forward() {
+    // In the log job 1 waited 5000 s, so the first window is [0, 5250]. On an empty
+    // machine job 2 is ready at 150 and job 3, which opened the next session after a
+    // 14750 s break, at 250 + 1200: inside the first window, it flows forward.
+    let log = [
+        logged(1, 1, 0, 5000, 100, 1),
+        logged(2, 1, 5150, 0, 100, 1),
+        logged(3, 1, 20_000, 0, 100, 1),
+    ]
+    .concat();
+    let config = TraceConfig::default();
+    let run = |opening| {
+        let users = UserConfig {
+            opening,
+            ..users_of(&config)
+        };
+        feedback_run(trace_of(&log, 1, config), 1, Policy::Fcfs, users, None)
+    };
+    let (users, jobs) = run(OpeningThink::Capped);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 1450)]);
+    assert_eq!(users.summary().jobs.flowed_forward, 1);
+    // With the logged break, the opener is ready at 250 + 14750: between windows, it
+    // waits for its own window.
+    let (_, jobs) = run(OpeningThink::Original);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 20_000)]);
+    // With no think time at all it follows job 2 at once.
+    let (_, jobs) = run(OpeningThink::Zero);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 250)]);
+}
+
+#[test]
+fn concurrent_submissions_keep_their_spacing_or_go_together() {
+    // Job 2 was submitted 300 s after job 1, which was still waiting: a negative think
+    // time. Job 1 runs at once here, so only the spacing rule decides.
+    let log = [
+        logged(1, 1, 0, 1000, 500, 1),
+        logged(2, 1, 300, 1200, 100, 1),
+    ]
+    .concat();
+    let config = TraceConfig::default();
+    let run = |negative| {
+        let users = UserConfig {
+            negative,
+            ..users_of(&config)
+        };
+        feedback_run(trace_of(&log, 2, config), 2, Policy::Fcfs, users, None).1
+    };
+    assert_eq!(submits(&run(NegativeThink::Spacing), 1), [(1, 0), (2, 300)]);
+    assert_eq!(submits(&run(NegativeThink::Together), 1), [(1, 0), (2, 0)]);
+}
+
+#[test]
+fn the_order_constraint_holds_back_a_job_with_nothing_to_wait_for() {
+    // Job 3 depends on no termination (submitted 10 s after job 2 while everything ran),
+    // but job 2 waits for job 1, which the blocker delays: job 3 follows job 2's late
+    // submission at its logged spacing.
+    let log = [
+        blocker(1, 1000),
+        logged(2, 1, 0, 0, 100, 1),
+        logged(3, 1, 110, 0, 500, 1),
+        logged(4, 1, 120, 0, 500, 1),
+    ]
+    .concat();
+    let config = TraceConfig::default();
+    let (_, jobs) = feedback_run(
+        trace_of(&log, 1, config),
+        1,
+        Policy::Fcfs,
+        users_of(&config),
+        None,
+    );
+    // Job 2 ends at 1100; job 3 is ready 10 s later; job 4, submitted in the log while
+    // job 3 ran, keeps its 10 s spacing after job 3.
+    assert_eq!(submits(&jobs, 1), [(2, 0), (3, 1110), (4, 1120)]);
+}
+
+#[test]
+fn a_job_waits_for_the_last_job_of_an_earlier_session() {
+    // Job 2 is a long job of the first session; job 3 opens a later session (its
+    // predecessor, job 2, ended 100000 s before). The blocker delays job 2 to
+    // [5000, 105000]: job 3 waits for it, then for its think time (capped at 1200).
+    let log = [
+        blocker(1, 5000),
+        logged(2, 1, 0, 0, 100_000, 1),
+        logged(3, 1, 200_000, 0, 10, 1),
+    ]
+    .concat();
+    let config = TraceConfig::default();
+    let (_, jobs) = feedback_run(
+        trace_of(&log, 1, config),
+        1,
+        Policy::Fcfs,
+        users_of(&config),
+        None,
+    );
+    // Job 2's window is [0, 100000]; job 3 is ready at 106200, between windows: it waits
+    // for its own window at 200000.
+    assert_eq!(submits(&jobs, 1), [(2, 0), (3, 200_000)]);
+    // A longer delay: job 3 becomes ready after its window, and is submitted then.
+    let log = [
+        blocker(1, 150_000),
+        logged(2, 1, 0, 0, 100_000, 1),
+        logged(3, 1, 200_000, 0, 10, 1),
+    ]
+    .concat();
+    let (_, jobs) = feedback_run(
+        trace_of(&log, 1, config),
+        1,
+        Policy::Fcfs,
+        users_of(&config),
+        None,
+    );
+    assert_eq!(submits(&jobs, 1), [(2, 0), (3, 251_200)]);
+}
+
+#[test]
+fn dependence_by_start_waits_for_jobs_that_ended_while_a_job_waited() {
+    // Job 3 was submitted at 50 while job 2 ran (until 100) and started at 250: it
+    // depends on job 2 by its start, not by its submission. The blocker delays job 2 to
+    // [1000, 1100].
+    let log = [
+        blocker(1, 1000),
+        logged(2, 1, 0, 0, 100, 1),
+        logged(3, 1, 50, 200, 10, 1),
+    ]
+    .concat();
+    let by = |cutoff| {
+        let config = TraceConfig {
+            cutoff,
+            ..TraceConfig::default()
+        };
+        feedback_run(
+            trace_of(&log, 2, config),
+            1,
+            Policy::Fcfs,
+            users_of(&config),
+            None,
+        )
+        .1
+    };
+    assert_eq!(submits(&by(DependenceCutoff::Submit), 1), [(2, 0), (3, 50)]);
+    // By start it waits for job 2's end at 1100; its dependency think time is negative
+    // (it was submitted before job 2 ended), taken as 0.
+    assert_eq!(
+        submits(&by(DependenceCutoff::Start), 1),
+        [(2, 0), (3, 1100)]
+    );
+}

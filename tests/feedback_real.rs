@@ -1,0 +1,276 @@
+//! Replay with feedback on the KTH log (`../shared/workloads`; skipped when missing,
+//! except under CI): the validation claims of `docs/VALIDATION.md`, "Replay with
+//! feedback", as tests.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{Collect, shared_log, users_of};
+use sitesim::experiment::feedback::{FeedbackOptions, FeedbackSummary, feedback};
+use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, replay};
+use sitesim::job::OverrunPolicy;
+use sitesim::sched::Policy;
+use sitesim::sim::{Simulation, SiteConfig};
+use sitesim::swf::SwfReader;
+use sitesim::workload::questionable::Policies;
+use sitesim::workload::trace::{Trace, TraceConfig};
+use sitesim::workload::{LogReplay, ReplayConfig, TraceUsers};
+
+fn header(path: &Path) -> sitesim::swf::SwfHeader {
+    SwfReader::open(path)
+        .expect("the log opens")
+        .header()
+        .clone()
+}
+
+fn run_feedback(
+    path: &Path,
+    policy: Policy,
+    procs: Option<u32>,
+    out: Option<PathBuf>,
+) -> FeedbackSummary {
+    let opts = FeedbackOptions {
+        run: ReplayOptions {
+            policy,
+            procs,
+            out,
+            check: false,
+            ..ReplayOptions::default()
+        },
+        ..FeedbackOptions::default()
+    };
+    let name = path.display().to_string();
+    feedback(
+        || SwfReader::open(path),
+        &name,
+        &header(path),
+        |r| r.extra_columns(),
+        &opts,
+    )
+    .expect("the feedback replay runs")
+}
+
+fn run_replay(path: &Path, policy: Policy, out: Option<PathBuf>) -> ReplaySummary {
+    let opts = ReplayOptions {
+        policy,
+        out,
+        check: false,
+        ..ReplayOptions::default()
+    };
+    let name = path.display().to_string();
+    replay(
+        || SwfReader::open(path),
+        &name,
+        &header(path),
+        |r| r.extra_columns(),
+        &opts,
+    )
+    .expect("the replay runs")
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sitesim-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// `(job, submit, start)` of every row of a `jobs.csv`, by job number.
+fn times(csv: &Path) -> Vec<(i64, i64, i64)> {
+    let text = std::fs::read_to_string(csv).expect("jobs.csv");
+    let mut rows: Vec<(i64, i64, i64)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<i64> = l.split(',').take(6).map(|v| v.parse().unwrap()).collect();
+            (f[0], f[3], f[5])
+        })
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+fn kth_trace() -> Option<(Trace, u32)> {
+    let kth = shared_log("KTH-SP2-1996-2.swf")?;
+    let reader = SwfReader::open(&kth).unwrap();
+    let mut log = LogReplay::new(
+        reader,
+        "kth",
+        ReplayConfig {
+            procs: 100,
+            policies: Policies::default(),
+            interarrival_factor: 1.0,
+            max_runtime: None,
+            keep_records: false,
+        },
+    );
+    Some((Trace::read(&mut log, TraceConfig::default()).unwrap(), 100))
+}
+
+/// A log a policy produced, replayed with feedback under that policy, comes out exactly
+/// as it went in: on a machine that does what the log says, users do what the log says.
+#[test]
+fn kth_schedule_fed_back_to_its_own_policy_is_reproduced() {
+    let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let dir = scratch("fixed-point");
+    run_replay(&kth, Policy::Easy, Some(dir.join("open")));
+    let produced = dir.join("open/schedule.swf");
+    let s = run_feedback(&produced, Policy::Easy, None, Some(dir.join("fed")));
+    assert_eq!(
+        times(&dir.join("fed/jobs.csv")),
+        times(&dir.join("open/jobs.csv"))
+    );
+    let j = s.population.jobs;
+    assert_eq!((j.flowed_forward, j.after_own_window), (0, 0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// KTH ran EASY: with feedback, EASY keeps the log's weekly throughput; FCFS cannot (its
+/// users fall behind and sessions take longer); a larger machine finishes the log sooner.
+#[test]
+fn kth_throughput_follows_the_machine() {
+    let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let easy = run_feedback(&kth, Policy::Easy, None, None);
+    let t = easy.span_throughput;
+    assert_eq!(t.log_jobs, 28_486);
+    assert!(
+        (t.jobs_per_week - t.log_jobs_per_week).abs() < 0.02 * t.log_jobs_per_week,
+        "EASY {} jobs/week vs the log's {}",
+        t.jobs_per_week,
+        t.log_jobs_per_week
+    );
+    let fcfs = run_feedback(&kth, Policy::Fcfs, None, None);
+    assert!(fcfs.span_throughput.jobs_per_week < 0.95 * t.jobs_per_week);
+    assert!(fcfs.sessions.duration.mean > 1.2 * easy.sessions.duration.mean);
+    assert!(fcfs.run.metrics.makespan > easy.run.metrics.makespan);
+    let big = run_feedback(&kth, Policy::Easy, Some(150), None);
+    let bigger = run_feedback(&kth, Policy::Easy, Some(200), None);
+    assert!(big.span_throughput.jobs >= t.jobs);
+    assert!(bigger.span_throughput.jobs >= big.span_throughput.jobs);
+    assert!(big.run.metrics.makespan <= easy.run.metrics.makespan);
+    assert!(bigger.sessions.duration.mean < big.sessions.duration.mean);
+    assert!(big.sessions.duration.mean < easy.sessions.duration.mean);
+}
+
+/// Seed 003 Fig. 8: the log users generate under EASY, replayed open-loop under FCFS,
+/// overloads FCFS (waits of weeks that keep growing); the log generated under FCFS gives
+/// EASY no more throughput (the same jobs at the same times: the same utilization).
+#[test]
+fn kth_cross_simulation() {
+    let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let dir = scratch("cross");
+    run_feedback(&kth, Policy::Easy, None, Some(dir.join("easy")));
+    run_feedback(&kth, Policy::Fcfs, None, Some(dir.join("fcfs")));
+    let easy_log = dir.join("easy/schedule.swf");
+    let fcfs_log = dir.join("fcfs/schedule.swf");
+    let on_fcfs = run_replay(&easy_log, Policy::Fcfs, Some(dir.join("easy-on-fcfs")));
+    let on_easy = run_replay(&easy_log, Policy::Easy, None);
+    assert!(on_fcfs.metrics.jobs.wait.mean > 7.0 * 86_400.0);
+    assert!(on_fcfs.metrics.jobs.wait.mean > 50.0 * on_easy.metrics.jobs.wait.mean);
+    // The waits grow through the log (the queue never drains until the log ends): the
+    // third quarter of submissions waits far longer than the first.
+    let rows = times(&dir.join("easy-on-fcfs/jobs.csv"));
+    let mut by_submit: Vec<(i64, i64)> = rows.iter().map(|&(_, s, st)| (s, st - s)).collect();
+    by_submit.sort_unstable();
+    let q = by_submit.len() / 4;
+    let mean =
+        |part: &[(i64, i64)]| part.iter().map(|p| p.1 as f64).sum::<f64>() / part.len() as f64;
+    assert!(mean(&by_submit[2 * q..3 * q]) > 3.0 * mean(&by_submit[..q]));
+    let fcfs_on_easy = run_replay(&fcfs_log, Policy::Easy, None);
+    let fcfs_on_fcfs = run_replay(&fcfs_log, Policy::Fcfs, None);
+    assert!((fcfs_on_easy.metrics.utilization - fcfs_on_fcfs.metrics.utilization).abs() < 1e-3);
+    assert_eq!(fcfs_on_easy.metrics.makespan, fcfs_on_fcfs.metrics.makespan);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same scenario gives byte-identical files.
+#[test]
+fn kth_feedback_outputs_are_deterministic() {
+    let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let dir = scratch("determinism");
+    run_feedback(&kth, Policy::Easy, None, Some(dir.join("a")));
+    run_feedback(&kth, Policy::Easy, None, Some(dir.join("b")));
+    for f in [
+        "summary.json",
+        "jobs.csv",
+        "schedule.swf",
+        "users.csv",
+        "sessions.csv",
+        "cycles.csv",
+    ] {
+        let a = std::fs::read(dir.join("a").join(f)).unwrap();
+        let b = std::fs::read(dir.join("b").join(f)).unwrap();
+        assert!(a == b, "{f} differs between two runs");
+        assert!(!a.is_empty(), "{f} is empty");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A machine that never finishes a job receives exactly the jobs that depend on no
+/// termination; an instant machine never makes a user later than the log.
+#[test]
+fn kth_users_on_machines_that_never_or_instantly_finish() {
+    let Some((trace, _)) = kth_trace() else {
+        return;
+    };
+    let cfg = TraceConfig::default();
+    let independent: usize = trace
+        .users
+        .iter()
+        .map(|u| u.jobs.iter().take_while(|j| j.dep_think.is_none()).count())
+        .sum();
+    let site = SiteConfig {
+        procs: 1 << 20,
+        overrun: OverrunPolicy::Kill,
+        check: false,
+    };
+    let mut never = trace.clone();
+    for j in never.users.iter_mut().flat_map(|u| &mut u.jobs) {
+        j.spec.runtime = 1 << 40;
+        j.spec.estimate = 1 << 40;
+    }
+    let horizon = never.span.1 + 365 * 86_400;
+    let sim = Simulation::new(
+        site,
+        Policy::Fcfs.build(site.procs),
+        TraceUsers::new(never, users_of(&cfg), 1),
+        Collect::default(),
+    );
+    let (_, _, counts) = sim.run(Some(horizon)).unwrap();
+    assert_eq!(counts.submitted as usize, independent);
+    assert!(independent >= trace.users.len() && independent < trace.jobs());
+
+    let mut instant = trace.clone();
+    let logged: std::collections::HashMap<i64, i64> = instant
+        .users
+        .iter()
+        .flat_map(|u| &u.jobs)
+        .map(|j| (j.spec.job, j.submit))
+        .collect();
+    for j in instant.users.iter_mut().flat_map(|u| &mut u.jobs) {
+        j.spec.runtime = 0;
+    }
+    let sim = Simulation::new(
+        site,
+        Policy::Fcfs.build(site.procs),
+        TraceUsers::new(instant, users_of(&cfg), 1),
+        Collect::default(),
+    );
+    let (_, Collect(jobs), _) = sim.run(None).unwrap();
+    assert_eq!(jobs.len(), trace.jobs());
+    assert!(
+        jobs.iter()
+            .all(|j| j.wait() == 0 && j.submit <= logged[&j.job])
+    );
+    assert!(jobs.iter().any(|j| j.submit < logged[&j.job]));
+}
