@@ -1,11 +1,13 @@
-//! Replay benchmarks: SWF parsing, and whole open-loop replays of KTH, the CEA Curie sample
-//! and a synthetic 1,000,000-job log under each policy. Figures go to docs/PERFORMANCE.md.
+//! Replay benchmarks: SWF parsing, whole open-loop replays of KTH, the CEA Curie sample
+//! and a synthetic 1,000,000-job log under each policy, and KTH replayed with feedback.
+//! Figures go to docs/PERFORMANCE.md.
 
 mod common;
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sitesim::experiment::feedback::{FeedbackOptions, feedback};
 use sitesim::experiment::replay::{ReplayOptions, replay};
 use sitesim::sched::Policy;
 use sitesim::swf::{Located, SwfReader, SwfWriter};
@@ -145,6 +147,54 @@ fn real_logs(c: &mut Criterion) {
     }
 }
 
+/// Replay with feedback of KTH beside the open-loop replay of the same log, both from
+/// bytes in memory: the users, their dependencies and the fluid model against the plain
+/// log reader (target: within 2x).
+fn feedback_kth(c: &mut Criterion) {
+    let Some(bytes) = common::shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let header = SwfReader::new(bytes.as_slice(), "kth")
+        .unwrap()
+        .header()
+        .clone();
+    let mut g = c.benchmark_group("feedback-kth");
+    g.sample_size(30);
+    for policy in [Policy::Fcfs, Policy::Easy] {
+        let run = options(policy, None);
+        g.throughput(Throughput::Elements(replay_bytes(&bytes, &run)));
+        g.bench_with_input(
+            BenchmarkId::new("open-loop", policy.name()),
+            &run,
+            |b, o| b.iter(|| replay_bytes(black_box(&bytes), o)),
+        );
+        let opts = FeedbackOptions {
+            run,
+            ..FeedbackOptions::default()
+        };
+        g.bench_with_input(
+            BenchmarkId::new("feedback", policy.name()),
+            &opts,
+            |b, o| {
+                b.iter(|| {
+                    feedback(
+                        || SwfReader::new(black_box(bytes.as_slice()), "kth"),
+                        "kth",
+                        &header,
+                        |r| r.extra_columns(),
+                        o,
+                    )
+                    .unwrap()
+                    .population
+                    .jobs
+                    .submitted
+                })
+            },
+        );
+    }
+    g.finish();
+}
+
 fn synthetic_million(c: &mut Criterion) {
     let records = synthetic(1_000_000);
     let header = sitesim::swf::SwfHeader {
@@ -178,6 +228,7 @@ criterion_group!(
     parsing,
     simulation_only,
     real_logs,
+    feedback_kth,
     synthetic_million
 );
 criterion_main!(benches);

@@ -144,3 +144,124 @@ fn generate_writes_a_log_that_replays() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("500 simulated"));
 }
+
+#[test]
+fn feedback_and_analyze_report_users_and_write_their_files() {
+    let log = temp("users.swf");
+    // With a header time zone; user 1 has two sessions, user 2 one job.
+    std::fs::write(
+        &log,
+        format!(
+            "; UnixStartTime: 843480031\n; TimeZoneString: Europe/Stockholm\n{LOG}\
+             4 9000 0 20 2 -1 -1 2 30 -1 1 1 1 -1 -1 -1 -1 -1\n"
+        ),
+    )
+    .unwrap();
+    let out = temp("fb-out");
+    let o = sitesim(&[
+        "feedback",
+        "--swf",
+        log.to_str().unwrap(),
+        "--scheduler",
+        "easy",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("feedback replay of"), "{text}");
+    assert!(text.contains("2 users: 2 done"), "{text}");
+    assert!(text.contains("local time Europe/Stockholm"), "{text}");
+    for f in [
+        "summary.json",
+        "jobs.csv",
+        "schedule.swf",
+        "users.csv",
+        "sessions.csv",
+        "cycles.csv",
+    ] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    let users = std::fs::read_to_string(out.join("users.csv")).unwrap();
+    assert_eq!(users.lines().count(), 3, "{users}");
+    assert!(
+        users.lines().nth(1).unwrap().starts_with("1,done,3,3,3,2,"),
+        "{users}"
+    );
+    let cycles = std::fs::read_to_string(out.join("cycles.csv")).unwrap();
+    assert_eq!(cycles.lines().count(), 1 + 168);
+
+    let fit = temp("curve.toml");
+    let o = sitesim(&[
+        "analyze",
+        "--swf",
+        log.to_str().unwrap(),
+        "--fit-continuation",
+        fit.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("4 jobs by 2 users"), "{text}");
+    assert!(text.contains("sessions               3"), "{text}");
+    let o = sitesim(&[
+        "feedback",
+        "--swf",
+        log.to_str().unwrap(),
+        "--continuation",
+        fit.to_str().unwrap(),
+        "--patience",
+        "1h",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("continuation curve"));
+}
+
+#[test]
+fn feedback_input_errors_are_clear() {
+    let log = temp("fb.swf");
+    std::fs::write(&log, LOG).unwrap();
+    let path = log.to_str().unwrap();
+    let o = sitesim(&["feedback", "--swf", path, "--strikes", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--patience"), "{}", stderr(&o));
+    let o = sitesim(&["feedback", "--swf", path, "--opening-think", "long"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("original, capped, zero"),
+        "{}",
+        stderr(&o)
+    );
+    let o = sitesim(&["feedback", "--swf", path, "--time-zone", "Mars/Olympus"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("'Mars/Olympus' is not a time zone"),
+        "{}",
+        stderr(&o)
+    );
+    let o = sitesim(&["feedback", "--swf", path, "--continuation", "/no/such.toml"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/no/such.toml"), "{}", stderr(&o));
+    let bad = temp("bad-curve.toml");
+    std::fs::write(
+        &bad,
+        "source = \"x\"\nthreshold = 1200\n[[bucket]]\ncontinue = 2.0\njobs = 1\n",
+    )
+    .unwrap();
+    let o = sitesim(&[
+        "feedback",
+        "--swf",
+        path,
+        "--continuation",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("bad-curve.toml: continue = 2 is not a probability"),
+        "{}",
+        stderr(&o)
+    );
+    // A log without a zone says so, and runs on UTC.
+    let o = sitesim(&["feedback", "--swf", path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("warning: the log gives no time zone"));
+}
