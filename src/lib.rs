@@ -14,6 +14,7 @@ pub mod experiment;
 pub mod job;
 pub mod localtime;
 pub mod metrics;
+pub mod plot;
 pub mod predict;
 pub mod sched;
 pub mod session;
