@@ -2,15 +2,21 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use sitesim::experiment::feedback::{
     ContinuationSource, FeedbackOptions, feedback, render_feedback,
 };
 use sitesim::experiment::output::write_atomic;
 use sitesim::experiment::replay::{ReplayOptions, machine_size, render, render_modal, replay};
+use sitesim::experiment::resample::{
+    ResampleOptions, Resampler, SweepPoint, SweepSummary, render_resample, render_sweep,
+    saturation, stats_of, with_threads, write_resample, write_sweep,
+};
 use sitesim::experiment::scenario::{DEFAULT_SCENARIO, RunSummary, Scenario};
 use sitesim::job::OverrunPolicy;
 use sitesim::localtime::SiteClock;
@@ -20,9 +26,11 @@ use sitesim::predict::{ModalModel, ModalParams, PredictorSpec};
 use sitesim::sched::Policy;
 use sitesim::session::SessionRule;
 use sitesim::swf::{SwfHeader, SwfReader, SwfWriter};
-use sitesim::time::{Time, parse_duration};
+use sitesim::time::{Time, WEEK, parse_duration};
 use sitesim::users::{NegativeThink, OpeningThink, Patience};
 use sitesim::workload::analysis::LogAnalysis;
+use sitesim::workload::pools::{PoolConfig, Pools};
+use sitesim::workload::population::PopulationConfig;
 use sitesim::workload::questionable::{Policies, PolicySetting};
 use sitesim::workload::trace::{DependenceCutoff, Trace, TraceConfig, WindowEnd};
 use sitesim::workload::{LogReplay, ReplayConfig, Synthetic, SyntheticConfig, SyntheticModel};
@@ -47,7 +55,14 @@ enum Command {
     /// Replay a log with feedback: each user submits its jobs in log order, each once the
     /// jobs it depends on have ended on the simulated machine, inside its session windows.
     Feedback(FeedbackArgs),
-    /// Analyse a log's users: sessions, think times, daily and weekly cycles, flurries.
+    /// Resample a log's users into new populations (long-term users kept, temporary ones
+    /// arriving every week), run with feedback in parallel replications.
+    Resample(ResampleArgs),
+    /// Resampled runs over a grid of population multipliers and schedulers: where added
+    /// users stop adding load.
+    Sweep(SweepArgs),
+    /// Analyse a log's users: sessions, think times, daily and weekly cycles, flurries,
+    /// and the pools resampling draws from.
     Analyze(AnalyzeArgs),
     /// Write a synthetic log (a simple benchmark workload, not a published model).
     Generate(GenerateArgs),
@@ -154,6 +169,68 @@ struct FeedbackArgs {
     strikes: u32,
 }
 
+/// What `resample` and `sweep` share.
+#[derive(Args)]
+struct PopulationArgs {
+    #[command(flatten)]
+    feedback: FeedbackArgs,
+    /// Measured weeks, after the --warmup and before a cool-down (--cooldown, one week
+    /// when 0) that are simulated too.
+    #[arg(long, default_value_t = 52, value_parser = clap::value_parser!(u32).range(1..))]
+    weeks: u32,
+    /// Replications (seeds derived from --seed).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    replications: u32,
+    /// Multiplier on the long-term users (default: --population).
+    #[arg(long, value_parser = non_negative_factor)]
+    long_term: Option<f64>,
+    /// Multiplier on the temporary users and their weekly arrivals (default: --population).
+    #[arg(long, value_parser = non_negative_factor)]
+    temporary: Option<f64>,
+    /// A long-term user whose trace ended comes back after at least this long
+    /// [default: the time it was inactive in the log].
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    regenerate_after: Option<Time>,
+    /// A user is long-term when its activity spans at least this share of the log.
+    #[arg(long, default_value_t = 0.5, value_parser = share)]
+    long_term_share: f64,
+    /// Users whose whole activity lies within this long of either end of the log are
+    /// left out.
+    #[arg(long, default_value = "2w", value_parser = parse_duration, value_name = "DURATION")]
+    edge: Time,
+    /// Weight of one log user, as USER=WEIGHT (0 leaves it out, 3 draws it three times as
+    /// often); repeatable.
+    #[arg(long, value_name = "USER=WEIGHT", value_parser = user_weight)]
+    weight: Vec<(i64, f64)>,
+    /// Users submit at their logged times (shifted with them), without feedback.
+    #[arg(long)]
+    no_feedback: bool,
+    /// Worker threads [default: all cores].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    threads: Option<u32>,
+}
+
+#[derive(Args)]
+struct ResampleArgs {
+    #[command(flatten)]
+    population_args: PopulationArgs,
+    /// Multiplier on the whole population (long-term users and temporary arrivals).
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative_factor)]
+    population: f64,
+}
+
+#[derive(Args)]
+struct SweepArgs {
+    #[command(flatten)]
+    population_args: PopulationArgs,
+    /// Population multipliers, comma-separated.
+    #[arg(long, value_delimiter = ',', required = true, value_parser = non_negative_factor)]
+    populations: Vec<f64>,
+    /// Schedulers, comma-separated [default: --scheduler].
+    #[arg(long, value_delimiter = ',', value_enum)]
+    schedulers: Vec<Policy>,
+}
+
 /// How a log is split into users, sessions and dependencies.
 #[derive(Args)]
 struct UserArgs {
@@ -209,6 +286,14 @@ struct AnalyzeArgs {
     /// other user's busiest week.
     #[arg(long, default_value_t = 2.0, value_parser = positive_factor)]
     flurry_factor: f64,
+    /// Resampling pools: a user is long-term when its activity spans at least this share
+    /// of the log.
+    #[arg(long, default_value_t = 0.5, value_parser = share)]
+    long_term_share: f64,
+    /// Resampling pools: users whose whole activity lies within this long of either end
+    /// of the log are left out.
+    #[arg(long, default_value = "2w", value_parser = parse_duration, value_name = "DURATION")]
+    edge: Time,
     /// Write the continuation curve fitted from the log to this file (TOML).
     #[arg(long, value_name = "FILE")]
     fit_continuation: Option<PathBuf>,
@@ -351,6 +436,30 @@ impl SiteArgs {
     }
 }
 
+fn non_negative_factor(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a number of 0 or more")),
+    }
+}
+
+fn share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a share in (0, 1]")),
+    }
+}
+
+fn user_weight(s: &str) -> Result<(i64, f64), String> {
+    let (user, weight) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}' is not USER=WEIGHT"))?;
+    let user = user
+        .parse()
+        .map_err(|_| format!("'{user}' is not a user number"))?;
+    Ok((user, non_negative_factor(weight)?))
+}
+
 fn run_replay(a: ReplayArgs) -> Result<(), String> {
     let started = Instant::now();
     let opts = a.site.options(a.interarrival_factor);
@@ -372,20 +481,176 @@ fn run_replay(a: ReplayArgs) -> Result<(), String> {
     Ok(())
 }
 
+impl FeedbackArgs {
+    fn options(&self) -> Result<FeedbackOptions, String> {
+        Ok(FeedbackOptions {
+            run: self.site.options(1.0),
+            trace: self.users.trace_config()?,
+            opening: self.opening_think,
+            negative: self.negative_think,
+            time_zone: self.users.time_zone.clone(),
+            continuation: self.continuation.clone(),
+            patience: self.patience.map(|limit| Patience {
+                limit,
+                strikes: self.strikes,
+            }),
+        })
+    }
+}
+
+impl PopulationArgs {
+    fn options(&self, population: f64) -> Result<ResampleOptions, String> {
+        let mut users = self.feedback.options()?;
+        if users.run.cooldown == 0 {
+            users.run.cooldown = WEEK;
+        }
+        users.run.out = None;
+        Ok(ResampleOptions {
+            users,
+            pools: PoolConfig {
+                long_term_share: self.long_term_share,
+                edge: self.edge,
+            },
+            population: PopulationConfig {
+                long_term: self.long_term.unwrap_or(population),
+                temporary: self.temporary.unwrap_or(population),
+                regenerate_after: self.regenerate_after,
+                weights: self.weight.clone(),
+                ..PopulationConfig::default()
+            },
+            weeks: self.weeks,
+            replications: self.replications,
+            threads: self.threads.map(|t| t as usize),
+            open_loop: self.no_feedback,
+            out: self.feedback.site.out.clone(),
+        })
+    }
+
+    fn resampler(&self, opts: &ResampleOptions) -> Result<Resampler, String> {
+        let site = &self.feedback.site;
+        let header = site.header()?;
+        let name = site.swf.display().to_string();
+        Resampler::new(
+            || SwfReader::open(&site.swf),
+            &name,
+            &header,
+            |r| r.extra_columns(),
+            opts,
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// A flag set by Ctrl-C: running replications finish, no new one starts.
+fn stop_flag() -> &'static AtomicBool {
+    static STOP: AtomicBool = AtomicBool::new(false);
+    // A second handler cannot be set; the first one already sets this flag.
+    let _ = ctrlc::set_handler(|| {
+        STOP.store(true, Ordering::Relaxed);
+        eprintln!("\nstopping: finishing the running replications, keeping the finished ones");
+    });
+    &STOP
+}
+
+fn progress(total: u64, what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta} left)")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message(what.to_owned());
+    bar
+}
+
+fn run_resample(a: ResampleArgs) -> Result<(), String> {
+    let started = Instant::now();
+    let p = &a.population_args;
+    let opts = p.options(a.population)?;
+    let resampler = p.resampler(&opts)?;
+    let stop = stop_flag();
+    let bar = progress(u64::from(opts.replications), "replications");
+    let reps = with_threads(opts.threads, || {
+        resampler.replications(
+            &opts,
+            opts.users.run.policy,
+            &opts.population,
+            opts.replications,
+            stop,
+            &|| bar.inc(1),
+        )
+    })
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    let summary = resampler.summary(&opts, reps);
+    print!("{}", render_resample(&summary));
+    if let Some(dir) = &opts.out {
+        write_resample(dir, &summary).map_err(|e| e.to_string())?;
+        eprintln!("wrote {}/summary.json and replications.csv", dir.display());
+    }
+    eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn run_sweep(a: SweepArgs) -> Result<(), String> {
+    let started = Instant::now();
+    let p = &a.population_args;
+    let opts = p.options(1.0)?;
+    let resampler = p.resampler(&opts)?;
+    let policies = if a.schedulers.is_empty() {
+        vec![opts.users.run.policy]
+    } else {
+        a.schedulers.clone()
+    };
+    let stop = stop_flag();
+    let total = (policies.len() * a.populations.len()) as u64 * u64::from(opts.replications);
+    let bar = progress(total, "runs");
+    let mut points = Vec::new();
+    for &policy in &policies {
+        for &x in &a.populations {
+            let population = PopulationConfig {
+                long_term: p.long_term.unwrap_or(x),
+                temporary: p.temporary.unwrap_or(x),
+                ..opts.population.clone()
+            };
+            let reps = with_threads(opts.threads, || {
+                resampler.replications(&opts, policy, &population, opts.replications, stop, &|| {
+                    bar.inc(1)
+                })
+            })
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+            points.push(SweepPoint {
+                scheduler: policy.name(),
+                population: x,
+                stats: stats_of(&reps),
+                replications: reps,
+            });
+        }
+    }
+    bar.finish_and_clear();
+    let mut run = resampler.summary(&opts, Vec::new());
+    run.interrupted = points
+        .iter()
+        .any(|p| (p.replications.len() as u32) < opts.replications);
+    let summary = SweepSummary {
+        run,
+        saturation: saturation(&points),
+        points,
+    };
+    print!("{}", render_sweep(&summary));
+    if let Some(dir) = &opts.out {
+        write_sweep(dir, &summary).map_err(|e| e.to_string())?;
+        eprintln!("wrote {}/summary.json and sweep.csv", dir.display());
+    }
+    eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
 fn run_feedback(a: FeedbackArgs) -> Result<(), String> {
     let started = Instant::now();
-    let opts = FeedbackOptions {
-        run: a.site.options(1.0),
-        trace: a.users.trace_config()?,
-        opening: a.opening_think,
-        negative: a.negative_think,
-        time_zone: a.users.time_zone.clone(),
-        continuation: a.continuation.clone(),
-        patience: a.patience.map(|limit| Patience {
-            limit,
-            strikes: a.strikes,
-        }),
-    };
+    let opts = a.options()?;
     let header = a.site.header()?;
     let name = a.site.swf.display().to_string();
     let summary = feedback(
@@ -433,13 +698,31 @@ fn run_analyze(a: AnalyzeArgs) -> Result<(), String> {
     let trace = Trace::read(&mut log, a.users.trace_config()?).map_err(|e| e.to_string())?;
     let (clock, warnings) = SiteClock::from_header(&header, a.users.time_zone.as_deref())?;
     let analysis = LogAnalysis::of(&trace, &name, &clock, a.flurry_factor);
+    let pools = Pools::of(
+        &trace,
+        PoolConfig {
+            long_term_share: a.long_term_share,
+            edge: a.edge,
+        },
+    );
     if a.json {
+        #[derive(serde::Serialize)]
+        struct Analysis<'a> {
+            #[serde(flatten)]
+            users: &'a LogAnalysis,
+            pools: &'a Pools,
+        }
+        let both = Analysis {
+            users: &analysis,
+            pools: &pools,
+        };
         println!(
             "{}",
-            serde_json::to_string_pretty(&analysis).expect("analyses serialize")
+            serde_json::to_string_pretty(&both).expect("analyses serialize")
         );
     } else {
         print!("{}", analysis.render(&name));
+        print!("{}", pools.render());
         for w in warnings {
             println!("  warning: {w}");
         }
@@ -526,6 +809,8 @@ fn main() -> ExitCode {
         Command::Run(a) => run_scenario(a),
         Command::Replay(a) => run_replay(a),
         Command::Feedback(a) => run_feedback(a),
+        Command::Resample(a) => run_resample(a),
+        Command::Sweep(a) => run_sweep(a),
         Command::Analyze(a) => run_analyze(a),
         Command::Generate(a) => run_generate(a),
         Command::Estimates(a) => run_estimates(a),

@@ -20,12 +20,14 @@ use crate::metrics::{
     CycleRecorder, CycleSummary, MetricsConfig, Recorder, SessionRecord, SessionRecorder,
     SessionsSummary, UserRecord, write_sessions_csv,
 };
+use crate::predict::estimates::ModalReport;
 use crate::sim::Observer;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{HOUR, Hms, Time, WEEK};
 use crate::users::{
     Behaviour, ContinuationCurve, NegativeThink, OpeningThink, Patience, UserConfig, UserState,
 };
+use crate::workload::questionable::Report;
 use crate::workload::trace::{Trace, TraceConfig};
 use crate::workload::{PopulationSummary, TraceUsers};
 
@@ -274,14 +276,37 @@ fn write_users_csv(
     Ok(())
 }
 
-/// Replays the log that `open` reads (named `file`, with header `header`) with feedback.
-pub fn feedback<I, F>(
+/// A log read into users, with everything a run of them needs.
+pub(crate) struct LogUsers {
+    /// The users.
+    pub trace: Trace,
+    /// Machine size.
+    pub procs: u32,
+    /// The site's local time.
+    pub clock: SiteClock,
+    /// The user model, as reported.
+    pub settings: UserSettings,
+    /// The user model, as the agents use it.
+    pub user_cfg: UserConfig,
+    /// Questionable jobs met while reading.
+    pub questionable: Report,
+    /// Columns past the 18 standard ones.
+    pub extra: ExtraColumns,
+    /// What the modal estimate model was built from, if used.
+    pub modal_estimates: Option<ModalReport>,
+    /// Warnings about the input.
+    pub warnings: Vec<String>,
+}
+
+/// Reads the log that `open` reads (named `file`, with header `header`) into users as
+/// `opts` says.
+pub(crate) fn log_users<I, F>(
     open: F,
     file: &str,
     header: &SwfHeader,
     extra_columns: impl FnOnce(&I) -> ExtraColumns,
     opts: &FeedbackOptions,
-) -> Result<FeedbackSummary, ReplayError>
+) -> Result<LogUsers, ReplayError>
 where
     I: Iterator<Item = Result<Located, SwfError>>,
     F: Fn() -> Result<I, SwfError>,
@@ -289,7 +314,7 @@ where
     let run = &opts.run;
     if run.interarrival_factor != 1.0 {
         return Err(ReplayError::Options(
-            "a feedback replay takes no interarrival factor: its users set the pace".into(),
+            "a run of users takes no interarrival factor: its users set the pace".into(),
         ));
     }
     let procs = match run.procs {
@@ -330,6 +355,53 @@ where
         },
         patience: opts.patience,
     };
+    let user_cfg = UserConfig {
+        opening: opts.opening,
+        negative: opts.negative,
+        threshold: opts.trace.threshold,
+        behaviour: Behaviour {
+            continuation,
+            patience: opts.patience,
+        },
+        open_loop: false,
+    };
+    Ok(LogUsers {
+        trace,
+        procs,
+        clock,
+        settings,
+        user_cfg,
+        questionable,
+        extra,
+        modal_estimates,
+        warnings,
+    })
+}
+
+/// Replays the log that `open` reads (named `file`, with header `header`) with feedback.
+pub fn feedback<I, F>(
+    open: F,
+    file: &str,
+    header: &SwfHeader,
+    extra_columns: impl FnOnce(&I) -> ExtraColumns,
+    opts: &FeedbackOptions,
+) -> Result<FeedbackSummary, ReplayError>
+where
+    I: Iterator<Item = Result<Located, SwfError>>,
+    F: Fn() -> Result<I, SwfError>,
+{
+    let run = &opts.run;
+    let LogUsers {
+        trace,
+        procs,
+        clock,
+        settings,
+        user_cfg,
+        questionable,
+        extra,
+        modal_estimates,
+        warnings,
+    } = log_users(open, file, header, extra_columns, opts)?;
     let log_figures = log_figures(&trace, procs);
     let trace_span = trace.span;
     let log_in_span = trace
@@ -343,15 +415,6 @@ where
                 w + i128::from(j.spec.size) * i128::from(j.spec.runtime),
             )
         });
-    let user_cfg = UserConfig {
-        opening: opts.opening,
-        negative: opts.negative,
-        threshold: opts.trace.threshold,
-        behaviour: Behaviour {
-            continuation,
-            patience: opts.patience,
-        },
-    };
     let users = TraceUsers::new(trace, user_cfg, run.seed);
     let metrics = MetricsConfig {
         procs,

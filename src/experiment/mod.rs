@@ -3,4 +3,5 @@
 pub mod feedback;
 pub mod output;
 pub mod replay;
+pub mod resample;
 pub mod scenario;

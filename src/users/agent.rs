@@ -117,6 +117,11 @@ impl TraceAgent {
         }
     }
 
+    /// The same agent as the `index`-th of its population.
+    pub fn with_index(self, index: u32) -> Self {
+        TraceAgent { index, ..self }
+    }
+
     /// The tag of this user's job `job`.
     pub fn tag(index: u32, job: usize) -> u64 {
         (u64::from(index) << 32) | job as u64
@@ -239,6 +244,9 @@ impl TraceAgent {
         let Some(job) = self.trace.jobs.get(self.next) else {
             return UserState::Done;
         };
+        if cfg.open_loop {
+            return UserState::Ready(job.submit.max(now), Placement::Inside);
+        }
         let deps = self.deps.state(job.deps);
         if deps.pending > 0 {
             return UserState::Waiting;

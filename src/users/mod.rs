@@ -28,4 +28,8 @@ pub struct UserConfig {
     pub threshold: Time,
     /// Reactions to bad service.
     pub behaviour: Behaviour,
+    /// No feedback: every job is submitted at its logged time (shifted with its user),
+    /// whatever became of the jobs before it; the open-loop baseline of a resampled
+    /// workload (seed 003 Fig. 17).
+    pub open_loop: bool,
 }

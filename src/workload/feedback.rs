@@ -19,10 +19,14 @@ use crate::users::{TraceAgent, UserConfig, UserCounts, UserState};
 pub struct TraceUsers {
     agents: Vec<TraceAgent>,
     cfg: UserConfig,
-    /// Planned submissions: (time, log line of the job, user).
-    due: BinaryHeap<Reverse<(Time, u64, u32)>>,
+    /// Planned submissions: (time, log line of the job, user number, agent).
+    due: BinaryHeap<Reverse<(Time, u64, i64, u32)>>,
     /// Times a wake-up was asked for and has not come yet.
     wakes: BTreeSet<Time>,
+    /// No submission after this time.
+    horizon: Time,
+    /// Agents that submitted their last job since [`TraceUsers::take_finished`].
+    finished: Vec<u32>,
 }
 
 /// What became of the population.
@@ -56,16 +60,53 @@ impl TraceUsers {
             .collect();
         TraceUsers {
             agents,
-            cfg,
-            due: BinaryHeap::new(),
-            wakes: BTreeSet::new(),
+            ..TraceUsers::empty(cfg, Time::MAX)
         }
     }
 
-    /// Plans user `user`'s next submission at `at`.
-    fn plan(&mut self, user: u32, at: Time, ctx: &mut SourceCtx) {
-        let line = self.agents[user as usize].next_line();
-        self.due.push(Reverse((at, line, user)));
+    /// No users yet (they come with [`TraceUsers::add`]); nothing is submitted after
+    /// `horizon`.
+    pub fn empty(cfg: UserConfig, horizon: Time) -> Self {
+        TraceUsers {
+            agents: Vec::new(),
+            cfg,
+            due: BinaryHeap::new(),
+            wakes: BTreeSet::new(),
+            horizon,
+            finished: Vec::new(),
+        }
+    }
+
+    /// Adds `agent` to the running population and plans its first submission.
+    pub fn add(&mut self, agent: TraceAgent, ctx: &mut SourceCtx) {
+        let index = u32::try_from(self.agents.len()).expect("fewer than 2^32 agents");
+        self.agents.push(agent.with_index(index));
+        if let Some(at) = self.agents[index as usize].start(ctx.now(), &self.cfg) {
+            self.plan_from_outside(index, at, ctx);
+        }
+    }
+
+    /// Plans a submission decided outside a wake-up of the users (a job ended, a user
+    /// arrived): one due now is submitted at this second's wake-up phase, after every end.
+    fn plan_from_outside(&mut self, agent: u32, at: Time, ctx: &mut SourceCtx) {
+        self.plan(agent, at, ctx);
+        if at <= ctx.now() && at <= self.horizon && self.wakes.insert(at) {
+            ctx.wake_at(at, 0);
+        }
+    }
+
+    /// The agents that submitted their last job since the last call.
+    pub fn take_finished(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.finished)
+    }
+
+    /// Plans agent `agent`'s next submission at `at`.
+    fn plan(&mut self, agent: u32, at: Time, ctx: &mut SourceCtx) {
+        if at > self.horizon {
+            return;
+        }
+        let a = &self.agents[agent as usize];
+        self.due.push(Reverse((at, a.next_line(), a.user(), agent)));
         if at > ctx.now() && self.wakes.insert(at) {
             ctx.wake_at(at, 0);
         }
@@ -73,12 +114,15 @@ impl TraceUsers {
 
     /// Submits every planned submission due by now, in log order.
     fn submit_due(&mut self, ctx: &mut SourceCtx) {
-        while let Some(&Reverse((at, _, user))) = self.due.peek()
+        while let Some(&Reverse((at, _, _, agent))) = self.due.peek()
             && at <= ctx.now()
         {
             self.due.pop();
-            if let Some(next) = self.agents[user as usize].submit_due(ctx, &self.cfg) {
-                self.plan(user, next, ctx);
+            let a = &mut self.agents[agent as usize];
+            match a.submit_due(ctx, &self.cfg) {
+                Some(next) => self.plan(agent, next, ctx),
+                None if a.state() == UserState::Done => self.finished.push(agent),
+                None => {}
             }
         }
     }
@@ -134,11 +178,7 @@ impl Workload for TraceUsers {
             SimError::Workload(format!("job {} ended for unknown user {user}", job.job))
         })?;
         if let Some(at) = agent.ended(index, job, ctx.now(), &self.cfg) {
-            self.plan(user, at, ctx);
-            if at <= ctx.now() && self.wakes.insert(at) {
-                // Due now: submitted at this second's wake-up phase, after every end.
-                ctx.wake_at(at, 0);
-            }
+            self.plan_from_outside(user, at, ctx);
         }
         Ok(())
     }

@@ -1,8 +1,11 @@
 //! Turning logs into workloads: open-loop replay, questionable-job policies, logs split
-//! into users (`trace`) and replayed with feedback, and a synthetic log for benchmarks.
+//! into users (`trace`) and replayed with feedback, resampled populations of those users
+//! (`pools`, `population`), and a synthetic log for benchmarks.
 
 pub mod analysis;
 mod feedback;
+pub mod pools;
+pub mod population;
 pub mod questionable;
 mod replay;
 mod synthetic;

@@ -1,0 +1,205 @@
+//! A log's users split into the pools resampling draws from (seed 003 §4.2, after Zakay &
+//! Feitelson 2014; notes §8.6): **long-term** users, active through much of the log, and
+//! **temporary** users, active for a few weeks or months; users whose whole activity lies
+//! too close to either end of the log are **excluded**, since the log cut them off and
+//! their kind cannot be told.
+//!
+//! The seed gives no thresholds. The defaults, from the logs in `../shared/workloads`
+//! (`docs/MODELS.md`, "Resampling"): long-term when the span from first to last
+//! submission covers at least half of the log's span; excluded when all the user's
+//! submissions fall within two weeks of the log's first or last submission.
+
+use serde::Serialize;
+
+use super::trace::Trace;
+use crate::time::{Time, WEEK};
+
+/// How users are sorted into pools.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PoolConfig {
+    /// A user is long-term when its activity spans at least this share of the log.
+    pub long_term_share: f64,
+    /// A user is excluded when its whole activity lies within this long of either end.
+    pub edge: Time,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        PoolConfig {
+            long_term_share: 0.5,
+            edge: 2 * WEEK,
+        }
+    }
+}
+
+/// The pool of a user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pool {
+    /// Active through much of the log.
+    LongTerm,
+    /// Active for a part of it.
+    Temporary,
+    /// Too close to an end of the log to tell.
+    Excluded,
+}
+
+/// One user of the log, as the pools see it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PoolUser {
+    /// The user's number in the log.
+    pub user: i64,
+    /// Its pool.
+    pub pool: Pool,
+    /// First logged submission.
+    pub first: Time,
+    /// Last logged submission.
+    pub last: Time,
+    /// Its jobs.
+    pub jobs: u64,
+}
+
+/// The pools of a log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pools {
+    /// The thresholds.
+    pub config: PoolConfig,
+    /// The log's first and last submission.
+    pub span: (Time, Time),
+    /// Whole weeks in the log's span (at least 1).
+    pub weeks: u64,
+    /// Every user, in the order of the trace.
+    pub users: Vec<PoolUser>,
+    /// Long-term users.
+    pub long_term: u64,
+    /// Temporary users.
+    pub temporary: u64,
+    /// Excluded users.
+    pub excluded: u64,
+    /// Jobs of the excluded users.
+    pub excluded_jobs: u64,
+    /// Temporary users active in a week of the log, on average over its whole weeks (a
+    /// user is active from its first to its last submission).
+    pub temporary_per_week: f64,
+    /// Temporary users per week of the log: the rate at which new ones arrive.
+    pub temporary_arrivals_per_week: f64,
+}
+
+impl Pools {
+    /// The pools of `trace`'s users.
+    pub fn of(trace: &Trace, config: PoolConfig) -> Pools {
+        let (start, end) = trace.span;
+        let span = (end - start).max(1);
+        let weeks = (span / WEEK).max(1) as u64;
+        let users: Vec<PoolUser> = trace
+            .users
+            .iter()
+            .map(|u| {
+                let first = u.jobs.first().map_or(start, |j| j.submit);
+                let last = u.jobs.last().map_or(start, |j| j.submit);
+                let pool = if last < start + config.edge || first > end - config.edge {
+                    Pool::Excluded
+                } else if (last - first) as f64 >= config.long_term_share * span as f64 {
+                    Pool::LongTerm
+                } else {
+                    Pool::Temporary
+                };
+                PoolUser {
+                    user: u.user,
+                    pool,
+                    first,
+                    last,
+                    jobs: u.jobs.len() as u64,
+                }
+            })
+            .collect();
+        let count = |p: Pool| users.iter().filter(|u| u.pool == p).count() as u64;
+        let mut active = 0u64;
+        for u in users.iter().filter(|u| u.pool == Pool::Temporary) {
+            let w0 = ((u.first - start) / WEEK) as u64;
+            let w1 = (((u.last - start) / WEEK) as u64).min(weeks - 1);
+            active += (w1 + 1).saturating_sub(w0);
+        }
+        let temporary = count(Pool::Temporary);
+        Pools {
+            config,
+            span: (start, end),
+            weeks,
+            long_term: count(Pool::LongTerm),
+            temporary,
+            excluded: count(Pool::Excluded),
+            excluded_jobs: users
+                .iter()
+                .filter(|u| u.pool == Pool::Excluded)
+                .map(|u| u.jobs)
+                .sum(),
+            temporary_per_week: active as f64 / weeks as f64,
+            temporary_arrivals_per_week: temporary as f64 / weeks as f64,
+            users,
+        }
+    }
+
+    /// The pools as text.
+    pub fn render(&self) -> String {
+        let jobs = |p: Pool| -> u64 {
+            self.users
+                .iter()
+                .filter(|u| u.pool == p)
+                .map(|u| u.jobs)
+                .sum()
+        };
+        format!(
+            "  pools                  {} long-term users ({} jobs), {} temporary ({} jobs), \
+             {} excluded ({} jobs)\n  \
+             resampling rates       {:.2} temporary users active per week, {:.2} new per week \
+             (long-term: active over {:.0}% of the log; excluded: all within {} days of an end)\n",
+            self.long_term,
+            jobs(Pool::LongTerm),
+            self.temporary,
+            jobs(Pool::Temporary),
+            self.excluded,
+            self.excluded_jobs,
+            self.temporary_per_week,
+            self.temporary_arrivals_per_week,
+            100.0 * self.config.long_term_share,
+            self.config.edge / crate::time::DAY,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::trace::TraceConfig;
+    use crate::workload::trace::tests::trace_of;
+
+    #[test]
+    fn users_fall_into_pools_by_span_and_edges() {
+        let w = WEEK;
+        // (user, submit, wait, runtime); the log spans 20 weeks.
+        let jobs = [
+            (1, 0, 0, 10),          // user 1: the whole log, long-term
+            (3, w, 0, 10),          // user 3: only in the first two weeks, excluded
+            (5, 2 * w, 0, 10),      // user 5: weeks 2 to 13, long-term (11 of 20 weeks)
+            (2, 3 * w, 0, 10),      // user 2: weeks 3 to 5, temporary
+            (2, 5 * w, 0, 10),      //
+            (5, 13 * w, 0, 10),     //
+            (4, 19 * w - 10, 0, 5), // user 4: only in the last two weeks, excluded
+            (1, 19 * w, 0, 10),     //
+            (6, 20 * w, 0, 10),     // the log's last job (user 6, excluded)
+        ];
+        let trace = trace_of(&jobs, TraceConfig::default());
+        let p = Pools::of(&trace, PoolConfig::default());
+        let pool = |u: i64| p.users.iter().find(|x| x.user == u).unwrap().pool;
+        assert_eq!(pool(1), Pool::LongTerm);
+        assert_eq!(pool(2), Pool::Temporary);
+        assert_eq!(pool(3), Pool::Excluded);
+        assert_eq!(pool(4), Pool::Excluded);
+        assert_eq!(pool(5), Pool::LongTerm);
+        assert_eq!((p.long_term, p.temporary, p.excluded), (2, 1, 3));
+        assert_eq!(p.weeks, 20);
+        // User 2 is active in weeks 3, 4 and 5.
+        assert!((p.temporary_per_week - 3.0 / 20.0).abs() < 1e-12);
+        assert!((p.temporary_arrivals_per_week - 1.0 / 20.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,388 @@
+//! A living population resampled from a log's users (seed 003 §4.2, after Zakay &
+//! Feitelson 2014; notes §8.6): a semi-open system of users, each in closed-loop
+//! interaction with the machine.
+//!
+//! - **Start**: every long-term user of the log (times the long-term multiplier), and the
+//!   log's average number of temporary users active in a week (times the temporary
+//!   multiplier), each started at a random week of its own activity.
+//! - **Every simulated week** a Poisson number of new temporary users arrives, around the
+//!   log's weekly rate (times the multiplier), drawn without replacement that week (a
+//!   user may come back in a later week, never twice in one), each from its first job.
+//! - **A long-term user whose trace ends** is regenerated from its first job after an
+//!   interval. The seed gives no value; by default it is the part of the log the user
+//!   was not active in (the log's span minus the user's), so that each long-term user is
+//!   active for the same share of the time as in the log, and the population offers the
+//!   log's load; a fixed interval is an option.
+//!
+//! Every instance is shifted by whole weeks, so its jobs keep their day of the week and
+//! time of day, and replays its jobs with the dependencies and fluid model of the
+//! feedback replay ([`crate::users`]). Each instance submits under its own user number
+//! (long-term slot `s` is user `s + 1` through its regenerations; temporary users follow),
+//! so schedulers and session metrics see distinct users. All draws come from the
+//! population's own stream, before and independently of the simulation, so one seed gives
+//! the same users under every scheduler (common random numbers).
+
+use std::sync::Arc;
+
+use rand::{Rng, RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::Serialize;
+
+use super::feedback::TraceUsers;
+use super::pools::{Pool, PoolConfig, Pools};
+use super::trace::{Trace, TraceConfig, TraceUser};
+use crate::job::JobOutcome;
+use crate::sim::{SimError, SourceCtx, Workload};
+use crate::time::{Time, WEEK};
+use crate::users::{TraceAgent, UserConfig, UserState};
+
+/// The population's wake-up token (the users' own is 0).
+const WEEK_TOKEN: u64 = 1;
+
+/// How the population is made.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PopulationConfig {
+    /// Simulated time from the log's first submission, seconds.
+    pub length: Time,
+    /// Multiplier on the number of long-term users.
+    pub long_term: f64,
+    /// Multiplier on the temporary users at the start and on their weekly arrival rate.
+    pub temporary: f64,
+    /// Least time between the end of a long-term user's trace and its regeneration;
+    /// `None`: the time the user was inactive in the log.
+    pub regenerate_after: Option<Time>,
+    /// Weights of chosen log users (by user number): 0 excludes a user, 3 makes it three
+    /// times as likely to be drawn (and a long-term user three times as many).
+    pub weights: Vec<(i64, f64)>,
+}
+
+impl Default for PopulationConfig {
+    fn default() -> Self {
+        PopulationConfig {
+            length: 52 * WEEK,
+            long_term: 1.0,
+            temporary: 1.0,
+            regenerate_after: None,
+            weights: Vec::new(),
+        }
+    }
+}
+
+/// The users resampling draws from: the log's traces and their pools. Shared, read-only,
+/// by every replication.
+#[derive(Debug)]
+pub struct UserPools {
+    /// The pools.
+    pub pools: Pools,
+    traces: Vec<TraceUser>,
+    config: TraceConfig,
+}
+
+impl UserPools {
+    /// The pools of `trace` (job records are dropped: resampled runs write no schedule).
+    pub fn new(trace: Trace, config: PoolConfig) -> Self {
+        let pools = Pools::of(&trace, config);
+        let mut traces = trace.users;
+        for j in traces.iter_mut().flat_map(|u| u.jobs.iter_mut()) {
+            j.spec.record = None;
+        }
+        UserPools {
+            pools,
+            traces,
+            config: trace.config,
+        }
+    }
+
+    /// The log week (from the log's first submission) of time `t`.
+    fn week(&self, t: Time) -> i64 {
+        (t - self.pools.span.0).div_euclid(WEEK)
+    }
+
+    /// User `u`'s jobs from log time `from` on, shifted by `shift`, as user `id`.
+    fn instance(&self, u: usize, from: Time, shift: Time, id: i64) -> Option<TraceUser> {
+        let jobs: Vec<_> = self.traces[u]
+            .jobs
+            .iter()
+            .filter(|j| j.submit >= from)
+            .map(|j| {
+                let mut j = j.clone();
+                j.submit += shift;
+                j.start += shift;
+                j.end += shift;
+                j.spec.user = id;
+                j
+            })
+            .collect();
+        (!jobs.is_empty()).then(|| TraceUser::analyse(id, jobs, &self.config))
+    }
+}
+
+/// What the population did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PopulationReport {
+    /// Long-term slots (users kept through the run).
+    pub long_term_slots: u64,
+    /// Temporary users at the start.
+    pub initial_temporary: u64,
+    /// Temporary users that arrived during the run.
+    pub arrivals: u64,
+    /// Long-term users regenerated.
+    pub regenerations: u64,
+    /// User instances started in all.
+    pub instances: u64,
+    /// New temporary users in each simulated week (week 0: the start).
+    pub arrivals_by_week: Vec<u32>,
+}
+
+/// A resampled population: the [`Workload`] of a resampled run.
+pub struct Population {
+    pools: Arc<UserPools>,
+    cfg: PopulationConfig,
+    users: TraceUsers,
+    rng: Xoshiro256PlusPlus,
+    seed: u64,
+    horizon: Time,
+    next_week: i64,
+    /// Weight of each pool user.
+    weights: Vec<f64>,
+    /// Long-term slots: the pool user and how many times it was regenerated.
+    slots: Vec<(usize, u32)>,
+    /// For each agent: its pool user, and its long-term slot if it has one.
+    agents: Vec<(usize, Option<u32>)>,
+    next_temporary_id: i64,
+    report: PopulationReport,
+}
+
+/// A well-mixed 64-bit value of `a` and `b` (SplitMix64's finalizer).
+fn mix(a: u64, b: u64) -> u64 {
+    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// `floor(x)`, plus one with probability `x - floor(x)`: an integer count of mean `x`.
+fn count_of(x: f64, rng: &mut impl Rng) -> u64 {
+    let whole = x.floor();
+    whole as u64 + u64::from(rng.random::<f64>() < x - whole)
+}
+
+/// A Poisson draw of mean `mean` (exponential gaps within one unit of time; means here
+/// are a few users per week).
+fn poisson(mean: f64, rng: &mut impl Rng) -> u64 {
+    if mean <= 0.0 {
+        return 0;
+    }
+    let mut n = 0;
+    let mut t = 0.0;
+    loop {
+        t -= (1.0 - rng.random::<f64>()).ln() / mean;
+        if t > 1.0 {
+            return n;
+        }
+        n += 1;
+    }
+}
+
+impl Population {
+    /// A population drawn from `pools` with `cfg`, its users behaving as `users`;
+    /// `seed` seeds every draw.
+    pub fn new(pools: Arc<UserPools>, cfg: PopulationConfig, users: UserConfig, seed: u64) -> Self {
+        let weights = pools
+            .pools
+            .users
+            .iter()
+            .map(|u| {
+                let w = cfg
+                    .weights
+                    .iter()
+                    .find(|(id, _)| *id == u.user)
+                    .map_or(1.0, |w| w.1);
+                if u.pool == Pool::Excluded { 0.0 } else { w }
+            })
+            .collect();
+        let horizon = pools.pools.span.0 + cfg.length;
+        Population {
+            users: TraceUsers::empty(users, horizon),
+            rng: Xoshiro256PlusPlus::seed_from_u64(mix(seed, 0x706f_7075_6c61_7469)),
+            seed,
+            horizon,
+            next_week: 1,
+            weights,
+            slots: Vec::new(),
+            agents: Vec::new(),
+            next_temporary_id: 0,
+            report: PopulationReport::default(),
+            pools,
+            cfg,
+        }
+    }
+
+    /// The users.
+    pub fn users(&self) -> &TraceUsers {
+        &self.users
+    }
+
+    /// What the population did.
+    pub fn report(&self) -> &PopulationReport {
+        &self.report
+    }
+
+    /// The log user each agent replays, by agent.
+    pub fn log_users(&self) -> impl Iterator<Item = i64> + '_ {
+        self.agents
+            .iter()
+            .map(|&(u, _)| self.pools.pools.users[u].user)
+    }
+
+    /// Starts instance `trace` of pool user `u`.
+    fn spawn(&mut self, u: usize, slot: Option<u32>, trace: TraceUser, ctx: &mut SourceCtx) {
+        let agent_seed = match slot {
+            Some(s) => mix(
+                self.seed,
+                (u64::from(s) << 32) | u64::from(self.slots[s as usize].1),
+            ),
+            None => mix(self.seed, 1 << 63 | trace.user as u64),
+        };
+        self.agents.push((u, slot));
+        self.report.instances += 1;
+        self.users.add(TraceAgent::new(0, trace, agent_seed), ctx);
+    }
+
+    /// Starts pool user `u` at a random week of its activity, as user `id`.
+    fn spawn_midway(&mut self, u: usize, slot: Option<u32>, id: i64, ctx: &mut SourceCtx) {
+        let p = self.pools.clone();
+        let user = &p.pools.users[u];
+        let (w0, w1) = (p.week(user.first), p.week(user.last));
+        let w = self.rng.random_range(w0..=w1);
+        let from = p.pools.span.0 + w * WEEK;
+        if let Some(trace) = p.instance(u, from, -w * WEEK, id) {
+            self.spawn(u, slot, trace, ctx);
+        }
+    }
+
+    /// Draws `n` distinct users of `pool` by weight.
+    fn draw(&mut self, pool: Pool, n: u64) -> Vec<usize> {
+        let mut weights: Vec<(usize, f64)> = (self.pools.pools.users.iter().enumerate())
+            .filter(|(i, u)| u.pool == pool && self.weights[*i] > 0.0)
+            .map(|(i, _)| (i, self.weights[i]))
+            .collect();
+        let mut chosen = Vec::new();
+        while (chosen.len() as u64) < n && !weights.is_empty() {
+            let total: f64 = weights.iter().map(|w| w.1).sum();
+            let mut r = self.rng.random::<f64>() * total;
+            let k = weights
+                .iter()
+                .position(|w| {
+                    r -= w.1;
+                    r < 0.0
+                })
+                .unwrap_or(weights.len() - 1);
+            chosen.push(weights.swap_remove(k).0);
+        }
+        chosen.sort_unstable();
+        chosen
+    }
+
+    fn temporary_id(&mut self) -> i64 {
+        self.next_temporary_id += 1;
+        self.slots.len() as i64 + self.next_temporary_id
+    }
+
+    /// The new temporary users of week `week`, each from its first job.
+    fn arrive(&mut self, week: i64, ctx: &mut SourceCtx) {
+        let mean = self.pools.pools.temporary_arrivals_per_week * self.cfg.temporary;
+        let n = poisson(mean, &mut self.rng);
+        let chosen = self.draw(Pool::Temporary, n);
+        self.report.arrivals += chosen.len() as u64;
+        self.report.arrivals_by_week.push(chosen.len() as u32);
+        for u in chosen {
+            let id = self.temporary_id();
+            let p = self.pools.clone();
+            let shift = (week - p.week(p.pools.users[u].first)) * WEEK;
+            if let Some(trace) = p.instance(u, Time::MIN, shift, id) {
+                self.spawn(u, None, trace, ctx);
+            }
+        }
+    }
+
+    /// Regenerates the long-term users whose traces have ended.
+    fn regenerate_finished(&mut self, ctx: &mut SourceCtx) {
+        for agent in self.users.take_finished() {
+            let (u, Some(slot)) = self.agents[agent as usize] else {
+                continue;
+            };
+            if self.users.agents()[agent as usize].state() != UserState::Done {
+                continue;
+            }
+            let p = self.pools.clone();
+            let user = &p.pools.users[u];
+            let first = user.first;
+            let inactive = (p.pools.span.1 - p.pools.span.0) - (user.last - user.first);
+            let target = ctx.now() + self.cfg.regenerate_after.unwrap_or(inactive);
+            let shift = (target - first + WEEK - 1).div_euclid(WEEK) * WEEK;
+            if first + shift > self.horizon {
+                continue;
+            }
+            self.slots[slot as usize].1 += 1;
+            self.report.regenerations += 1;
+            if let Some(trace) = p.instance(u, Time::MIN, shift, i64::from(slot) + 1) {
+                self.spawn(u, Some(slot), trace, ctx);
+            }
+        }
+    }
+}
+
+impl Workload for Population {
+    fn start(&mut self, ctx: &mut SourceCtx) -> Result<(), SimError> {
+        let p = self.pools.clone();
+        for (u, user) in p.pools.users.iter().enumerate() {
+            if user.pool == Pool::LongTerm && self.weights[u] > 0.0 {
+                let copies = count_of(self.weights[u] * self.cfg.long_term, &mut self.rng);
+                for _ in 0..copies {
+                    self.slots.push((u, 0));
+                }
+            }
+        }
+        self.report.long_term_slots = self.slots.len() as u64;
+        let initial = count_of(
+            p.pools.temporary_per_week * self.cfg.temporary,
+            &mut self.rng,
+        );
+        let temporary = self.draw(Pool::Temporary, initial);
+        self.report.initial_temporary = temporary.len() as u64;
+        self.report.arrivals_by_week.push(temporary.len() as u32);
+        for slot in 0..self.slots.len() {
+            let u = self.slots[slot].0;
+            self.spawn_midway(u, Some(slot as u32), slot as i64 + 1, ctx);
+        }
+        for u in temporary {
+            let id = self.temporary_id();
+            self.spawn_midway(u, None, id, ctx);
+        }
+        let week_start = p.pools.span.0 + WEEK;
+        if week_start < self.horizon {
+            ctx.wake_at(week_start, WEEK_TOKEN);
+        }
+        Ok(())
+    }
+
+    fn on_wake(&mut self, token: u64, ctx: &mut SourceCtx) -> Result<(), SimError> {
+        if token == WEEK_TOKEN {
+            self.arrive(self.next_week, ctx);
+            self.next_week += 1;
+            let next = self.pools.pools.span.0 + self.next_week * WEEK;
+            if next < self.horizon {
+                ctx.wake_at(next, WEEK_TOKEN);
+            }
+        } else {
+            self.users.on_wake(token, ctx)?;
+        }
+        self.regenerate_finished(ctx);
+        Ok(())
+    }
+
+    fn on_job_end(&mut self, job: &JobOutcome, ctx: &mut SourceCtx) -> Result<(), SimError> {
+        self.users.on_job_end(job, ctx)
+    }
+}

@@ -1,0 +1,277 @@
+//! Resampled populations of KTH's users (`../shared/workloads`; skipped when missing,
+//! except under CI): determinism across thread counts, and the population rules of
+//! seed 003 §4.2.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use common::{Collect, shared_log};
+use sitesim::experiment::feedback::FeedbackOptions;
+use sitesim::experiment::replay::ReplayOptions;
+use sitesim::experiment::resample::{ResampleOptions, Resampler, with_threads};
+use sitesim::job::{JobOutcome, OverrunPolicy};
+use sitesim::sched::Policy;
+use sitesim::sim::{Simulation, SiteConfig};
+use sitesim::swf::SwfReader;
+use sitesim::time::{Time, WEEK};
+use sitesim::users::UserConfig;
+use sitesim::workload::pools::{Pool, PoolConfig};
+use sitesim::workload::population::{Population, PopulationConfig, UserPools};
+use sitesim::workload::questionable::Policies;
+use sitesim::workload::trace::{Trace, TraceConfig};
+use sitesim::workload::{LogReplay, ReplayConfig};
+
+fn kth_trace() -> Option<Trace> {
+    let kth = shared_log("KTH-SP2-1996-2.swf")?;
+    let mut log = LogReplay::new(
+        SwfReader::open(&kth).unwrap(),
+        "kth",
+        ReplayConfig {
+            procs: 100,
+            policies: Policies::default(),
+            interarrival_factor: 1.0,
+            max_runtime: None,
+            keep_records: false,
+        },
+    );
+    Some(Trace::read(&mut log, TraceConfig::default()).unwrap())
+}
+
+/// Runs one open-loop population of `weeks` weeks on KTH's pools with `cfg`.
+fn population_run(
+    trace: Trace,
+    cfg: PopulationConfig,
+    seed: u64,
+) -> (Population, Vec<JobOutcome>, Arc<UserPools>) {
+    let pools = Arc::new(UserPools::new(trace, PoolConfig::default()));
+    let users = UserConfig {
+        open_loop: true,
+        ..UserConfig::default()
+    };
+    let population = Population::new(pools.clone(), cfg, users, seed);
+    let site = SiteConfig {
+        procs: 100,
+        overrun: OverrunPolicy::Kill,
+        check: false,
+    };
+    let sim = Simulation::new(
+        site,
+        Policy::Easy.build(100),
+        population,
+        Collect::default(),
+    );
+    let (population, Collect(jobs), _) = sim.run(None).expect("the population runs");
+    (population, jobs, pools)
+}
+
+fn options(policy: Policy, threads: usize, replications: u32) -> ResampleOptions {
+    ResampleOptions {
+        users: FeedbackOptions {
+            run: ReplayOptions {
+                policy,
+                check: false,
+                warmup: 2 * WEEK,
+                cooldown: WEEK,
+                seed: 11,
+                ..ReplayOptions::default()
+            },
+            ..FeedbackOptions::default()
+        },
+        pools: PoolConfig::default(),
+        population: PopulationConfig::default(),
+        weeks: 10,
+        replications,
+        threads: Some(threads),
+        open_loop: false,
+        out: None,
+    }
+}
+
+#[test]
+fn replications_are_identical_on_one_and_two_threads() {
+    let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let header = SwfReader::open(&kth).unwrap().header().clone();
+    let run = |threads| {
+        let opts = options(Policy::Easy, threads, 6);
+        let r = Resampler::new(
+            || SwfReader::open(&kth),
+            "kth",
+            &header,
+            |x| x.extra_columns(),
+            &opts,
+        )
+        .unwrap();
+        let stop = AtomicBool::new(false);
+        let reps = with_threads(opts.threads, || {
+            r.replications(&opts, Policy::Easy, &opts.population, 6, &stop, &|| {})
+        })
+        .unwrap()
+        .unwrap();
+        serde_json::to_string(&r.summary(&opts, reps)).unwrap()
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    // Replications differ from each other.
+    let s: serde_json::Value = serde_json::from_str(&one).unwrap();
+    let reps = s["replications"].as_array().unwrap();
+    assert_eq!(reps.len(), 6);
+    assert_ne!(reps[0]["jobs"], reps[1]["jobs"]);
+}
+
+#[test]
+fn a_set_stop_flag_starts_no_replication() {
+    let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let header = SwfReader::open(&kth).unwrap().header().clone();
+    let opts = options(Policy::Fcfs, 2, 4);
+    let r = Resampler::new(
+        || SwfReader::open(&kth),
+        "kth",
+        &header,
+        |x| x.extra_columns(),
+        &opts,
+    )
+    .unwrap();
+    let stop = AtomicBool::new(true);
+    let reps = r
+        .replications(&opts, Policy::Fcfs, &opts.population, 4, &stop, &|| {})
+        .unwrap();
+    assert!(reps.is_empty());
+    let s = r.summary(&opts, reps);
+    assert!(s.interrupted && s.stats.is_empty());
+}
+
+/// Temporary users arrive around the log's weekly rate, never twice in one week, and
+/// every job keeps its day of the week and time of day.
+#[test]
+fn populations_follow_the_resampling_rules() {
+    let Some(trace) = kth_trace() else {
+        return;
+    };
+    let logged: BTreeMap<i64, Time> = trace
+        .users
+        .iter()
+        .flat_map(|u| &u.jobs)
+        .map(|j| (j.spec.job, j.submit))
+        .collect();
+    let weeks = 40;
+    let cfg = PopulationConfig {
+        length: weeks * WEEK,
+        ..PopulationConfig::default()
+    };
+    let mut arrivals = Vec::new();
+    for seed in 1..=5 {
+        let (population, jobs, pools) = population_run(trace.clone(), cfg.clone(), seed);
+        let start = pools.pools.span.0;
+        for j in &jobs {
+            let shift = j.submit - logged[&j.job];
+            assert_eq!(
+                shift.rem_euclid(WEEK),
+                0,
+                "job {} moved off its weekday",
+                j.job
+            );
+        }
+        let report = population.report();
+        assert_eq!(report.long_term_slots, pools.pools.long_term);
+        assert_eq!(report.arrivals_by_week.len() as i64, weeks);
+        arrivals.extend(report.arrivals_by_week[1..].iter().map(|&n| f64::from(n)));
+        // The temporary users that arrived in each week: distinct log users.
+        let first_submit: BTreeMap<i64, Time> = jobs.iter().fold(BTreeMap::new(), |mut m, j| {
+            m.entry(j.user)
+                .and_modify(|t: &mut Time| *t = (*t).min(j.submit))
+                .or_insert(j.submit);
+            m
+        });
+        let mut by_week: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+        for (agent, log_user) in population
+            .users()
+            .agents()
+            .iter()
+            .zip(population.log_users())
+        {
+            let id = agent.user();
+            let Some(&t) = first_submit.get(&id) else {
+                continue;
+            };
+            let pool = pools
+                .pools
+                .users
+                .iter()
+                .find(|u| u.user == log_user)
+                .unwrap()
+                .pool;
+            assert_ne!(pool, Pool::Excluded);
+            if pool == Pool::Temporary && id > report.long_term_slots as i64 {
+                by_week
+                    .entry((t - start) / WEEK)
+                    .or_default()
+                    .push(log_user);
+            }
+        }
+        for (week, users) in by_week {
+            let distinct: BTreeSet<_> = users.iter().collect();
+            // Users started at the run's start at a random week of their activity may
+            // share week 0 with nobody twice either.
+            assert_eq!(distinct.len(), users.len(), "a user twice in week {week}");
+        }
+    }
+    // Poisson arrivals around the log's rate (2.52 a week on KTH): the mean over 195
+    // weeks within four standard errors.
+    let rate = {
+        let pools = UserPools::new(trace, PoolConfig::default());
+        pools.pools.temporary_arrivals_per_week
+    };
+    let mean = arrivals.iter().sum::<f64>() / arrivals.len() as f64;
+    let se = (rate / arrivals.len() as f64).sqrt();
+    assert!((mean - rate).abs() < 4.0 * se, "mean {mean} vs rate {rate}");
+}
+
+#[test]
+fn no_temporary_users_leaves_the_long_term_ones() {
+    let Some(trace) = kth_trace() else {
+        return;
+    };
+    let cfg = PopulationConfig {
+        length: 30 * WEEK,
+        temporary: 0.0,
+        ..PopulationConfig::default()
+    };
+    let (population, jobs, pools) = population_run(trace, cfg, 3);
+    let report = population.report();
+    assert_eq!((report.initial_temporary, report.arrivals), (0, 0));
+    assert!(!jobs.is_empty());
+    for log_user in population.log_users() {
+        let pool = pools
+            .pools
+            .users
+            .iter()
+            .find(|u| u.user == log_user)
+            .unwrap()
+            .pool;
+        assert_eq!(pool, Pool::LongTerm);
+    }
+    // Every job comes from a long-term slot (users 1 to the number of slots).
+    assert!(
+        jobs.iter()
+            .all(|j| (1..=report.long_term_slots as i64).contains(&j.user))
+    );
+    // Doubling the long-term users doubles the slots.
+    let (doubled, _, _) = population_run(
+        kth_trace().unwrap(),
+        PopulationConfig {
+            length: 30 * WEEK,
+            temporary: 0.0,
+            long_term: 2.0,
+            ..PopulationConfig::default()
+        },
+        3,
+    );
+    assert_eq!(doubled.report().long_term_slots, 2 * report.long_term_slots);
+}
