@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod plot;
 pub mod predict;
 pub mod sched;
+pub mod seed;
 pub mod session;
 pub mod sim;
 pub mod swf;

@@ -253,15 +253,15 @@ pub struct Resampler {
     input: String,
 }
 
+/// Simulated time of a run: warm-up, measured weeks and cool-down.
+fn simulated_length(opts: &ResampleOptions) -> Time {
+    let run = &opts.users.run;
+    run.warmup + i64::from(opts.weeks) * WEEK + run.cooldown
+}
+
 /// The seed of replication `r` of a run seeded `seed`.
 pub fn replication_seed(seed: u64, r: u32) -> u64 {
-    let mut z = seed
-        ^ u64::from(r)
-            .wrapping_add(1)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    crate::seed::mix(seed, u64::from(r) + 1)
 }
 
 impl Resampler {
@@ -320,7 +320,7 @@ impl Resampler {
         let seed = replication_seed(opts.users.run.seed, replication);
         let run = &opts.users.run;
         let population = PopulationConfig {
-            length: run.warmup + i64::from(opts.weeks) * WEEK + run.cooldown,
+            length: simulated_length(opts),
             ..population.clone()
         };
         let users = Population::new(self.pools.clone(), population, self.user_cfg.clone(), seed);
@@ -407,7 +407,7 @@ impl Resampler {
             users: self.settings.clone(),
             pools: self.pools.pools.clone(),
             population: PopulationConfig {
-                length: run.warmup + i64::from(opts.weeks) * WEEK + run.cooldown,
+                length: simulated_length(opts),
                 ..opts.population.clone()
             },
             weeks: opts.weeks,

@@ -89,13 +89,10 @@ pub struct TraceAgent {
     counts: UserCounts,
 }
 
-/// A well-mixed seed for user `user` of a run seeded `seed` (SplitMix64's finalizer), so
-/// that each user has its own stream and two runs with one seed share them.
+/// The seed of user `user`'s stream in a run seeded `seed`: each user has its own stream,
+/// and two runs with one seed share them.
 fn user_seed(seed: u64, user: i64) -> u64 {
-    let mut z = seed ^ (user as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    crate::seed::mix(seed, user as u64)
 }
 
 impl TraceAgent {

@@ -32,6 +32,7 @@ use super::feedback::TraceUsers;
 use super::pools::{Pool, PoolConfig, Pools};
 use super::trace::{Trace, TraceConfig, TraceUser};
 use crate::job::JobOutcome;
+use crate::seed::mix;
 use crate::sim::{SimError, SourceCtx, Workload};
 use crate::time::{Time, WEEK};
 use crate::users::{TraceAgent, UserConfig, UserState};
@@ -151,14 +152,6 @@ pub struct Population {
     agents: Vec<(usize, Option<u32>)>,
     next_temporary_id: i64,
     report: PopulationReport,
-}
-
-/// A well-mixed 64-bit value of `a` and `b` (SplitMix64's finalizer).
-fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// `floor(x)`, plus one with probability `x - floor(x)`: an integer count of mean `x`.
