@@ -14,6 +14,7 @@ pub mod experiment;
 pub mod job;
 pub mod localtime;
 pub mod metrics;
+pub mod model;
 pub mod plot;
 pub mod predict;
 pub mod sched;

@@ -1,0 +1,269 @@
+//! The job layer of the model (seed 004 §13.2): what happens inside a session of each
+//! class. The thesis describes the method (start day and time by class, a number of
+//! unique jobs each repeated a Zipf-like number of times, job attributes drawn from the
+//! class alone) but publishes no fitted distribution, so sitesim fits its own from logs
+//! (`sitesim fit`, [`super::fit`]) and reads them from a model file such as
+//! `models/kth-sessions.toml`.
+//!
+//! Within a session the loop is closed (notes §10): the first job is submitted when the
+//! session starts; each later one either follows the previous job's **completion** by a
+//! think time (below the session threshold), or, with the class's share of **concurrent**
+//! submissions (negative think times in the log), follows the previous **submission** by
+//! a gap without waiting for it.
+
+use rand::{Rng, RngExt};
+use serde::{Deserialize, Serialize};
+
+use super::dist::{Categorical, Quantiles, Zipf};
+use super::{PerSessionClass, SessionClass};
+use crate::time::{DAY, HOUR, Time};
+
+/// The job layer of one session class, as a model file holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassJobs {
+    /// Sessions of this class in the logs it was fitted from.
+    pub sessions: u64,
+    /// Weights of the local hour of day a session starts in, 0-23.
+    pub start_hour: Vec<f64>,
+    /// Weights of the local day a session starts on, Monday first.
+    pub start_day: Vec<f64>,
+    /// Weights of the number of jobs in a session: entry `i` is `i + 1` jobs.
+    pub jobs: Vec<f64>,
+    /// Exponent of the Zipf-like law of repetitions of identical jobs, `P(r) ∝ r^-a`.
+    pub repetition_exponent: f64,
+    /// Runtime quantiles of the session's unique jobs, seconds.
+    pub runtime: Quantiles,
+    /// Sizes of unique jobs: `[processors, machine size of its log, share]`.
+    pub sizes: Vec<(u32, u32, f64)>,
+    /// Quantiles of estimate / runtime.
+    pub estimate_factor: Quantiles,
+    /// Share of a session's later jobs submitted before the previous job ended.
+    pub concurrent: f64,
+    /// Quantiles of the think time (previous end to submission) of the others, seconds.
+    pub think: Quantiles,
+    /// Quantiles of the gap (previous submission to submission) of concurrent jobs.
+    pub gap: Quantiles,
+    /// Quantiles of session duration (first submission to last end) in the logs, seconds.
+    pub duration: Quantiles,
+}
+
+/// A model file of fitted job layers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobLayerFile {
+    /// The logs it was fitted from.
+    pub source: Vec<String>,
+    /// The session threshold of the fit, seconds.
+    pub threshold: Time,
+    /// One job layer per session class.
+    pub class: PerSessionClass<ClassJobs>,
+}
+
+/// How a session's job is submitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follow {
+    /// The session's first job, at the session's start.
+    First,
+    /// This long after the previous job ended.
+    Think(Time),
+    /// This long after the previous job's submission, whether it ended or not.
+    Concurrent(Time),
+}
+
+/// One job of a generated session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionJob {
+    /// Processors, scaled to the simulated machine.
+    pub size: u32,
+    /// Runtime, seconds.
+    pub runtime: Time,
+    /// Estimate, seconds, at least the runtime.
+    pub estimate: Time,
+    /// When it is submitted.
+    pub follow: Follow,
+}
+
+/// A class's job layer, ready to sample.
+#[derive(Debug, Clone)]
+struct ClassSampler {
+    start_hour: Categorical,
+    start_day: Categorical,
+    jobs: Categorical,
+    repetitions: Zipf,
+    sizes: Categorical,
+    fit: ClassJobs,
+}
+
+/// The fitted job layers, ready to sample.
+#[derive(Debug, Clone)]
+pub struct JobLayer {
+    file: JobLayerFile,
+    classes: PerSessionClass<ClassSampler>,
+}
+
+/// The size on a machine of `target` processors of a job of `procs` processors on a
+/// machine of `machine`: serial jobs stay serial, powers of two stay powers of two, and
+/// other sizes keep their share of the machine; at least 1, at most `target`.
+pub fn scale_size(procs: u32, machine: u32, target: u32) -> u32 {
+    if procs <= 1 || machine == 0 {
+        return 1;
+    }
+    let scaled = f64::from(procs) * f64::from(target) / f64::from(machine);
+    let size = if procs.is_power_of_two() {
+        2f64.powf(scaled.max(1.0).log2().round())
+    } else {
+        scaled.round()
+    };
+    (size as u32).clamp(1, target)
+}
+
+impl JobLayer {
+    /// Parses a model file; errors name the file, and the key or class at fault.
+    pub fn parse(text: &str, name: &str) -> Result<JobLayer, String> {
+        let file: JobLayerFile = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+        JobLayer::new(file).map_err(|e| format!("{name}: {e}"))
+    }
+
+    /// Checks a file and prepares its samplers.
+    pub fn new(file: JobLayerFile) -> Result<JobLayer, String> {
+        let mut classes = Vec::new();
+        for (c, f) in file.class.iter() {
+            let key = |k: &str| format!("[class.{}] {k}", c.name().to_lowercase());
+            let weights = |k: &str, w: &[f64], n: Option<usize>| {
+                if let Some(n) = n
+                    && w.len() != n
+                {
+                    return Err(format!("{}: needs {n} weights, has {}", key(k), w.len()));
+                }
+                Categorical::new(w).map_err(|e| format!("{}: {e}", key(k)))
+            };
+            for (k, q) in [
+                ("runtime", &f.runtime),
+                ("estimate_factor", &f.estimate_factor),
+                ("think", &f.think),
+                ("gap", &f.gap),
+                ("duration", &f.duration),
+            ] {
+                q.check().map_err(|e| format!("{}: {e}", key(k)))?;
+                if q.0[0] < 0.0 {
+                    return Err(format!("{}: quantiles must not be negative", key(k)));
+                }
+            }
+            if !(0.0..=1.0).contains(&f.concurrent) {
+                return Err(format!("{}: must be a share in [0, 1]", key("concurrent")));
+            }
+            if f.sizes.iter().any(|&(p, m, _)| p == 0 || m == 0 || p > m) {
+                return Err(format!(
+                    "{}: every entry needs 1 <= processors <= machine size",
+                    key("sizes")
+                ));
+            }
+            let shares: Vec<f64> = f.sizes.iter().map(|s| s.2).collect();
+            classes.push(ClassSampler {
+                start_hour: weights("start_hour", &f.start_hour, Some(24))?,
+                start_day: weights("start_day", &f.start_day, Some(7))?,
+                jobs: weights("jobs", &f.jobs, None)?,
+                repetitions: Zipf::new(f.repetition_exponent, f.jobs.len() as u32)
+                    .map_err(|e| format!("{}: {e}", key("repetition_exponent")))?,
+                sizes: weights("sizes", &shares, None)?,
+                fit: f.clone(),
+            });
+        }
+        let mut it = classes.into_iter();
+        let mut next = || it.next().expect("five classes");
+        let classes = PerSessionClass {
+            iwd: next(),
+            iwn: next(),
+            iw: next(),
+            bhp: next(),
+            bhd: next(),
+        };
+        Ok(JobLayer { file, classes })
+    }
+
+    /// The file it was read from.
+    pub fn file(&self) -> &JobLayerFile {
+        &self.file
+    }
+
+    /// The fitted job layer of class `c`.
+    pub fn class(&self, c: SessionClass) -> &ClassJobs {
+        &self.classes.get(c).fit
+    }
+
+    /// The start of a session of class `c`, in seconds from Monday 00:00 local time: a
+    /// day by the class's weekly cycle, an hour by its daily cycle (any hour alike when
+    /// `flat_day`), and a second uniformly within it.
+    pub fn start_in_week<R: Rng + ?Sized>(
+        &self,
+        c: SessionClass,
+        flat_day: bool,
+        rng: &mut R,
+    ) -> Time {
+        let s = self.classes.get(c);
+        let day = s.start_day.sample(rng) as Time;
+        let hour = if flat_day {
+            rng.random_range(0..24)
+        } else {
+            s.start_hour.sample(rng) as Time
+        };
+        day * DAY + hour * HOUR + rng.random_range(0..HOUR)
+    }
+
+    /// The jobs of a session of class `c` on a machine of `procs` processors.
+    pub fn session<R: Rng + ?Sized>(
+        &self,
+        c: SessionClass,
+        procs: u32,
+        rng: &mut R,
+    ) -> Vec<SessionJob> {
+        let s = self.classes.get(c);
+        let n = s.jobs.sample(rng) + 1;
+        let mut jobs = Vec::with_capacity(n);
+        while jobs.len() < n {
+            let (p, m, _) = s.fit.sizes[s.sizes.sample(rng)];
+            let size = scale_size(p, m, procs);
+            let runtime = s.fit.runtime.sample(rng).round().max(1.0) as Time;
+            let factor = s.fit.estimate_factor.sample(rng).max(1.0);
+            let estimate = (runtime as f64 * factor).ceil() as Time;
+            let left = (n - jobs.len()) as u32;
+            let repeats = (0..100)
+                .map(|_| s.repetitions.sample(rng))
+                .find(|&r| r <= left)
+                .unwrap_or(1);
+            for _ in 0..repeats {
+                let follow = if jobs.is_empty() {
+                    Follow::First
+                } else if rng.random::<f64>() < s.fit.concurrent {
+                    Follow::Concurrent(s.fit.gap.sample(rng).round() as Time)
+                } else {
+                    Follow::Think(s.fit.think.sample(rng).round() as Time)
+                };
+                jobs.push(SessionJob {
+                    size,
+                    runtime,
+                    estimate,
+                    follow,
+                });
+            }
+        }
+        jobs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_scale_to_the_machine() {
+        assert_eq!(scale_size(1, 100, 1024), 1);
+        assert_eq!(scale_size(64, 128, 1024), 512);
+        assert_eq!(scale_size(32, 100, 128), 32);
+        assert_eq!(scale_size(50, 100, 128), 64);
+        assert_eq!(scale_size(30, 100, 128), 38);
+        assert_eq!(scale_size(100, 100, 128), 128);
+        assert_eq!(scale_size(256, 93_312, 128), 1);
+    }
+}
