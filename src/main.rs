@@ -364,15 +364,28 @@ fn run_scenario(a: RunArgs) -> Result<(), String> {
             scenario.name.as_deref().unwrap_or("(unnamed)")
         );
     }
-    let summary = scenario.run()?;
+    let runs = scenario.runs();
+    let bar = if runs > 1 {
+        progress(u64::from(runs), "replications")
+    } else {
+        ProgressBar::hidden()
+    };
+    let summary = scenario.run(stop_flag(), &|| bar.inc(1))?;
+    bar.finish_and_clear();
     print!("{}", summary.render());
-    report_time(
-        started,
-        summary.run().input.jobs,
-        summary.run().counts.checked_passes > 0,
-    );
-    if let Some(dir) = &scenario.output.dir {
-        report_outputs(dir, matches!(summary, RunSummary::Feedback(_)));
+    match summary.single() {
+        Some(run) => {
+            report_time(started, run.input.jobs, run.counts.checked_passes > 0);
+            if let Some(dir) = &scenario.output.dir {
+                report_outputs(dir, matches!(summary, RunSummary::Feedback(_)));
+            }
+        }
+        None => {
+            if let Some(dir) = &scenario.output.dir {
+                eprintln!("wrote {}/summary.json and replications.csv", dir.display());
+            }
+            eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
+        }
     }
     Ok(())
 }

@@ -479,11 +479,21 @@ fn write_files(dir: &std::path::Path, files: &[(&str, &[u8])]) -> Result<(), Rep
 
 /// Writes `summary.json` and `replications.csv` into `dir`.
 pub fn write_resample(dir: &std::path::Path, s: &ResampleSummary) -> Result<(), ReplayError> {
+    write_replicated(dir, &s.replications, s)
+}
+
+/// Writes `summary` as `summary.json` and `replications` as `replications.csv` into
+/// `dir`.
+pub fn write_replicated(
+    dir: &std::path::Path,
+    replications: &[Replication],
+    summary: &impl Serialize,
+) -> Result<(), ReplayError> {
     let mut csv = REPLICATIONS_CSV_HEADER.to_string();
-    for r in &s.replications {
+    for r in replications {
         csv.push_str(&replication_row(r));
     }
-    let json = serde_json::to_vec_pretty(s).expect("summaries serialize");
+    let json = serde_json::to_vec_pretty(summary).expect("summaries serialize");
     write_files(
         dir,
         &[
@@ -491,6 +501,20 @@ pub fn write_resample(dir: &std::path::Path, s: &ResampleSummary) -> Result<(), 
             ("summary.json", &json),
         ],
     )
+}
+
+/// The table of metrics over replications: mean, sd, 95% CI, min and max.
+pub fn render_stats(stats: &[MetricStats]) -> String {
+    let mut out =
+        "  metric                     mean         sd      95% CI         min         max\n"
+            .to_string();
+    for m in stats {
+        out.push_str(&format!(
+            "  {:<20} {:>10.4} {:>10.4} {:>11.4} {:>11.4} {:>11.4}\n",
+            m.metric, m.mean, m.sd, m.ci95, m.min, m.max
+        ));
+    }
+    out
 }
 
 /// The terminal summary of a resampled run.
@@ -526,15 +550,7 @@ pub fn render_resample(s: &ResampleSummary) -> String {
             None => "their own inactive time in the log".into(),
         }
     ));
-    out.push_str(
-        "  metric                     mean         sd      95% CI         min         max\n",
-    );
-    for m in &s.stats {
-        out.push_str(&format!(
-            "  {:<20} {:>10.4} {:>10.4} {:>11.4} {:>11.4} {:>11.4}\n",
-            m.metric, m.mean, m.sd, m.ci95, m.min, m.max
-        ));
-    }
+    out.push_str(&render_stats(&s.stats));
     for w in &s.warnings {
         out.push_str(&format!("  warning: {w}\n"));
     }

@@ -2,26 +2,40 @@
 //! shared. `sitesim run [SCENARIO]` runs one; with no argument it runs the default
 //! scenario shipped in `scenarios/default.toml`.
 //!
-//! Keys: `name`, `description`, `seed`; sections `[machine]`, `[scheduler]` (policy and
-//! predictor), `[workload]` (`source = "swf"` for a log replayed open-loop, `source =
-//! "feedback"` for a log replayed with feedback, with its user model in
-//! `[workload.users]`, `source = "synthetic"` for the benchmark workload of
-//! `models/synthetic.toml`; `estimates` for each), `[site]`, `[metrics]` and `[output]`.
-//! Unknown keys are errors that name the key and its line.
+//! Keys: `name`, `description`, `seed`, and for replicated runs `duration` (simulated
+//! time, warm-up and cool-down included), `replications` and `threads`; sections
+//! `[machine]`, `[scheduler]` (policy and predictor), `[workload]`, `[population]`,
+//! `[site]`, `[metrics]` (warm-up, cool-down) and `[output]`. The workload sources:
+//! `source = "swf"` (a log replayed open-loop), `"feedback"` (a log replayed with
+//! feedback, its user model in `[workload.users]`), `"resample"` (populations resampled
+//! from a log's users, with feedback; multipliers in `[population]`), `"model"` (the
+//! model-based site of Talby's thesis; its user multiplier in `[population]`) and
+//! `"synthetic"` (the benchmark workload of `models/synthetic.toml`). Unknown keys are
+//! errors that name the key and its line; keys that do not apply to the source are
+//! errors too.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use serde::Deserialize;
 
 use super::feedback::{FeedbackOptions, FeedbackSummary, feedback, render_feedback};
+use super::model::{ModelFiles, ModelOptions, ModelSummary, render_model, run_model, write_model};
 use super::replay::{ReplayError, ReplayOptions, ReplaySummary, render, replay};
+use super::resample::{
+    ResampleOptions, ResampleSummary, Resampler, render_resample, with_threads, write_resample,
+};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::sched::Policy;
 use crate::swf::{SwfHeader, SwfReader};
-use crate::time::{Time, parse_duration};
-use crate::users::{NegativeThink, OpeningThink, Patience};
+use crate::model::{JobLayer, Parameterization, TalbyModel};
+use crate::time::{Time, WEEK, parse_duration};
+use crate::users::{Behaviour, ContinuationCurve, NegativeThink, OpeningThink, Patience};
+use crate::workload::pools::PoolConfig;
+use crate::workload::population::PopulationConfig;
 use crate::workload::questionable::{Policies, PolicySetting};
 use crate::workload::trace::TraceConfig;
 use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
@@ -37,9 +51,17 @@ pub struct Scenario {
     pub name: Option<String>,
     /// What it is for.
     pub description: Option<String>,
-    /// The scenario's random seed (estimate models; the synthetic workload's default).
+    /// The scenario's random seed (estimate models, replications; the synthetic
+    /// workload's default).
     #[serde(default = "one_u64")]
     pub seed: u64,
+    /// Simulated time of a model or resampled run, warm-up and cool-down included
+    /// (`"52w"`, the default).
+    pub duration: Option<String>,
+    /// Replications of a model or resampled run (each from its own seed).
+    pub replications: Option<u32>,
+    /// Worker threads for replications; all cores when absent.
+    pub threads: Option<usize>,
     /// The machine.
     #[serde(default)]
     pub machine: MachineSection,
@@ -47,6 +69,9 @@ pub struct Scenario {
     pub scheduler: SchedulerSection,
     /// Where the jobs come from.
     pub workload: WorkloadSection,
+    /// Who the users are: multipliers of a model or resampled population.
+    #[serde(default)]
+    pub population: PopulationSection,
     /// Site rules.
     #[serde(default)]
     pub site: SiteSection,
@@ -110,6 +135,43 @@ pub enum WorkloadSection {
         #[serde(default)]
         users: Box<UsersSection>,
     },
+    /// Populations resampled from a log's users, each user with feedback (seed 003
+    /// §4.2; see `sitesim resample --help`).
+    Resample {
+        /// The log.
+        path: PathBuf,
+        /// The estimate model.
+        #[serde(default = "log_estimates")]
+        estimates: String,
+        /// Questionable-job policies, kind = action.
+        #[serde(default)]
+        questionable: BTreeMap<String, String>,
+        /// How users behave.
+        #[serde(default)]
+        users: Box<UsersSection>,
+        /// Users submit at their logged times, without feedback.
+        #[serde(default)]
+        open_loop: bool,
+    },
+    /// The model-based site of Talby's thesis (seed 004; `docs/MODELS.md`).
+    Model {
+        /// The user and session layers; the shipped `models/talby2006.toml` when absent.
+        model: Option<PathBuf>,
+        /// The job layer (`sitesim fit`); the shipped `models/kth-sessions.toml` when
+        /// absent.
+        jobs: Option<PathBuf>,
+        /// Sessions start by their class's daily cycle; `false`: at any hour alike.
+        #[serde(default = "yes")]
+        daily_cycle: bool,
+        /// Median CPU work per job, seconds; with `load`, parameterizes the model
+        /// instead of the machine size alone.
+        cpu_work: Option<f64>,
+        /// CPU load, with `cpu_work`.
+        load: Option<f64>,
+        /// How users react to bad service.
+        #[serde(default)]
+        users: BehaviourSection,
+    },
     /// The synthetic benchmark workload.
     Synthetic {
         /// Number of jobs.
@@ -124,6 +186,133 @@ pub enum WorkloadSection {
         #[serde(default = "log_estimates")]
         estimates: String,
     },
+}
+
+/// `[workload.users]` of a model-based site: reactions to bad service, off when absent.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BehaviourSection {
+    /// A continuation curve file (`sitesim feedback --fit-continuation` writes one).
+    pub continuation: Option<PathBuf>,
+    /// Patience, as a duration.
+    pub patience: Option<String>,
+    /// Waits over the patience after which a user leaves.
+    pub strikes: Option<u32>,
+}
+
+impl BehaviourSection {
+    fn behaviour(&self) -> Result<Behaviour, String> {
+        let continuation = match &self.continuation {
+            Some(p) => {
+                let text =
+                    std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                Some(ContinuationCurve::parse(&text, &p.display().to_string())?)
+            }
+            None => None,
+        };
+        let patience = match &self.patience {
+            Some(p) => Some(Patience {
+                limit: parse_duration(p).map_err(|e| format!("[workload.users] patience: {e}"))?,
+                strikes: self.strikes.unwrap_or(3).max(1),
+            }),
+            None => None,
+        };
+        Ok(Behaviour {
+            continuation,
+            patience,
+        })
+    }
+}
+
+/// `[population]`: multipliers of a model or resampled population; every key is
+/// optional.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PopulationSection {
+    /// Model: multiplier on start-up users and new users per week.
+    pub users: Option<f64>,
+    /// Resample: multiplier on long-term users.
+    pub long_term: Option<f64>,
+    /// Resample: multiplier on temporary users.
+    pub temporary: Option<f64>,
+    /// Resample: least time before a long-term user is regenerated (a duration); its
+    /// own inactive time in the log when absent.
+    pub regenerate_after: Option<String>,
+    /// Resample: a user is long-term when its activity spans this share of the log.
+    pub long_term_share: Option<f64>,
+    /// Resample: users within this long of an end of the log are excluded.
+    pub edge: Option<String>,
+    /// Resample: weights of chosen log users, `"17" = 0` excludes user 17.
+    #[serde(default)]
+    pub weights: BTreeMap<String, f64>,
+}
+
+/// A multiplier: a finite number of 0 or more.
+fn multiplier(key: &str, v: Option<f64>) -> Result<f64, String> {
+    match v {
+        None => Ok(1.0),
+        Some(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        Some(x) => Err(format!("[population] {key} must be a number of 0 or more, not {x}")),
+    }
+}
+
+impl PopulationSection {
+    /// Refuses keys of the other kind of population.
+    fn only(&self, source: &str, allowed: &[&str]) -> Result<(), String> {
+        let given = [
+            ("users", self.users.is_some()),
+            ("long_term", self.long_term.is_some()),
+            ("temporary", self.temporary.is_some()),
+            ("regenerate_after", self.regenerate_after.is_some()),
+            ("long_term_share", self.long_term_share.is_some()),
+            ("edge", self.edge.is_some()),
+            ("weights", !self.weights.is_empty()),
+        ];
+        match given.iter().find(|(k, set)| *set && !allowed.contains(k)) {
+            Some((k, _)) => Err(format!(
+                "[population] {k} does not apply to source = \"{source}\""
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The resampled population and pools this section stands for.
+    fn resample(&self) -> Result<(PopulationConfig, PoolConfig), String> {
+        let duration = |key: &str, v: &str| {
+            parse_duration(v).map_err(|e| format!("[population] {key}: {e}"))
+        };
+        let mut weights = Vec::new();
+        for (user, &w) in &self.weights {
+            let id = user
+                .parse()
+                .map_err(|_| format!("[population.weights] '{user}' is not a user number"))?;
+            weights.push((id, multiplier(&format!("weights.{user}"), Some(w))?));
+        }
+        let d = PoolConfig::default();
+        let share = self.long_term_share.unwrap_or(d.long_term_share);
+        if !(share > 0.0 && share <= 1.0) {
+            return Err("[population] long_term_share must be a share in (0, 1]".into());
+        }
+        Ok((
+            PopulationConfig {
+                long_term: multiplier("long_term", self.long_term)?,
+                temporary: multiplier("temporary", self.temporary)?,
+                regenerate_after: match &self.regenerate_after {
+                    Some(v) => Some(duration("regenerate_after", v)?),
+                    None => None,
+                },
+                weights,
+                ..PopulationConfig::default()
+            },
+            PoolConfig {
+                long_term_share: share,
+                edge: match &self.edge {
+                    Some(v) => duration("edge", v)?,
+                    None => d.edge,
+                },
+            },
+        ))
+    }
 }
 
 /// `[workload.users]`: the user model of a feedback replay; every key is optional.
@@ -223,6 +412,10 @@ pub enum RunSummary {
     Replay(Box<ReplaySummary>),
     /// A replay with feedback.
     Feedback(Box<FeedbackSummary>),
+    /// Replications of a resampled population.
+    Resample(Box<ResampleSummary>),
+    /// Replications of a model-based site.
+    Model(Box<ModelSummary>),
 }
 
 impl RunSummary {
@@ -231,20 +424,26 @@ impl RunSummary {
         match self {
             RunSummary::Replay(s) => render(s),
             RunSummary::Feedback(s) => render_feedback(s),
+            RunSummary::Resample(s) => render_resample(s),
+            RunSummary::Model(s) => render_model(s),
         }
     }
 
-    /// The figures every run has.
-    pub fn run(&self) -> &ReplaySummary {
+    /// The figures of a single run (replay or feedback); `None` for replications.
+    pub fn single(&self) -> Option<&ReplaySummary> {
         match self {
-            RunSummary::Replay(s) => s,
-            RunSummary::Feedback(s) => &s.run,
+            RunSummary::Replay(s) => Some(s),
+            RunSummary::Feedback(s) => Some(&s.run),
+            RunSummary::Resample(_) | RunSummary::Model(_) => None,
         }
     }
 }
 
 fn one() -> f64 {
     1.0
+}
+fn yes() -> bool {
+    true
 }
 fn one_u64() -> u64 {
     1
@@ -352,9 +551,12 @@ impl Scenario {
         let estimates = match &self.workload {
             WorkloadSection::Swf { estimates, .. }
             | WorkloadSection::Feedback { estimates, .. }
+            | WorkloadSection::Resample { estimates, .. }
             | WorkloadSection::Synthetic { estimates, .. } => estimates
                 .parse()
                 .map_err(|e| format!("[workload] estimates: {e}"))?,
+            // The job layer gives each job its estimate.
+            WorkloadSection::Model { .. } => crate::predict::estimates::EstimateModel::Log,
         };
         let predictor = match &self.scheduler.predictor {
             Some(p) => Some(
@@ -365,8 +567,9 @@ impl Scenario {
         };
         let settings = match &self.workload {
             WorkloadSection::Swf { questionable, .. }
-            | WorkloadSection::Feedback { questionable, .. } => Some(questionable),
-            WorkloadSection::Synthetic { .. } => None,
+            | WorkloadSection::Feedback { questionable, .. }
+            | WorkloadSection::Resample { questionable, .. } => Some(questionable),
+            WorkloadSection::Synthetic { .. } | WorkloadSection::Model { .. } => None,
         };
         for (kind, action) in settings.into_iter().flatten() {
             let s: PolicySetting = format!("{kind}={action}")
@@ -404,9 +607,49 @@ impl Scenario {
         })
     }
 
-    /// Runs the scenario.
-    pub fn run(&self) -> Result<RunSummary, String> {
+    /// Replications the scenario runs (1 for a single run).
+    pub fn runs(&self) -> u32 {
+        match self.workload {
+            WorkloadSection::Model { .. } | WorkloadSection::Resample { .. } => {
+                self.replications.unwrap_or(1)
+            }
+            _ => 1,
+        }
+    }
+
+    /// Simulated time of a replicated run, seconds (52 weeks by default).
+    fn length(&self) -> Result<Time, String> {
+        match &self.duration {
+            Some(d) => parse_duration(d).map_err(|e| format!("duration: {e}")),
+            None => Ok(52 * WEEK),
+        }
+    }
+
+    /// Refuses the keys of replicated runs for a single run.
+    fn single_run(&self, source: &str) -> Result<(), String> {
+        let given = [
+            ("duration", self.duration.is_some()),
+            ("replications", self.replications.is_some()),
+            ("threads", self.threads.is_some()),
+        ];
+        if let Some((k, _)) = given.iter().find(|g| g.1) {
+            return Err(format!(
+                "{k} applies to source = \"model\" and \"resample\", not \"{source}\""
+            ));
+        }
+        self.population.only(source, &[])
+    }
+
+    /// Runs the scenario; replicated runs stop starting replications once `stop` is
+    /// set and call `done` as each finishes.
+    pub fn run(&self, stop: &AtomicBool, done: &(dyn Fn() + Sync)) -> Result<RunSummary, String> {
         let opts = self.replay_options()?;
+        if self.replications == Some(0) {
+            return Err("replications must be at least 1".into());
+        }
+        if self.threads == Some(0) {
+            return Err("threads must be at least 1".into());
+        }
         let err = |e: ReplayError| e.to_string();
         let log = |path: &Path| -> Result<(SwfHeader, String), String> {
             let header = SwfReader::open(path)
@@ -417,6 +660,7 @@ impl Scenario {
         };
         match &self.workload {
             WorkloadSection::Swf { path, .. } => {
+                self.single_run("swf")?;
                 let (header, name) = log(path)?;
                 replay(
                     || SwfReader::open(path),
@@ -429,6 +673,7 @@ impl Scenario {
                 .map_err(err)
             }
             WorkloadSection::Feedback { path, users, .. } => {
+                self.single_run("feedback")?;
                 let (header, name) = log(path)?;
                 let fopts = users.options(opts)?;
                 feedback(
@@ -441,6 +686,144 @@ impl Scenario {
                 .map(|s| RunSummary::Feedback(Box::new(s)))
                 .map_err(err)
             }
+            WorkloadSection::Resample {
+                path,
+                users,
+                open_loop,
+                ..
+            } => {
+                self.population.only(
+                    "resample",
+                    &[
+                        "long_term",
+                        "temporary",
+                        "regenerate_after",
+                        "long_term_share",
+                        "edge",
+                        "weights",
+                    ],
+                )?;
+                let (header, name) = log(path)?;
+                let mut fopts = users.options(opts)?;
+                if fopts.run.cooldown == 0 {
+                    fopts.run.cooldown = WEEK;
+                }
+                let out = fopts.run.out.take();
+                let measured = self.length()? - fopts.run.warmup - fopts.run.cooldown;
+                if measured < WEEK || measured % WEEK != 0 {
+                    return Err(format!(
+                        "duration: a resampled run measures whole weeks; duration minus warm-up \
+                         and cool-down (1 week when 0) is {measured} s"
+                    ));
+                }
+                let (population, pools) = self.population.resample()?;
+                let ropts = ResampleOptions {
+                    users: fopts,
+                    pools,
+                    population,
+                    weeks: (measured / WEEK) as u32,
+                    replications: self.runs(),
+                    threads: self.threads,
+                    open_loop: *open_loop,
+                    out,
+                };
+                let resampler = Resampler::new(
+                    || SwfReader::open(path),
+                    &name,
+                    &header,
+                    |r| r.extra_columns(),
+                    &ropts,
+                )
+                .map_err(err)?;
+                let reps = with_threads(ropts.threads, || {
+                    resampler.replications(
+                        &ropts,
+                        ropts.users.run.policy,
+                        &ropts.population,
+                        ropts.replications,
+                        stop,
+                        done,
+                    )
+                })
+                .map_err(err)?
+                .map_err(err)?;
+                let summary = resampler.summary(&ropts, reps);
+                if let Some(dir) = &ropts.out {
+                    write_resample(dir, &summary).map_err(err)?;
+                }
+                Ok(RunSummary::Resample(Box::new(summary)))
+            }
+            WorkloadSection::Model {
+                model,
+                jobs,
+                daily_cycle,
+                cpu_work,
+                load,
+                users,
+            } => {
+                self.population.only("model", &["users"])?;
+                let procs = opts
+                    .procs
+                    .ok_or("[machine] procs is required for a model-based site")?;
+                let params = match (cpu_work, load) {
+                    (None, None) => Parameterization::MachineSize(procs),
+                    (Some(&cpu_work), Some(&load)) => Parameterization::Explicit {
+                        procs,
+                        cpu_work,
+                        load,
+                    },
+                    _ => return Err("[workload] cpu_work and load go together".into()),
+                };
+                let read = |p: &Path| {
+                    std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
+                };
+                let (talby, talby_name) = match model {
+                    Some(p) => (
+                        TalbyModel::parse(&read(p)?, &p.display().to_string())?,
+                        p.display().to_string(),
+                    ),
+                    None => (TalbyModel::shipped(), "models/talby2006.toml".to_owned()),
+                };
+                let (jobs, jobs_name) = match jobs {
+                    Some(p) => (
+                        JobLayer::parse(&read(p)?, &p.display().to_string())?,
+                        p.display().to_string(),
+                    ),
+                    None => (JobLayer::shipped(), "models/kth-sessions.toml".to_owned()),
+                };
+                talby
+                    .site(params)
+                    .map_err(|e| format!("[machine]/[workload]: {e}"))?;
+                let length = self.length()?;
+                if length <= opts.warmup + opts.cooldown {
+                    return Err("duration must be longer than warm-up plus cool-down".into());
+                }
+                let files = ModelFiles {
+                    talby: Arc::new(talby),
+                    talby_name,
+                    jobs: Arc::new(jobs),
+                    jobs_name,
+                };
+                let mut run = opts;
+                let out = run.out.take();
+                let mopts = ModelOptions {
+                    run,
+                    params,
+                    flat_day: !daily_cycle,
+                    users: multiplier("users", self.population.users)?,
+                    behaviour: users.behaviour()?,
+                    length,
+                    replications: self.runs(),
+                    threads: self.threads,
+                };
+                let summary = with_threads(mopts.threads, || run_model(&files, &mopts, stop, done))
+                    .map_err(err)?
+                    .map_err(err)?;
+                if let Some(dir) = &out {
+                    write_model(dir, &summary).map_err(err)?;
+                }
+                Ok(RunSummary::Model(Box::new(summary)))
+            }
             WorkloadSection::Synthetic {
                 jobs,
                 load,
@@ -448,6 +831,7 @@ impl Scenario {
                 model,
                 ..
             } => {
+                self.single_run("synthetic")?;
                 let model = match model {
                     Some(p) => {
                         let text = std::fs::read_to_string(p)

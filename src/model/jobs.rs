@@ -118,7 +118,16 @@ pub fn scale_size(procs: u32, machine: u32, target: u32) -> u32 {
     (size as u32).clamp(1, target)
 }
 
+/// The job layer fitted from KTH SP2 (`models/kth-sessions.toml`), built into the
+/// binary: the default of a model-based site.
+pub const KTH_SESSIONS: &str = include_str!("../../models/kth-sessions.toml");
+
 impl JobLayer {
+    /// The shipped job layer fitted from KTH SP2.
+    pub fn shipped() -> JobLayer {
+        JobLayer::parse(KTH_SESSIONS, "models/kth-sessions.toml").expect("the shipped fit parses")
+    }
+
     /// Parses a model file; errors name the file, and the key or class at fault.
     pub fn parse(text: &str, name: &str) -> Result<JobLayer, String> {
         let file: JobLayerFile = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;

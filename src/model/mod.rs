@@ -11,8 +11,14 @@
 
 pub mod dist;
 pub mod jobs;
+pub mod plan;
+pub mod site;
+pub mod talby;
 
 pub use jobs::JobLayer;
+pub use plan::{PlanConfig, PlannedSession, SitePlan};
+pub use site::{ModelSite, ModelSiteReport};
+pub use talby::{Parameterization, SiteParams, TalbyModel};
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,57 @@
+//! Model-based site benchmarks: one simulated year of the 1,024-processor site of the
+//! performance target, and of the 128-processor default site, under EASY on one core
+//! (one replication each; replications run in parallel on top of this). Figures go to
+//! docs/PERFORMANCE.md.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use sitesim::experiment::model::{ModelFiles, ModelOptions, replicate};
+use sitesim::experiment::replay::ReplayOptions;
+use sitesim::model::{JobLayer, Parameterization, TalbyModel};
+use sitesim::sched::Policy;
+use sitesim::time::WEEK;
+use sitesim::users::Behaviour;
+
+fn options(procs: u32) -> ModelOptions {
+    ModelOptions {
+        run: ReplayOptions {
+            policy: Policy::Easy,
+            procs: Some(procs),
+            warmup: WEEK,
+            check: false,
+            ..ReplayOptions::default()
+        },
+        params: Parameterization::MachineSize(procs),
+        flat_day: false,
+        users: 1.0,
+        behaviour: Behaviour::default(),
+        length: 52 * WEEK,
+        replications: 1,
+        threads: Some(1),
+    }
+}
+
+fn model_site(c: &mut Criterion) {
+    let files = ModelFiles {
+        talby: Arc::new(TalbyModel::shipped()),
+        talby_name: "models/talby2006.toml".into(),
+        jobs: Arc::new(JobLayer::shipped()),
+        jobs_name: "models/kth-sessions.toml".into(),
+    };
+    let mut g = c.benchmark_group("model_site_year");
+    g.sample_size(10);
+    for procs in [128, 1024] {
+        let opts = options(procs);
+        let jobs = replicate(&files, &opts, 0).expect("runs").figures.jobs;
+        eprintln!("model site of {procs} processors: {jobs} measured jobs in a year");
+        g.bench_function(format!("easy_{procs}_procs"), |b| {
+            b.iter(|| black_box(replicate(&files, &opts, 0).expect("runs").figures.jobs))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, model_site);
+criterion_main!(benches);

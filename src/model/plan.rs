@@ -1,0 +1,280 @@
+//! The user and session layers in simulated time (seed 004 §13, Listing 5): who is active
+//! each week and when their sessions start. Everything here is drawn from the plan's own
+//! stream, week by week, independently of the simulation, so one seed gives the same
+//! users and sessions under every scheduler (common random numbers); only what happens
+//! inside sessions depends on the machine ([`super::site`]).
+//!
+//! - **Start** (§11.3, §12.4): the start-up users of Eq 13, each with a class (§11.4) and
+//!   a week of activity (Eq 46).
+//! - **Every week** (§11.2, §12.2-12.5): new users (log-logistic, rounded
+//!   stochastically), each in its first week of activity; each user is active with the
+//!   probability of Eq 24, and an active user draws a number of sessions (generalized
+//!   Pareto), their classes (Eq 18, a Markov chain from its previous session's class),
+//!   and their start times by the weekly and daily cycle of each class. Sessions of one
+//!   user must not collide (Listing 5): each occupies its class's median duration plus
+//!   the collision gap. Users never leave; their weeks of activity advance.
+//!
+//! Simulated time 0 is a Monday at 00:00 local time (§11.1).
+
+use std::sync::Arc;
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::Serialize;
+
+use super::dist::Categorical;
+use super::jobs::JobLayer;
+use super::talby::{SiteParams, TalbyModel};
+use super::{SessionClass, UserClass};
+use crate::time::{Time, WEEK};
+
+/// How the plan is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PlanConfig {
+    /// The site's parameters.
+    pub site: SiteParams,
+    /// No daily cycle: sessions start at any hour alike (same number of sessions, same
+    /// weekly cycle).
+    pub flat_day: bool,
+    /// Multiplier on the users active at start-up and on new users per week.
+    pub users: f64,
+}
+
+/// A user of the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ModelUser {
+    /// Its class.
+    pub class: UserClass,
+    /// Its week of activity in the week being planned (1 in its first week).
+    pub week_of_activity: u32,
+    /// The simulated week it arrived in (0 for start-up users).
+    pub arrived: u32,
+    /// Whether it was active at start-up.
+    pub startup: bool,
+    /// The class of its latest planned session.
+    pub last_session: Option<SessionClass>,
+    /// The end of its latest planned session (start plus its class's median duration).
+    busy_until: Time,
+}
+
+/// A planned session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlannedSession {
+    /// Its planned start, seconds from the run's start.
+    pub start: Time,
+    /// The user, an index into [`SitePlan::users`].
+    pub user: u32,
+    /// Its class.
+    pub class: SessionClass,
+    /// The seed of its jobs.
+    pub seed: u64,
+}
+
+/// What the plan drew.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PlanCounts {
+    /// Users active at start-up.
+    pub startup_users: u64,
+    /// Users that arrived later.
+    pub new_users: u64,
+    /// Users by class (IWD order of [`UserClass::ALL`]).
+    pub users_by_class: [u64; 4],
+    /// Weeks in which a user was active.
+    pub active_weeks: u64,
+    /// Weeks in which a user was inactive.
+    pub inactive_weeks: u64,
+    /// Sessions planned, by class.
+    pub sessions_by_class: [u64; 5],
+    /// Weeks whose sessions still collided after every redraw (kept as drawn).
+    pub collisions_kept: u64,
+}
+
+/// The plan of a model site: its users, and their sessions week by week.
+#[derive(Debug, Clone)]
+pub struct SitePlan {
+    model: Arc<TalbyModel>,
+    jobs: Arc<JobLayer>,
+    cfg: PlanConfig,
+    rng: Xoshiro256PlusPlus,
+    shares: Categorical,
+    users: Vec<ModelUser>,
+    last_class: Option<UserClass>,
+    week: u32,
+    /// The median duration of each session class (its room in the collision rule).
+    occupies: [Time; 5],
+    counts: PlanCounts,
+}
+
+impl SitePlan {
+    /// The plan drawn from `seed`, with its start-up users.
+    pub fn new(model: Arc<TalbyModel>, jobs: Arc<JobLayer>, cfg: PlanConfig, seed: u64) -> Self {
+        let shares = Categorical::new(&model.class_shares(&cfg.site))
+            .expect("clamped shares sum to 1");
+        let occupies = SessionClass::ALL.map(|c| jobs.class(c).duration.median().round() as Time);
+        let mut plan = SitePlan {
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            shares,
+            users: Vec::new(),
+            last_class: None,
+            week: 0,
+            occupies,
+            counts: PlanCounts::default(),
+            model,
+            jobs,
+            cfg,
+        };
+        let n = plan
+            .model
+            .startup_users(cfg.site.load, cfg.users, &mut plan.rng);
+        let weeks = UserClass::ALL.map(|c| plan.model.startup_week(c));
+        for _ in 0..n {
+            let class = plan.new_user_class();
+            let woa = weeks[class.index()].sample(&mut plan.rng) as u32 + 1;
+            plan.add_user(class, woa, true);
+        }
+        plan
+    }
+
+    fn new_user_class(&mut self) -> UserClass {
+        let c = self
+            .model
+            .user_class(self.last_class, &self.shares, &mut self.rng);
+        self.last_class = Some(c);
+        c
+    }
+
+    fn add_user(&mut self, class: UserClass, woa: u32, startup: bool) {
+        self.users.push(ModelUser {
+            class,
+            week_of_activity: woa,
+            arrived: self.week,
+            startup,
+            last_session: None,
+            busy_until: Time::MIN,
+        });
+        self.counts.users_by_class[class.index()] += 1;
+        if startup {
+            self.counts.startup_users += 1;
+        } else {
+            self.counts.new_users += 1;
+        }
+    }
+
+    /// The users so far.
+    pub fn users(&self) -> &[ModelUser] {
+        &self.users
+    }
+
+    /// What was drawn so far.
+    pub fn counts(&self) -> &PlanCounts {
+        &self.counts
+    }
+
+    /// The next week to plan, from 0.
+    pub fn week(&self) -> u32 {
+        self.week
+    }
+
+    /// Plans the next week: its new users, and every session starting in it, by start
+    /// time (ties by user).
+    pub fn next_week(&mut self) -> Vec<PlannedSession> {
+        let arrivals = self.model.new_users().sample(&mut self.rng) * self.cfg.users;
+        let arrivals = super::dist::stochastic_round(arrivals, &mut self.rng);
+        for _ in 0..arrivals {
+            let class = self.new_user_class();
+            self.add_user(class, 1, false);
+        }
+        let mut sessions = Vec::new();
+        for u in 0..self.users.len() {
+            let user = self.users[u];
+            if self.rng.random::<f64>() < self.model.inactive(user.class, user.week_of_activity)
+            {
+                self.counts.inactive_weeks += 1;
+            } else {
+                self.counts.active_weeks += 1;
+                self.plan_user_week(u as u32, &mut sessions);
+            }
+            self.users[u].week_of_activity += 1;
+        }
+        self.week += 1;
+        sessions.sort_by_key(|s| (s.start, s.user));
+        sessions
+    }
+
+    /// Draws the classes and starts of `n` sessions of `user` in the week starting at
+    /// `week_start` into `drawn`, by start: redraws the starts up to `tries` times and the
+    /// classes up to `class_tries` times until no two collide; false if they still do.
+    fn draw_sessions(
+        &mut self,
+        user: &ModelUser,
+        n: usize,
+        week_start: Time,
+        drawn: &mut Vec<(Time, SessionClass)>,
+    ) -> bool {
+        let gap = self.model.collision.gap;
+        let mut classes = Vec::with_capacity(n);
+        for _ in 0..self.model.collision.class_tries {
+            classes.clear();
+            let mut previous = user.last_session;
+            for _ in 0..n {
+                let p = self
+                    .model
+                    .session_class(user.class, user.week_of_activity, previous);
+                let c = SessionClass::ALL[Categorical::new(&p)
+                    .expect("clamped probabilities sum to 1")
+                    .sample(&mut self.rng)];
+                classes.push(c);
+                previous = Some(c);
+            }
+            for _ in 0..self.model.collision.tries {
+                drawn.clear();
+                for &c in &classes {
+                    let at = week_start
+                        + self
+                            .jobs
+                            .start_in_week(c, self.cfg.flat_day, &mut self.rng);
+                    drawn.push((at, c));
+                }
+                drawn.sort();
+                let mut free_from = user.busy_until.saturating_add(gap);
+                let collides = drawn.iter().any(|&(at, c)| {
+                    let hit = at < free_from;
+                    free_from = at + self.occupies[c.index()] + gap;
+                    hit
+                });
+                if !collides {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Draws the sessions of user `u` in an active week (Listing 5).
+    fn plan_user_week(&mut self, u: u32, out: &mut Vec<PlannedSession>) {
+        let user = self.users[u as usize];
+        let n = self
+            .model
+            .sessions_in_week(user.class, user.week_of_activity, &mut self.rng)
+            as usize;
+        let week_start = Time::from(self.week) * WEEK;
+        let mut drawn: Vec<(Time, SessionClass)> = Vec::with_capacity(n);
+        if !self.draw_sessions(&user, n, week_start, &mut drawn) {
+            self.counts.collisions_kept += 1;
+        }
+        for &(start, class) in &drawn {
+            out.push(PlannedSession {
+                start,
+                user: u,
+                class,
+                seed: self.rng.random(),
+            });
+            self.counts.sessions_by_class[class.index()] += 1;
+        }
+        if let Some(&(start, class)) = drawn.last() {
+            let user = &mut self.users[u as usize];
+            user.last_session = Some(class);
+            user.busy_until = start + self.occupies[class.index()];
+        }
+    }
+}

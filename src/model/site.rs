@@ -1,0 +1,372 @@
+//! The model-based site in the closed loop: the [`Workload`] whose users follow the plan
+//! of [`super::plan`] and submit each session's jobs as the machine finishes them.
+//!
+//! A session opens at its planned start, or, if its user is still busy with its previous
+//! session (jobs left to submit or still running), once that session is over plus the
+//! collision gap: a user works one session at a time, as in a log's sessions. A session
+//! that could not open before its user's next planned session is skipped (the user has
+//! moved on; counted). In an open session the first job is submitted at once; each later
+//! job follows the previous one's end by its think time, or, for a concurrent job, the
+//! previous submission by its gap ([`super::jobs`]). Optional reactions to bad service,
+//! as in the feedback replay ([`crate::users::behaviour`]): after a long response the
+//! user may give up the rest of the session (continuation curve, with the job's runtime,
+//! its response on an idle machine, as the reference), and after too many long waits it
+//! leaves for good (patience). No session opens and no job is submitted after the
+//! horizon.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::Serialize;
+
+use super::SessionClass;
+use super::jobs::{Follow, JobLayer, SessionJob};
+use super::plan::{PlanCounts, PlannedSession, SitePlan};
+use crate::job::{JobOutcome, JobSpec};
+use crate::sim::{SimError, SourceCtx, Workload};
+use crate::time::{Time, WEEK};
+use crate::users::Behaviour;
+
+/// The wake-up token of the weekly planning (the users' own is 0).
+const WEEK_TOKEN: u64 = 1;
+
+/// What the site's users did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ModelSiteReport {
+    /// What the plan drew.
+    pub plan: PlanCounts,
+    /// Sessions opened, by class.
+    pub sessions_by_class: [u64; 5],
+    /// Jobs submitted, by session class.
+    pub jobs_by_class: [u64; 5],
+    /// Sessions that opened after their planned start (their user was busy).
+    pub deferred: u64,
+    /// Sessions skipped: their user was still busy at its next planned session.
+    pub skipped: u64,
+    /// Sessions given up after a long response (continuation).
+    pub gave_up: u64,
+    /// Jobs never submitted: the rest of sessions given up or of users who left.
+    pub dropped_jobs: u64,
+    /// Users who left for good after too many long waits.
+    pub frustrated: u64,
+}
+
+/// An open session.
+#[derive(Debug, Clone)]
+struct OpenSession {
+    class: SessionClass,
+    jobs: Vec<SessionJob>,
+    /// The next job to submit.
+    next: usize,
+    /// Jobs submitted and not ended.
+    running: u32,
+    last_submit: Time,
+    /// End of each submitted job, once ended.
+    ends: Vec<Option<Time>>,
+    /// A submission of `next` is planned.
+    planned: bool,
+}
+
+/// A user of the site.
+#[derive(Debug, Clone, Default)]
+struct Agent {
+    pending: VecDeque<PlannedSession>,
+    open: Option<OpenSession>,
+    /// When its last session ended (its last job ended).
+    free_from: Time,
+    /// An opening of the front pending session is planned.
+    opening: bool,
+    strikes: u32,
+    left: bool,
+    rng: Option<Xoshiro256PlusPlus>,
+}
+
+/// The model-based site's users: a [`Workload`].
+pub struct ModelSite {
+    plan: SitePlan,
+    jobs: Arc<JobLayer>,
+    procs: u32,
+    behaviour: Behaviour,
+    gap: Time,
+    horizon: Time,
+    agents: Vec<Agent>,
+    /// Planned actions of users: (time, user); a user has at most one.
+    due: BinaryHeap<Reverse<(Time, u32)>>,
+    wakes: BTreeSet<Time>,
+    next_job: i64,
+    /// CPU work (runtime times size) of every job submitted, seconds.
+    cpu_work: Vec<i64>,
+    report: ModelSiteReport,
+}
+
+impl ModelSite {
+    /// The site of `plan`, its sessions' jobs from `jobs` scaled to `procs` processors;
+    /// nothing is submitted after `horizon`.
+    pub fn new(
+        plan: SitePlan,
+        jobs: Arc<JobLayer>,
+        procs: u32,
+        behaviour: Behaviour,
+        gap: Time,
+        horizon: Time,
+    ) -> Self {
+        ModelSite {
+            plan,
+            jobs,
+            procs,
+            behaviour,
+            gap,
+            horizon,
+            agents: Vec::new(),
+            due: BinaryHeap::new(),
+            wakes: Default::default(),
+            next_job: 1,
+            cpu_work: Vec::new(),
+            report: ModelSiteReport::default(),
+        }
+    }
+
+    /// What the users did so far.
+    pub fn report(&self) -> ModelSiteReport {
+        ModelSiteReport {
+            plan: self.plan.counts().clone(),
+            ..self.report.clone()
+        }
+    }
+
+    /// The median CPU work (runtime times size) of the jobs submitted so far, seconds
+    /// (the thesis's Cm); 0 before any.
+    pub fn median_cpu_work(&mut self) -> f64 {
+        let n = self.cpu_work.len();
+        if n == 0 {
+            return 0.0;
+        }
+        let (_, mid, _) = self.cpu_work.select_nth_unstable(n / 2);
+        *mid as f64
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &SitePlan {
+        &self.plan
+    }
+
+    /// Asks to be woken at `at` for user `u`.
+    fn schedule(&mut self, at: Time, u: u32, ctx: &mut SourceCtx) {
+        if at > self.horizon {
+            return;
+        }
+        self.due.push(Reverse((at, u)));
+        if self.wakes.insert(at) {
+            ctx.wake_at(at.max(ctx.now()), 0);
+        }
+    }
+
+    /// Plans the next week's sessions.
+    fn plan_week(&mut self, ctx: &mut SourceCtx) {
+        let sessions = self.plan.next_week();
+        self.agents
+            .resize_with(self.plan.users().len(), Agent::default);
+        for s in sessions {
+            let a = &mut self.agents[s.user as usize];
+            if a.left {
+                continue;
+            }
+            a.pending.push_back(s);
+            if a.open.is_none() && !a.opening {
+                a.opening = true;
+                let at = s.start.max(a.free_from + self.gap);
+                self.schedule(at, s.user, ctx);
+            }
+        }
+        let next = Time::from(self.plan.week()) * WEEK;
+        if next <= self.horizon {
+            ctx.wake_at(next, WEEK_TOKEN);
+        }
+    }
+
+    /// User `u`'s planned action is due now: open its next session, or submit a job.
+    fn act(&mut self, u: u32, ctx: &mut SourceCtx) {
+        let now = ctx.now();
+        let a = &mut self.agents[u as usize];
+        if a.left {
+            return;
+        }
+        if a.open.is_none() {
+            a.opening = false;
+            // Skip sessions overtaken by the user's next one.
+            while a.pending.len() > 1 && a.pending[1].start <= now {
+                a.pending.pop_front();
+                self.report.skipped += 1;
+            }
+            let Some(s) = a.pending.pop_front() else {
+                return;
+            };
+            if now > s.start {
+                self.report.deferred += 1;
+            }
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(s.seed);
+            let jobs = self.jobs.session(s.class, self.procs, &mut rng);
+            self.report.sessions_by_class[s.class.index()] += 1;
+            a.rng = Some(rng);
+            a.open = Some(OpenSession {
+                class: s.class,
+                ends: vec![None; jobs.len()],
+                jobs,
+                next: 0,
+                running: 0,
+                last_submit: now,
+                planned: false,
+            });
+        }
+        self.submit_next(u, ctx);
+    }
+
+    /// Submits user `u`'s next job, and plans the one after if its time is known.
+    fn submit_next(&mut self, u: u32, ctx: &mut SourceCtx) {
+        let now = ctx.now();
+        let a = &mut self.agents[u as usize];
+        let Some(s) = a.open.as_mut() else {
+            return;
+        };
+        let j = s.next;
+        let job = s.jobs[j];
+        ctx.submit(JobSpec {
+            size: job.size,
+            runtime: job.runtime,
+            estimate: job.estimate,
+            user: i64::from(u) + 1,
+            app: -1,
+            job: self.next_job,
+            tag: (u64::from(u) << 32) | j as u64,
+            record: None,
+        });
+        self.next_job += 1;
+        self.cpu_work.push(job.runtime * i64::from(job.size));
+        self.report.jobs_by_class[s.class.index()] += 1;
+        s.next += 1;
+        s.running += 1;
+        s.last_submit = now;
+        s.planned = false;
+        self.plan_next(u, ctx);
+    }
+
+    /// Plans user `u`'s next submission if its time is known, or closes its session.
+    fn plan_next(&mut self, u: u32, ctx: &mut SourceCtx) {
+        let a = &mut self.agents[u as usize];
+        let Some(s) = a.open.as_mut() else {
+            return;
+        };
+        if s.planned {
+            return;
+        }
+        let Some(job) = s.jobs.get(s.next) else {
+            if s.running == 0 {
+                self.close(u, ctx);
+            }
+            return;
+        };
+        let at = match job.follow {
+            Follow::First => Some(ctx.now()),
+            Follow::Concurrent(gap) => Some(s.last_submit + gap),
+            Follow::Think(think) => s.ends[s.next - 1].map(|end| end + think),
+        };
+        if let Some(at) = at {
+            s.planned = true;
+            self.schedule(at.max(ctx.now()), u, ctx);
+        }
+    }
+
+    /// User `u`'s session is over: plan the opening of its next one.
+    fn close(&mut self, u: u32, ctx: &mut SourceCtx) {
+        let now = ctx.now();
+        let a = &mut self.agents[u as usize];
+        a.open = None;
+        a.rng = None;
+        a.free_from = now;
+        if let Some(s) = a.pending.front() {
+            a.opening = true;
+            let at = s.start.max(now + self.gap);
+            self.schedule(at, u, ctx);
+        }
+    }
+
+    /// Drops the rest of user `u`'s open session (it gave up or left).
+    fn drop_rest(&mut self, u: u32) {
+        if let Some(s) = self.agents[u as usize].open.as_mut() {
+            self.report.dropped_jobs += (s.jobs.len() - s.next) as u64;
+            s.jobs.truncate(s.next);
+        }
+    }
+}
+
+impl Workload for ModelSite {
+    fn start(&mut self, ctx: &mut SourceCtx) -> Result<(), SimError> {
+        ctx.wake_at(0, WEEK_TOKEN);
+        Ok(())
+    }
+
+    fn on_wake(&mut self, token: u64, ctx: &mut SourceCtx) -> Result<(), SimError> {
+        let now = ctx.now();
+        if token == WEEK_TOKEN {
+            self.plan_week(ctx);
+        }
+        self.wakes.remove(&now);
+        while let Some(&Reverse((at, u))) = self.due.peek()
+            && at <= now
+        {
+            self.due.pop();
+            self.act(u, ctx);
+        }
+        Ok(())
+    }
+
+    fn on_job_end(&mut self, job: &JobOutcome, ctx: &mut SourceCtx) -> Result<(), SimError> {
+        let now = ctx.now();
+        let u = (job.tag >> 32) as u32;
+        let j = (job.tag & 0xFFFF_FFFF) as usize;
+        let behaviour = &self.behaviour;
+        let a = self
+            .agents
+            .get_mut(u as usize)
+            .ok_or_else(|| SimError::Workload(format!("job {} of unknown user {u}", job.job)))?;
+        let Some(s) = a.open.as_mut() else {
+            return Err(SimError::Workload(format!(
+                "job {} ended outside a session of user {u}",
+                job.job
+            )));
+        };
+        s.ends[j] = Some(now);
+        s.running -= 1;
+        let mut give_up = false;
+        let mut leave = false;
+        if let Some(p) = behaviour.patience
+            && !a.left
+            && job.wait() > p.limit
+        {
+            a.strikes += 1;
+            leave = a.strikes >= p.strikes;
+        }
+        if let Some(curve) = &behaviour.continuation
+            && j + 1 == s.next
+            && matches!(s.jobs.get(s.next).map(|n| n.follow), Some(Follow::Think(_)))
+        {
+            let p = curve.continue_probability(job.response(), job.runtime().max(1));
+            let rng = a.rng.as_mut().expect("an open session has its stream");
+            give_up = p < 1.0 && rng.random::<f64>() >= p;
+        }
+        if leave {
+            a.left = true;
+            self.report.frustrated += 1;
+            a.pending.clear();
+            self.drop_rest(u);
+        } else if give_up {
+            self.report.gave_up += 1;
+            self.drop_rest(u);
+        }
+        self.plan_next(u, ctx);
+        Ok(())
+    }
+}
