@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use sitesim::experiment::feedback::{
     ContinuationSource, FeedbackOptions, feedback, render_feedback,
 };
+use sitesim::experiment::fit::fit_logs;
 use sitesim::experiment::output::write_atomic;
 use sitesim::experiment::replay::{ReplayOptions, machine_size, render, render_modal, replay};
 use sitesim::experiment::resample::{
@@ -21,6 +22,8 @@ use sitesim::experiment::scenario::{DEFAULT_SCENARIO, RunSummary, Scenario};
 use sitesim::job::OverrunPolicy;
 use sitesim::localtime::SiteClock;
 use sitesim::metrics::{Bsld, BsldForm};
+use sitesim::model::JobLayer;
+use sitesim::model::fit::{render_summary, to_toml};
 use sitesim::predict::estimates::EstimateModel;
 use sitesim::predict::{ModalModel, ModalParams, PredictorSpec};
 use sitesim::sched::Policy;
@@ -68,6 +71,9 @@ enum Command {
     Generate(GenerateArgs),
     /// Print the modal estimate model's values and shares, for a log or for given inputs.
     Estimates(EstimatesArgs),
+    /// Fit the job layer of the session model (per session class: start times, jobs per
+    /// session, repetitions, runtimes, sizes, estimates, think times) from logs.
+    Fit(FitArgs),
 }
 
 #[derive(Args)]
@@ -300,6 +306,21 @@ struct AnalyzeArgs {
     /// Print the analysis as JSON.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Args)]
+struct FitArgs {
+    /// A log, in the Standard Workload Format; repeat to pool several (each keeps its own
+    /// machine size and clock).
+    #[arg(long, value_name = "FILE", required = true)]
+    swf: Vec<PathBuf>,
+    /// The model file to write (TOML).
+    #[arg(long, value_name = "PATH")]
+    out: PathBuf,
+    /// The sites' time zone (UTC, an IANA name, +HH:MM or seconds east of UTC), for every
+    /// log [default: each header's TimeZoneString, else TimeZone, else UTC].
+    #[arg(long, value_name = "ZONE")]
+    time_zone: Option<String>,
 }
 
 #[derive(Args)]
@@ -788,6 +809,28 @@ fn run_estimates(a: EstimatesArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn run_fit(a: FitArgs) -> Result<(), String> {
+    let (file, warnings) = fit_logs(&a.swf, a.time_zone.as_deref())?;
+    let mut command = String::from("sitesim fit");
+    for p in &a.swf {
+        command.push_str(&format!(" --swf {}", p.display()));
+    }
+    if let Some(z) = &a.time_zone {
+        command.push_str(&format!(" --time-zone {z}"));
+    }
+    command.push_str(&format!(" --out {}", a.out.display()));
+    let text = to_toml(&file, Some(&command), &warnings);
+    let out = a.out.display().to_string();
+    JobLayer::parse(&text, &out).map_err(|e| format!("the fit does not read back: {e}"))?;
+    write_atomic(&a.out, text.as_bytes()).map_err(|e| format!("{out}: {e}"))?;
+    print!("{}", render_summary(&file));
+    for w in &warnings {
+        println!("  warning: {w}");
+    }
+    eprintln!("wrote {out}");
+    Ok(())
+}
+
 fn run_generate(a: GenerateArgs) -> Result<(), String> {
     let cfg = SyntheticConfig {
         jobs: a.jobs,
@@ -827,6 +870,7 @@ fn main() -> ExitCode {
         Command::Analyze(a) => run_analyze(a),
         Command::Generate(a) => run_generate(a),
         Command::Estimates(a) => run_estimates(a),
+        Command::Fit(a) => run_fit(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -265,3 +265,93 @@ fn feedback_input_errors_are_clear() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("warning: the log gives no time zone"));
 }
+
+/// A log of one session of each class on 8 processors, in UTC from Monday 1970-01-05.
+const FIT_LOG: &str = "; MaxProcs: 8\n; UnixStartTime: 345600\n; TimeZone: 0\n\
+1 36000 0 60 1 -1 -1 1 120 -1 1 1 1 -1 -1 -1 -1 -1\n\
+2 36100 0 60 1 -1 -1 1 120 -1 1 1 1 -1 -1 -1 -1 -1\n\
+3 72000 0 60 1 -1 -1 1 120 -1 1 1 1 -1 -1 -1 -1 -1\n\
+4 122400 0 60 4 -1 -1 4 120 -1 1 2 1 -1 -1 -1 -1 -1\n\
+5 208800 0 57600 1 -1 -1 1 60000 -1 1 3 1 -1 -1 -1 -1 -1\n\
+6 468000 0 60 1 -1 -1 1 120 -1 1 1 1 -1 -1 -1 -1 -1\n";
+
+#[test]
+fn fit_writes_a_model_that_reads_back() {
+    let log = temp("fit.swf");
+    std::fs::write(&log, FIT_LOG).unwrap();
+    let out = temp("fit.toml");
+    let o = sitesim(&[
+        "fit",
+        "--swf",
+        log.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for class in ["IWD", "IWN", "IW ", "BHP", "BHD"] {
+        assert!(text.contains(class), "{text}");
+    }
+    assert!(text.contains("(5 sessions"), "{text}");
+    let model = std::fs::read_to_string(&out).unwrap();
+    assert!(model.contains("# Regenerate with"), "{model}");
+    assert!(model.contains("--out"), "{model}");
+    let layer = sitesim::model::JobLayer::parse(&model, "fit.toml").unwrap();
+    let iwd = &layer.file().class.iwd;
+    assert_eq!((iwd.sessions, iwd.jobs.len()), (1, 2));
+    assert!(!out.with_file_name("fit.toml.partial").exists());
+}
+
+#[test]
+fn fit_errors_name_the_file_or_the_class() {
+    let o = sitesim(&["fit", "--swf", "/no/such/fit.swf", "--out", "x.toml"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/no/such/fit.swf"), "{}", stderr(&o));
+
+    let o = sitesim(&["fit", "--out", "x.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--swf"), "{}", stderr(&o));
+
+    let anonymous = temp("anonymous.swf");
+    std::fs::write(
+        &anonymous,
+        FIT_LOG
+            .replace(" 1 1 1 -1", " 1 -1 1 -1")
+            .replace(" 1 2 1 -1", " 1 -1 1 -1")
+            .replace(" 1 3 1 -1", " 1 -1 1 -1"),
+    )
+    .unwrap();
+    let o = sitesim(&[
+        "fit",
+        "--swf",
+        anonymous.to_str().unwrap(),
+        "--out",
+        "x.toml",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("anonymous.swf") && stderr(&o).contains("no user ids"),
+        "{}",
+        stderr(&o)
+    );
+
+    // Without the BHD session (job 5).
+    let partial = temp("partial.swf");
+    let lines: Vec<&str> = FIT_LOG.lines().filter(|l| !l.starts_with("5 ")).collect();
+    std::fs::write(&partial, lines.join("\n") + "\n").unwrap();
+    let out = temp("partial.toml");
+    let o = sitesim(&[
+        "fit",
+        "--swf",
+        partial.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("partial.swf") && stderr(&o).contains("class BHD"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+}

@@ -298,7 +298,10 @@ mod tests {
             .sum();
         let mean = total as f64 / f64::from(n);
         // Bernoulli(0.3) part: sd 0.458/sqrt(n); 4 sd.
-        assert!((mean - 2.3).abs() < 4.0 * 0.458 / f64::from(n).sqrt(), "{mean}");
+        assert!(
+            (mean - 2.3).abs() < 4.0 * 0.458 / f64::from(n).sqrt(),
+            "{mean}"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! one's completion by a think time ([`site`]): the loop the thesis leaves open (§14.2).
 
 pub mod dist;
+pub mod fit;
 pub mod jobs;
 pub mod plan;
 pub mod site;

@@ -1,0 +1,80 @@
+//! `sitesim fit`: the job layer of the session model ([`crate::model::fit`]) fitted from
+//! one or more SWF logs, each read into users and sessions as `sitesim analyze` and
+//! `sitesim feedback` read it (default questionable-job policies, the default
+//! [`TraceConfig`]: a 20-minute threshold), on its own machine size and local time.
+
+use std::path::{Path, PathBuf};
+
+use super::replay::machine_size;
+use crate::localtime::SiteClock;
+use crate::model::fit::{FitLog, fit};
+use crate::model::jobs::JobLayerFile;
+use crate::swf::SwfReader;
+use crate::workload::questionable::Policies;
+use crate::workload::trace::{Trace, TraceConfig};
+use crate::workload::{LogReplay, ReplayConfig};
+
+/// The sessions of the log at `path`, in the local time of its header or of `time_zone`,
+/// with warnings about its clock (each naming the file). The log is recorded under its
+/// file name, so that a fit does not depend on where the log lies. Errors name the file.
+pub fn read_log(path: &Path, time_zone: Option<&str>) -> Result<(FitLog, Vec<String>), String> {
+    let file = path.display().to_string();
+    let reader = SwfReader::open(path).map_err(|e| e.to_string())?;
+    let header = reader.header().clone();
+    let procs = machine_size(&file, &header).map_err(|e| e.to_string())?;
+    let mut log = LogReplay::new(
+        reader,
+        &file,
+        ReplayConfig {
+            procs,
+            policies: Policies::default(),
+            interarrival_factor: 1.0,
+            max_runtime: header.max_runtime,
+            // The records tell which estimates the log gives.
+            keep_records: true,
+        },
+    );
+    let config = TraceConfig::default();
+    let trace = Trace::read(&mut log, config).map_err(|e| e.to_string())?;
+    if trace.jobs() == 0 {
+        return Err(format!("{file}: the log has no job to fit"));
+    }
+    if trace.users.iter().all(|u| u.user < 0) {
+        return Err(format!(
+            "{file}: the log gives no user ids (every job's user is -1), so it has no sessions"
+        ));
+    }
+    let (clock, warnings) =
+        SiteClock::from_header(&header, time_zone).map_err(|e| format!("{file}: {e}"))?;
+    let name = path
+        .file_name()
+        .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
+    let fit_log = FitLog::from_trace(&name, &trace, procs, clock);
+    Ok((
+        fit_log,
+        warnings
+            .into_iter()
+            .map(|w| format!("{file}: {w}"))
+            .collect(),
+    ))
+}
+
+/// The job layer fitted from the logs at `paths` (pooled, each on its own machine size
+/// and clock, `time_zone` overriding every header's zone), with warnings about the logs.
+pub fn fit_logs(
+    paths: &[PathBuf],
+    time_zone: Option<&str>,
+) -> Result<(JobLayerFile, Vec<String>), String> {
+    if paths.is_empty() {
+        return Err("give at least one log to fit".into());
+    }
+    let mut logs = Vec::with_capacity(paths.len());
+    let mut warnings = Vec::new();
+    for p in paths {
+        let (log, w) = read_log(p, time_zone)?;
+        logs.push(log);
+        warnings.extend(w);
+    }
+    let file = fit(&logs, TraceConfig::default().threshold)?;
+    Ok((file, warnings))
+}
