@@ -30,6 +30,7 @@ fn options(procs: u32) -> ModelOptions {
         length: 52 * WEEK,
         replications: 1,
         threads: Some(1),
+        record_sessions: false,
     }
 }
 

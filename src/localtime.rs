@@ -155,6 +155,17 @@ impl SiteClock {
         SiteClock::new(0, TimeZone::UTC, "UTC".to_owned(), ZoneSource::DefaultUtc)
     }
 
+    /// The clock of a model-based site: time 0 is a Monday at 00:00 (seed 004 §11.1),
+    /// in a zone without daylight saving time (1970-01-05, a Monday, in UTC).
+    pub fn model() -> SiteClock {
+        SiteClock::new(
+            4 * DAY,
+            TimeZone::UTC,
+            "model (Monday 00:00, UTC)".to_owned(),
+            ZoneSource::DefaultUtc,
+        )
+    }
+
     /// The zone's name as given.
     pub fn zone_name(&self) -> &str {
         &self.name

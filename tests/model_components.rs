@@ -278,7 +278,11 @@ fn sessions_follow_the_fitted_job_layer() {
         for i in 1..10 {
             let x = fit.runtime.quantile(f64::from(i) / 10.0).round();
             // Draws are rounded and at least 1 s: P(runtime <= x) = F(x + 0.5) for x >= 1.
-            let want = if x < 1.0 { 0.0 } else { fit.runtime.cdf(x + 0.5) };
+            let want = if x < 1.0 {
+                0.0
+            } else {
+                fit.runtime.cdf(x + 0.5)
+            };
             let got = runtimes.iter().filter(|&&v| v <= x).count() as f64 / n as f64;
             assert!(
                 proportion_ok(got, want, n),

@@ -15,8 +15,10 @@ use super::replay::{ReplayError, ReplayOptions, site};
 use super::resample::{
     MetricStats, Replication, render_stats, replication_seed, stats_of, write_replicated,
 };
-use crate::metrics::{MetricsConfig, Recorder, SessionRecorder};
+use crate::localtime::SiteClock;
+use crate::metrics::{CycleRecorder, CycleSummary, MetricsConfig, Recorder, SessionRecorder};
 use crate::model::plan::PlanConfig;
+use crate::model::site::SessionRecord;
 use crate::model::{JobLayer, ModelSite, ModelSiteReport, Parameterization, SitePlan, TalbyModel};
 use crate::session::SessionRule;
 use crate::time::{DAY, HOUR, Time, WEEK};
@@ -42,6 +44,8 @@ pub struct ModelOptions {
     pub replications: u32,
     /// Worker threads; all cores when `None`.
     pub threads: Option<usize>,
+    /// Keep every session as it happened ([`ModelReplication::sessions`]).
+    pub record_sessions: bool,
 }
 
 /// The model files of a run.
@@ -69,6 +73,11 @@ pub struct ModelReplication {
     pub median_cpu_work: f64,
     /// What the users did.
     pub users: ModelSiteReport,
+    /// Arrivals, queue and utilization by local hour of day and day of week.
+    pub cycles: CycleSummary,
+    /// Every session as it happened, if asked for (not written to `summary.json`).
+    #[serde(skip)]
+    pub sessions: Vec<SessionRecord>,
 }
 
 /// The result of a model-based run: what `summary.json` holds.
@@ -120,7 +129,10 @@ pub fn replicate(
     let procs = run
         .procs
         .ok_or_else(|| ReplayError::Options("a model-based site needs a machine size".into()))?;
-    let site_params = files.talby.site(opts.params).map_err(ReplayError::Options)?;
+    let site_params = files
+        .talby
+        .site(opts.params)
+        .map_err(ReplayError::Options)?;
     let seed = replication_seed(run.seed, r);
     let plan = SitePlan::new(
         files.talby.clone(),
@@ -132,7 +144,7 @@ pub fn replicate(
         },
         seed,
     );
-    let users = ModelSite::new(
+    let mut users = ModelSite::new(
         plan,
         files.jobs.clone(),
         procs,
@@ -140,6 +152,9 @@ pub fn replicate(
         files.talby.collision.gap,
         opts.length,
     );
+    if opts.record_sessions {
+        users = users.recording_sessions();
+    }
     let metrics = MetricsConfig {
         procs,
         bsld: run.bsld,
@@ -148,9 +163,13 @@ pub fn replicate(
     };
     let observers = (
         Recorder::summary_only(metrics),
-        SessionRecorder::new(SessionRule::Previous, files.talby.collision.gap),
+        (
+            SessionRecorder::new(SessionRule::Previous, files.talby.collision.gap),
+            CycleRecorder::new(SiteClock::model(), procs),
+        ),
     );
-    let (mut users, (recorder, sessions), counts) = site(users, observers, procs, run)?.run(None)?;
+    let (mut users, (recorder, (sessions, cycles)), counts) =
+        site(users, observers, procs, run)?.run(None)?;
     let m = recorder.finish().map_err(ReplayError::Options)?;
     let s = sessions.summary();
     let report = users.report();
@@ -177,6 +196,8 @@ pub fn replicate(
         jobs_per_day: counts.submitted as f64 / days,
         median_cpu_work: users.median_cpu_work(),
         users: report,
+        cycles: cycles.summary(),
+        sessions: users.records().to_vec(),
     })
 }
 
@@ -189,7 +210,10 @@ pub fn run_model(
     stop: &AtomicBool,
     done: &(dyn Fn() + Sync),
 ) -> Result<ModelSummary, ReplayError> {
-    let site_params = files.talby.site(opts.params).map_err(ReplayError::Options)?;
+    let site_params = files
+        .talby
+        .site(opts.params)
+        .map_err(ReplayError::Options)?;
     let results: Vec<Option<Result<ModelReplication, ReplayError>>> = (0..opts.replications)
         .into_par_iter()
         .map(|r| {

@@ -29,9 +29,9 @@ use super::resample::{
 };
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
+use crate::model::{JobLayer, Parameterization, TalbyModel};
 use crate::sched::Policy;
 use crate::swf::{SwfHeader, SwfReader};
-use crate::model::{JobLayer, Parameterization, TalbyModel};
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::{Behaviour, ContinuationCurve, NegativeThink, OpeningThink, Patience};
 use crate::workload::pools::PoolConfig;
@@ -252,7 +252,9 @@ fn multiplier(key: &str, v: Option<f64>) -> Result<f64, String> {
     match v {
         None => Ok(1.0),
         Some(x) if x.is_finite() && x >= 0.0 => Ok(x),
-        Some(x) => Err(format!("[population] {key} must be a number of 0 or more, not {x}")),
+        Some(x) => Err(format!(
+            "[population] {key} must be a number of 0 or more, not {x}"
+        )),
     }
 }
 
@@ -278,9 +280,8 @@ impl PopulationSection {
 
     /// The resampled population and pools this section stands for.
     fn resample(&self) -> Result<(PopulationConfig, PoolConfig), String> {
-        let duration = |key: &str, v: &str| {
-            parse_duration(v).map_err(|e| format!("[population] {key}: {e}"))
-        };
+        let duration =
+            |key: &str, v: &str| parse_duration(v).map_err(|e| format!("[population] {key}: {e}"));
         let mut weights = Vec::new();
         for (user, &w) in &self.weights {
             let id = user
@@ -765,9 +766,9 @@ impl Scenario {
                 let procs = opts
                     .procs
                     .ok_or("[machine] procs is required for a model-based site")?;
-                let params = match (cpu_work, load) {
+                let params = match (*cpu_work, *load) {
                     (None, None) => Parameterization::MachineSize(procs),
-                    (Some(&cpu_work), Some(&load)) => Parameterization::Explicit {
+                    (Some(cpu_work), Some(load)) => Parameterization::Explicit {
                         procs,
                         cpu_work,
                         load,
@@ -815,6 +816,7 @@ impl Scenario {
                     length,
                     replications: self.runs(),
                     threads: self.threads,
+                    record_sessions: false,
                 };
                 let summary = with_threads(mopts.threads, || run_model(&files, &mopts, stop, done))
                     .map_err(err)?

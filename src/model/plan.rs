@@ -108,8 +108,8 @@ pub struct SitePlan {
 impl SitePlan {
     /// The plan drawn from `seed`, with its start-up users.
     pub fn new(model: Arc<TalbyModel>, jobs: Arc<JobLayer>, cfg: PlanConfig, seed: u64) -> Self {
-        let shares = Categorical::new(&model.class_shares(&cfg.site))
-            .expect("clamped shares sum to 1");
+        let shares =
+            Categorical::new(&model.class_shares(&cfg.site)).expect("clamped shares sum to 1");
         let occupies = SessionClass::ALL.map(|c| jobs.class(c).duration.median().round() as Time);
         let mut plan = SitePlan {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
@@ -187,8 +187,7 @@ impl SitePlan {
         let mut sessions = Vec::new();
         for u in 0..self.users.len() {
             let user = self.users[u];
-            if self.rng.random::<f64>() < self.model.inactive(user.class, user.week_of_activity)
-            {
+            if self.rng.random::<f64>() < self.model.inactive(user.class, user.week_of_activity) {
                 self.counts.inactive_weeks += 1;
             } else {
                 self.counts.active_weeks += 1;
@@ -229,10 +228,8 @@ impl SitePlan {
             for _ in 0..self.model.collision.tries {
                 drawn.clear();
                 for &c in &classes {
-                    let at = week_start
-                        + self
-                            .jobs
-                            .start_in_week(c, self.cfg.flat_day, &mut self.rng);
+                    let at =
+                        week_start + self.jobs.start_in_week(c, self.cfg.flat_day, &mut self.rng);
                     drawn.push((at, c));
                 }
                 drawn.sort();

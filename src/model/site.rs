@@ -54,6 +54,38 @@ pub struct ModelSiteReport {
     pub frustrated: u64,
 }
 
+/// A session as it happened on the simulated machine (recorded on request, for
+/// comparison with Table 21).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SessionRecord {
+    /// Its class.
+    pub class: SessionClass,
+    /// Its first submission.
+    pub start: Time,
+    /// Its last job's end.
+    pub end: Time,
+    /// Jobs submitted.
+    pub jobs: u32,
+    /// Median runtime of its jobs, seconds.
+    pub median_runtime: f64,
+    /// Median size of its jobs, processors.
+    pub median_size: f64,
+    /// Median think time of its later jobs (submission minus the previous job's end,
+    /// negative for concurrent ones), seconds; 0 for a single job.
+    pub median_think: f64,
+}
+
+/// The median of `v` (not empty), sorted in place.
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 /// An open session.
 #[derive(Debug, Clone)]
 struct OpenSession {
@@ -66,6 +98,8 @@ struct OpenSession {
     last_submit: Time,
     /// End of each submitted job, once ended.
     ends: Vec<Option<Time>>,
+    /// Submission of each submitted job.
+    submits: Vec<Time>,
     /// A submission of `next` is planned.
     planned: bool,
 }
@@ -99,6 +133,8 @@ pub struct ModelSite {
     next_job: i64,
     /// CPU work (runtime times size) of every job submitted, seconds.
     cpu_work: Vec<i64>,
+    /// Sessions as they happened, if asked for.
+    records: Option<Vec<SessionRecord>>,
     report: ModelSiteReport,
 }
 
@@ -125,6 +161,7 @@ impl ModelSite {
             wakes: Default::default(),
             next_job: 1,
             cpu_work: Vec::new(),
+            records: None,
             report: ModelSiteReport::default(),
         }
     }
@@ -135,6 +172,17 @@ impl ModelSite {
             plan: self.plan.counts().clone(),
             ..self.report.clone()
         }
+    }
+
+    /// Records every session as it closes ([`ModelSite::records`]).
+    pub fn recording_sessions(mut self) -> Self {
+        self.records = Some(Vec::new());
+        self
+    }
+
+    /// The sessions closed so far, if recorded.
+    pub fn records(&self) -> &[SessionRecord] {
+        self.records.as_deref().unwrap_or(&[])
     }
 
     /// The median CPU work (runtime times size) of the jobs submitted so far, seconds
@@ -214,6 +262,7 @@ impl ModelSite {
             a.open = Some(OpenSession {
                 class: s.class,
                 ends: vec![None; jobs.len()],
+                submits: Vec::with_capacity(jobs.len()),
                 jobs,
                 next: 0,
                 running: 0,
@@ -246,6 +295,7 @@ impl ModelSite {
         self.next_job += 1;
         self.cpu_work.push(job.runtime * i64::from(job.size));
         self.report.jobs_by_class[s.class.index()] += 1;
+        s.submits.push(now);
         s.next += 1;
         s.running += 1;
         s.last_submit = now;
@@ -283,6 +333,29 @@ impl ModelSite {
     fn close(&mut self, u: u32, ctx: &mut SourceCtx) {
         let now = ctx.now();
         let a = &mut self.agents[u as usize];
+        if let (Some(records), Some(s)) = (self.records.as_mut(), a.open.as_ref())
+            && !s.submits.is_empty()
+        {
+            let n = s.submits.len();
+            let mut runtimes: Vec<f64> = s.jobs[..n].iter().map(|j| j.runtime as f64).collect();
+            let mut sizes: Vec<f64> = s.jobs[..n].iter().map(|j| f64::from(j.size)).collect();
+            let mut thinks: Vec<f64> = (1..n)
+                .filter_map(|i| s.ends[i - 1].map(|e| (s.submits[i] - e) as f64))
+                .collect();
+            records.push(SessionRecord {
+                class: s.class,
+                start: s.submits[0],
+                end: now,
+                jobs: n as u32,
+                median_runtime: median(&mut runtimes),
+                median_size: median(&mut sizes),
+                median_think: if thinks.is_empty() {
+                    0.0
+                } else {
+                    median(&mut thinks)
+                },
+            });
+        }
         a.open = None;
         a.rng = None;
         a.free_from = now;

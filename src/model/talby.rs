@@ -306,7 +306,10 @@ impl TalbyModel {
                 Err(format!("{key} must be in [0, 1], is {v}"))
             }
         };
-        share("[user_class] repeat_previous", self.user_class.repeat_previous)?;
+        share(
+            "[user_class] repeat_previous",
+            self.user_class.repeat_previous,
+        )?;
         share("[inactivity] cap", self.inactivity.cap)?;
         if !(self.new_users.sigma > 0.0) {
             return Err("[new_users] sigma must be positive".into());
@@ -321,7 +324,8 @@ impl TalbyModel {
             .iter()
             .flat_map(|&u| self.session_class.chain.get(u).iter().map(move |r| (u, r)))
         {
-            if row.1.iter().any(|v| !(v.is_finite() && *v >= 0.0)) || row.1.iter().sum::<f64>() <= 0.0
+            if row.1.iter().any(|v| !(v.is_finite() && *v >= 0.0))
+                || row.1.iter().sum::<f64>() <= 0.0
             {
                 return Err(format!(
                     "[session_class.chain.{}] {}: needs non-negative percentages, not all zero",
@@ -570,7 +574,10 @@ mod tests {
         assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
         // STWD's scale is negative from week 29 (notes §2.12); it is floored.
         assert!(m.raw_sessions_fit(UserClass::Stwd, 40).1 < 0.0);
-        assert_eq!(m.sessions(UserClass::Stwd, 40).sigma, m.sessions.sigma_floor);
+        assert_eq!(
+            m.sessions(UserClass::Stwd, 40).sigma,
+            m.sessions.sigma_floor
+        );
         // A big median CPU work sends LTLU's share negative (notes §2.10).
         let site = SiteParams {
             procs: 128,
