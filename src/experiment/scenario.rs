@@ -525,10 +525,29 @@ pub struct OutputSection {
     pub dir: Option<PathBuf>,
 }
 
+/// The key and line of an unknown field the parser reported: inside the tagged
+/// `[workload]` table the parser knows only the table's line.
+fn unknown_key_line(text: &str, error: &str) -> Option<(String, usize)> {
+    let rest = error.split("unknown field `").nth(1)?;
+    let key = &rest[..rest.find('`')?];
+    let line = text.lines().position(|l| {
+        l.trim_start()
+            .strip_prefix(key)
+            .is_some_and(|r| r.trim_start().starts_with('=') || r.starts_with('.'))
+    })?;
+    Some((key.to_owned(), line + 1))
+}
+
 impl Scenario {
     /// Parses a scenario; `name` names the file in errors, which give the key and line.
     pub fn parse(text: &str, name: &str) -> Result<Scenario, String> {
-        toml::from_str(text).map_err(|e| format!("{name}: {e}"))
+        toml::from_str(text).map_err(|e| {
+            let e = e.to_string();
+            match unknown_key_line(text, &e) {
+                Some((key, line)) => format!("{name}: unknown key `{key}` at line {line}; {e}"),
+                None => format!("{name}: {e}"),
+            }
+        })
     }
 
     /// Reads a scenario file.

@@ -26,6 +26,7 @@ use super::dist::Categorical;
 use super::jobs::JobLayer;
 use super::talby::{SiteParams, TalbyModel};
 use super::{SessionClass, UserClass};
+use crate::seed::mix;
 use crate::time::{Time, WEEK};
 
 /// How the plan is drawn.
@@ -95,7 +96,9 @@ pub struct SitePlan {
     model: Arc<TalbyModel>,
     jobs: Arc<JobLayer>,
     cfg: PlanConfig,
+    /// The user layer's stream: arrivals, classes, weekly activity.
     rng: Xoshiro256PlusPlus,
+    seed: u64,
     shares: Categorical,
     users: Vec<ModelUser>,
     last_class: Option<UserClass>,
@@ -113,6 +116,7 @@ impl SitePlan {
         let occupies = SessionClass::ALL.map(|c| jobs.class(c).duration.median().round() as Time);
         let mut plan = SitePlan {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            seed,
             shares,
             users: Vec::new(),
             last_class: None,
@@ -204,10 +208,11 @@ impl SitePlan {
     /// `week_start` into `drawn`, by start: redraws the starts up to `tries` times and the
     /// classes up to `class_tries` times until no two collide; false if they still do.
     fn draw_sessions(
-        &mut self,
+        &self,
         user: &ModelUser,
         n: usize,
         week_start: Time,
+        rng: &mut Xoshiro256PlusPlus,
         drawn: &mut Vec<(Time, SessionClass)>,
     ) -> bool {
         let gap = self.model.collision.gap;
@@ -221,15 +226,14 @@ impl SitePlan {
                     .session_class(user.class, user.week_of_activity, previous);
                 let c = SessionClass::ALL[Categorical::new(&p)
                     .expect("clamped probabilities sum to 1")
-                    .sample(&mut self.rng)];
+                    .sample(rng)];
                 classes.push(c);
                 previous = Some(c);
             }
             for _ in 0..self.model.collision.tries {
                 drawn.clear();
                 for &c in &classes {
-                    let at =
-                        week_start + self.jobs.start_in_week(c, self.cfg.flat_day, &mut self.rng);
+                    let at = week_start + self.jobs.start_in_week(c, self.cfg.flat_day, rng);
                     drawn.push((at, c));
                 }
                 drawn.sort();
@@ -247,24 +251,28 @@ impl SitePlan {
         false
     }
 
-    /// Draws the sessions of user `u` in an active week (Listing 5).
+    /// Draws the sessions of user `u` in an active week (Listing 5), from the user-week's
+    /// own stream: the number of sessions and their classes do not depend on how many
+    /// start times the collision rule redrew, so a site with and without the daily cycle
+    /// has the same sessions at other times.
     fn plan_user_week(&mut self, u: u32, out: &mut Vec<PlannedSession>) {
         let user = self.users[u as usize];
+        let week_seed = mix(self.seed, (u64::from(u) << 32) | u64::from(self.week));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(week_seed);
         let n = self
             .model
-            .sessions_in_week(user.class, user.week_of_activity, &mut self.rng)
-            as usize;
+            .sessions_in_week(user.class, user.week_of_activity, &mut rng) as usize;
         let week_start = Time::from(self.week) * WEEK;
         let mut drawn: Vec<(Time, SessionClass)> = Vec::with_capacity(n);
-        if !self.draw_sessions(&user, n, week_start, &mut drawn) {
+        if !self.draw_sessions(&user, n, week_start, &mut rng, &mut drawn) {
             self.counts.collisions_kept += 1;
         }
-        for &(start, class) in &drawn {
+        for (k, &(start, class)) in drawn.iter().enumerate() {
             out.push(PlannedSession {
                 start,
                 user: u,
                 class,
-                seed: self.rng.random(),
+                seed: mix(week_seed, k as u64 + 1),
             });
             self.counts.sessions_by_class[class.index()] += 1;
         }

@@ -311,13 +311,15 @@ impl TalbyModel {
             self.user_class.repeat_previous,
         )?;
         share("[inactivity] cap", self.inactivity.cap)?;
-        if !(self.new_users.sigma > 0.0) {
+        if !(self.new_users.sigma.is_finite() && self.new_users.sigma > 0.0) {
             return Err("[new_users] sigma must be positive".into());
         }
-        if !(self.startup_users.residual >= 0.0) || self.startup_users.max_week == 0 {
+        let residual = self.startup_users.residual;
+        if !(residual.is_finite() && residual >= 0.0) || self.startup_users.max_week == 0 {
             return Err("[startup_users] needs residual >= 0 and max_week >= 1".into());
         }
-        if !(self.sessions.sigma_floor > 0.0) || self.sessions.last_week == 0 {
+        let floor = self.sessions.sigma_floor;
+        if !(floor.is_finite() && floor > 0.0) || self.sessions.last_week == 0 {
             return Err("[sessions] needs sigma_floor > 0 and last_week >= 1".into());
         }
         for (c, row) in UserClass::ALL
@@ -619,6 +621,9 @@ mod tests {
         let text = TALBY2006.replace("repeat_previous = 0.10", "repeat_previous = 1.5");
         let e = TalbyModel::parse(&text, "m.toml").unwrap_err();
         assert!(e.contains("repeat_previous must be in [0, 1]"), "{e}");
+        let text = TALBY2006.replace("cap = 0.97", "cap = 0.97\nbogus = 1");
+        let e = TalbyModel::parse(&text, "m.toml").unwrap_err();
+        assert!(e.contains("bogus"), "{e}");
         let text = TALBY2006.replace("mu = 1.25", "mu = \"x\"");
         let e = TalbyModel::parse(&text, "m.toml").unwrap_err();
         let line = 1 + text.lines().position(|l| l.starts_with("mu =")).unwrap();

@@ -1,0 +1,778 @@
+//! Reproduces the "Model-based site (issue 6)" section of `docs/VALIDATION.md`: the
+//! default site (128 processors, EASY, 52 weeks with one week of warm-up, seed 1) for 20
+//! replications with every session recorded, with and without the daily cycle, beside
+//! the targets of Talby's thesis (seed 004) and KTH SP2's own log. Prints Markdown tables
+//! and writes two SVG plots.
+//!
+//! ```text
+//! cargo run --release --example model_validation -- [LOG] [PLOT_DIR]
+//! ```
+//!
+//! `LOG` defaults to `../shared/workloads/KTH-SP2-1996-2.swf`, `PLOT_DIR` to `docs/img`.
+
+use std::error::Error;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use sitesim::experiment::fit::read_log;
+use sitesim::experiment::model::{ModelFiles, ModelOptions, ModelSummary, run_model};
+use sitesim::experiment::replay::ReplayOptions;
+use sitesim::experiment::resample::{MetricStats, replication_seed};
+use sitesim::localtime::{LocalTime, SiteClock, WEEKDAYS};
+use sitesim::model::fit::{DAYTIME_END, DAYTIME_START, FitLog, classify};
+use sitesim::model::plan::PlanConfig;
+use sitesim::model::{JobLayer, Parameterization, SessionClass, SitePlan, TalbyModel, UserClass};
+use sitesim::plot::{LineChart, Series, XTicks, write_line_chart};
+use sitesim::sched::Policy;
+use sitesim::time::{DAY, Time, WEEK};
+use sitesim::users::Behaviour;
+
+type Result<T> = std::result::Result<T, Box<dyn Error>>;
+
+const PROCS: u32 = 128;
+const REPLICATIONS: u32 = 20;
+const SEED: u64 = 1;
+const LENGTH: Time = 52 * WEEK;
+
+/// The thesis's pooled user-class shares (§9.5, Table 31 "All"), LTLU, LTHU, STWE, STWD.
+const THESIS_USERS: [f64; 4] = [0.55, 0.20, 0.10, 0.15];
+/// The thesis's session-class shares (§9.3, Figure 23), IWD, IWN, IW, BHP, BHD.
+const THESIS_SESSIONS: [f64; 5] = [0.43, 0.29, 0.21, 0.04, 0.03];
+
+/// Table 21, per class: J mean, J median, D median, Rm median, Pm median (of 128), Tm
+/// median, ?D mean, ?W mean.
+const TABLE_21: [[f64; 8]; 5] = [
+    [3.4, 2.0, 2626.0, 383.0, 3.56, 0.0, 0.95, 1.00],
+    [5.0, 2.0, 16452.0, 2008.0, 2.56, 0.0, 0.37, 0.95],
+    [4.2, 2.0, 4186.0, 485.0, 1.78, 0.0, 0.72, 0.02],
+    [2.5, 1.0, 20713.0, 2774.0, 64.0, 0.0, 0.67, 0.78],
+    [22.4, 6.0, 186533.0, 10828.0, 6.00, -4034.0, 0.66, 0.73],
+];
+
+fn options(flat_day: bool) -> ModelOptions {
+    ModelOptions {
+        run: ReplayOptions {
+            policy: Policy::Easy,
+            procs: Some(PROCS),
+            warmup: WEEK,
+            seed: SEED,
+            check: false,
+            ..ReplayOptions::default()
+        },
+        params: Parameterization::MachineSize(PROCS),
+        flat_day,
+        users: 1.0,
+        behaviour: Behaviour::default(),
+        length: LENGTH,
+        replications: REPLICATIONS,
+        threads: None,
+        record_sessions: true,
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn shares<const N: usize>(counts: [f64; N]) -> [f64; N] {
+    let total: f64 = counts.iter().sum();
+    counts.map(|c| c / total.max(f64::MIN_POSITIVE))
+}
+
+/// Per-session statistics of one class, as Table 21 lists them.
+#[derive(Default)]
+struct ClassStats {
+    jobs: Vec<f64>,
+    duration: Vec<f64>,
+    runtime: Vec<f64>,
+    size: Vec<f64>,
+    think: Vec<f64>,
+    daytime: u64,
+    workday: u64,
+}
+
+impl ClassStats {
+    fn add(&mut self, jobs: u32, duration: f64, rm: f64, pm: f64, tm: f64, start: LocalTime) {
+        self.jobs.push(f64::from(jobs));
+        self.duration.push(duration);
+        self.runtime.push(rm);
+        self.size.push(pm);
+        self.think.push(tm);
+        if (DAYTIME_START..=DAYTIME_END).contains(&start.second_of_day) {
+            self.daytime += 1;
+        }
+        if start.weekday < 5 {
+            self.workday += 1;
+        }
+    }
+
+    fn n(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// J mean, J median, D median, Rm median, Pm median, Tm median, ?D, ?W.
+    fn row(&mut self) -> [f64; 8] {
+        let n = self.n().max(1) as f64;
+        [
+            mean(&self.jobs),
+            median(&mut self.jobs),
+            median(&mut self.duration),
+            median(&mut self.runtime),
+            median(&mut self.size),
+            median(&mut self.think),
+            self.daytime as f64 / n,
+            self.workday as f64 / n,
+        ]
+    }
+}
+
+/// The session statistics of every recorded session of a run.
+fn model_stats(s: &ModelSummary) -> [ClassStats; 5] {
+    let clock = SiteClock::model();
+    let mut out: [ClassStats; 5] = Default::default();
+    for r in s.replications.iter().flat_map(|r| &r.sessions) {
+        out[r.class.index()].add(
+            r.jobs,
+            (r.end - r.start) as f64,
+            r.median_runtime,
+            r.median_size * 128.0 / f64::from(PROCS),
+            r.median_think,
+            clock.local(r.start),
+        );
+    }
+    out
+}
+
+/// The session statistics of a log's sessions, classified by `sitesim fit`'s rules.
+fn log_stats(log: &FitLog) -> [ClassStats; 5] {
+    let mut out: [ClassStats; 5] = Default::default();
+    for s in &log.sessions {
+        let c = classify(s, log.procs, &log.clock);
+        let mut rt: Vec<f64> = s.jobs.iter().map(|j| j.runtime as f64).collect();
+        let mut sz: Vec<f64> = s
+            .jobs
+            .iter()
+            .map(|j| f64::from(j.size) * 128.0 / f64::from(log.procs))
+            .collect();
+        let mut th: Vec<f64> = s
+            .jobs
+            .iter()
+            .filter_map(|j| j.think)
+            .map(|t| t as f64)
+            .collect();
+        let tm = if th.is_empty() { 0.0 } else { median(&mut th) };
+        out[c.index()].add(
+            s.jobs.len() as u32,
+            s.duration() as f64,
+            median(&mut rt),
+            median(&mut sz),
+            tm,
+            log.clock.local(s.start()),
+        );
+    }
+    out
+}
+
+/// What the plan of one replication drew, redrawn outside the simulation (the plan does
+/// not depend on it): sessions by class, the classes Eq 18 expects for the same users'
+/// weeks, the Table 36 drift alone, and the sum of the sessions' weeks of activity.
+#[derive(Default, Clone, Copy)]
+struct PlanMirror {
+    sessions: [f64; 5],
+    expected: [f64; 5],
+    drift: [f64; 5],
+    woa: f64,
+    woa_le_8: f64,
+    woa_gt_52: f64,
+}
+
+impl PlanMirror {
+    fn add(mut self, o: PlanMirror) -> PlanMirror {
+        for i in 0..5 {
+            self.sessions[i] += o.sessions[i];
+            self.expected[i] += o.expected[i];
+            self.drift[i] += o.drift[i];
+        }
+        self.woa += o.woa;
+        self.woa_le_8 += o.woa_le_8;
+        self.woa_gt_52 += o.woa_gt_52;
+        self
+    }
+}
+
+/// Redraws replication `r`'s plan: the weeks the site plans (0 to 52: the last one is
+/// planned at the horizon, its sessions never open).
+fn mirror(files: &ModelFiles, flat_day: bool, r: u32) -> Result<PlanMirror> {
+    let talby = &files.talby;
+    let site = talby.site(Parameterization::MachineSize(PROCS))?;
+    let mut plan = SitePlan::new(
+        files.talby.clone(),
+        files.jobs.clone(),
+        PlanConfig {
+            site,
+            flat_day,
+            users: 1.0,
+        },
+        replication_seed(SEED, r),
+    );
+    let mut m = PlanMirror::default();
+    for _ in 0..=(LENGTH / WEEK) {
+        let before: Vec<(u32, Option<SessionClass>)> = plan
+            .users()
+            .iter()
+            .map(|u| (u.week_of_activity, u.last_session))
+            .collect();
+        let sessions = plan.next_week();
+        let mut per_user = vec![0u32; plan.users().len()];
+        for s in &sessions {
+            per_user[s.user as usize] += 1;
+            m.sessions[s.class.index()] += 1.0;
+        }
+        for (u, &n) in per_user.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let class = plan.users()[u].class;
+            let (woa, previous) = before.get(u).copied().unwrap_or((1, None));
+            let w = f64::from(woa) * f64::from(n);
+            m.woa += w;
+            if woa <= 8 {
+                m.woa_le_8 += f64::from(n);
+            }
+            if woa > 52 {
+                m.woa_gt_52 += f64::from(n);
+            }
+            let drift = talby.raw_session_class(class, woa, None);
+            // The chain of Eq 18 run n steps from the user's previous class, in
+            // expectation.
+            let mut state: Option<[f64; 5]> = previous.map(|p| {
+                let mut v = [0.0; 5];
+                v[p.index()] = 1.0;
+                v
+            });
+            for _ in 0..n {
+                let p = match state {
+                    None => talby.session_class(class, woa, None),
+                    Some(prev) => {
+                        let mut p = [0.0; 5];
+                        for (k, &w) in prev.iter().enumerate() {
+                            if w > 0.0 {
+                                let row =
+                                    talby.session_class(class, woa, Some(SessionClass::ALL[k]));
+                                for i in 0..5 {
+                                    p[i] += w * row[i];
+                                }
+                            }
+                        }
+                        p
+                    }
+                };
+                for i in 0..5 {
+                    m.expected[i] += p[i];
+                    m.drift[i] += drift[i];
+                }
+                state = Some(p);
+            }
+        }
+    }
+    Ok(m)
+}
+
+fn arrivals_by(s: &ModelSummary, hours: bool) -> Vec<f64> {
+    let n = if hours { 24 } else { 7 };
+    let mut v = vec![0.0; n];
+    for r in &s.replications {
+        let points = if hours {
+            &r.cycles.by_hour
+        } else {
+            &r.cycles.by_weekday
+        };
+        for (i, p) in points.iter().enumerate() {
+            v[i] += p.arrivals;
+        }
+    }
+    let total: f64 = v.iter().sum();
+    v.iter().map(|x| x / total).collect()
+}
+
+fn ci(values: &[f64], scale: f64, decimals: usize) -> String {
+    let m = MetricStats::of("x", values);
+    format!(
+        "{:.d$} ± {:.d$}",
+        m.mean * scale,
+        m.ci95 * scale,
+        d = decimals
+    )
+}
+
+fn main() -> Result<()> {
+    let started = Instant::now();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let log_path = PathBuf::from(
+        args.first()
+            .map_or("../shared/workloads/KTH-SP2-1996-2.swf", String::as_str),
+    );
+    let plots = PathBuf::from(args.get(1).map_or("docs/img", String::as_str));
+    if !log_path.exists() {
+        return Err(format!(
+            "{}: no such log; the KTH comparison needs KTH-SP2-1996-2.swf (the SWF logs live \
+             in ../shared/workloads), or give its path as the first argument",
+            log_path.display()
+        )
+        .into());
+    }
+    std::fs::create_dir_all(&plots)?;
+
+    let files = ModelFiles {
+        talby: Arc::new(TalbyModel::shipped()),
+        talby_name: "models/talby2006.toml".into(),
+        jobs: Arc::new(JobLayer::shipped()),
+        jobs_name: "models/kth-sessions.toml".into(),
+    };
+    let site = files.talby.site(Parameterization::MachineSize(PROCS))?;
+    let stop = AtomicBool::new(false);
+    let on = run_model(&files, &options(false), &stop, &|| {})?;
+    let off = run_model(&files, &options(true), &stop, &|| {})?;
+    let simulated = started.elapsed();
+    let mirrors: Vec<PlanMirror> = (0..REPLICATIONS)
+        .into_par_iter()
+        .map(|r| mirror(&files, false, r).map_err(|e| e.to_string()))
+        .collect::<std::result::Result<_, _>>()?;
+    let plan = mirrors.iter().fold(PlanMirror::default(), |a, &b| a.add(b));
+    let (kth, warnings) = read_log(&log_path, None)?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+
+    println!(
+        "Default model site: {PROCS} processors, EASY, {} weeks ({} week warm-up), seed {SEED}, \
+         {} replications; Table 28 parameters at {PROCS} processors: Cm {:.0} s, CL {:.3}, \
+         JD {:.1}.\n",
+        LENGTH / WEEK,
+        on.warmup / WEEK,
+        on.replications.len(),
+        site.cpu_work,
+        site.load,
+        site.jobs_per_day
+    );
+
+    // 1. User classes.
+    let users = UserClass::ALL.map(|c| {
+        on.replications
+            .iter()
+            .map(|r| r.users.plan.users_by_class[c.index()] as f64)
+            .sum()
+    });
+    let user_shares = shares(users);
+    let table30 = files.talby.class_shares(&site);
+    let raw30 = files.talby.raw_class_shares(&site);
+    let n_users: f64 = users.iter().sum();
+    let startup: f64 = on
+        .replications
+        .iter()
+        .map(|r| r.users.plan.startup_users as f64)
+        .sum();
+    println!("### User classes\n");
+    println!(
+        "{} users over {} replications ({:.1} per replication: {:.1} active at start-up, {:.1} \
+         arrived later).\n",
+        n_users,
+        REPLICATIONS,
+        n_users / f64::from(REPLICATIONS),
+        startup / f64::from(REPLICATIONS),
+        (n_users - startup) / f64::from(REPLICATIONS)
+    );
+    println!("| class | users | generated | Table 30 at this site | thesis, pooled |");
+    println!("|---|---|---|---|---|");
+    for c in UserClass::ALL {
+        let i = c.index();
+        println!(
+            "| {} | {} | {} | {} (raw {:.3}) | {} |",
+            c.name(),
+            users[i],
+            pct(user_shares[i]),
+            pct(table30[i]),
+            raw30[i],
+            pct(THESIS_USERS[i])
+        );
+    }
+    println!();
+
+    // 2. Session classes.
+    let planned = SessionClass::ALL.map(|c| {
+        on.replications
+            .iter()
+            .map(|r| r.users.plan.sessions_by_class[c.index()] as f64)
+            .sum::<f64>()
+    });
+    let opened = SessionClass::ALL.map(|c| {
+        on.replications
+            .iter()
+            .map(|r| r.users.sessions_by_class[c.index()] as f64)
+            .sum::<f64>()
+    });
+    let recorded = on
+        .replications
+        .iter()
+        .map(|r| r.sessions.len())
+        .sum::<usize>();
+    let kth_classes = {
+        let mut v = [0.0; 5];
+        for s in &kth.sessions {
+            v[classify(s, kth.procs, &kth.clock).index()] += 1.0;
+        }
+        v
+    };
+    let (p_planned, p_opened, p_expected, p_drift, p_kth) = (
+        shares(planned),
+        shares(opened),
+        shares(plan.expected),
+        shares(plan.drift),
+        shares(kth_classes),
+    );
+    let n_plan: f64 = plan.sessions.iter().sum();
+    let mean_woa = plan.woa / n_plan;
+    println!("### Session classes\n");
+    println!(
+        "Plan redrawn outside the simulation: {} sessions (the runs' plans: {}); mean week of \
+         activity of a session {:.1}; {} of sessions in weeks 1-8, {} after week 52.\n",
+        n_plan,
+        planned.iter().sum::<f64>(),
+        mean_woa,
+        pct(plan.woa_le_8 / n_plan),
+        pct(plan.woa_gt_52 / n_plan)
+    );
+    println!(
+        "| class | planned | opened | planned share | opened share | Eq 18 expected | Table 36 \
+         drift alone | thesis | KTH sessions (fit rules) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for c in SessionClass::ALL {
+        let i = c.index();
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            c.name(),
+            planned[i],
+            opened[i],
+            pct(p_planned[i]),
+            pct(p_opened[i]),
+            pct(p_expected[i]),
+            pct(p_drift[i]),
+            pct(THESIS_SESSIONS[i]),
+            pct(p_kth[i])
+        );
+    }
+    let drift_at = |w: f64| {
+        SessionClass::ALL
+            .map(|c| {
+                let d = files.talby.session_class.drift.get(c);
+                format!("{} {}", c.name(), pct(d.slope * w + d.intercept))
+            })
+            .join(", ")
+    };
+    println!();
+    for w in [1.0, 26.0, 52.0, mean_woa] {
+        println!("- Table 36 at week of activity {w:.1}: {}", drift_at(w));
+    }
+    let sum = |f: fn(&sitesim::model::ModelSiteReport) -> u64, s: &ModelSummary| {
+        s.replications.iter().map(|r| f(&r.users)).sum::<u64>()
+    };
+    let total_planned: f64 = planned.iter().sum();
+    let total_opened: f64 = opened.iter().sum();
+    println!(
+        "- Closed loop (daily cycle on): {} sessions planned, {} opened ({}), {} of them \
+         deferred ({}), {} skipped ({}), {} never opened (planned for after the horizon or still \
+         waiting at it); {} recorded as closed; collisions kept {}.",
+        total_planned,
+        total_opened,
+        pct(total_opened / total_planned),
+        sum(|u| u.deferred, &on),
+        pct(sum(|u| u.deferred, &on) as f64 / total_opened),
+        sum(|u| u.skipped, &on),
+        pct(sum(|u| u.skipped, &on) as f64 / total_planned),
+        total_planned - total_opened - sum(|u| u.skipped, &on) as f64,
+        recorded,
+        sum(|u| u.plan.collisions_kept, &on),
+    );
+    let off_planned: u64 = off
+        .replications
+        .iter()
+        .map(|r| r.users.plan.sessions_by_class.iter().sum::<u64>())
+        .sum();
+    let off_opened: u64 = off
+        .replications
+        .iter()
+        .map(|r| r.users.sessions_by_class.iter().sum::<u64>())
+        .sum();
+    println!(
+        "- Daily cycle off: {} planned, {} opened, {} deferred, {} skipped.",
+        off_planned,
+        off_opened,
+        sum(|u| u.deferred, &off),
+        sum(|u| u.skipped, &off)
+    );
+    let jobs_submitted: u64 = on
+        .replications
+        .iter()
+        .map(|r| r.users.jobs_by_class.iter().sum::<u64>())
+        .sum();
+    let jobs_recorded: u64 = on
+        .replications
+        .iter()
+        .flat_map(|r| &r.sessions)
+        .map(|s| u64::from(s.jobs))
+        .sum();
+    println!("- Jobs submitted {jobs_submitted}, jobs in recorded sessions {jobs_recorded}.\n");
+
+    // 3. Per-class session statistics.
+    let mut model = model_stats(&on);
+    let mut flat = model_stats(&off);
+    let mut log = log_stats(&kth);
+    println!("### Session statistics against Table 21\n");
+    println!(
+        "Model: every recorded session of the {REPLICATIONS} replications. KTH: the log's \
+         sessions (20-minute threshold), classified by `sitesim fit`'s rules. Pm is normalized \
+         to 128 processors; Tm is 0 for a single-job session.\n"
+    );
+    println!(
+        "| class | source | sessions | J mean | J median | D median (s) | Rm median (s) | Pm \
+         median | Tm median (s) | ?D | ?W |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let fmt = |row: [f64; 8]| {
+        format!(
+            "{:.1} | {:.1} | {:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {:.2}",
+            row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7]
+        )
+    };
+    for c in SessionClass::ALL {
+        let i = c.index();
+        println!(
+            "| {} | model | {} | {} |",
+            c.name(),
+            model[i].n(),
+            fmt(model[i].row())
+        );
+        println!(
+            "| {} | model, no daily cycle | {} | {} |",
+            c.name(),
+            flat[i].n(),
+            fmt(flat[i].row())
+        );
+        println!(
+            "| {} | KTH log | {} | {} |",
+            c.name(),
+            log[i].n(),
+            fmt(log[i].row())
+        );
+        println!("| {} | Table 21 | | {} |", c.name(), fmt(TABLE_21[i]));
+    }
+    let negative_durations = on
+        .replications
+        .iter()
+        .flat_map(|r| &r.sessions)
+        .filter(|s| s.end < s.start || s.median_runtime < 0.0 || s.median_size < 1.0)
+        .count();
+    println!(
+        "\nSessions with a negative duration or runtime, or no processor: {negative_durations}.\n"
+    );
+
+    // 4. Arrivals by hour of day and by weekday.
+    let kth_arrivals = |hours: bool| {
+        let mut v = vec![0.0; if hours { 24 } else { 7 }];
+        for j in kth.sessions.iter().flat_map(|s| &s.jobs) {
+            let l = kth.clock.local(j.submit);
+            v[if hours {
+                usize::from(l.hour)
+            } else {
+                usize::from(l.weekday)
+            }] += 1.0;
+        }
+        let total: f64 = v.iter().sum();
+        v.iter().map(|x| x / total).collect::<Vec<f64>>()
+    };
+    let hours = [
+        arrivals_by(&on, true),
+        arrivals_by(&off, true),
+        kth_arrivals(true),
+    ];
+    let days = [
+        arrivals_by(&on, false),
+        arrivals_by(&off, false),
+        kth_arrivals(false),
+    ];
+    let labels = [
+        "model, daily cycle".to_string(),
+        "model, no daily cycle".to_string(),
+        format!("KTH log ({})", kth.clock.zone_name()),
+    ];
+    println!("### Job submissions by hour of day and day of week (local time)\n");
+    println!("| hour | {} | {} | {} |", labels[0], labels[1], labels[2]);
+    println!("|---|---|---|---|");
+    for h in 0..24 {
+        println!(
+            "| {h:02} | {} | {} | {} |",
+            pct(hours[0][h]),
+            pct(hours[1][h]),
+            pct(hours[2][h])
+        );
+    }
+    let daytime = |v: &[f64]| v[8..18].iter().sum::<f64>();
+    println!(
+        "| 08-17 | {} | {} | {} |\n",
+        pct(daytime(&hours[0])),
+        pct(daytime(&hours[1])),
+        pct(daytime(&hours[2]))
+    );
+    println!("| day | {} | {} | {} |", labels[0], labels[1], labels[2]);
+    println!("|---|---|---|---|");
+    for (d, name) in WEEKDAYS.iter().enumerate() {
+        println!(
+            "| {name} | {} | {} | {} |",
+            pct(days[0][d]),
+            pct(days[1][d]),
+            pct(days[2][d])
+        );
+    }
+    let weekend = |v: &[f64]| v[5] + v[6];
+    println!(
+        "| Sat+Sun | {} | {} | {} |\n",
+        pct(weekend(&days[0])),
+        pct(weekend(&days[1])),
+        pct(weekend(&days[2]))
+    );
+    let series = |v: &[Vec<f64>; 3], x: &dyn Fn(usize) -> f64| {
+        v.iter()
+            .zip(&labels)
+            .map(|(v, l)| Series {
+                label: l.clone(),
+                points: v
+                    .iter()
+                    .enumerate()
+                    .map(|(i, y)| (x(i), 100.0 * y))
+                    .collect(),
+            })
+            .collect::<Vec<Series>>()
+    };
+    let charts = [
+        (
+            "model-arrivals-hour.svg",
+            LineChart {
+                title: "Model site and KTH: job submissions by hour of day".into(),
+                x_label: "hour of day (local time)".into(),
+                y_label: "share of submissions (%)".into(),
+                x_ticks: XTicks::Numbers,
+                log_y: false,
+                y_from_zero: true,
+                series: series(&hours, &|h| h as f64),
+            },
+        ),
+        (
+            "model-arrivals-weekday.svg",
+            LineChart {
+                title: "Model site and KTH: job submissions by day of week".into(),
+                x_label: "day of week (local time; points at midday)".into(),
+                y_label: "share of submissions (%)".into(),
+                x_ticks: XTicks::HourOfWeek,
+                log_y: false,
+                y_from_zero: true,
+                series: series(&days, &|d| (d * 24 + 12) as f64),
+            },
+        ),
+    ];
+
+    // 5. Jobs per day and load against Table 28.
+    let per_rep = |s: &ModelSummary,
+                   f: fn(&sitesim::experiment::model::ModelReplication) -> f64| {
+        s.replications.iter().map(f).collect::<Vec<f64>>()
+    };
+    let kth_jobs: Vec<_> = kth.sessions.iter().flat_map(|s| &s.jobs).collect();
+    let first = kth_jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+    let last = kth_jobs.iter().map(|j| j.submit).max().unwrap_or(0);
+    let kth_days = (last - first) as f64 / DAY as f64;
+    let mut kth_cpu: Vec<f64> = kth_jobs
+        .iter()
+        .map(|j| (j.runtime * i64::from(j.size)) as f64)
+        .collect();
+    let kth_load = kth_cpu.iter().sum::<f64>() / (f64::from(kth.procs) * (last - first) as f64);
+    let kth_median_cpu = median(&mut kth_cpu);
+    let t100 = files.talby.site(Parameterization::MachineSize(kth.procs))?;
+    println!("### Jobs per day and load against Table 28\n");
+    println!(
+        "Mean ± half-width of the 95% confidence interval over {REPLICATIONS} replications.\n"
+    );
+    println!(
+        "| figure | Table 28 at {PROCS} | model, daily cycle | model, no daily cycle | KTH log \
+         ({} processors) | Table 28 at {} |",
+        kth.procs, kth.procs
+    );
+    println!("|---|---|---|---|---|---|");
+    println!(
+        "| jobs per day (JD) | {:.1} | {} | {} | {:.1} | {:.1} |",
+        site.jobs_per_day,
+        ci(&per_rep(&on, |r| r.jobs_per_day), 1.0, 1),
+        ci(&per_rep(&off, |r| r.jobs_per_day), 1.0, 1),
+        kth_jobs.len() as f64 / kth_days,
+        t100.jobs_per_day
+    );
+    println!(
+        "| load (CL; model: utilization delivered, KTH: offered) | {} | {}% | {}% | {} | {} |",
+        pct(site.load),
+        ci(&per_rep(&on, |r| r.figures.utilization), 100.0, 1),
+        ci(&per_rep(&off, |r| r.figures.utilization), 100.0, 1),
+        pct(kth_load),
+        pct(t100.load)
+    );
+    println!(
+        "| median CPU work (Cm, s) | {:.0} | {} | {} | {:.0} | {:.0} |",
+        site.cpu_work,
+        ci(&per_rep(&on, |r| r.median_cpu_work), 1.0, 0),
+        ci(&per_rep(&off, |r| r.median_cpu_work), 1.0, 0),
+        kth_median_cpu,
+        t100.cpu_work
+    );
+    println!(
+        "| users | | {} | {} | | |",
+        ci(&per_rep(&on, |r| r.figures.users as f64), 1.0, 1),
+        ci(&per_rep(&off, |r| r.figures.users as f64), 1.0, 1),
+    );
+    println!(
+        "| mean wait (s) | | {} | {} | | |",
+        ci(&per_rep(&on, |r| r.figures.mean_wait), 1.0, 0),
+        ci(&per_rep(&off, |r| r.figures.mean_wait), 1.0, 0),
+    );
+    println!();
+
+    for (name, chart) in charts {
+        let path = plots.join(name);
+        write_line_chart(&path, &chart)?;
+        println!("wrote {}", path.display());
+    }
+    println!(
+        "\nrun time: {:.1} s ({:.1} s for the {} simulated years)",
+        started.elapsed().as_secs_f64(),
+        simulated.as_secs_f64(),
+        2 * REPLICATIONS
+    );
+    Ok(())
+}
