@@ -11,13 +11,14 @@ use sitesim::experiment::model::{ModelFiles, ModelOptions, replicate, run_model}
 use sitesim::experiment::replay::ReplayOptions;
 use sitesim::experiment::resample::with_threads;
 use sitesim::experiment::scenario::{DEFAULT_SCENARIO, RunSummary, Scenario};
-use sitesim::model::PerSessionClass;
 use sitesim::model::dist::Quantiles;
 use sitesim::model::jobs::{ClassJobs, JobLayerFile};
 use sitesim::model::{JobLayer, Parameterization, TalbyModel};
+use sitesim::model::{PerSessionClass, SessionClass};
 use sitesim::sched::Policy;
 use sitesim::time::{DAY, HOUR, WEEK};
-use sitesim::users::Behaviour;
+use sitesim::users::behaviour::Bucket;
+use sitesim::users::{Behaviour, ContinuationCurve, Patience};
 
 /// Every session: two jobs of one processor and `runtime` seconds, starting Monday
 /// 10:00-11:00; the second follows the first's end by 100 s, or, when `concurrent`, its
@@ -142,6 +143,68 @@ fn a_slower_machine_stretches_sessions() {
     };
     assert!(mean(&small) >= mean(&big));
     assert_eq!(mean(&big), (3600 + 100 + 3600) as f64);
+}
+
+/// Every session: two jobs that each take the whole machine for `runtime` seconds.
+fn whole_machine_sessions(runtime: f64) -> JobLayer {
+    let mut file = two_job_sessions(runtime, false).file().clone();
+    for c in SessionClass::ALL {
+        let class = match c {
+            SessionClass::Iwd => &mut file.class.iwd,
+            SessionClass::Iwn => &mut file.class.iwn,
+            SessionClass::Iw => &mut file.class.iw,
+            SessionClass::Bhp => &mut file.class.bhp,
+            SessionClass::Bhd => &mut file.class.bhd,
+        };
+        class.sizes = vec![(100, 100, 1.0)];
+    }
+    JobLayer::new(file).unwrap()
+}
+
+#[test]
+fn users_give_up_sessions_after_long_responses_and_leave_after_long_waits() {
+    // Jobs of 30 s that queue behind each other for the whole machine: responses over a
+    // minute make a user continue with probability 0.1 / 1.0.
+    let jobs = files(whole_machine_sessions(30.0));
+    let curve = ContinuationCurve {
+        source: "hand-made".into(),
+        threshold: 1200,
+        buckets: vec![
+            Bucket {
+                up_to: Some(60),
+                share: 1.0,
+                jobs: 1,
+            },
+            Bucket {
+                up_to: None,
+                share: 0.1,
+                jobs: 1,
+            },
+        ],
+    };
+    let mut opts = options(100, 3);
+    opts.users = 4.0;
+    let base = replicate(&jobs, &opts, 0).unwrap();
+    assert_eq!(base.users.gave_up, 0);
+    assert!(base.figures.mean_wait > 30.0, "{}", base.figures.mean_wait);
+    opts.behaviour.continuation = Some(curve);
+    let r = replicate(&jobs, &opts, 0).unwrap();
+    assert!(r.users.gave_up > 0);
+    assert_eq!(
+        r.users.dropped_jobs, r.users.gave_up,
+        "one job left per session"
+    );
+    assert!(r.figures.jobs < base.figures.jobs);
+    // Patience: a user leaves after 2 waits over 1 s.
+    let mut opts = options(100, 3);
+    opts.users = 4.0;
+    opts.behaviour.patience = Some(Patience {
+        limit: 1,
+        strikes: 2,
+    });
+    let r = replicate(&jobs, &opts, 0).unwrap();
+    assert!(r.users.frustrated > 0);
+    assert!(r.figures.jobs < base.figures.jobs);
 }
 
 #[test]
