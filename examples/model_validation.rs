@@ -107,6 +107,8 @@ struct ClassStats {
     runtime: Vec<f64>,
     size: Vec<f64>,
     think: Vec<f64>,
+    /// Tm of the sessions of more than one job.
+    multi_think: Vec<f64>,
     daytime: u64,
     workday: u64,
 }
@@ -118,6 +120,9 @@ impl ClassStats {
         self.runtime.push(rm);
         self.size.push(pm);
         self.think.push(tm);
+        if jobs > 1 {
+            self.multi_think.push(tm);
+        }
         if (DAYTIME_START..=DAYTIME_END).contains(&start.second_of_day) {
             self.daytime += 1;
         }
@@ -204,6 +209,12 @@ struct PlanMirror {
     woa: f64,
     woa_le_8: f64,
     woa_gt_52: f64,
+    /// Planned starts in daytime (07:30-17:30) and on a workday, by class.
+    daytime: [f64; 5],
+    workday: [f64; 5],
+    /// Active user-weeks, and those whose sessions still collided after every redraw.
+    active_weeks: f64,
+    collided: f64,
 }
 
 impl PlanMirror {
@@ -212,7 +223,11 @@ impl PlanMirror {
             self.sessions[i] += o.sessions[i];
             self.expected[i] += o.expected[i];
             self.drift[i] += o.drift[i];
+            self.daytime[i] += o.daytime[i];
+            self.workday[i] += o.workday[i];
         }
+        self.active_weeks += o.active_weeks;
+        self.collided += o.collided;
         self.woa += o.woa;
         self.woa_le_8 += o.woa_le_8;
         self.woa_gt_52 += o.woa_gt_52;
@@ -220,23 +235,23 @@ impl PlanMirror {
     }
 }
 
-/// Redraws replication `r`'s plan: the weeks the site plans (0 to 52: the last one is
-/// planned at the horizon, its sessions never open).
-fn mirror(files: &ModelFiles, flat_day: bool, r: u32) -> Result<PlanMirror> {
-    let talby = &files.talby;
+/// Redraws replication `r`'s plan with the user and session layers `talby`: the weeks
+/// the site plans (0 to 51).
+fn mirror(files: &ModelFiles, talby: &Arc<TalbyModel>, r: u32) -> Result<PlanMirror> {
     let site = talby.site(Parameterization::MachineSize(PROCS))?;
+    let clock = SiteClock::model();
     let mut plan = SitePlan::new(
-        files.talby.clone(),
+        talby.clone(),
         files.jobs.clone(),
         PlanConfig {
             site,
-            flat_day,
+            flat_day: false,
             users: 1.0,
         },
         replication_seed(SEED, r),
     );
     let mut m = PlanMirror::default();
-    for _ in 0..=(LENGTH / WEEK) {
+    for _ in 0..(LENGTH / WEEK) {
         let before: Vec<(u32, Option<SessionClass>)> = plan
             .users()
             .iter()
@@ -246,7 +261,15 @@ fn mirror(files: &ModelFiles, flat_day: bool, r: u32) -> Result<PlanMirror> {
         let mut per_user = vec![0u32; plan.users().len()];
         for s in &sessions {
             per_user[s.user as usize] += 1;
-            m.sessions[s.class.index()] += 1.0;
+            let i = s.class.index();
+            m.sessions[i] += 1.0;
+            let l = clock.local(s.start);
+            if (DAYTIME_START..=DAYTIME_END).contains(&l.second_of_day) {
+                m.daytime[i] += 1.0;
+            }
+            if l.weekday < 5 {
+                m.workday[i] += 1.0;
+            }
         }
         for (u, &n) in per_user.iter().enumerate() {
             if n == 0 {
@@ -295,6 +318,8 @@ fn mirror(files: &ModelFiles, flat_day: bool, r: u32) -> Result<PlanMirror> {
             }
         }
     }
+    m.active_weeks = plan.counts().active_weeks as f64;
+    m.collided = plan.counts().collisions_kept as f64;
     Ok(m)
 }
 
@@ -354,11 +379,32 @@ fn main() -> Result<()> {
     let on = run_model(&files, &options(false), &stop, &|| {})?;
     let off = run_model(&files, &options(true), &stop, &|| {})?;
     let simulated = started.elapsed();
-    let mirrors: Vec<PlanMirror> = (0..REPLICATIONS)
-        .into_par_iter()
-        .map(|r| mirror(&files, false, r).map_err(|e| e.to_string()))
-        .collect::<std::result::Result<_, _>>()?;
-    let plan = mirrors.iter().fold(PlanMirror::default(), |a, &b| a.add(b));
+    let redraw = |talby: &Arc<TalbyModel>| -> Result<PlanMirror> {
+        let mirrors: Vec<PlanMirror> = (0..REPLICATIONS)
+            .into_par_iter()
+            .map(|r| mirror(&files, talby, r).map_err(|e| e.to_string()))
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(mirrors.iter().fold(PlanMirror::default(), |a, &b| a.add(b)))
+    };
+    let plan = redraw(&files.talby)?;
+    // Diagnostic: the same plans with colliding sessions kept as first drawn.
+    let mut once = (*files.talby).clone();
+    once.collision.tries = 1;
+    once.collision.class_tries = 1;
+    let plan_once = redraw(&Arc::new(once))?;
+    let planned_starts = |m: &PlanMirror| {
+        SessionClass::ALL
+            .map(|c| {
+                let i = c.index();
+                format!(
+                    "{} {:.2} / {:.2}",
+                    c.name(),
+                    m.daytime[i] / m.sessions[i],
+                    m.workday[i] / m.sessions[i]
+                )
+            })
+            .join(", ")
+    };
     let (kth, warnings) = read_log(&log_path, None)?;
     for w in warnings {
         eprintln!("warning: {w}");
@@ -450,6 +496,7 @@ fn main() -> Result<()> {
         shares(plan.drift),
         shares(kth_classes),
     );
+    let (p_once, p_once_expected) = (shares(plan_once.sessions), shares(plan_once.expected));
     let n_plan: f64 = plan.sessions.iter().sum();
     let mean_woa = plan.woa / n_plan;
     println!("### Session classes\n");
@@ -464,13 +511,14 @@ fn main() -> Result<()> {
     );
     println!(
         "| class | planned | opened | planned share | opened share | Eq 18 expected | Table 36 \
-         drift alone | thesis | KTH sessions (fit rules) |"
+         drift alone | no redraws: planned (Eq 18 expected) | thesis | KTH sessions \
+         (fit rules) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for c in SessionClass::ALL {
         let i = c.index();
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} |",
             c.name(),
             planned[i],
             opened[i],
@@ -478,6 +526,8 @@ fn main() -> Result<()> {
             pct(p_opened[i]),
             pct(p_expected[i]),
             pct(p_drift[i]),
+            pct(p_once[i]),
+            pct(p_once_expected[i]),
             pct(THESIS_SESSIONS[i]),
             pct(p_kth[i])
         );
@@ -501,8 +551,8 @@ fn main() -> Result<()> {
     let total_opened: f64 = opened.iter().sum();
     println!(
         "- Closed loop (daily cycle on): {} sessions planned, {} opened ({}), {} of them \
-         deferred ({}), {} skipped ({}), {} never opened (planned for after the horizon or still \
-         waiting at it); {} recorded as closed; collisions kept {}.",
+         deferred ({}), {} skipped ({}), {} never opened (still waiting at the horizon); {} recorded as closed ({} still \
+         open at the horizon); weeks kept with colliding sessions {}.",
         total_planned,
         total_opened,
         pct(total_opened / total_planned),
@@ -512,6 +562,7 @@ fn main() -> Result<()> {
         pct(sum(|u| u.skipped, &on) as f64 / total_planned),
         total_planned - total_opened - sum(|u| u.skipped, &on) as f64,
         recorded,
+        total_opened - recorded as f64,
         sum(|u| u.plan.collisions_kept, &on),
     );
     let off_planned: u64 = off
@@ -524,6 +575,14 @@ fn main() -> Result<()> {
         .iter()
         .map(|r| r.users.sessions_by_class.iter().sum::<u64>())
         .sum();
+    println!(
+        "- Active user-weeks {}; weeks whose sessions collided at first draw (kept so in the \
+         no-redraw diagnostic) {} ({}); weeks still colliding after every redraw {}.",
+        plan.active_weeks,
+        plan_once.collided,
+        pct(plan_once.collided / plan_once.active_weeks),
+        plan.collided
+    );
     println!(
         "- Daily cycle off: {} planned, {} opened, {} deferred, {} skipped.",
         off_planned,
@@ -542,7 +601,13 @@ fn main() -> Result<()> {
         .flat_map(|r| &r.sessions)
         .map(|s| u64::from(s.jobs))
         .sum();
-    println!("- Jobs submitted {jobs_submitted}, jobs in recorded sessions {jobs_recorded}.\n");
+    let resplit: u64 = on.replications.iter().map(|r| r.figures.sessions).sum();
+    println!(
+        "- Jobs submitted {jobs_submitted}, jobs in recorded sessions {jobs_recorded}.\n\
+         - The submitted jobs split into sessions by the 20-minute rule, as a log's would be: \
+         {resplit} ({:+.1}% on the {total_opened} sessions opened).\n",
+        100.0 * (resplit as f64 / total_opened - 1.0)
+    );
 
     // 3. Per-class session statistics.
     let mut model = model_stats(&on);
@@ -593,8 +658,58 @@ fn main() -> Result<()> {
         .flat_map(|r| &r.sessions)
         .filter(|s| s.end < s.start || s.median_runtime < 0.0 || s.median_size < 1.0)
         .count();
+    println!();
     println!(
-        "\nSessions with a negative duration or runtime, or no processor: {negative_durations}.\n"
+        "- ?D / ?W of the planned starts (before deferral): {}; with colliding sessions kept as \
+         first drawn: {}.",
+        planned_starts(&plan),
+        planned_starts(&plan_once)
+    );
+    let long_think = |stats: &[ClassStats; 5]| {
+        SessionClass::ALL
+            .map(|c| {
+                let s = &stats[c.index()];
+                let n = s.think.iter().filter(|&&t| t >= 1200.0).count();
+                format!("{} {}", c.name(), pct(n as f64 / s.n().max(1) as f64))
+            })
+            .join(", ")
+    };
+    println!(
+        "- Sessions whose median think time is 20 min or more: model {}; KTH {}.",
+        long_think(&model),
+        long_think(&log)
+    );
+    let singles = |stats: &mut [ClassStats; 5]| {
+        SessionClass::ALL
+            .map(|c| {
+                let s = &mut stats[c.index()];
+                let one = s.n() - s.multi_think.len();
+                format!(
+                    "{} {} / {:.0} s",
+                    c.name(),
+                    pct(one as f64 / s.n().max(1) as f64),
+                    median(&mut s.multi_think)
+                )
+            })
+            .join(", ")
+    };
+    println!(
+        "- Single-job sessions, and the Tm median of the others: model {}; KTH {}.",
+        singles(&mut model),
+        singles(&mut log)
+    );
+    let started_by_day = |stats: &[ClassStats; 5]| {
+        let n: usize = stats.iter().map(ClassStats::n).sum();
+        stats.iter().map(|s| s.daytime).sum::<u64>() as f64 / n as f64
+    };
+    println!(
+        "- Sessions starting in daytime, all classes: model {} (planned {}), KTH {}.",
+        pct(started_by_day(&model)),
+        pct(plan.daytime.iter().sum::<f64>() / plan.sessions.iter().sum::<f64>()),
+        pct(started_by_day(&log))
+    );
+    println!(
+        "- Sessions with a negative duration or runtime, or no processor: {negative_durations}.\n"
     );
 
     // 4. Arrivals by hour of day and by weekday.
@@ -629,17 +744,12 @@ fn main() -> Result<()> {
     println!("### Job submissions by hour of day and day of week (local time)\n");
     println!("| hour | {} | {} | {} |", labels[0], labels[1], labels[2]);
     println!("|---|---|---|---|");
-    for h in 0..24 {
-        println!(
-            "| {h:02} | {} | {} | {} |",
-            pct(hours[0][h]),
-            pct(hours[1][h]),
-            pct(hours[2][h])
-        );
+    for (h, ((a, b), c)) in hours[0].iter().zip(&hours[1]).zip(&hours[2]).enumerate() {
+        println!("| {h:02} | {} | {} | {} |", pct(*a), pct(*b), pct(*c));
     }
     let daytime = |v: &[f64]| v[8..18].iter().sum::<f64>();
     println!(
-        "| 08-17 | {} | {} | {} |\n",
+        "| 08:00-17:59 | {} | {} | {} |\n",
         pct(daytime(&hours[0])),
         pct(daytime(&hours[1])),
         pct(daytime(&hours[2]))
@@ -661,11 +771,13 @@ fn main() -> Result<()> {
         pct(weekend(&days[1])),
         pct(weekend(&days[2]))
     );
+    // Short legends keep the legend box clear of the afternoon peak.
+    let legends = ["model", "no daily cycle", "KTH log"];
     let series = |v: &[Vec<f64>; 3], x: &dyn Fn(usize) -> f64| {
         v.iter()
-            .zip(&labels)
+            .zip(legends)
             .map(|(v, l)| Series {
-                label: l.clone(),
+                label: l.into(),
                 points: v
                     .iter()
                     .enumerate()
@@ -679,7 +791,7 @@ fn main() -> Result<()> {
             "model-arrivals-hour.svg",
             LineChart {
                 title: "Model site and KTH: job submissions by hour of day".into(),
-                x_label: "hour of day (local time)".into(),
+                x_label: format!("hour of day (local time; KTH: {})", kth.clock.zone_name()),
                 y_label: "share of submissions (%)".into(),
                 x_ticks: XTicks::Numbers,
                 log_y: false,

@@ -100,8 +100,8 @@ struct OpenSession {
     ends: Vec<Option<Time>>,
     /// Submission of each submitted job.
     submits: Vec<Time>,
-    /// A submission of `next` is planned.
-    planned: bool,
+    /// The time a submission of `next` is planned for, if it is.
+    planned: Option<Time>,
 }
 
 /// A user of the site.
@@ -111,8 +111,8 @@ struct Agent {
     open: Option<OpenSession>,
     /// When its last session ended (its last job ended).
     free_from: Time,
-    /// An opening of the front pending session is planned.
-    opening: bool,
+    /// The time the opening of the front pending session is planned for, if it is.
+    opening: Option<Time>,
     strikes: u32,
     left: bool,
     rng: Option<Xoshiro256PlusPlus>,
@@ -223,14 +223,14 @@ impl ModelSite {
                 continue;
             }
             a.pending.push_back(s);
-            if a.open.is_none() && !a.opening {
-                a.opening = true;
+            if a.open.is_none() && a.opening.is_none() {
                 let at = s.start.max(a.free_from + self.gap);
+                a.opening = Some(at);
                 self.schedule(at, s.user, ctx);
             }
         }
         let next = Time::from(self.plan.week()) * WEEK;
-        if next <= self.horizon {
+        if next < self.horizon {
             ctx.wake_at(next, WEEK_TOKEN);
         }
     }
@@ -243,7 +243,11 @@ impl ModelSite {
             return;
         }
         if a.open.is_none() {
-            a.opening = false;
+            // A stale plan of a job of the session that just closed is not an opening.
+            if a.opening != Some(now) {
+                return;
+            }
+            a.opening = None;
             // Skip sessions overtaken by the user's next one.
             while a.pending.len() > 1 && a.pending[1].start <= now {
                 a.pending.pop_front();
@@ -267,19 +271,23 @@ impl ModelSite {
                 next: 0,
                 running: 0,
                 last_submit: now,
-                planned: false,
+                planned: Some(now),
             });
         }
         self.submit_next(u, ctx);
     }
 
-    /// Submits user `u`'s next job, and plans the one after if its time is known.
+    /// Submits user `u`'s next job if it is planned for now (a plan moved earlier
+    /// leaves a stale entry behind), and plans the one after if its time is known.
     fn submit_next(&mut self, u: u32, ctx: &mut SourceCtx) {
         let now = ctx.now();
         let a = &mut self.agents[u as usize];
         let Some(s) = a.open.as_mut() else {
             return;
         };
+        if s.planned != Some(now) {
+            return;
+        }
         let j = s.next;
         let job = s.jobs[j];
         ctx.submit(JobSpec {
@@ -299,7 +307,7 @@ impl ModelSite {
         s.next += 1;
         s.running += 1;
         s.last_submit = now;
-        s.planned = false;
+        s.planned = None;
         self.plan_next(u, ctx);
     }
 
@@ -309,23 +317,28 @@ impl ModelSite {
         let Some(s) = a.open.as_mut() else {
             return;
         };
-        if s.planned {
-            return;
-        }
         let Some(job) = s.jobs.get(s.next) else {
             if s.running == 0 {
                 self.close(u, ctx);
             }
             return;
         };
+        let previous_end = s.ends[s.next - 1];
         let at = match job.follow {
             Follow::First => Some(ctx.now()),
-            Follow::Concurrent(gap) => Some(s.last_submit + gap),
-            Follow::Think(think) => s.ends[s.next - 1].map(|end| end + think),
+            // Submitted while the previous job runs: its gap after that submission, or
+            // at the previous job's end if that comes first (the user does not wait
+            // past a result it was not waiting for).
+            Follow::Concurrent(gap) => {
+                Some(previous_end.map_or(s.last_submit + gap, |e| (s.last_submit + gap).min(e)))
+            }
+            Follow::Think(think) => previous_end.map(|end| end + think),
         };
-        if let Some(at) = at {
-            s.planned = true;
-            self.schedule(at.max(ctx.now()), u, ctx);
+        if let Some(at) = at.map(|t| t.max(ctx.now()))
+            && s.planned.is_none_or(|p| at < p)
+        {
+            s.planned = Some(at);
+            self.schedule(at, u, ctx);
         }
     }
 
@@ -360,8 +373,8 @@ impl ModelSite {
         a.rng = None;
         a.free_from = now;
         if let Some(s) = a.pending.front() {
-            a.opening = true;
             let at = s.start.max(now + self.gap);
+            a.opening = Some(at);
             self.schedule(at, u, ctx);
         }
     }
