@@ -6,14 +6,14 @@
 //! come back in order, so outputs are identical on any number of threads.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 use super::replay::{ReplayError, ReplayOptions, site};
 use super::resample::{
-    MetricStats, Replication, render_stats, replication_seed, stats_of, write_replicated,
+    MetricStats, Replication, in_parallel, render_stats, replication_seed, stats_of,
+    write_replicated,
 };
 use crate::localtime::SiteClock;
 use crate::metrics::{CycleRecorder, CycleSummary, MetricsConfig, Recorder, SessionRecorder};
@@ -21,7 +21,7 @@ use crate::model::plan::PlanConfig;
 use crate::model::site::SessionRecord;
 use crate::model::{JobLayer, ModelSite, ModelSiteReport, Parameterization, SitePlan, TalbyModel};
 use crate::session::SessionRule;
-use crate::time::{DAY, HOUR, Time, WEEK};
+use crate::time::{DAY, Time, WEEK};
 use crate::users::Behaviour;
 
 /// Everything a model-based run needs besides its model files.
@@ -171,27 +171,14 @@ pub fn replicate(
     let (mut users, (recorder, (sessions, cycles)), counts) =
         site(users, observers, procs, run)?.run(None)?;
     let m = recorder.finish().map_err(ReplayError::Options)?;
-    let s = sessions.summary();
     let report = users.report();
     let days = opts.length as f64 / DAY as f64;
     Ok(ModelReplication {
         figures: Replication {
-            replication: r,
-            seed,
-            jobs: m.jobs.jobs,
-            jobs_per_week: m.throughput.jobs_per_week,
-            proc_hours_per_week: m.throughput.proc_hours_per_week,
-            utilization: m.utilization,
-            mean_wait: m.jobs.wait.mean,
-            mean_response: m.jobs.response.mean,
-            mean_bsld: m.jobs.bounded_slowdown.mean,
-            sessions: s.sessions,
-            jobs_per_session: s.jobs_per_session.mean,
-            session_hours: s.duration.mean / HOUR as f64,
             users: users.plan().users().len() as u64,
             frustrated: report.frustrated,
             arrivals: report.plan.new_users,
-            regenerations: 0,
+            ..Replication::measured(r, seed, &m, &sessions.summary())
         },
         jobs_per_day: counts.submitted as f64 / days,
         median_cpu_work: users.median_cpu_work(),
@@ -214,19 +201,7 @@ pub fn run_model(
         .talby
         .site(opts.params)
         .map_err(ReplayError::Options)?;
-    let results: Vec<Option<Result<ModelReplication, ReplayError>>> = (0..opts.replications)
-        .into_par_iter()
-        .map(|r| {
-            if stop.load(Ordering::Relaxed) {
-                return None;
-            }
-            let rep = replicate(files, opts, r);
-            done();
-            Some(rep)
-        })
-        .collect();
-    let replications: Vec<ModelReplication> =
-        results.into_iter().flatten().collect::<Result<_, _>>()?;
+    let replications = in_parallel(opts.replications, stop, done, |r| replicate(files, opts, r))?;
     let figures: Vec<Replication> = replications.iter().map(|r| r.figures).collect();
     let run = &opts.run;
     Ok(ModelSummary {

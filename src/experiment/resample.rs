@@ -17,7 +17,7 @@ use serde::Serialize;
 use super::feedback::{FeedbackOptions, LogUsers, UserSettings, log_users};
 use super::output::write_atomic;
 use super::replay::{ReplayError, site};
-use crate::metrics::{MetricsConfig, Recorder, SessionRecorder};
+use crate::metrics::{MetricsConfig, MetricsSummary, Recorder, SessionRecorder, SessionsSummary};
 use crate::sched::Policy;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{HOUR, Time, WEEK};
@@ -82,6 +82,59 @@ pub struct Replication {
     pub arrivals: u64,
     /// Long-term users regenerated.
     pub regenerations: u64,
+}
+
+impl Replication {
+    /// The figures of replication `replication` (drawn from `seed`) from its metrics and
+    /// sessions; the population's figures are 0, for the caller to fill in.
+    pub fn measured(
+        replication: u32,
+        seed: u64,
+        m: &MetricsSummary,
+        s: &SessionsSummary,
+    ) -> Replication {
+        Replication {
+            replication,
+            seed,
+            jobs: m.jobs.jobs,
+            jobs_per_week: m.throughput.jobs_per_week,
+            proc_hours_per_week: m.throughput.proc_hours_per_week,
+            utilization: m.utilization,
+            mean_wait: m.jobs.wait.mean,
+            mean_response: m.jobs.response.mean,
+            mean_bsld: m.jobs.bounded_slowdown.mean,
+            sessions: s.sessions,
+            jobs_per_session: s.jobs_per_session.mean,
+            session_hours: s.duration.mean / HOUR as f64,
+            users: 0,
+            frustrated: 0,
+            arrivals: 0,
+            regenerations: 0,
+        }
+    }
+}
+
+/// Runs `run(r)` for replications `0..n` on the current rayon pool; `done` is called as
+/// each finishes; no new one starts once `stop` is set. Returns the finished ones in
+/// order, so results do not depend on the thread count.
+pub fn in_parallel<T: Send>(
+    n: u32,
+    stop: &AtomicBool,
+    done: &(dyn Fn() + Sync),
+    run: impl Fn(u32) -> Result<T, ReplayError> + Sync,
+) -> Result<Vec<T>, ReplayError> {
+    let results: Vec<Option<Result<T, ReplayError>>> = (0..n)
+        .into_par_iter()
+        .map(|r| {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let rep = run(r);
+            done();
+            Some(rep)
+        })
+        .collect();
+    results.into_iter().flatten().collect()
 }
 
 /// A metric of a replication.
@@ -342,26 +395,14 @@ impl Resampler {
         let (users, (recorder, sessions), _) =
             site(users, observers, self.procs, &run_opts)?.run(None)?;
         let m = recorder.finish().map_err(ReplayError::Options)?;
-        let s = sessions.summary();
         let population = users.users().summary();
         let report = users.report();
         Ok(Replication {
-            replication,
-            seed,
-            jobs: m.jobs.jobs,
-            jobs_per_week: m.throughput.jobs_per_week,
-            proc_hours_per_week: m.throughput.proc_hours_per_week,
-            utilization: m.utilization,
-            mean_wait: m.jobs.wait.mean,
-            mean_response: m.jobs.response.mean,
-            mean_bsld: m.jobs.bounded_slowdown.mean,
-            sessions: s.sessions,
-            jobs_per_session: s.jobs_per_session.mean,
-            session_hours: s.duration.mean / HOUR as f64,
             users: report.instances,
             frustrated: population.frustrated,
             arrivals: report.arrivals,
             regenerations: report.regenerations,
+            ..Replication::measured(replication, seed, &m, &sessions.summary())
         })
     }
 
@@ -377,18 +418,9 @@ impl Resampler {
         stop: &AtomicBool,
         done: &(dyn Fn() + Sync),
     ) -> Result<Vec<Replication>, ReplayError> {
-        let results: Vec<Option<Result<Replication, ReplayError>>> = (0..n)
-            .into_par_iter()
-            .map(|r| {
-                if stop.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let rep = self.replicate(opts, policy, population, r);
-                done();
-                Some(rep)
-            })
-            .collect();
-        results.into_iter().flatten().collect()
+        in_parallel(n, stop, done, |r| {
+            self.replicate(opts, policy, population, r)
+        })
     }
 
     /// The summary of a resampled run under `opts`.
