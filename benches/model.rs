@@ -9,7 +9,7 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use sitesim::experiment::model::{ModelFiles, ModelOptions, replicate};
 use sitesim::experiment::replay::ReplayOptions;
-use sitesim::model::{JobLayer, Parameterization, TalbyModel};
+use sitesim::model::{DayCycle, JobLayer, Parameterization, TalbyModel};
 use sitesim::sched::Policy;
 use sitesim::time::WEEK;
 use sitesim::users::Behaviour;
@@ -17,20 +17,21 @@ use sitesim::users::Behaviour;
 fn options(procs: u32) -> ModelOptions {
     ModelOptions {
         run: ReplayOptions {
-            policy: Policy::Easy,
+            policy: Policy::Easy.into(),
             procs: Some(procs),
             warmup: WEEK,
             check: false,
             ..ReplayOptions::default()
         },
         params: Parameterization::MachineSize(procs),
-        flat_day: false,
+        day: DayCycle::Fitted,
         users: 1.0,
         behaviour: Behaviour::default(),
         length: 52 * WEEK,
         replications: 1,
         threads: Some(1),
         record_sessions: false,
+        machine: None,
     }
 }
 

@@ -15,7 +15,7 @@ use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 
 fn options(policy: Policy, procs: Option<u32>) -> ReplayOptions {
     ReplayOptions {
-        policy,
+        policy: policy.into(),
         procs,
         check: false,
         ..ReplayOptions::default()

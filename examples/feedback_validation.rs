@@ -37,7 +37,7 @@ fn run_feedback(
 ) -> Result<FeedbackSummary> {
     let opts = FeedbackOptions {
         run: ReplayOptions {
-            policy,
+            policy: policy.into(),
             procs: Some(procs),
             out,
             check: false,
@@ -63,7 +63,7 @@ fn run_replay(
     out: Option<PathBuf>,
 ) -> Result<ReplaySummary> {
     let opts = ReplayOptions {
-        policy,
+        policy: policy.into(),
         procs,
         out,
         check: false,

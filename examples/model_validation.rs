@@ -24,7 +24,9 @@ use sitesim::experiment::resample::{MetricStats, replication_seed};
 use sitesim::localtime::{LocalTime, SiteClock, WEEKDAYS};
 use sitesim::model::fit::{DAYTIME_END, DAYTIME_START, FitLog, classify};
 use sitesim::model::plan::PlanConfig;
-use sitesim::model::{JobLayer, Parameterization, SessionClass, SitePlan, TalbyModel, UserClass};
+use sitesim::model::{
+    DayCycle, JobLayer, Parameterization, SessionClass, SitePlan, TalbyModel, UserClass,
+};
 use sitesim::plot::{LineChart, Series, XTicks, write_line_chart};
 use sitesim::sched::Policy;
 use sitesim::time::{DAY, Time, WEEK};
@@ -55,7 +57,7 @@ const TABLE_21: [[f64; 8]; 5] = [
 fn options(flat_day: bool) -> ModelOptions {
     ModelOptions {
         run: ReplayOptions {
-            policy: Policy::Easy,
+            policy: Policy::Easy.into(),
             procs: Some(PROCS),
             warmup: WEEK,
             seed: SEED,
@@ -63,13 +65,18 @@ fn options(flat_day: bool) -> ModelOptions {
             ..ReplayOptions::default()
         },
         params: Parameterization::MachineSize(PROCS),
-        flat_day,
+        day: if flat_day {
+            DayCycle::Flat
+        } else {
+            DayCycle::Fitted
+        },
         users: 1.0,
         behaviour: Behaviour::default(),
         length: LENGTH,
         replications: REPLICATIONS,
         threads: None,
         record_sessions: true,
+        machine: None,
     }
 }
 
@@ -245,7 +252,7 @@ fn mirror(files: &ModelFiles, talby: &Arc<TalbyModel>, r: u32) -> Result<PlanMir
         files.jobs.clone(),
         PlanConfig {
             site,
-            flat_day: false,
+            day: DayCycle::Fitted,
             users: 1.0,
         },
         replication_seed(SEED, r),

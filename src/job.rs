@@ -58,6 +58,11 @@ pub struct JobRequest {
     pub user: i64,
     /// The executable (application) number, `-1` if unknown.
     pub app: i64,
+    /// The user's think time before this job: its submit time minus the latest end of
+    /// the user's earlier jobs; 0 when another of its jobs was waiting or running at
+    /// submission; [`Time::MAX`] for the user's first job. User-aware policies read it
+    /// to tell jobs submitted within an active session (seed 003 §4.4).
+    pub think: Time,
 }
 
 /// What happens to a job that runs longer than its estimate.

@@ -14,11 +14,13 @@ use sitesim::experiment::feedback::{
 use sitesim::experiment::fit::fit_logs;
 use sitesim::experiment::output::write_atomic;
 use sitesim::experiment::replay::{ReplayOptions, machine_size, render, render_modal, replay};
+use sitesim::experiment::report::write_report;
 use sitesim::experiment::resample::{
     ResampleOptions, Resampler, SweepPoint, SweepSummary, render_resample, render_sweep,
     saturation, stats_of, with_threads, write_resample, write_sweep,
 };
 use sitesim::experiment::scenario::{DEFAULT_SCENARIO, RunSummary, Scenario};
+use sitesim::experiment::study::{Shard, Study, merge};
 use sitesim::job::OverrunPolicy;
 use sitesim::localtime::SiteClock;
 use sitesim::metrics::{Bsld, BsldForm};
@@ -26,7 +28,7 @@ use sitesim::model::JobLayer;
 use sitesim::model::fit::{render_summary, to_toml};
 use sitesim::predict::estimates::EstimateModel;
 use sitesim::predict::{ModalModel, ModalParams, PredictorSpec};
-use sitesim::sched::Policy;
+use sitesim::sched::SchedulerSpec;
 use sitesim::session::SessionRule;
 use sitesim::swf::{SwfHeader, SwfReader, SwfWriter};
 use sitesim::time::{Time, WEEK, parse_duration};
@@ -74,12 +76,42 @@ enum Command {
     /// Fit the job layer of the session model (per session class: start times, jobs per
     /// session, repetitions, runtimes, sizes, estimates, think times) from logs.
     Fit(FitArgs),
+    /// Merge the results directories of an experiment's shards into one.
+    Merge(MergeArgs),
+    /// Write an experiment's report: SVG plots and one HTML page, in RESULTS_DIR/report.
+    Report(ReportArgs),
+    /// List the scheduling policies and their parameters.
+    Policies,
 }
 
 #[derive(Args)]
 struct RunArgs {
     /// The scenario file [default: the built-in scenarios/default.toml].
     scenario: Option<PathBuf>,
+    /// Results directory of an experiment [default: the scenario's [output] dir, else
+    /// results/NAME].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Run only shard K of N of an experiment's runs (1 <= K <= N); merge the shards'
+    /// directories with `sitesim merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// The merged results directory.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// The shards' results directories.
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
+}
+
+#[derive(Args)]
+struct ReportArgs {
+    /// An experiment's results directory.
+    dir: PathBuf,
 }
 
 #[derive(Args)]
@@ -89,9 +121,9 @@ struct SiteArgs {
     /// The log, in the Standard Workload Format.
     #[arg(long, value_name = "FILE")]
     swf: PathBuf,
-    /// The scheduling policy.
-    #[arg(long, value_enum, default_value = "easy")]
-    scheduler: Policy,
+    /// The scheduling policy, `NAME[:key=value,...]` (`sitesim policies` lists them).
+    #[arg(long, default_value = "easy")]
+    scheduler: SchedulerSpec,
     /// Processors of the simulated machine [default: the log's MaxProcs].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     procs: Option<u32>,
@@ -232,9 +264,10 @@ struct SweepArgs {
     /// Population multipliers, comma-separated.
     #[arg(long, value_delimiter = ',', required = true, value_parser = non_negative_factor)]
     populations: Vec<f64>,
-    /// Schedulers, comma-separated [default: --scheduler].
-    #[arg(long, value_delimiter = ',', value_enum)]
-    schedulers: Vec<Policy>,
+    /// A scheduler to compare, `NAME[:key=value,...]`; repeat the option for more
+    /// [default: --scheduler].
+    #[arg(long = "schedulers")]
+    schedulers: Vec<SchedulerSpec>,
 }
 
 /// How a log is split into users, sessions and dependencies.
@@ -375,10 +408,23 @@ fn positive_factor(s: &str) -> Result<f64, String> {
 
 fn run_scenario(a: RunArgs) -> Result<(), String> {
     let started = Instant::now();
-    let scenario = match &a.scenario {
-        Some(path) => Scenario::load(path)?,
-        None => Scenario::parse(DEFAULT_SCENARIO, "scenarios/default.toml (built in)")?,
+    let (scenario, text) = match &a.scenario {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            (Scenario::parse(&text, &path.display().to_string())?, text)
+        }
+        None => (
+            Scenario::parse(DEFAULT_SCENARIO, "scenarios/default.toml (built in)")?,
+            DEFAULT_SCENARIO.to_owned(),
+        ),
     };
+    if scenario.experiment.is_some() {
+        return run_experiment(&scenario, &text, a, started);
+    }
+    if a.shard.is_some() || a.out.is_some() {
+        return Err("--out and --shard apply to scenarios with an [experiment] section".into());
+    }
     if let Some(d) = &scenario.description {
         println!(
             "scenario {}: {d}",
@@ -408,6 +454,95 @@ fn run_scenario(a: RunArgs) -> Result<(), String> {
             eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
         }
     }
+    Ok(())
+}
+
+fn run_experiment(
+    scenario: &Scenario,
+    text: &str,
+    a: RunArgs,
+    started: Instant,
+) -> Result<(), String> {
+    let mut study = Study::new(scenario, text)?;
+    let dir = a
+        .out
+        .or_else(|| scenario.output.dir.clone())
+        .unwrap_or_else(|| PathBuf::from("results").join(&study.plan().name));
+    let shard = a.shard.unwrap_or(Shard::ALL);
+    let plan = study.plan();
+    let total = if study.is_capacity_search() {
+        0
+    } else {
+        plan.runs()
+            .enumerate()
+            .filter(|(i, _)| shard.takes(*i))
+            .count() as u64
+    };
+    println!(
+        "experiment {}: {} point(s) x {} replication(s){}, results in {}",
+        plan.name,
+        plan.points.len(),
+        plan.replications,
+        if shard == Shard::ALL {
+            String::new()
+        } else {
+            format!(", shard {}/{}", shard.index, shard.count)
+        },
+        dir.display()
+    );
+    let bar = if study.is_capacity_search() {
+        let b = ProgressBar::new_spinner();
+        b.set_message("capacity search: runs");
+        b
+    } else {
+        progress(total, "runs")
+    };
+    let threads = scenario.threads;
+    let p = with_threads(threads, || {
+        study.run(&dir, shard, stop_flag(), &|| bar.inc(1))
+    })
+    .map_err(|e| e.to_string())??;
+    bar.finish_and_clear();
+    println!(
+        "  runs          {} of this shard: {} done now, {} found from before",
+        p.runs, p.done, p.resumed
+    );
+    if p.interrupted {
+        println!("  interrupted   run the same command again to resume");
+    } else if shard == Shard::ALL {
+        println!(
+            "  written       {0}/summary.json, {0}/runs.csv; plots: sitesim report {0}",
+            dir.display()
+        );
+        if study.is_capacity_search() {
+            println!("  capacity      {}/capacity.json", dir.display());
+        }
+    } else {
+        println!("  merge         sitesim merge --out DIR <the shards' directories>");
+    }
+    eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn run_merge(a: MergeArgs) -> Result<(), String> {
+    let summary = merge(&a.out, &a.shards)?;
+    println!(
+        "merged {} shard(s) into {}: {} point(s), {} run(s) missing",
+        a.shards.len(),
+        a.out.display(),
+        summary.points.len(),
+        summary.missing_runs
+    );
+    Ok(())
+}
+
+fn run_report(a: ReportArgs) -> Result<(), String> {
+    let files = write_report(&a.dir)?;
+    println!(
+        "wrote {} file(s); open {}",
+        files.len(),
+        a.dir.join("report").join("index.html").display()
+    );
     Ok(())
 }
 
@@ -443,7 +578,7 @@ impl SiteArgs {
             questionable.set(s);
         }
         ReplayOptions {
-            policy: self.scheduler,
+            policy: self.scheduler.clone(),
             procs: self.procs,
             overrun: self.overrun,
             questionable,
@@ -607,7 +742,7 @@ fn run_resample(a: ResampleArgs) -> Result<(), String> {
     let reps = with_threads(opts.threads, || {
         resampler.replications(
             &opts,
-            opts.users.run.policy,
+            &opts.users.run.policy,
             &opts.population,
             opts.replications,
             stop,
@@ -633,7 +768,7 @@ fn run_sweep(a: SweepArgs) -> Result<(), String> {
     let opts = p.options(1.0)?;
     let resampler = p.resampler(&opts)?;
     let policies = if a.schedulers.is_empty() {
-        vec![opts.users.run.policy]
+        vec![opts.users.run.policy.clone()]
     } else {
         a.schedulers.clone()
     };
@@ -641,7 +776,7 @@ fn run_sweep(a: SweepArgs) -> Result<(), String> {
     let total = (policies.len() * a.populations.len()) as u64 * u64::from(opts.replications);
     let bar = progress(total, "runs");
     let mut points = Vec::new();
-    for &policy in &policies {
+    for policy in &policies {
         for &x in &a.populations {
             let population = PopulationConfig {
                 long_term: p.long_term.unwrap_or(x),
@@ -656,7 +791,7 @@ fn run_sweep(a: SweepArgs) -> Result<(), String> {
             .map_err(|e| e.to_string())?
             .map_err(|e| e.to_string())?;
             points.push(SweepPoint {
-                scheduler: policy.name(),
+                scheduler: policy.label(),
                 population: x,
                 stats: stats_of(&reps),
                 replications: reps,
@@ -871,6 +1006,14 @@ fn main() -> ExitCode {
         Command::Generate(a) => run_generate(a),
         Command::Estimates(a) => run_estimates(a),
         Command::Fit(a) => run_fit(a),
+        Command::Merge(a) => run_merge(a),
+        Command::Report(a) => run_report(a),
+        Command::Policies => {
+            for (name, about) in sitesim::sched::registry::policies() {
+                println!("{name:14} {about}");
+            }
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

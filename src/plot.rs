@@ -1,10 +1,15 @@
-//! SVG charts of results: lines against a numeric axis, and histograms with a marked value.
+//! SVG charts of results: lines against a numeric axis (optionally with error bars),
+//! grouped bars with error bars, and histograms with marked values.
 //!
 //! Drawn with `plotters`; text is measured with an embedded subset of DejaVu Sans
 //! (`assets/fonts`), so a chart is laid out the same on every machine, needs no system
 //! font, and the same data give byte-identical files. Colours are the Okabe–Ito palette,
 //! which stays distinct for colour-blind readers, and each series also has its own marker
-//! shape so that the lines stay apart in greyscale print.
+//! shape (lines) or fill pattern (bars) so that series stay apart in greyscale print. The
+//! legend goes to the corner of the plot where it hides the least data.
+//!
+//! Each chart kind has a `write_*` function that writes a file and a `*_svg` function
+//! that returns the document, for callers that write files their own way.
 
 use std::ops::Range;
 use std::path::Path;
@@ -23,13 +28,13 @@ pub enum PlotError {
     /// Nothing to draw.
     #[error("{file}: no data to plot")]
     Empty {
-        /// The chart's file.
+        /// The chart's file (its title when no file is involved).
         file: String,
     },
     /// A drawing or file error.
     #[error("{file}: {message}")]
     Draw {
-        /// The chart's file.
+        /// The chart's file (its title when no file is involved).
         file: String,
         /// What went wrong.
         message: String,
@@ -53,6 +58,8 @@ pub enum XTicks {
     Numbers,
     /// Hours of the week from Monday 00:00: ticks at each midnight, named by day.
     HourOfWeek,
+    /// Hours of the day, 0–23: the axis spans the whole day, a tick every two hours.
+    HourOfDay,
 }
 
 /// A line chart.
@@ -74,6 +81,79 @@ pub struct LineChart {
     pub series: Vec<Series>,
 }
 
+/// An estimate with its uncertainty: a point of an [`ErrorSeries`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// Where on the x axis.
+    pub x: f64,
+    /// The estimate (say, a mean over replications).
+    pub y: f64,
+    /// Half the error bar's length (say, the half-width of a 95% confidence interval);
+    /// 0 draws no bar.
+    pub error: f64,
+}
+
+/// One line of an [`ErrorLineChart`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorSeries {
+    /// Its legend.
+    pub label: String,
+    /// Its points, in x order.
+    pub points: Vec<Estimate>,
+}
+
+/// A line chart of estimates: each point marked, with a vertical error bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorLineChart {
+    /// Title above the plot.
+    pub title: String,
+    /// The x axis' name, with its unit.
+    pub x_label: String,
+    /// The y axis' name, with its unit.
+    pub y_label: String,
+    /// The y axis starts at 0.
+    pub y_from_zero: bool,
+    /// The lines.
+    pub series: Vec<ErrorSeries>,
+}
+
+/// One bar of a [`BarSeries`]: a value and the half-length of its error bar (0: none).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bar {
+    /// The bar's height.
+    pub value: f64,
+    /// Half the error bar's length; 0 draws no bar.
+    pub error: f64,
+}
+
+/// The bars of one series of a [`BarChart`], one per group (`None`: no bar).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarSeries {
+    /// Its legend.
+    pub label: String,
+    /// Its bar in each group, in the chart's group order.
+    pub bars: Vec<Option<Bar>>,
+}
+
+/// A grouped bar chart: for each named group on the x axis, one bar per series side by
+/// side, with error bars.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarChart {
+    /// Title above the plot.
+    pub title: String,
+    /// The x axis' name (what the groups are).
+    pub x_label: String,
+    /// The y axis' name, with its unit.
+    pub y_label: String,
+    /// The groups' names, left to right.
+    pub groups: Vec<String>,
+    /// A logarithmic y axis (bars at or below 0 are left out); bars rise from the axis'
+    /// lower end.
+    pub log_y: bool,
+    /// The series.
+    pub series: Vec<BarSeries>,
+}
+
 /// A histogram with optional marked values (say, the original log's).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Histogram {
@@ -87,6 +167,17 @@ pub struct Histogram {
     pub bins: Vec<(f64, f64, f64)>,
     /// Vertical lines with their legends.
     pub marks: Vec<(f64, String)>,
+}
+
+/// A shaded span of a histogram's x axis (say, a confidence interval), with its legend.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    /// Its lower end.
+    pub lo: f64,
+    /// Its upper end.
+    pub hi: f64,
+    /// Its legend.
+    pub label: String,
 }
 
 const WIDTH: u32 = 800;
@@ -103,6 +194,9 @@ const PALETTE: [RGBColor; 7] = [
     RGBColor(86, 180, 233),  // sky blue
     RGBColor(0, 0, 0),       // black
 ];
+/// The plotting area's approximate size in pixels (the chart less its margins, title and
+/// axis labels), for placing the legend.
+const PLOT_AREA: (f64, f64) = (700.0, 340.0);
 
 fn register_font() {
     static ONCE: Once = Once::new();
@@ -113,11 +207,22 @@ fn register_font() {
     });
 }
 
-fn draw_error(path: &Path, e: impl std::fmt::Display) -> PlotError {
+fn draw_error(name: &str, e: impl std::fmt::Display) -> PlotError {
     PlotError::Draw {
-        file: path.display().to_string(),
+        file: name.to_string(),
         message: e.to_string(),
     }
+}
+
+fn empty(name: &str) -> PlotError {
+    PlotError::Empty {
+        file: name.to_string(),
+    }
+}
+
+/// Writes a drawn chart to `path`.
+fn save(path: &Path, svg: Result<String, PlotError>) -> Result<(), PlotError> {
+    std::fs::write(path, svg?).map_err(|e| draw_error(&path.display().to_string(), e))
 }
 
 /// A tick label: integers without decimals, others with up to three significant digits.
@@ -147,6 +252,25 @@ fn weekday_tick(h: f64) -> String {
     }
 }
 
+fn hour_tick(h: f64) -> String {
+    let r = h.round();
+    if (h - r).abs() < 1e-6 && (0.0..24.0).contains(&r) && r as i64 % 2 == 0 {
+        format!("{}", r as i64)
+    } else {
+        String::new()
+    }
+}
+
+/// The name of the group at `v` on a bar chart's x axis (groups sit at 0, 1, 2, ...).
+fn group_tick(names: &[String], v: f64) -> String {
+    let r = v.round();
+    if (v - r).abs() < 1e-6 && r >= 0.0 {
+        names.get(r as usize).cloned().unwrap_or_default()
+    } else {
+        String::new()
+    }
+}
+
 /// The span of `values` with a margin, never empty.
 fn padded(lo: f64, hi: f64, from_zero: bool) -> Range<f64> {
     let lo = if from_zero { lo.min(0.0) } else { lo };
@@ -164,8 +288,93 @@ fn bounds(points: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
         })
 }
 
+/// The x span of a chart with these ticks, given the data's span.
+fn x_span(ticks: XTicks, lo: f64, hi: f64) -> Range<f64> {
+    match ticks {
+        XTicks::HourOfWeek => 0.0..168.0,
+        XTicks::HourOfDay => -0.5..23.5,
+        XTicks::Numbers => padded(lo, hi, false),
+    }
+}
+
+/// Maps data to fractions of the plotting area (0 at the left and bottom, 1 at the right
+/// and top), to find where the legend hides the least.
+struct Frac {
+    x: Range<f64>,
+    y: Range<f64>,
+    log_y: bool,
+}
+
+impl Frac {
+    fn of(&self, (x, y): (f64, f64)) -> (f64, f64) {
+        let fx = (x - self.x.start) / (self.x.end - self.x.start);
+        let fy = if self.log_y {
+            (y.max(self.y.start).ln() - self.y.start.ln()) / (self.y.end.ln() - self.y.start.ln())
+        } else {
+            (y - self.y.start) / (self.y.end - self.y.start)
+        };
+        (fx, fy)
+    }
+
+    /// Points along the segments joining `points`, as fractions.
+    fn along(&self, points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+        const STEPS: usize = 16;
+        let fr: Vec<(f64, f64)> = points.iter().map(|&p| self.of(p)).collect();
+        let mut out = fr.clone();
+        for w in fr.windows(2) {
+            let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+            out.extend((1..STEPS).map(|k| {
+                let t = k as f64 / STEPS as f64;
+                (x0 + t * (x1 - x0), y0 + t * (y1 - y0))
+            }));
+        }
+        out
+    }
+}
+
+/// The corner of the plot whose legend-sized box covers the fewest of `occupied`
+/// (fractions of the plotting area, see [`Frac`]); upper right on a tie.
+fn legend_corner(occupied: &[(f64, f64)], labels: &[&str]) -> SeriesLabelPosition {
+    let chars = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let w = (chars as f64 * 0.6 * TEXT_SIZE as f64 + 60.0) / PLOT_AREA.0;
+    let h = (labels.len() as f64 * (TEXT_SIZE as f64 + 6.0) + 16.0) / PLOT_AREA.1;
+    let corners = [
+        (
+            SeriesLabelPosition::UpperRight,
+            1.0 - w..1.01,
+            1.0 - h..1.01,
+        ),
+        (SeriesLabelPosition::UpperLeft, -0.01..w, 1.0 - h..1.01),
+        (SeriesLabelPosition::LowerRight, 1.0 - w..1.01, -0.01..h),
+        (SeriesLabelPosition::LowerLeft, -0.01..w, -0.01..h),
+    ];
+    let covered = |xs: &Range<f64>, ys: &Range<f64>| {
+        occupied
+            .iter()
+            .filter(|(x, y)| xs.contains(x) && ys.contains(y))
+            .count()
+    };
+    let mut best = None;
+    for (pos, xs, ys) in corners {
+        let n = covered(&xs, &ys);
+        if best.as_ref().is_none_or(|&(_, m)| n < m) {
+            best = Some((pos, n));
+        }
+    }
+    best.map_or(SeriesLabelPosition::UpperRight, |(pos, _)| pos)
+}
+
 /// Writes `chart` to `path` as SVG.
 pub fn write_line_chart(path: &Path, chart: &LineChart) -> Result<(), PlotError> {
+    save(path, render_line_chart(&path.display().to_string(), chart))
+}
+
+/// `chart` as an SVG document.
+pub fn line_chart_svg(chart: &LineChart) -> Result<String, PlotError> {
+    render_line_chart(&chart.title, chart)
+}
+
+fn render_line_chart(name: &str, chart: &LineChart) -> Result<String, PlotError> {
     let usable = |&(_, y): &(f64, f64)| !chart.log_y || y > 0.0;
     let points = || {
         chart
@@ -173,22 +382,112 @@ pub fn write_line_chart(path: &Path, chart: &LineChart) -> Result<(), PlotError>
             .iter()
             .flat_map(|s| s.points.iter().filter(|p| usable(p)))
     };
-    let empty = || PlotError::Empty {
-        file: path.display().to_string(),
+    let (x_lo, x_hi) = bounds(points().map(|p| p.0)).ok_or_else(|| empty(name))?;
+    let (y_lo, y_hi) = bounds(points().map(|p| p.1)).ok_or_else(|| empty(name))?;
+    let x = x_span(chart.x_ticks, x_lo, x_hi);
+    let y = if chart.log_y {
+        (y_lo / 1.5)..(y_hi * 1.5)
+    } else {
+        padded(y_lo, y_hi, chart.y_from_zero)
     };
-    let (x_lo, x_hi) = bounds(points().map(|p| p.0)).ok_or_else(empty)?;
-    let (y_lo, y_hi) = bounds(points().map(|p| p.1)).ok_or_else(empty)?;
-    let x = match chart.x_ticks {
-        XTicks::HourOfWeek => 0.0..168.0,
-        XTicks::Numbers => padded(x_lo, x_hi, false),
+    let lines: Vec<Line> = chart
+        .series
+        .iter()
+        .map(|s| Line {
+            label: &s.label,
+            points: s.points.iter().copied().filter(usable).collect(),
+            errors: Vec::new(),
+        })
+        .collect();
+    let frac = Frac {
+        x: x.clone(),
+        y: y.clone(),
+        log_y: chart.log_y,
+    };
+    let frame = Frame {
+        title: &chart.title,
+        x_label: &chart.x_label,
+        y_label: &chart.y_label,
+        x_ticks: chart.x_ticks,
+        x_names: &[],
+        legend: Some(lines_legend(&lines, &frac)),
+        counts: false,
     };
     if chart.log_y {
-        let y = (y_lo / 1.5)..(y_hi * 1.5);
-        draw_lines(path, chart, x, LogCoord::from(y.log_scale()))
+        draw(name, frame, x, LogCoord::from(y.log_scale()), |ctx| {
+            draw_lines(ctx, &lines, false)
+        })
     } else {
-        let y: RangedCoordf64 = padded(y_lo, y_hi, chart.y_from_zero).into();
-        draw_lines(path, chart, x, y)
+        let y: RangedCoordf64 = y.into();
+        draw(name, frame, x, y, |ctx| draw_lines(ctx, &lines, false))
     }
+}
+
+/// Writes `chart` to `path` as SVG.
+pub fn write_error_line_chart(path: &Path, chart: &ErrorLineChart) -> Result<(), PlotError> {
+    save(
+        path,
+        render_error_line_chart(&path.display().to_string(), chart),
+    )
+}
+
+/// `chart` as an SVG document.
+pub fn error_line_chart_svg(chart: &ErrorLineChart) -> Result<String, PlotError> {
+    render_error_line_chart(&chart.title, chart)
+}
+
+fn render_error_line_chart(name: &str, chart: &ErrorLineChart) -> Result<String, PlotError> {
+    let usable = |e: &&Estimate| e.x.is_finite() && e.y.is_finite();
+    let estimates = || {
+        chart
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().filter(usable))
+    };
+    let (x_lo, x_hi) = bounds(estimates().map(|e| e.x)).ok_or_else(|| empty(name))?;
+    let ends = estimates().flat_map(|e| {
+        let err = if e.error.is_finite() {
+            e.error.abs()
+        } else {
+            0.0
+        };
+        [e.y - err, e.y + err]
+    });
+    let (y_lo, y_hi) = bounds(ends).ok_or_else(|| empty(name))?;
+    let x = padded(x_lo, x_hi, false);
+    let y = padded(y_lo, y_hi, chart.y_from_zero);
+    let lines: Vec<Line> = chart
+        .series
+        .iter()
+        .map(|s| {
+            let kept: Vec<&Estimate> = s.points.iter().filter(usable).collect();
+            Line {
+                label: &s.label,
+                points: kept.iter().map(|e| (e.x, e.y)).collect(),
+                errors: kept
+                    .iter()
+                    .filter(|e| e.error.is_finite() && e.error > 0.0)
+                    .map(|e| (e.x, e.y - e.error, e.y + e.error))
+                    .collect(),
+            }
+        })
+        .collect();
+    let frac = Frac {
+        x: x.clone(),
+        y: y.clone(),
+        log_y: false,
+    };
+    let frame = Frame {
+        title: &chart.title,
+        x_label: &chart.x_label,
+        y_label: &chart.y_label,
+        x_ticks: XTicks::Numbers,
+        x_names: &[],
+        legend: Some(lines_legend(&lines, &frac)),
+        counts: false,
+    };
+    let y: RangedCoordf64 = y.into();
+    draw(name, frame, x, y, |ctx| draw_lines(ctx, &lines, true))
 }
 
 /// What every chart has around its data.
@@ -197,105 +496,169 @@ struct Frame<'f> {
     x_label: &'f str,
     y_label: &'f str,
     x_ticks: XTicks,
-    legend: bool,
+    /// Names of the x axis' groups at 0, 1, 2, ... (bar charts); empty otherwise.
+    x_names: &'f [String],
+    /// Where the legend goes; `None` for no legend.
+    legend: Option<SeriesLabelPosition>,
+    /// The y axis counts: only whole numbers are labelled.
+    counts: bool,
 }
 
 type Context<'a, Y> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, Y>>;
 
-/// Draws a chart on `x` and `y` into `path`: the frame, then `body`'s data, then the legend.
+/// Draws a chart on `x` and `y`: the frame, then `body`'s data, then the legend. `name`
+/// identifies the chart in errors.
 fn draw<Y>(
-    path: &Path,
+    name: &str,
     frame: Frame,
     x: Range<f64>,
     y: Y,
     body: impl FnOnce(&mut Context<'_, Y>) -> Result<(), String>,
-) -> Result<(), PlotError>
+) -> Result<String, PlotError>
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     register_font();
-    let err = |e: &dyn std::fmt::Display| draw_error(path, e);
-    let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut ctx = ChartBuilder::on(&root)
-        .caption(frame.title, (FONT, TITLE_SIZE))
-        .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(72)
-        .build_cartesian_2d(x, y)
-        .map_err(|e| err(&e))?;
-    let x_fmt: &dyn Fn(&f64) -> String = match frame.x_ticks {
-        XTicks::Numbers => &|v| tick(*v),
-        XTicks::HourOfWeek => &|v| weekday_tick(*v),
-    };
-    let mut mesh = ctx.configure_mesh();
-    mesh.x_desc(frame.x_label)
-        .y_desc(frame.y_label)
-        .label_style((FONT, TEXT_SIZE))
-        .axis_desc_style((FONT, TEXT_SIZE))
-        .light_line_style(WHITE)
-        .bold_line_style(BLACK.mix(0.12))
-        .x_label_formatter(x_fmt)
-        .y_label_formatter(&|v| tick(*v));
-    if frame.x_ticks == XTicks::HourOfWeek {
-        mesh.x_labels(169);
-    }
-    mesh.draw().map_err(|e| err(&e))?;
-    body(&mut ctx).map_err(|e| err(&e))?;
-    if frame.legend {
-        ctx.configure_series_labels()
-            .label_font((FONT, TEXT_SIZE))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
+    let err = |e: &dyn std::fmt::Display| draw_error(name, e);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut ctx = ChartBuilder::on(&root)
+            .caption(frame.title, (FONT, TITLE_SIZE))
+            .margin(12)
+            .x_label_area_size(48)
+            .y_label_area_size(72)
+            .build_cartesian_2d(x, y)
             .map_err(|e| err(&e))?;
+        let names = frame.x_names;
+        let group_fmt = |v: &f64| group_tick(names, *v);
+        let x_fmt: &dyn Fn(&f64) -> String = if !names.is_empty() {
+            &group_fmt
+        } else {
+            match frame.x_ticks {
+                XTicks::Numbers => &|v| tick(*v),
+                XTicks::HourOfWeek => &|v| weekday_tick(*v),
+                XTicks::HourOfDay => &|v| hour_tick(*v),
+            }
+        };
+        let y_top = ctx.y_range().end;
+        let mut mesh = ctx.configure_mesh();
+        mesh.x_desc(frame.x_label)
+            .y_desc(frame.y_label)
+            .label_style((FONT, TEXT_SIZE))
+            .axis_desc_style((FONT, TEXT_SIZE))
+            .light_line_style(WHITE)
+            .bold_line_style(BLACK.mix(0.12))
+            .x_label_formatter(x_fmt)
+            .y_label_formatter(if frame.counts {
+                &|v: &f64| {
+                    if v.fract() == 0.0 {
+                        tick(*v)
+                    } else {
+                        String::new()
+                    }
+                }
+            } else {
+                &|v: &f64| tick(*v)
+            });
+        if !names.is_empty() {
+            // One tick per group, no vertical grid lines through the bars.
+            mesh.x_labels(names.len()).disable_x_mesh();
+        } else if frame.x_ticks == XTicks::HourOfWeek {
+            mesh.x_labels(169);
+        } else if frame.x_ticks == XTicks::HourOfDay {
+            mesh.x_labels(13);
+        }
+        if frame.counts {
+            // Whole steps: at most ten labels, one per count when there are fewer.
+            mesh.y_labels((y_top.max(0.0).floor() as usize + 1).min(10));
+        }
+        mesh.draw().map_err(|e| err(&e))?;
+        body(&mut ctx).map_err(|e| err(&e))?;
+        if let Some(position) = frame.legend {
+            ctx.configure_series_labels()
+                .label_font((FONT, TEXT_SIZE))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.4))
+                .position(position)
+                .draw()
+                .map_err(|e| err(&e))?;
+        }
+        root.present().map_err(|e| err(&e))?;
     }
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+    Ok(svg)
 }
 
-fn draw_lines<Y>(path: &Path, chart: &LineChart, x: Range<f64>, y: Y) -> Result<(), PlotError>
+/// A line to draw: its legend, its points and its error bars `(x, low, high)`.
+struct Line<'l> {
+    label: &'l str,
+    points: Vec<(f64, f64)>,
+    errors: Vec<(f64, f64, f64)>,
+}
+
+/// The legend's place for `lines`: where it covers the fewest lines and error bars.
+fn lines_legend(lines: &[Line], frac: &Frac) -> SeriesLabelPosition {
+    let mut occupied = Vec::new();
+    for line in lines {
+        occupied.extend(frac.along(&line.points));
+        for &(x, lo, hi) in &line.errors {
+            occupied.extend(frac.along(&[(x, lo), (x, hi)]));
+        }
+    }
+    let labels: Vec<&str> = lines.iter().map(|l| l.label).collect();
+    legend_corner(&occupied, &labels)
+}
+
+/// Draws `lines`; with `dodge`, each line is shifted sideways by a few pixels from the
+/// next, so that lines, markers and error bars at the same x stay apart.
+fn draw_lines<Y>(ctx: &mut Context<'_, Y>, lines: &[Line], dodge: bool) -> Result<(), String>
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    let frame = Frame {
-        title: &chart.title,
-        x_label: &chart.x_label,
-        y_label: &chart.y_label,
-        x_ticks: chart.x_ticks,
-        legend: true,
-    };
-    draw(path, frame, x, y, |ctx| {
-        for (i, s) in chart.series.iter().enumerate() {
-            let colour = PALETTE[i % PALETTE.len()];
-            let style = ShapeStyle::from(colour).stroke_width(2);
-            let points: Vec<(f64, f64)> = s
-                .points
+    const DODGE_PIXELS: f64 = 7.0;
+    let y_range = ctx.y_range();
+    let x_range = ctx.x_range();
+    let pixels = f64::from(ctx.plotting_area().dim_in_pixel().0.max(1));
+    let per_pixel = (x_range.end - x_range.start) / pixels;
+    let middle = (lines.len() as f64 - 1.0) / 2.0;
+    for (i, line) in lines.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        let style = ShapeStyle::from(colour).stroke_width(2);
+        let shift = if dodge {
+            (i as f64 - middle) * DODGE_PIXELS * per_pixel
+        } else {
+            0.0
+        };
+        // Error bars first, so that lines and markers are drawn over them.
+        ctx.draw_series(line.errors.iter().map(|&(x, lo, hi)| Whisker {
+            ends: [
+                (x + shift, lo.max(y_range.start)),
+                (x + shift, hi.min(y_range.end)),
+            ],
+            colour,
+        }))
+        .map_err(|e| e.to_string())?;
+        let points: Vec<(f64, f64)> = line.points.iter().map(|&(x, y)| (x + shift, y)).collect();
+        ctx.draw_series(LineSeries::new(points.iter().copied(), style))
+            .map_err(|e| e.to_string())?
+            .label(line.label)
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (24, 0)], style)
+                    + Marker::of(i, (12, 0), colour)
+            });
+        // Markers at a readable density: about 24 per series.
+        let every = points.len().div_ceil(24).max(1);
+        ctx.draw_series(
+            points
                 .iter()
-                .copied()
-                .filter(|&(_, y)| !chart.log_y || y > 0.0)
-                .collect();
-            ctx.draw_series(LineSeries::new(points.iter().copied(), style))
-                .map_err(|e| e.to_string())?
-                .label(&s.label)
-                .legend(move |(x, y)| {
-                    EmptyElement::at((x, y))
-                        + PathElement::new(vec![(0, 0), (24, 0)], style)
-                        + Marker::of(i, (12, 0), colour)
-                });
-            // Markers at a readable density: about 24 per series.
-            let every = points.len().div_ceil(24).max(1);
-            ctx.draw_series(
-                points
-                    .iter()
-                    .step_by(every)
-                    .map(|&p| EmptyElement::at(p) + Marker::of(i, (0, 0), colour)),
-            )
-            .map_err(|e| e.to_string())?;
-        }
-        Ok(())
-    })
+                .step_by(every)
+                .map(|&p| EmptyElement::at(p) + Marker::of(i, (0, 0), colour)),
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// The marker of series `i`, centred on a pixel offset: circle, square, triangle,
@@ -352,24 +715,333 @@ impl<DB: DrawingBackend> Drawable<DB> for Marker {
     }
 }
 
+/// An error bar between two points of the same x: a vertical line with a cap at each end.
+struct Whisker<C> {
+    ends: [C; 2],
+    colour: RGBColor,
+}
+
+impl<'a, C: 'a> PointCollection<'a, C> for &'a Whisker<C> {
+    type Point = &'a C;
+    type IntoIter = std::slice::Iter<'a, C>;
+    fn point_iter(self) -> Self::IntoIter {
+        self.ends.iter()
+    }
+}
+
+impl<C, DB: DrawingBackend> Drawable<DB> for Whisker<C> {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut points: I,
+        backend: &mut DB,
+        _: (u32, u32),
+    ) -> Result<(), DrawingErrorKind<DB::ErrorType>> {
+        const CAP: i32 = 6;
+        let (Some(a), Some(b)) = (points.next(), points.next()) else {
+            return Ok(());
+        };
+        let style = ShapeStyle::from(self.colour).stroke_width(2);
+        backend.draw_line(a, b, &style)?;
+        for (x, y) in [a, b] {
+            backend.draw_line((x - CAP, y), (x + CAP, y), &style)?;
+        }
+        Ok(())
+    }
+}
+
+/// A bar of series `kind` between two corners: each series has its own fill (solid,
+/// tinted, or tinted and hatched in one of several directions) so that series stay apart
+/// in greyscale print.
+struct HatchedBar<C> {
+    corners: [C; 2],
+    kind: usize,
+    colour: RGBColor,
+}
+
+/// Fill patterns of [`HatchedBar`].
+const PATTERNS: usize = 6;
+
+impl<'a, C: 'a> PointCollection<'a, C> for &'a HatchedBar<C> {
+    type Point = &'a C;
+    type IntoIter = std::slice::Iter<'a, C>;
+    fn point_iter(self) -> Self::IntoIter {
+        self.corners.iter()
+    }
+}
+
+impl<C, DB: DrawingBackend> Drawable<DB> for HatchedBar<C> {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut points: I,
+        backend: &mut DB,
+        _: (u32, u32),
+    ) -> Result<(), DrawingErrorKind<DB::ErrorType>> {
+        const GAP: i32 = 7;
+        let (Some(a), Some(b)) = (points.next(), points.next()) else {
+            return Ok(());
+        };
+        let (x0, x1) = (a.0.min(b.0), a.0.max(b.0));
+        let (y0, y1) = (a.1.min(b.1), a.1.max(b.1));
+        let kind = self.kind % PATTERNS;
+        let fill = match kind {
+            0 => self.colour.filled(),
+            5 => self.colour.mix(0.55).filled(),
+            _ => self.colour.mix(0.2).filled(),
+        };
+        backend.draw_rect((x0, y0), (x1, y1), &fill, true)?;
+        let line = ShapeStyle::from(self.colour).stroke_width(1);
+        let mut hatch = |from: BackendCoord, to: BackendCoord| backend.draw_line(from, to, &line);
+        // Rising lines x + y = c, falling lines x - y = c, both clipped to the bar.
+        if matches!(kind, 1 | 3) {
+            let mut c = (x0 + y0).div_euclid(GAP) * GAP + GAP;
+            while c < x1 + y1 {
+                let (xs, xe) = ((c - y1).max(x0), (c - y0).min(x1));
+                if xs < xe {
+                    hatch((xs, c - xs), (xe, c - xe))?;
+                }
+                c += GAP;
+            }
+        }
+        if matches!(kind, 2 | 3) {
+            let mut c = (x0 - y1).div_euclid(GAP) * GAP + GAP;
+            while c < x1 - y0 {
+                let (xs, xe) = ((c + y0).max(x0), (c + y1).min(x1));
+                if xs < xe {
+                    hatch((xs, xs - c), (xe, xe - c))?;
+                }
+                c += GAP;
+            }
+        }
+        if kind == 4 {
+            let mut y = y0 + GAP / 2;
+            while y < y1 {
+                hatch((x0, y), (x1, y))?;
+                y += GAP / 2 + 1;
+            }
+        }
+        let outline = ShapeStyle::from(self.colour).stroke_width(2);
+        backend.draw_rect((x0, y0), (x1, y1), &outline, false)
+    }
+}
+
+/// Writes `chart` to `path` as SVG.
+pub fn write_bar_chart(path: &Path, chart: &BarChart) -> Result<(), PlotError> {
+    save(path, render_bar_chart(&path.display().to_string(), chart))
+}
+
+/// `chart` as an SVG document.
+pub fn bar_chart_svg(chart: &BarChart) -> Result<String, PlotError> {
+    render_bar_chart(&chart.title, chart)
+}
+
+/// A bar as drawn: its series, its horizontal span and its value and error bar.
+struct PlacedBar {
+    series: usize,
+    x: Range<f64>,
+    bar: Bar,
+}
+
+fn render_bar_chart(name: &str, chart: &BarChart) -> Result<String, PlotError> {
+    let usable = |b: &Bar| b.value.is_finite() && (!chart.log_y || b.value > 0.0);
+    let n = chart.series.len().max(1) as f64;
+    let width = 0.8 / n;
+    let placed: Vec<PlacedBar> = chart
+        .series
+        .iter()
+        .enumerate()
+        .flat_map(|(j, s)| {
+            s.bars
+                .iter()
+                .take(chart.groups.len())
+                .enumerate()
+                .filter_map(move |(g, b)| b.filter(usable).map(|b| (j, g, b)))
+        })
+        .map(|(j, g, bar)| {
+            let left = g as f64 - 0.4 + j as f64 * width;
+            PlacedBar {
+                series: j,
+                x: left + 0.06 * width..left + 0.94 * width,
+                bar,
+            }
+        })
+        .collect();
+    let error = |b: &Bar| {
+        if b.error.is_finite() {
+            b.error.abs()
+        } else {
+            0.0
+        }
+    };
+    let tops = placed.iter().map(|p| p.bar.value + error(&p.bar));
+    let (_, top) = bounds(tops).ok_or_else(|| empty(name))?;
+    let x = -0.5..chart.groups.len() as f64 - 0.5;
+    // Head room above the bars for the legend.
+    let y = if chart.log_y {
+        let lows = placed.iter().flat_map(|p| {
+            let low = p.bar.value - error(&p.bar);
+            [p.bar.value, if low > 0.0 { low } else { p.bar.value }]
+        });
+        let (low, _) = bounds(lows).ok_or_else(|| empty(name))?;
+        let low = low / 1.5;
+        low..top * (top / low).powf(0.35)
+    } else {
+        let (low, _) = bounds(placed.iter().map(|p| p.bar.value - error(&p.bar)))
+            .ok_or_else(|| empty(name))?;
+        let low = low.min(0.0);
+        low..top + (top - low) * 0.35
+    };
+    let base = if chart.log_y { y.start } else { 0.0 };
+    let frac = Frac {
+        x: x.clone(),
+        y: y.clone(),
+        log_y: chart.log_y,
+    };
+    let mut occupied = Vec::new();
+    for p in &placed {
+        let high = p.bar.value + error(&p.bar);
+        for x in [p.x.start, (p.x.start + p.x.end) / 2.0, p.x.end] {
+            occupied.extend(frac.along(&[(x, base), (x, high)]));
+        }
+    }
+    let labels: Vec<&str> = chart.series.iter().map(|s| s.label.as_str()).collect();
+    let frame = Frame {
+        title: &chart.title,
+        x_label: &chart.x_label,
+        y_label: &chart.y_label,
+        x_ticks: XTicks::Numbers,
+        x_names: &chart.groups,
+        legend: Some(legend_corner(&occupied, &labels)),
+        counts: false,
+    };
+    if chart.log_y {
+        let y = LogCoord::from(y.log_scale());
+        draw(name, frame, x, y, |ctx| {
+            draw_bars(ctx, chart, &placed, base)
+        })
+    } else {
+        let y: RangedCoordf64 = y.into();
+        draw(name, frame, x, y, |ctx| {
+            draw_bars(ctx, chart, &placed, base)
+        })
+    }
+}
+
+fn draw_bars<Y>(
+    ctx: &mut Context<'_, Y>,
+    chart: &BarChart,
+    placed: &[PlacedBar],
+    base: f64,
+) -> Result<(), String>
+where
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let y = ctx.y_range();
+    for (j, s) in chart.series.iter().enumerate() {
+        let colour = PALETTE[j % PALETTE.len()];
+        let mine = placed.iter().filter(|p| p.series == j);
+        ctx.draw_series(mine.map(|p| HatchedBar {
+            corners: [(p.x.start, base), (p.x.end, p.bar.value)],
+            kind: j,
+            colour,
+        }))
+        .map_err(|e| e.to_string())?
+        .label(&s.label)
+        .legend(move |(x, y)| {
+            EmptyElement::at((x, y))
+                + HatchedBar {
+                    corners: [(0, -8), (22, 8)],
+                    kind: j,
+                    colour,
+                }
+        });
+    }
+    // Error bars in black over every bar, so that they show on any fill.
+    let whiskers = placed.iter().filter(|p| p.bar.error > 0.0).map(|p| {
+        let mid = (p.x.start + p.x.end) / 2.0;
+        Whisker {
+            ends: [
+                (mid, (p.bar.value - p.bar.error).max(y.start)),
+                (mid, (p.bar.value + p.bar.error).min(y.end)),
+            ],
+            colour: BLACK,
+        }
+    });
+    ctx.draw_series(whiskers).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 /// Writes `hist` to `path` as SVG.
 pub fn write_histogram(path: &Path, hist: &Histogram) -> Result<(), PlotError> {
-    let empty = || PlotError::Empty {
-        file: path.display().to_string(),
-    };
+    save(
+        path,
+        render_histogram(&path.display().to_string(), hist, None),
+    )
+}
+
+/// `hist` as an SVG document, with `band` shaded behind the bins.
+pub fn histogram_svg(hist: &Histogram, band: Option<&Band>) -> Result<String, PlotError> {
+    render_histogram(&hist.title, hist, band)
+}
+
+fn render_histogram(
+    name: &str,
+    hist: &Histogram,
+    band: Option<&Band>,
+) -> Result<String, PlotError> {
     let bin_edges = hist.bins.iter().flat_map(|&(lo, hi, _)| [lo, hi]);
-    let (x_lo, x_hi) = bounds(bin_edges.chain(hist.marks.iter().map(|m| m.0))).ok_or_else(empty)?;
+    let band_edges = band.iter().flat_map(|b| [b.lo, b.hi]);
+    let marks = hist.marks.iter().map(|m| m.0);
+    let (x_lo, x_hi) =
+        bounds(bin_edges.chain(marks).chain(band_edges)).ok_or_else(|| empty(name))?;
     let y_hi = hist.bins.iter().map(|b| b.2).fold(0.0, f64::max);
+    let x = padded(x_lo, x_hi, false);
+    // Head room above the bins for the legend, if any.
+    let room = if hist.marks.is_empty() && band.is_none() {
+        1.1
+    } else {
+        1.4
+    };
+    let top = (y_hi * room).max(1.0);
+    let y = 0.0..top;
+    let frac = Frac {
+        x: x.clone(),
+        y: y.clone(),
+        log_y: false,
+    };
+    let mut occupied = Vec::new();
+    for &(lo, hi, n) in &hist.bins {
+        for x in [lo, (lo + hi) / 2.0, hi] {
+            occupied.extend(frac.along(&[(x, 0.0), (x, n)]));
+        }
+    }
+    for &(at, _) in &hist.marks {
+        occupied.extend(frac.along(&[(at, 0.0), (at, y_hi * 1.05)]));
+    }
+    let mut labels: Vec<&str> = hist.marks.iter().map(|m| m.1.as_str()).collect();
+    labels.extend(band.map(|b| b.label.as_str()));
     let frame = Frame {
         title: &hist.title,
         x_label: &hist.x_label,
         y_label: &hist.y_label,
         x_ticks: XTicks::Numbers,
-        legend: !hist.marks.is_empty(),
+        x_names: &[],
+        legend: (!labels.is_empty()).then(|| legend_corner(&occupied, &labels)),
+        counts: true,
     };
-    let x = padded(x_lo, x_hi, false);
-    let y: RangedCoordf64 = (0.0..(y_hi * 1.1).max(1.0)).into();
-    draw(path, frame, x, y, |ctx| {
+    let y: RangedCoordf64 = y.into();
+    draw(name, frame, x, y, |ctx| {
+        if let Some(band) = band {
+            let shade = BLACK.mix(0.12).filled();
+            let edge = ShapeStyle::from(BLACK.mix(0.5)).stroke_width(1);
+            ctx.draw_series([Rectangle::new([(band.lo, 0.0), (band.hi, top)], shade)])
+                .map_err(|e| e.to_string())?
+                .label(&band.label)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 8), (x + 24, y + 8)], shade));
+            for at in [band.lo, band.hi] {
+                ctx.draw_series(LineSeries::new([(at, 0.0), (at, top)], edge))
+                    .map_err(|e| e.to_string())?;
+            }
+        }
         let bar = PALETTE[0];
         let bars = |style: ShapeStyle| {
             hist.bins
@@ -498,5 +1170,211 @@ mod tests {
             write_line_chart(&p, &empty),
             Err(PlotError::Empty { .. })
         ));
+    }
+
+    #[test]
+    fn hour_and_group_ticks() {
+        assert_eq!(hour_tick(0.0), "0");
+        assert_eq!(hour_tick(22.0), "22");
+        assert_eq!(hour_tick(3.0), "");
+        assert_eq!(hour_tick(24.0), "");
+        let names = ["a".to_string(), "b".to_string()];
+        assert_eq!(group_tick(&names, 1.0), "b");
+        assert_eq!(group_tick(&names, 0.5), "");
+        assert_eq!(group_tick(&names, 2.0), "");
+    }
+
+    #[test]
+    fn the_legend_goes_where_the_data_is_not() {
+        // A line rising to the upper right leaves the upper left free.
+        let rising: Vec<(f64, f64)> = (0..=20)
+            .map(|i| (i as f64 / 20.0, i as f64 / 20.0))
+            .collect();
+        assert_eq!(
+            legend_corner(&rising, &["EASY"]),
+            SeriesLabelPosition::UpperLeft
+        );
+        // Nothing in the way: upper right.
+        assert_eq!(
+            legend_corner(&[(0.5, 0.5)], &["EASY"]),
+            SeriesLabelPosition::UpperRight
+        );
+    }
+
+    #[test]
+    fn an_error_line_chart_has_its_bars_and_is_reproducible() {
+        let chart = ErrorLineChart {
+            title: "Throughput".into(),
+            x_label: "population (users ×)".into(),
+            y_label: "throughput (jobs/day)".into(),
+            y_from_zero: true,
+            series: ["EASY", "FCFS"]
+                .iter()
+                .enumerate()
+                .map(|(i, label)| ErrorSeries {
+                    label: label.to_string(),
+                    points: (1..=4)
+                        .map(|x| Estimate {
+                            x: x as f64,
+                            y: (x * 100 + i * 30) as f64,
+                            error: 12.0,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        };
+        let svg = error_line_chart_svg(&chart).unwrap();
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        for text in [
+            "\nThroughput\n",
+            "population (users ×)",
+            "\nEASY\n",
+            "\nFCFS\n",
+        ] {
+            assert!(svg.contains(text), "{text} missing");
+        }
+        assert_eq!(svg, error_line_chart_svg(&chart).unwrap());
+        let without: ErrorLineChart = ErrorLineChart {
+            series: chart
+                .series
+                .iter()
+                .map(|s| ErrorSeries {
+                    points: s
+                        .points
+                        .iter()
+                        .map(|p| Estimate { error: 0.0, ..*p })
+                        .collect(),
+                    ..s.clone()
+                })
+                .collect(),
+            ..chart.clone()
+        };
+        // Each error bar is three lines: one vertical, two caps.
+        let lines = |s: &str| s.matches("<line").count();
+        assert!(lines(&svg) >= lines(&error_line_chart_svg(&without).unwrap()) + 3 * 8);
+        let p = scratch("e.svg");
+        write_error_line_chart(&p, &chart).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), svg);
+        let none = ErrorLineChart {
+            series: vec![],
+            ..chart
+        };
+        assert!(matches!(
+            error_line_chart_svg(&none),
+            Err(PlotError::Empty { .. })
+        ));
+    }
+
+    #[test]
+    fn a_bar_chart_names_its_groups_and_series_on_both_scales() {
+        let chart = BarChart {
+            title: "Response time by runtime class".into(),
+            x_label: "job runtime class".into(),
+            y_label: "mean response time (min)".into(),
+            groups: vec!["≤ 1 min".into(), "1–10 min".into(), "> 10 min".into()],
+            log_y: false,
+            series: vec![
+                BarSeries {
+                    label: "EASY".into(),
+                    bars: vec![
+                        Some(Bar {
+                            value: 2.0,
+                            error: 0.5,
+                        }),
+                        Some(Bar {
+                            value: 20.0,
+                            error: 3.0,
+                        }),
+                        Some(Bar {
+                            value: 400.0,
+                            error: 50.0,
+                        }),
+                    ],
+                },
+                BarSeries {
+                    label: "FCFS".into(),
+                    bars: vec![
+                        None,
+                        Some(Bar {
+                            value: 30.0,
+                            error: 0.0,
+                        }),
+                        Some(Bar {
+                            value: 500.0,
+                            error: 10.0,
+                        }),
+                    ],
+                },
+            ],
+        };
+        for log_y in [false, true] {
+            let chart = BarChart {
+                log_y,
+                ..chart.clone()
+            };
+            let svg = bar_chart_svg(&chart).unwrap();
+            for text in [
+                "Response time by runtime class",
+                "job runtime class",
+                "mean response time (min)",
+                "≤ 1 min",
+                "1–10 min",
+                "&gt; 10 min",
+                "\nEASY\n",
+                "\nFCFS\n",
+            ] {
+                assert!(svg.contains(text), "{text} missing (log {log_y})");
+            }
+            assert_eq!(svg, bar_chart_svg(&chart).unwrap());
+        }
+        let p = scratch("b.svg");
+        write_bar_chart(&p, &chart).unwrap();
+        assert!(std::fs::read_to_string(&p).unwrap().contains("<rect"));
+        let none = BarChart {
+            series: vec![],
+            ..chart
+        };
+        assert!(matches!(bar_chart_svg(&none), Err(PlotError::Empty { .. })));
+    }
+
+    #[test]
+    fn a_histogram_can_shade_an_interval() {
+        let hist = Histogram {
+            title: "Throughput over replications".into(),
+            x_label: "throughput (jobs/day)".into(),
+            y_label: "replications".into(),
+            bins: vec![(0.0, 10.0, 3.0), (10.0, 20.0, 7.0), (20.0, 30.0, 1.0)],
+            marks: vec![(12.0, "mean".into())],
+        };
+        let band = Band {
+            lo: 9.0,
+            hi: 15.0,
+            label: "95% CI of the mean".into(),
+        };
+        let svg = histogram_svg(&hist, Some(&band)).unwrap();
+        assert!(svg.contains("95% CI of the mean") && svg.contains("\nmean\n"));
+        assert!(!histogram_svg(&hist, None).unwrap().contains("95% CI"));
+        assert_eq!(svg, histogram_svg(&hist, Some(&band)).unwrap());
+    }
+
+    #[test]
+    fn an_hour_of_day_chart_spans_the_day() {
+        let chart = LineChart {
+            title: "Queue by hour".into(),
+            x_label: "local hour of day (h)".into(),
+            y_label: "jobs waiting".into(),
+            x_ticks: XTicks::HourOfDay,
+            log_y: false,
+            y_from_zero: true,
+            series: vec![Series {
+                label: "EASY".into(),
+                points: (0..24).map(|h| (h as f64, (h % 7) as f64)).collect(),
+            }],
+        };
+        let svg = line_chart_svg(&chart).unwrap();
+        for text in ["\n0\n", "\n12\n", "\n22\n"] {
+            assert!(svg.contains(text), "{text} missing");
+        }
+        assert!(!svg.contains("\n23\n"));
     }
 }

@@ -48,6 +48,11 @@ fn usage_errors_exit_with_code_2() {
         ),
         (vec!["replay"], "--swf"),
         (vec!["frobnicate"], "frobnicate"),
+        (
+            vec!["replay", "--swf", "x.swf", "--scheduler", "creasy:alpha=3"],
+            "alpha must be in [0, 1]",
+        ),
+        (vec!["run", "--shard", "3/2"], "shard"),
     ] {
         let o = sitesim(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -354,4 +359,53 @@ fn fit_errors_name_the_file_or_the_class() {
         stderr(&o)
     );
     assert!(!out.exists());
+}
+
+#[test]
+fn an_experiment_runs_in_shards_merges_and_reports() {
+    let o = sitesim(&["policies"]);
+    assert!(o.status.success());
+    let list = String::from_utf8_lossy(&o.stdout).into_owned();
+    for name in ["easy", "creasy", "pbas", "wbas", "time-of-day"] {
+        assert!(list.contains(name), "{name} missing from: {list}");
+    }
+    let scenario = temp("experiment.toml");
+    std::fs::write(
+        &scenario,
+        "name = \"cli\"\nduration = \"3w\"\nreplications = 2\n[machine]\nprocs = 128\n\
+         [scheduler]\npolicy = \"easy\"\n[workload]\nsource = \"model\"\n[metrics]\nwarmup = \"1w\"\n\
+         [experiment]\nschedulers = [\"easy\", \"creasy:alpha=1\"]\n",
+    )
+    .unwrap();
+    let s = scenario.to_str().unwrap();
+    let (a, b, merged) = (temp("shard-a"), temp("shard-b"), temp("merged"));
+    for (shard, dir) in [("1/2", &a), ("2/2", &b)] {
+        let o = sitesim(&["run", s, "--shard", shard, "--out", dir.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let o = sitesim(&[
+        "merge",
+        "--out",
+        merged.to_str().unwrap(),
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("0 run(s) missing"));
+    let o = sitesim(&["report", merged.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(merged.join("report/index.html")).unwrap();
+    assert!(page.contains("creasy:alpha=1") && page.contains("Paired differences"));
+    // Running the whole experiment into the merged directory redoes nothing.
+    let o = sitesim(&["run", s, "--out", merged.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("0 done now, 4 found from before"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    // --out belongs to experiments.
+    let o = sitesim(&["run", "--out", "x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("[experiment]"));
 }

@@ -32,7 +32,7 @@ fn run_feedback(
 ) -> FeedbackSummary {
     let opts = FeedbackOptions {
         run: ReplayOptions {
-            policy,
+            policy: policy.into(),
             procs,
             out,
             check: false,
@@ -53,7 +53,7 @@ fn run_feedback(
 
 fn run_replay(path: &Path, policy: Policy, out: Option<PathBuf>) -> ReplaySummary {
     let opts = ReplayOptions {
-        policy,
+        policy: policy.into(),
         out,
         check: false,
         ..ReplayOptions::default()

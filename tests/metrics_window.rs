@@ -36,7 +36,7 @@ fn four_jobs(warmup: i64, cooldown: i64) -> ReplaySummary {
     ]
     .concat();
     let opts = ReplayOptions {
-        policy: Policy::Fcfs,
+        policy: Policy::Fcfs.into(),
         warmup,
         cooldown,
         ..ReplayOptions::default()

@@ -8,7 +8,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sitesim::model::dist::Categorical;
 use sitesim::model::jobs::Follow;
-use sitesim::model::{JobLayer, SessionClass, SiteParams, TalbyModel, UserClass};
+use sitesim::model::{DayCycle, JobLayer, SessionClass, SiteParams, TalbyModel, UserClass};
 use sitesim::time::{DAY, HOUR};
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
@@ -215,7 +215,7 @@ fn session_classes_follow_eq_18() {
 }
 
 #[test]
-fn session_starts_follow_the_fitted_cycles_or_a_flat_day() {
+fn session_starts_follow_the_fitted_cycles_a_flat_day_or_work_hours() {
     let jobs = JobLayer::shipped();
     let mut r = rng(7);
     for c in SessionClass::ALL {
@@ -226,7 +226,12 @@ fn session_starts_follow_the_fitted_cycles_or_a_flat_day() {
             let mut hours = [0u64; 24];
             let mut days = [0u64; 7];
             for _ in 0..N {
-                let t = jobs.start_in_week(c, flat, &mut r);
+                let cycle = if flat {
+                    DayCycle::Flat
+                } else {
+                    DayCycle::Fitted
+                };
+                let t = jobs.start_in_week(c, cycle, &mut r);
                 assert!((0..7 * DAY).contains(&t));
                 hours[((t % DAY) / HOUR) as usize] += 1;
                 days[(t / DAY) as usize] += 1;
@@ -242,6 +247,21 @@ fn session_starts_follow_the_fitted_cycles_or_a_flat_day() {
             let (stat, bound) = chi_square(&days, &p_day);
             assert!(stat < bound, "{c:?} flat {flat}: days chi-square {stat}");
         }
+        // Work hours: only 08:00-18:00, each hour alike, the weekly cycle kept.
+        let mut hours = [0u64; 10];
+        let mut days = [0u64; 7];
+        for _ in 0..N {
+            let t = jobs.start_in_week(c, DayCycle::Window { from: 8, to: 18 }, &mut r);
+            let hour = (t % DAY) / HOUR;
+            assert!((8..18).contains(&hour), "{c:?}: a start at hour {hour}");
+            hours[hour as usize - 8] += 1;
+            days[(t / DAY) as usize] += 1;
+        }
+        let (stat, bound) = chi_square(&hours, &[0.1; 10]);
+        assert!(stat < bound, "{c:?} work hours: hours chi-square {stat}");
+        let p_day: Vec<f64> = fit.start_day.iter().map(|w| w / days_total).collect();
+        let (stat, bound) = chi_square(&days, &p_day);
+        assert!(stat < bound, "{c:?} work hours: days chi-square {stat}");
     }
 }
 

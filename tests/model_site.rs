@@ -13,7 +13,7 @@ use sitesim::experiment::resample::with_threads;
 use sitesim::experiment::scenario::{DEFAULT_SCENARIO, RunSummary, Scenario};
 use sitesim::model::dist::Quantiles;
 use sitesim::model::jobs::{ClassJobs, JobLayerFile};
-use sitesim::model::{JobLayer, Parameterization, TalbyModel};
+use sitesim::model::{DayCycle, JobLayer, Parameterization, TalbyModel};
 use sitesim::model::{PerSessionClass, SessionClass};
 use sitesim::sched::Policy;
 use sitesim::time::{DAY, HOUR, WEEK};
@@ -58,19 +58,20 @@ fn files(jobs: JobLayer) -> ModelFiles {
 fn options(procs: u32, weeks: i64) -> ModelOptions {
     ModelOptions {
         run: ReplayOptions {
-            policy: Policy::Easy,
+            policy: Policy::Easy.into(),
             procs: Some(procs),
             check: true,
             ..ReplayOptions::default()
         },
         params: Parameterization::MachineSize(procs),
-        flat_day: false,
+        day: DayCycle::Fitted,
         users: 1.0,
         behaviour: Behaviour::default(),
         length: weeks * WEEK,
         replications: 1,
         threads: Some(1),
         record_sessions: true,
+        machine: None,
     }
 }
 
@@ -236,7 +237,7 @@ fn the_same_seed_gives_the_same_plan_under_every_scheduler() {
     let mut opts = options(128, 6);
     opts.run.check = false;
     let easy = replicate(&f, &opts, 0).unwrap();
-    opts.run.policy = Policy::Fcfs;
+    opts.run.policy = Policy::Fcfs.into();
     let fcfs = replicate(&f, &opts, 0).unwrap();
     assert_eq!(easy.users.plan, fcfs.users.plan);
 }
@@ -247,7 +248,7 @@ fn the_daily_cycle_can_be_switched_off() {
     let mut opts = options(128, 10);
     opts.run.check = false;
     let cycle = replicate(&f, &opts, 0).unwrap();
-    opts.flat_day = true;
+    opts.day = DayCycle::Flat;
     let flat = replicate(&f, &opts, 0).unwrap();
     // The same users and numbers of sessions, at other hours (classes may differ a
     // little: the chain follows the sessions in time order).

@@ -29,7 +29,7 @@ fn replay_file(path: &Path, opts: &ReplayOptions) -> ReplaySummary {
 
 fn opts(policy: Policy) -> ReplayOptions {
     ReplayOptions {
-        policy,
+        policy: policy.into(),
         check: true,
         ..ReplayOptions::default()
     }

@@ -71,7 +71,7 @@ fn options(policy: Policy, threads: usize, replications: u32) -> ResampleOptions
     ResampleOptions {
         users: FeedbackOptions {
             run: ReplayOptions {
-                policy,
+                policy: policy.into(),
                 check: false,
                 warmup: 2 * WEEK,
                 cooldown: WEEK,
@@ -108,7 +108,14 @@ fn replications_are_identical_on_one_and_two_threads() {
         .unwrap();
         let stop = AtomicBool::new(false);
         let reps = with_threads(opts.threads, || {
-            r.replications(&opts, Policy::Easy, &opts.population, 6, &stop, &|| {})
+            r.replications(
+                &opts,
+                &Policy::Easy.into(),
+                &opts.population,
+                6,
+                &stop,
+                &|| {},
+            )
         })
         .unwrap()
         .unwrap();
@@ -140,7 +147,14 @@ fn a_set_stop_flag_starts_no_replication() {
     .unwrap();
     let stop = AtomicBool::new(true);
     let reps = r
-        .replications(&opts, Policy::Fcfs, &opts.population, 4, &stop, &|| {})
+        .replications(
+            &opts,
+            &Policy::Fcfs.into(),
+            &opts.population,
+            4,
+            &stop,
+            &|| {},
+        )
         .unwrap();
     assert!(reps.is_empty());
     let s = r.summary(&opts, reps);

@@ -21,6 +21,7 @@ use crate::metrics::{
     SessionsSummary, UserRecord, write_sessions_csv,
 };
 use crate::predict::estimates::ModalReport;
+use crate::sched::BuildContext;
 use crate::sim::Observer;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{HOUR, Hms, Time, WEEK};
@@ -436,7 +437,7 @@ where
         (
             (
                 SessionRecorder::new(opts.trace.rule, opts.trace.threshold),
-                CycleRecorder::new(clock, procs),
+                CycleRecorder::new(clock.clone(), procs),
             ),
             EndsBy {
                 bound: last,
@@ -446,7 +447,7 @@ where
         ),
     );
     let (users, (recorder, ((sessions, cycles), in_span)), counts) =
-        site(users, observers, procs, run)?.run(None)?;
+        site(users, observers, &BuildContext { procs, clock }, run)?.run(None)?;
     let weeks = ((last - first).max(1) as f64) / WEEK as f64;
     let span_throughput = SpanThroughput {
         weeks,
@@ -469,7 +470,7 @@ where
                 extra_columns: extra,
             },
             procs,
-            scheduler: run.policy.name(),
+            scheduler: run.policy.label(),
             overrun: run.overrun,
             interarrival_factor: 1.0,
             estimates: run.estimates.to_string(),

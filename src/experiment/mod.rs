@@ -5,5 +5,8 @@ pub mod fit;
 pub mod model;
 pub mod output;
 pub mod replay;
+pub mod report;
 pub mod resample;
+pub mod results;
 pub mod scenario;
+pub mod study;

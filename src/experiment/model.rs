@@ -16,10 +16,15 @@ use super::resample::{
     write_replicated,
 };
 use crate::localtime::SiteClock;
-use crate::metrics::{CycleRecorder, CycleSummary, MetricsConfig, Recorder, SessionRecorder};
+use crate::metrics::{
+    ClassSummary, CycleRecorder, CycleSummary, MetricsConfig, Recorder, SessionRecorder,
+};
 use crate::model::plan::PlanConfig;
 use crate::model::site::SessionRecord;
-use crate::model::{JobLayer, ModelSite, ModelSiteReport, Parameterization, SitePlan, TalbyModel};
+use crate::model::{
+    DayCycle, JobLayer, ModelSite, ModelSiteReport, Parameterization, SitePlan, TalbyModel,
+};
+use crate::sched::BuildContext;
 use crate::session::SessionRule;
 use crate::time::{DAY, Time, WEEK};
 use crate::users::Behaviour;
@@ -32,8 +37,8 @@ pub struct ModelOptions {
     pub run: ReplayOptions,
     /// How the model is parameterized (its machine size is the site's).
     pub params: Parameterization,
-    /// No daily cycle: sessions start at any hour alike.
-    pub flat_day: bool,
+    /// When in the day sessions start.
+    pub day: DayCycle,
     /// Multiplier on start-up and new users.
     pub users: f64,
     /// Reactions to bad service.
@@ -46,6 +51,9 @@ pub struct ModelOptions {
     pub threads: Option<usize>,
     /// Keep every session as it happened ([`ModelReplication::sessions`]).
     pub record_sessions: bool,
+    /// Processors of the simulated machine when it is not the one the population was
+    /// sized for (`run.procs`): capacity planning runs one population on several sizes.
+    pub machine: Option<u32>,
 }
 
 /// The model files of a run.
@@ -75,6 +83,8 @@ pub struct ModelReplication {
     pub users: ModelSiteReport,
     /// Arrivals, queue and utilization by local hour of day and day of week.
     pub cycles: CycleSummary,
+    /// Job figures by runtime class.
+    pub by_runtime_class: Vec<ClassSummary>,
     /// Every session as it happened, if asked for (not written to `summary.json`).
     #[serde(skip)]
     pub sessions: Vec<SessionRecord>,
@@ -96,9 +106,9 @@ pub struct ModelSummary {
     /// Machine size.
     pub procs: u32,
     /// The policy.
-    pub scheduler: &'static str,
-    /// Whether sessions start by the daily cycle.
-    pub daily_cycle: bool,
+    pub scheduler: String,
+    /// When in the day sessions start.
+    pub day_cycle: DayCycle,
     /// Multiplier on users.
     pub users: f64,
     /// Simulated time, seconds.
@@ -139,19 +149,22 @@ pub fn replicate(
         files.jobs.clone(),
         PlanConfig {
             site: site_params,
-            flat_day: opts.flat_day,
+            day: opts.day,
             users: opts.users,
         },
         seed,
     );
+    let population_procs = procs;
+    let procs = opts.machine.unwrap_or(procs);
     let mut users = ModelSite::new(
         plan,
         files.jobs.clone(),
-        procs,
+        population_procs,
         opts.behaviour.clone(),
         files.talby.collision.gap,
         opts.length,
-    );
+    )
+    .on_machine(procs);
     if opts.record_sessions {
         users = users.recording_sessions();
     }
@@ -168,8 +181,16 @@ pub fn replicate(
             CycleRecorder::new(SiteClock::model(), procs),
         ),
     );
-    let (mut users, (recorder, (sessions, cycles)), counts) =
-        site(users, observers, procs, run)?.run(None)?;
+    let (mut users, (recorder, (sessions, cycles)), counts) = site(
+        users,
+        observers,
+        &BuildContext {
+            procs,
+            clock: SiteClock::model(),
+        },
+        run,
+    )?
+    .run(None)?;
     let m = recorder.finish().map_err(ReplayError::Options)?;
     let report = users.report();
     let days = opts.length as f64 / DAY as f64;
@@ -184,6 +205,7 @@ pub fn replicate(
         median_cpu_work: users.median_cpu_work(),
         users: report,
         cycles: cycles.summary(),
+        by_runtime_class: m.by_runtime_class.clone(),
         sessions: users.records().to_vec(),
     })
 }
@@ -211,8 +233,8 @@ pub fn run_model(
         class_shares: files.talby.class_shares(&site_params),
         site: site_params,
         procs: site_params.procs,
-        scheduler: run.policy.name(),
-        daily_cycle: !opts.flat_day,
+        scheduler: run.policy.label(),
+        day_cycle: opts.day,
         users: opts.users,
         length: opts.length,
         warmup: run.warmup,
@@ -242,7 +264,11 @@ pub fn render_model(s: &ModelSummary) -> String {
         s.warmup / WEEK,
         s.procs,
         s.scheduler,
-        if s.daily_cycle { "on" } else { "off" },
+        match s.day_cycle {
+            DayCycle::Fitted => "fitted".to_owned(),
+            DayCycle::Flat => "off".to_owned(),
+            DayCycle::Window { from, to } => format!("sessions start {from:02}:00-{to:02}:00"),
+        },
     );
     if s.interrupted {
         out.push_str(&format!(

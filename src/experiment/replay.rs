@@ -10,10 +10,11 @@ use serde::Serialize;
 
 use super::output::{AtomicFile, write_atomic};
 use crate::job::OverrunPolicy;
+use crate::localtime::SiteClock;
 use crate::metrics::{Bsld, BsldForm, MetricsConfig, MetricsSummary, PerJobWriter, Recorder};
 use crate::predict::estimates::{EstimateModel, Estimator, ModalReport};
 use crate::predict::{PredictorDefaults, PredictorSpec};
-use crate::sched::Policy;
+use crate::sched::{BuildContext, Policy, SchedulerSpec};
 use crate::sim::{Observer, SimCounts, SimError, Simulation, SiteConfig, Workload};
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader, SwfWriter};
 use crate::time::{Hms, Time};
@@ -24,7 +25,7 @@ use crate::workload::{LogReplay, ReplayConfig};
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplayOptions {
     /// The policy.
-    pub policy: Policy,
+    pub policy: SchedulerSpec,
     /// Machine size; `None` takes the log's `MaxProcs`.
     pub procs: Option<u32>,
     /// Jobs running past their estimate.
@@ -54,7 +55,7 @@ pub struct ReplayOptions {
 impl Default for ReplayOptions {
     fn default() -> Self {
         ReplayOptions {
-            policy: Policy::Easy,
+            policy: Policy::Easy.into(),
             procs: None,
             overrun: OverrunPolicy::Kill,
             questionable: Policies::default(),
@@ -94,7 +95,7 @@ pub struct ReplaySummary {
     /// Machine size.
     pub procs: u32,
     /// The policy.
-    pub scheduler: &'static str,
+    pub scheduler: String,
     /// Jobs running past their estimate.
     pub overrun: OverrunPolicy,
     /// Interarrival scaling.
@@ -260,15 +261,15 @@ where
 pub(crate) fn site<W: Workload, O: Observer>(
     workload: W,
     observer: O,
-    procs: u32,
+    ctx: &BuildContext,
     opts: &ReplayOptions,
 ) -> Result<Simulation<W, O>, ReplayError> {
     let site = SiteConfig {
-        procs,
+        procs: ctx.procs,
         overrun: opts.overrun,
         check: opts.check,
     };
-    let sim = Simulation::new(site, opts.policy.build(procs), workload, observer);
+    let sim = Simulation::new(site, opts.policy.build(ctx), workload, observer);
     match &opts.predictor {
         Some(spec) => {
             let p = spec
@@ -327,7 +328,11 @@ where
         None => (None, None),
     };
     let recorder = Recorder::new(metrics, per_job);
-    let (workload, recorder, counts) = site(workload, recorder, procs, opts)?.run(None)?;
+    let ctx = BuildContext {
+        procs,
+        clock: SiteClock::from_header(header, None).map_or_else(|_| SiteClock::utc(), |c| c.0),
+    };
+    let (workload, recorder, counts) = site(workload, recorder, &ctx, opts)?.run(None)?;
     let metrics = recorder.finish().map_err(ReplayError::Options)?;
     let summary = ReplaySummary {
         sitesim_version: env!("CARGO_PKG_VERSION"),
@@ -338,7 +343,7 @@ where
             extra_columns: extra_columns(workload.records()),
         },
         procs,
-        scheduler: opts.policy.name(),
+        scheduler: opts.policy.label(),
         overrun: opts.overrun,
         interarrival_factor: opts.interarrival_factor,
         estimates: opts.estimates.to_string(),

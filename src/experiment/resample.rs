@@ -18,7 +18,7 @@ use super::feedback::{FeedbackOptions, LogUsers, UserSettings, log_users};
 use super::output::write_atomic;
 use super::replay::{ReplayError, site};
 use crate::metrics::{MetricsConfig, MetricsSummary, Recorder, SessionRecorder, SessionsSummary};
-use crate::sched::Policy;
+use crate::sched::{BuildContext, SchedulerSpec};
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{HOUR, Time, WEEK};
 use crate::users::UserConfig;
@@ -267,7 +267,7 @@ pub struct ResampleSummary {
     /// Machine size.
     pub procs: u32,
     /// The policy.
-    pub scheduler: &'static str,
+    pub scheduler: String,
     /// Whether users reacted to the machine.
     pub feedback: bool,
     /// The user model.
@@ -366,7 +366,7 @@ impl Resampler {
     pub fn replicate(
         &self,
         opts: &ResampleOptions,
-        policy: Policy,
+        policy: &SchedulerSpec,
         population: &PopulationConfig,
         replication: u32,
     ) -> Result<Replication, ReplayError> {
@@ -389,11 +389,11 @@ impl Resampler {
             SessionRecorder::new(trace.rule, trace.threshold),
         );
         let run_opts = super::replay::ReplayOptions {
-            policy,
+            policy: policy.clone(),
             ..run.clone()
         };
         let (users, (recorder, sessions), _) =
-            site(users, observers, self.procs, &run_opts)?.run(None)?;
+            site(users, observers, &BuildContext::new(self.procs), &run_opts)?.run(None)?;
         let m = recorder.finish().map_err(ReplayError::Options)?;
         let population = users.users().summary();
         let report = users.report();
@@ -412,7 +412,7 @@ impl Resampler {
     pub fn replications(
         &self,
         opts: &ResampleOptions,
-        policy: Policy,
+        policy: &SchedulerSpec,
         population: &PopulationConfig,
         n: u32,
         stop: &AtomicBool,
@@ -434,7 +434,7 @@ impl Resampler {
             sitesim_version: env!("CARGO_PKG_VERSION"),
             input: self.input.clone(),
             procs: self.procs,
-            scheduler: run.policy.name(),
+            scheduler: run.policy.label(),
             feedback: !opts.open_loop,
             users: self.settings.clone(),
             pools: self.pools.pools.clone(),
@@ -593,7 +593,7 @@ pub fn render_resample(s: &ResampleSummary) -> String {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SweepPoint {
     /// The policy.
-    pub scheduler: &'static str,
+    pub scheduler: String,
     /// The population multiplier (long-term and temporary alike).
     pub population: f64,
     /// Finished replications.
@@ -606,7 +606,7 @@ pub struct SweepPoint {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Saturation {
     /// The policy.
-    pub scheduler: &'static str,
+    pub scheduler: String,
     /// The highest mean utilization over the sweep: the maximal sustainable load.
     pub max_utilization: f64,
     /// The multiplier it was reached at.
@@ -637,7 +637,7 @@ fn mean_of(stats: &[MetricStats], metric: &str) -> f64 {
 /// Where each policy of `points` saturates.
 pub fn saturation(points: &[SweepPoint]) -> Vec<Saturation> {
     let mut out: Vec<Saturation> = Vec::new();
-    let mut policies: Vec<&'static str> = points.iter().map(|p| p.scheduler).collect();
+    let mut policies: Vec<&str> = points.iter().map(|p| p.scheduler.as_str()).collect();
     policies.dedup();
     for name in policies {
         let pts: Vec<&SweepPoint> = points
@@ -658,7 +658,7 @@ pub fn saturation(points: &[SweepPoint]) -> Vec<Saturation> {
             .find(|p| mean_of(&p.stats, "jobs_per_week") >= 0.95 * top)
             .map_or(f64::NAN, |p| p.population);
         out.push(Saturation {
-            scheduler: name,
+            scheduler: name.to_owned(),
             max_utilization: mean_of(&best_util.stats, "utilization"),
             at_population: best_util.population,
             plateau_from: plateau,

@@ -27,10 +27,11 @@ use super::replay::{ReplayError, ReplayOptions, ReplaySummary, render, replay};
 use super::resample::{
     ResampleOptions, ResampleSummary, Resampler, render_resample, with_threads, write_resample,
 };
+use super::study::ExperimentSection;
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
-use crate::model::{JobLayer, Parameterization, TalbyModel};
-use crate::sched::Policy;
+use crate::model::{DayCycle, JobLayer, Parameterization, TalbyModel};
+use crate::sched::SchedulerSpec;
 use crate::swf::{SwfHeader, SwfReader};
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::{Behaviour, ContinuationCurve, NegativeThink, OpeningThink, Patience};
@@ -81,6 +82,9 @@ pub struct Scenario {
     /// Where results go.
     #[serde(default)]
     pub output: OutputSection,
+    /// Several schedulers, a sweep or a capacity search (`sitesim run` runs it as an
+    /// experiment; see [`super::study`]).
+    pub experiment: Option<ExperimentSection>,
 }
 
 /// `[machine]`.
@@ -95,8 +99,8 @@ pub struct MachineSection {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SchedulerSection {
-    /// The policy.
-    pub policy: Policy,
+    /// The policy: a name, `NAME:key=value,...`, or a table with `name` and parameters.
+    pub policy: SchedulerSpec,
     /// A runtime predictor (`NAME[:key=value,...]`); the policy plans with estimates
     /// without one.
     pub predictor: Option<String>,
@@ -163,6 +167,9 @@ pub enum WorkloadSection {
         /// Sessions start by their class's daily cycle; `false`: at any hour alike.
         #[serde(default = "yes")]
         daily_cycle: bool,
+        /// Sessions start only in these local hours, `[from, to]` (`[8, 18]`: 08:00 to
+        /// 18:00), at any of them alike.
+        work_hours: Option<Vec<u8>>,
         /// Median CPU work per job, seconds; with `load`, parameterizes the model
         /// instead of the machine size alone.
         cpu_work: Option<f64>,
@@ -186,6 +193,21 @@ pub enum WorkloadSection {
         #[serde(default = "log_estimates")]
         estimates: String,
     },
+}
+
+/// The day cycle of a model-based site's `daily_cycle` and `work_hours` keys.
+fn day_cycle(daily_cycle: bool, work_hours: Option<&[u8]>) -> Result<DayCycle, String> {
+    match (daily_cycle, work_hours) {
+        (true, None) => Ok(DayCycle::Fitted),
+        (false, None) => Ok(DayCycle::Flat),
+        (true, Some(&[from, to])) if from < to && to <= 24 => Ok(DayCycle::Window { from, to }),
+        (true, Some(_)) => {
+            Err("[workload] work_hours is [from, to] with 0 <= from < to <= 24".into())
+        }
+        (false, Some(_)) => {
+            Err("[workload] work_hours needs daily_cycle = true (it is a daily cycle)".into())
+        }
+    }
 }
 
 /// `[workload.users]` of a model-based site: reactions to bad service, off when absent.
@@ -608,7 +630,7 @@ impl Scenario {
             interarrival_factor = *f;
         }
         Ok(ReplayOptions {
-            policy: self.scheduler.policy,
+            policy: self.scheduler.policy.clone(),
             procs: self.machine.procs,
             overrun: self.site.overrun,
             questionable,
@@ -658,6 +680,81 @@ impl Scenario {
             ));
         }
         self.population.only(source, &[])
+    }
+
+    /// The model files and options of a `source = "model"` scenario, and its output
+    /// directory.
+    pub fn model_setup(&self) -> Result<(ModelFiles, ModelOptions, Option<PathBuf>), String> {
+        let WorkloadSection::Model {
+            model,
+            jobs,
+            daily_cycle,
+            work_hours,
+            cpu_work,
+            load,
+            users,
+        } = &self.workload
+        else {
+            return Err("the scenario's source is not \"model\"".into());
+        };
+        let opts = self.replay_options()?;
+        self.population.only("model", &["users"])?;
+        let procs = opts
+            .procs
+            .ok_or("[machine] procs is required for a model-based site")?;
+        let params = match (*cpu_work, *load) {
+            (None, None) => Parameterization::MachineSize(procs),
+            (Some(cpu_work), Some(load)) => Parameterization::Explicit {
+                procs,
+                cpu_work,
+                load,
+            },
+            _ => return Err("[workload] cpu_work and load go together".into()),
+        };
+        let read =
+            |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+        let (talby, talby_name) = match model {
+            Some(p) => (
+                TalbyModel::parse(&read(p)?, &p.display().to_string())?,
+                p.display().to_string(),
+            ),
+            None => (TalbyModel::shipped(), "models/talby2006.toml".to_owned()),
+        };
+        let (jobs, jobs_name) = match jobs {
+            Some(p) => (
+                JobLayer::parse(&read(p)?, &p.display().to_string())?,
+                p.display().to_string(),
+            ),
+            None => (JobLayer::shipped(), "models/kth-sessions.toml".to_owned()),
+        };
+        talby
+            .site(params)
+            .map_err(|e| format!("[machine]/[workload]: {e}"))?;
+        let length = self.length()?;
+        if length <= opts.warmup + opts.cooldown {
+            return Err("duration must be longer than warm-up plus cool-down".into());
+        }
+        let files = ModelFiles {
+            talby: Arc::new(talby),
+            talby_name,
+            jobs: Arc::new(jobs),
+            jobs_name,
+        };
+        let mut run = opts;
+        let out = run.out.take();
+        let mopts = ModelOptions {
+            run,
+            params,
+            day: day_cycle(*daily_cycle, work_hours.as_deref())?,
+            users: multiplier("users", self.population.users)?,
+            behaviour: users.behaviour()?,
+            length,
+            replications: self.runs(),
+            threads: self.threads,
+            record_sessions: false,
+            machine: None,
+        };
+        Ok((files, mopts, out))
     }
 
     /// Runs the scenario; replicated runs stop starting replications once `stop` is
@@ -758,7 +855,7 @@ impl Scenario {
                 let reps = with_threads(ropts.threads, || {
                     resampler.replications(
                         &ropts,
-                        ropts.users.run.policy,
+                        &ropts.users.run.policy,
                         &ropts.population,
                         ropts.replications,
                         stop,
@@ -773,70 +870,8 @@ impl Scenario {
                 }
                 Ok(RunSummary::Resample(Box::new(summary)))
             }
-            WorkloadSection::Model {
-                model,
-                jobs,
-                daily_cycle,
-                cpu_work,
-                load,
-                users,
-            } => {
-                self.population.only("model", &["users"])?;
-                let procs = opts
-                    .procs
-                    .ok_or("[machine] procs is required for a model-based site")?;
-                let params = match (*cpu_work, *load) {
-                    (None, None) => Parameterization::MachineSize(procs),
-                    (Some(cpu_work), Some(load)) => Parameterization::Explicit {
-                        procs,
-                        cpu_work,
-                        load,
-                    },
-                    _ => return Err("[workload] cpu_work and load go together".into()),
-                };
-                let read = |p: &Path| {
-                    std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
-                };
-                let (talby, talby_name) = match model {
-                    Some(p) => (
-                        TalbyModel::parse(&read(p)?, &p.display().to_string())?,
-                        p.display().to_string(),
-                    ),
-                    None => (TalbyModel::shipped(), "models/talby2006.toml".to_owned()),
-                };
-                let (jobs, jobs_name) = match jobs {
-                    Some(p) => (
-                        JobLayer::parse(&read(p)?, &p.display().to_string())?,
-                        p.display().to_string(),
-                    ),
-                    None => (JobLayer::shipped(), "models/kth-sessions.toml".to_owned()),
-                };
-                talby
-                    .site(params)
-                    .map_err(|e| format!("[machine]/[workload]: {e}"))?;
-                let length = self.length()?;
-                if length <= opts.warmup + opts.cooldown {
-                    return Err("duration must be longer than warm-up plus cool-down".into());
-                }
-                let files = ModelFiles {
-                    talby: Arc::new(talby),
-                    talby_name,
-                    jobs: Arc::new(jobs),
-                    jobs_name,
-                };
-                let mut run = opts;
-                let out = run.out.take();
-                let mopts = ModelOptions {
-                    run,
-                    params,
-                    flat_day: !daily_cycle,
-                    users: multiplier("users", self.population.users)?,
-                    behaviour: users.behaviour()?,
-                    length,
-                    replications: self.runs(),
-                    threads: self.threads,
-                    record_sessions: false,
-                };
+            WorkloadSection::Model { .. } => {
+                let (files, mopts, out) = self.model_setup()?;
                 let summary = with_threads(mopts.threads, || run_model(&files, &mopts, stop, done))
                     .map_err(err)?
                     .map_err(err)?;
@@ -901,7 +936,7 @@ mod tests {
     #[test]
     fn default_scenario_parses() {
         let s = Scenario::parse(DEFAULT_SCENARIO, "default.toml").unwrap();
-        assert_eq!(s.scheduler.policy, Policy::Easy);
+        assert_eq!(s.scheduler.policy.name(), "easy");
         assert_eq!(s.machine.procs, Some(128));
         let o = s.replay_options().unwrap();
         assert_eq!(o.warmup, 604_800);

@@ -197,9 +197,17 @@ mod tests {
         let mut c = CycleRecorder::new(SiteClock::utc(), 10);
         let queue: VecDeque<JobRequest> = VecDeque::new();
         let running: Vec<RunningJob> = Vec::new();
-        c.on_pass(&SystemView::new(1800, 10, 4, &queue, &running));
+        let users = crate::sched::UserTable::new();
+        c.on_pass(&SystemView::new(1800, 10, 4, &queue, &running, &users));
         // 6 busy from 00:30 to 02:15.
-        c.on_pass(&SystemView::new(2 * HOUR + 900, 10, 10, &queue, &running));
+        c.on_pass(&SystemView::new(
+            2 * HOUR + 900,
+            10,
+            10,
+            &queue,
+            &running,
+            &users,
+        ));
         let thu = 3 * 24;
         assert_eq!(c.buckets[thu].seconds, 1800);
         assert_eq!(c.buckets[thu].busy_seconds, 6 * 1800);

@@ -248,6 +248,7 @@ mod tests {
             plan: 100,
             user,
             app: -1,
+            think: Time::MAX,
         }
     }
 

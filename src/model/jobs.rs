@@ -102,6 +102,24 @@ pub struct JobLayer {
     classes: PerSessionClass<ClassSampler>,
 }
 
+/// When in the day sessions start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DayCycle {
+    /// By each session class's fitted daily cycle (seed 004 §11.2).
+    Fitted,
+    /// At any hour alike: no daily cycle.
+    Flat,
+    /// Only in the local hours `[from, to)`, alike (seed 003 Fig. 21: "jobs arrive only
+    /// between 8 AM and 6 PM"); a session's later jobs may still come after `to`.
+    Window {
+        /// First hour, 0-23.
+        from: u8,
+        /// Hour after the last, `from + 1` to 24.
+        to: u8,
+    },
+}
+
 /// The size on a machine of `target` processors of a job of `procs` processors on a
 /// machine of `machine`: serial jobs stay serial, powers of two stay powers of two, and
 /// other sizes keep their share of the machine; at least 1, at most `target`.
@@ -202,20 +220,20 @@ impl JobLayer {
     }
 
     /// The start of a session of class `c`, in seconds from Monday 00:00 local time: a
-    /// day by the class's weekly cycle, an hour by its daily cycle (any hour alike when
-    /// `flat_day`), and a second uniformly within it.
+    /// day by the class's weekly cycle, an hour by `cycle`, and a second uniformly
+    /// within it.
     pub fn start_in_week<R: Rng + ?Sized>(
         &self,
         c: SessionClass,
-        flat_day: bool,
+        cycle: DayCycle,
         rng: &mut R,
     ) -> Time {
         let s = self.classes.get(c);
         let day = s.start_day.sample(rng) as Time;
-        let hour = if flat_day {
-            rng.random_range(0..24)
-        } else {
-            s.start_hour.sample(rng) as Time
+        let hour = match cycle {
+            DayCycle::Fitted => s.start_hour.sample(rng) as Time,
+            DayCycle::Flat => rng.random_range(0..24),
+            DayCycle::Window { from, to } => Time::from(rng.random_range(from..to)),
         };
         day * DAY + hour * HOUR + rng.random_range(0..HOUR)
     }

@@ -16,7 +16,7 @@ pub mod plan;
 pub mod site;
 pub mod talby;
 
-pub use jobs::JobLayer;
+pub use jobs::{DayCycle, JobLayer};
 pub use plan::{PlanConfig, PlannedSession, SitePlan};
 pub use site::{ModelSite, ModelSiteReport};
 pub use talby::{Parameterization, SiteParams, TalbyModel};

@@ -23,7 +23,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
 use super::dist::Categorical;
-use super::jobs::JobLayer;
+use super::jobs::{DayCycle, JobLayer};
 use super::talby::{SiteParams, TalbyModel};
 use super::{SessionClass, UserClass};
 use crate::seed::mix;
@@ -34,9 +34,9 @@ use crate::time::{Time, WEEK};
 pub struct PlanConfig {
     /// The site's parameters.
     pub site: SiteParams,
-    /// No daily cycle: sessions start at any hour alike (same number of sessions, same
-    /// weekly cycle).
-    pub flat_day: bool,
+    /// When in the day sessions start (the number of sessions and the weekly cycle are
+    /// the same whatever the choice).
+    pub day: DayCycle,
     /// Multiplier on the users active at start-up and on new users per week.
     pub users: f64,
 }
@@ -233,7 +233,7 @@ impl SitePlan {
             for _ in 0..self.model.collision.tries {
                 drawn.clear();
                 for &c in &classes {
-                    let at = week_start + self.jobs.start_in_week(c, self.cfg.flat_day, rng);
+                    let at = week_start + self.jobs.start_in_week(c, self.cfg.day, rng);
                     drawn.push((at, c));
                 }
                 drawn.sort();

@@ -52,6 +52,9 @@ pub struct ModelSiteReport {
     pub dropped_jobs: u64,
     /// Users who left for good after too many long waits.
     pub frustrated: u64,
+    /// Jobs cut to the size of a machine smaller than the one the population was sized
+    /// for ([`ModelSite::on_machine`]).
+    pub narrowed_jobs: u64,
 }
 
 /// A session as it happened on the simulated machine (recorded on request, for
@@ -123,6 +126,9 @@ pub struct ModelSite {
     plan: SitePlan,
     jobs: Arc<JobLayer>,
     procs: u32,
+    /// Processors of the simulated machine (`procs` unless set by
+    /// [`ModelSite::on_machine`]).
+    machine: u32,
     behaviour: Behaviour,
     gap: Time,
     horizon: Time,
@@ -153,6 +159,7 @@ impl ModelSite {
             plan,
             jobs,
             procs,
+            machine: procs,
             behaviour,
             gap,
             horizon,
@@ -164,6 +171,14 @@ impl ModelSite {
             records: None,
             report: ModelSiteReport::default(),
         }
+    }
+
+    /// Runs the population sized for `procs` processors on a machine of `machine`
+    /// (capacity planning: the same users on machines of other sizes). Jobs wider than
+    /// the machine are cut to its size and counted.
+    pub fn on_machine(mut self, machine: u32) -> Self {
+        self.machine = machine.max(1);
+        self
     }
 
     /// What the users did so far.
@@ -290,8 +305,11 @@ impl ModelSite {
         }
         let j = s.next;
         let job = s.jobs[j];
+        if job.size > self.machine {
+            self.report.narrowed_jobs += 1;
+        }
         ctx.submit(JobSpec {
-            size: job.size,
+            size: job.size.min(self.machine),
             runtime: job.runtime,
             estimate: job.estimate,
             user: i64::from(u) + 1,

@@ -142,6 +142,21 @@ impl Scheduler for Conservative {
         "conservative"
     }
 
+    /// Rebuilds the profile from the running jobs (held until their expected ends) and
+    /// places every waiting job again in submission order at the next pass, as a
+    /// conservative schedule built from scratch would.
+    fn sync(&mut self, view: &SystemView<'_>) {
+        *self = Conservative::new(view.total);
+        let now = view.now;
+        for job in view.running() {
+            let until = job.expected_end(now);
+            let r = &job.request;
+            self.profile.add(now, until, -i64::from(r.size));
+            self.hold(r.id, r.seq, r.size, until);
+        }
+        self.arrivals.extend(view.queue().iter().copied());
+    }
+
     fn on_submit(&mut self, job: &JobRequest, _view: &SystemView<'_>) {
         self.arrivals.push(*job);
     }

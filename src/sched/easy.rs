@@ -34,10 +34,59 @@ use crate::time::Time;
 
 /// The reservation of the first waiting job.
 #[derive(Debug, Clone, Copy)]
-struct Reservation {
-    head: JobId,
-    shadow: Time,
-    extra: u32,
+pub(super) struct Reservation {
+    /// The job it is for.
+    pub(super) head: JobId,
+    /// When enough processors will be free for it.
+    pub(super) shadow: Time,
+    /// Processors free at the shadow time beyond what it needs.
+    pub(super) extra: u32,
+}
+
+impl Reservation {
+    /// The reservation of `head` (`need` processors) when `free` are free now, from the
+    /// running jobs' expected ends: the shadow time and the extra processors.
+    pub(super) fn of(head: JobId, need: u32, running: &RunningByEnd, now: Time, free: u32) -> Self {
+        let mut avail = free;
+        let mut shadow = None;
+        for (end, _, size) in running.iter() {
+            let end = end.max(now + 1);
+            match shadow {
+                Some(s) if end > s => break,
+                Some(_) => avail += size,
+                None => {
+                    avail += size;
+                    if avail >= need {
+                        shadow = Some(end);
+                    }
+                }
+            }
+        }
+        let shadow =
+            shadow.expect("a job no larger than the machine fits once all running jobs end");
+        Reservation {
+            head,
+            shadow,
+            extra: avail - need,
+        }
+    }
+
+    /// Whether `job` may be backfilled with `free` processors free; if so, takes its
+    /// processors (and the extra ones it uses past the shadow time).
+    pub(super) fn admit(&mut self, job: &JobRequest, now: Time, free: &mut u32) -> bool {
+        if job.size > *free {
+            return false;
+        }
+        let ends_by_shadow = now + job.plan <= self.shadow;
+        if !ends_by_shadow && job.size > self.extra.min(*free) {
+            return false;
+        }
+        if !ends_by_shadow {
+            self.extra -= job.size;
+        }
+        *free -= job.size;
+        true
+    }
 }
 
 /// The order in which backfilling candidates are tried.
@@ -108,46 +157,6 @@ impl Easy {
         }
     }
 
-    /// Whether `job` may be backfilled against `res` with `free` processors free; if so,
-    /// takes its processors (and the extra ones it uses past the shadow time).
-    fn admit(res: &mut Reservation, job: &JobRequest, now: Time, free: &mut u32) -> bool {
-        if job.size > *free {
-            return false;
-        }
-        let ends_by_shadow = now + job.plan <= res.shadow;
-        if !ends_by_shadow && job.size > res.extra.min(*free) {
-            return false;
-        }
-        if !ends_by_shadow {
-            res.extra -= job.size;
-        }
-        *free -= job.size;
-        true
-    }
-
-    /// Shadow time and extra processors for a job of `need` processors when `free` are
-    /// free now, from the running jobs' expected ends.
-    fn reserve(&self, now: Time, free: u32, need: u32) -> (Time, u32) {
-        let mut avail = free;
-        let mut shadow = None;
-        for (end, _, size) in self.running.iter() {
-            let end = end.max(now + 1);
-            match shadow {
-                Some(s) if end > s => break,
-                Some(_) => avail += size,
-                None => {
-                    avail += size;
-                    if avail >= need {
-                        shadow = Some(end);
-                    }
-                }
-            }
-        }
-        let shadow =
-            shadow.expect("a job no larger than the machine fits once all running jobs end");
-        (shadow, avail - need)
-    }
-
     /// Tries waiting jobs as backfilling candidates: EASY takes `jobs` (in submission
     /// order); SJBF takes every waiting job but the first, shortest plan first (or, with
     /// `only_new`, the new arrivals `jobs`, shortest first).
@@ -168,7 +177,7 @@ impl Easy {
                     if *free == 0 {
                         break;
                     }
-                    if Self::admit(&mut res, job, now, free) {
+                    if res.admit(job, now, free) {
                         Self::run(&mut self.running, job, now, starts);
                     }
                 }
@@ -180,7 +189,7 @@ impl Easy {
                     if *free == 0 {
                         break;
                     }
-                    if Self::admit(&mut res, job, now, free) {
+                    if res.admit(job, now, free) {
                         self.start(job, now, starts);
                     }
                 }
@@ -191,7 +200,7 @@ impl Easy {
                     if *free == 0 {
                         break;
                     }
-                    if job.id != res.head && Self::admit(&mut res, job, now, free) {
+                    if job.id != res.head && res.admit(job, now, free) {
                         Self::run(&mut self.running, job, now, starts);
                         started.push(key);
                     }
@@ -217,12 +226,7 @@ impl Easy {
                 self.start(job, now, starts);
                 continue;
             }
-            let (shadow, extra) = self.reserve(now, free, job.size);
-            self.reservation = Some(Reservation {
-                head: job.id,
-                shadow,
-                extra,
-            });
+            self.reservation = Some(Reservation::of(job.id, job.size, &self.running, now, free));
             rest = i + 1;
             break;
         }
@@ -238,6 +242,24 @@ impl Scheduler for Easy {
             Order::Submission => "easy",
             Order::ShortestPlan => "sjbf",
         }
+    }
+
+    fn sync(&mut self, view: &SystemView<'_>) {
+        *self = Easy::with_order(self.order);
+        for job in view.running() {
+            self.running.insert(
+                job.planned_end(),
+                job.request.seq,
+                job.request.id,
+                job.request.size,
+            );
+        }
+        if self.order == Order::ShortestPlan {
+            for job in view.queue() {
+                self.by_plan.insert((job.plan, job.seq), *job);
+            }
+        }
+        self.dirty = true;
     }
 
     fn on_submit(&mut self, job: &JobRequest, _view: &SystemView<'_>) {

@@ -12,6 +12,8 @@ impl Scheduler for Fcfs {
         "fcfs"
     }
 
+    fn sync(&mut self, _view: &SystemView<'_>) {}
+
     fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
         let mut free = view.free;
         for job in view.queue() {

@@ -1,23 +1,40 @@
 //! Scheduling policies behind one [`Scheduler`] trait.
 //!
 //! A scheduler sees a read-only [`SystemView`] of the machine (the clock, the queue in
-//! submission order, the running jobs) and answers each scheduling pass with the waiting
-//! jobs to start now. It plans with each job's plan (its estimate, or a predictor's
-//! prediction); it never learns a job's runtime before the job ends.
+//! submission order, the running jobs, each user's session state) and answers each
+//! scheduling pass with the waiting jobs to start now. It plans with each job's plan (its
+//! estimate, or a predictor's prediction); it never learns a job's runtime before the job
+//! ends.
+//!
+//! Policies are chosen by name through the [`registry`]: the built-in ones, and any a
+//! program registers with [`register`] before it reads its scenarios (see
+//! `examples/custom_policy.rs`).
 
+mod adaptive;
 mod conservative;
+mod creasy;
 mod easy;
 mod fcfs;
 mod profile;
+pub mod registry;
 mod running;
+mod shadow;
+mod users;
 
 use std::collections::VecDeque;
 
+pub use adaptive::{
+    AdaptiveReport, CandidateReport, Pbas, PbasMetric, PbasParams, TimeOfDay, TimeOfDayParams,
+    Wbas, WbasParams,
+};
 pub use conservative::Conservative;
+pub use creasy::{Creasy, CreasyParams};
 pub use easy::Easy;
 pub use fcfs::Fcfs;
 pub use profile::Profile;
+pub use registry::{BuildContext, Params, SchedulerSpec, register};
 pub use running::RunningByEnd;
+pub use users::{UserActivity, UserTable};
 
 use crate::job::{JobId, JobRequest};
 use crate::time::Time;
@@ -56,6 +73,7 @@ pub struct SystemView<'a> {
     pub free: u32,
     queue: &'a VecDeque<JobRequest>,
     running: &'a [RunningJob],
+    users: &'a UserTable,
 }
 
 impl<'a> SystemView<'a> {
@@ -66,6 +84,7 @@ impl<'a> SystemView<'a> {
         free: u32,
         queue: &'a VecDeque<JobRequest>,
         running: &'a [RunningJob],
+        users: &'a UserTable,
     ) -> Self {
         SystemView {
             now,
@@ -73,7 +92,18 @@ impl<'a> SystemView<'a> {
             free,
             queue,
             running,
+            users,
         }
+    }
+
+    /// The session state of `user`: its jobs in the system, its latest submit and end.
+    pub fn user(&self, user: i64) -> UserActivity {
+        self.users.get(user)
+    }
+
+    /// Every user's session state.
+    pub fn users(&self) -> &'a UserTable {
+        self.users
     }
 
     /// Waiting jobs in submission order.
@@ -93,9 +123,19 @@ impl<'a> SystemView<'a> {
 /// [`Scheduler::on_end`] for each termination as they happen, then, once all events of a
 /// timestamp are applied, [`Scheduler::schedule`] once. The jobs a pass returns must be
 /// waiting and must fit in the free processors together; the simulation checks both.
-pub trait Scheduler {
+///
+/// A scheduler is cloneable with its state (derive `Clone`; [`SchedulerClone`] follows),
+/// and can be brought to any state of the machine by [`Scheduler::sync`]: adaptive
+/// meta-schedulers (seed 004 ch. 7) simulate their candidates from the real state in
+/// the background and hand control from one to another.
+pub trait Scheduler: SchedulerClone + Send {
     /// The policy's name, as given on the command line.
     fn name(&self) -> &str;
+
+    /// Forgets everything learned from past events and adopts the state in `view`: the
+    /// jobs running (with their start times and plans) and the jobs waiting. A policy
+    /// that keeps no state between passes has nothing to do.
+    fn sync(&mut self, view: &SystemView<'_>);
 
     /// A job has joined the queue (it is already in `view.queue()`).
     fn on_submit(&mut self, _job: &JobRequest, _view: &SystemView<'_>) {}
@@ -135,7 +175,25 @@ pub trait Scheduler {
     fn promises(&self, _out: &mut Vec<(JobId, Time)>) {}
 }
 
-/// The built-in policies.
+/// Cloning a boxed scheduler with its state; implemented for every `Scheduler + Clone`.
+pub trait SchedulerClone {
+    /// A copy of this scheduler, state included.
+    fn clone_box(&self) -> Box<dyn Scheduler>;
+}
+
+impl<T: Scheduler + Clone + 'static> SchedulerClone for T {
+    fn clone_box(&self) -> Box<dyn Scheduler> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn Scheduler> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+/// The classic policies, by name (the [`registry`] knows these and more).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
 )]

@@ -18,7 +18,7 @@ pub use planning::Planner;
 use crate::engine::{self, EventQueue, Model, Phase, RunCounts};
 use crate::job::{JobId, JobOutcome, JobRequest, JobSpec, OverrunPolicy};
 use crate::predict::Predictor;
-use crate::sched::{RunningJob, Scheduler, SystemView};
+use crate::sched::{RunningJob, Scheduler, SystemView, UserTable};
 use crate::swf::{SwfError, SwfRecord};
 use crate::time::Time;
 
@@ -214,6 +214,21 @@ pub enum Event {
     Pass,
 }
 
+/// What the scheduler and the observers see at `now` (a macro, so that it borrows only
+/// the fields it shows and the scheduler stays free to borrow mutably).
+macro_rules! view {
+    ($sim:expr, $now:expr) => {
+        SystemView::new(
+            $now,
+            $sim.cfg.procs,
+            $sim.free,
+            &$sim.queue,
+            &$sim.running,
+            &$sim.users,
+        )
+    };
+}
+
 const PHASE_END: Phase = 0;
 const PHASE_MISS: Phase = 1;
 const PHASE_WAKE: Phase = 2;
@@ -227,6 +242,7 @@ pub struct Simulation<W, O> {
     observer: O,
     queue: VecDeque<JobRequest>,
     running: Vec<RunningJob>,
+    users: UserTable,
     slots: Vec<Slot>,
     records: Vec<Option<Box<SwfRecord>>>,
     free_slots: Vec<JobId>,
@@ -252,6 +268,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             observer,
             queue: VecDeque::new(),
             running: Vec::new(),
+            users: UserTable::new(),
             slots: Vec::new(),
             records: Vec::new(),
             free_slots: Vec::new(),
@@ -365,6 +382,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                         plan: 0,
                         user: 0,
                         app: -1,
+                        think: Time::MAX,
                     },
                     runtime: 0,
                     requested_runtime: 0,
@@ -389,6 +407,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             plan: estimate,
             user: spec.user,
             app: spec.app,
+            think: self.users.get(spec.user).think_before(now),
         };
         request.plan = self.planner.submitted(&request, runtime, now);
         self.next_seq += 1;
@@ -402,9 +421,10 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         };
         self.records[id as usize] = spec.record;
         self.queue.push_back(request);
+        self.users.submitted(request.user, now);
         self.counts.submitted += 1;
         self.counts.max_queue = self.counts.max_queue.max(self.queue.len() as u64);
-        let view = SystemView::new(now, self.cfg.procs, self.free, &self.queue, &self.running);
+        let view = view!(self, now);
         self.scheduler.on_submit(&request, &view);
         self.observer.on_submit(now, &request);
         Ok(())
@@ -458,7 +478,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 }
             }
         }
-        let view = SystemView::new(now, self.cfg.procs, self.free, &self.queue, &self.running);
+        let view = view!(self, now);
         self.scheduler
             .on_replan(&request, old, running.map(|r| r.1), &view);
     }
@@ -548,6 +568,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 })?;
         }
         self.free -= req.size;
+        self.users.started(req.user);
         let index = self.running.len() as u32;
         self.running.push(RunningJob {
             request: req,
@@ -608,12 +629,13 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             *i = index;
         }
         self.free += job.request.size;
+        self.users.ended(job.request.user, now);
         self.free_slots.push(id);
         self.counts.ended += 1;
         if let Some(c) = &mut self.checker {
             c.forget(id);
         }
-        let view = SystemView::new(now, self.cfg.procs, self.free, &self.queue, &self.running);
+        let view = view!(self, now);
         self.scheduler.on_end(&job, &view);
         self.observer.on_end(&outcome);
         Ok(outcome)
@@ -649,7 +671,7 @@ impl<W: Workload, O: Observer> Model for Simulation<W, O> {
         let mut starts = std::mem::take(&mut self.starts);
         starts.clear();
         {
-            let view = SystemView::new(now, self.cfg.procs, self.free, &self.queue, &self.running);
+            let view = view!(self, now);
             self.scheduler.schedule(&view, &mut starts);
         }
         self.counts.passes += 1;
@@ -693,7 +715,7 @@ impl<W: Workload, O: Observer> Model for Simulation<W, O> {
             events.push(t, PHASE_PASS, Event::Pass);
             self.pending_pass = Some(t);
         }
-        let view = SystemView::new(now, self.cfg.procs, self.free, &self.queue, &self.running);
+        let view = view!(self, now);
         self.observer.on_pass(&view);
         Ok(())
     }

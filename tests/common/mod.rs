@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use sitesim::job::{JobOutcome, OverrunPolicy};
 use sitesim::predict::estimates::Estimator;
 use sitesim::predict::{PredictorDefaults, PredictorSpec};
-use sitesim::sched::Policy;
+use sitesim::sched::{BuildContext, SchedulerSpec};
 use sitesim::sim::{Observer, SimCounts, SimError, Simulation, SiteConfig};
 use sitesim::swf::SwfReader;
 use sitesim::users::UserConfig;
@@ -49,7 +49,7 @@ pub fn job_of(
 pub fn run_with(
     swf: &str,
     procs: u32,
-    policy: Policy,
+    policy: impl Into<SchedulerSpec>,
     overrun: OverrunPolicy,
     settings: &[&str],
 ) -> Result<Vec<JobOutcome>, SimError> {
@@ -60,7 +60,7 @@ pub fn run_with(
 pub fn run_full(
     swf: &str,
     procs: u32,
-    policy: Policy,
+    policy: impl Into<SchedulerSpec>,
     overrun: OverrunPolicy,
     settings: &[&str],
     estimates: &str,
@@ -91,7 +91,8 @@ pub fn run_full(
         overrun,
         check: true,
     };
-    let mut sim = Simulation::new(site, policy.build(procs), workload, Collect::default());
+    let scheduler = policy.into().build(&BuildContext::new(procs));
+    let mut sim = Simulation::new(site, scheduler, workload, Collect::default());
     if let Some(p) = predictor {
         let spec: PredictorSpec = p.parse().expect("valid predictor");
         sim = sim.with_predictor(spec.build(&PredictorDefaults::default()).unwrap())?;
@@ -103,7 +104,12 @@ pub fn run_full(
 }
 
 /// [`run_with`] with default questionable-job policies.
-pub fn run(swf: &str, procs: u32, policy: Policy, overrun: OverrunPolicy) -> Vec<JobOutcome> {
+pub fn run(
+    swf: &str,
+    procs: u32,
+    policy: impl Into<SchedulerSpec>,
+    overrun: OverrunPolicy,
+) -> Vec<JobOutcome> {
     run_with(swf, procs, policy, overrun, &[]).expect("the case runs")
 }
 
@@ -162,7 +168,7 @@ pub fn trace_of(swf: &str, procs: u32, config: TraceConfig) -> Trace {
 pub fn feedback_run(
     trace: Trace,
     procs: u32,
-    policy: Policy,
+    policy: impl Into<SchedulerSpec>,
     users: UserConfig,
     horizon: Option<i64>,
 ) -> (TraceUsers, Vec<JobOutcome>) {
@@ -172,7 +178,8 @@ pub fn feedback_run(
         check: true,
     };
     let workload = TraceUsers::new(trace, users, 1);
-    let sim = Simulation::new(site, policy.build(procs), workload, Collect::default());
+    let scheduler = policy.into().build(&BuildContext::new(procs));
+    let sim = Simulation::new(site, scheduler, workload, Collect::default());
     let (users, Collect(mut jobs), _) = sim.run(horizon).expect("the feedback run works");
     jobs.sort_by_key(|j| j.seq);
     (users, jobs)

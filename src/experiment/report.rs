@@ -1,0 +1,1143 @@
+//! `sitesim report RESULTS_DIR`: the plots and the page a reader needs from an
+//! experiment's results directory (see [`super::results`]), written to
+//! `RESULTS_DIR/report/`:
+//!
+//! ```text
+//! axis_<metric>.svg           against the swept axis (with a sweep): mean with 95% CI
+//! hour_queue.svg              by local hour of the day, at the most loaded point
+//! hour_utilization.svg
+//! class_response.svg          response time by runtime class, at the same point
+//! hist_<metric>_<n>_<s>.svg   over replications, per scheduler, at the same point
+//! index.html                  scenario, table of every point, capacity search, plots
+//! ```
+//!
+//! The report reads what is there: missing runs (an unfinished experiment) are counted and
+//! listed, and a point without runs is left out of the plots. Statistics over
+//! replications are [`MetricStats`] (mean, 95% confidence interval by Student's t). The
+//! same results give byte-identical files.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::output::write_atomic;
+use super::resample::MetricStats;
+use super::results::{self, Metrics, RunPlan, RunRecord};
+use crate::plot::{
+    self, Band, Bar, BarChart, BarSeries, ErrorLineChart, ErrorSeries, Estimate, Histogram,
+    LineChart, PlotError, Series, XTicks,
+};
+
+/// The report's directory under the results directory.
+pub const REPORT_DIR: &str = "report";
+
+/// The optional result of a capacity search in the results directory.
+pub const CAPACITY_FILE: &str = "capacity.json";
+
+/// Writes the report of the experiment in `dir` to `dir/report/`: the SVG plots, then
+/// `index.html`. Returns the files written, in that order.
+pub fn write_report(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let exp = Experiment::load(dir)?;
+    let out = dir.join(REPORT_DIR);
+    fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let figures = figures(&exp)?;
+    let mut written = Vec::with_capacity(figures.len() + 1);
+    for figure in &figures {
+        written.push(write(&out.join(&figure.file), figure.svg.as_bytes())?);
+    }
+    written.push(write(
+        &out.join("index.html"),
+        page(&exp, &figures).as_bytes(),
+    )?);
+    Ok(written)
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
+    write_atomic(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+// ---------------------------------------------------------------------------------------
+// The experiment as found on disk.
+
+/// An experiment's plan and the runs found for it.
+struct Experiment {
+    plan: RunPlan,
+    /// The runs of each point (in the plan's order), by replication.
+    runs: Vec<Vec<RunRecord>>,
+    /// The replications of each point without a run file.
+    missing: Vec<Vec<u32>>,
+    /// `capacity.json`, if present.
+    capacity: Option<Value>,
+}
+
+impl Experiment {
+    fn load(dir: &Path) -> Result<Experiment, String> {
+        let plan = results::read_plan(dir)?;
+        let mut runs = vec![Vec::new(); plan.points.len()];
+        let mut missing = vec![Vec::new(); plan.points.len()];
+        for (p, r) in plan.runs() {
+            match results::read_run(dir, &plan.points[p].id, r)? {
+                Some(record) => runs[p].push(record),
+                None => missing[p].push(r),
+            }
+        }
+        let path = dir.join(CAPACITY_FILE);
+        let capacity = match fs::read(&path) {
+            Ok(bytes) => Some(
+                serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?,
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        Ok(Experiment {
+            plan,
+            runs,
+            missing,
+            capacity,
+        })
+    }
+
+    /// Whether the plan sweeps a parameter.
+    fn has_axis(&self) -> bool {
+        self.plan.axis.is_some() && self.plan.points.iter().any(|p| p.x.is_some())
+    }
+
+    /// The swept parameter's axis label, with its unit.
+    fn axis_label(&self) -> String {
+        let axis = self.plan.axis.as_deref().unwrap_or("x");
+        match self.plan.axis_unit.as_deref() {
+            Some(unit) if !unit.is_empty() => format!("{axis} ({unit})"),
+            _ => axis.to_string(),
+        }
+    }
+
+    /// `axis = x`, for titles and notes.
+    fn at(&self, x: f64) -> String {
+        format!(
+            "{} = {}",
+            self.plan.axis.as_deref().unwrap_or("x"),
+            number(x)
+        )
+    }
+
+    /// The scheduler labels, in the plan's order.
+    fn schedulers(&self) -> Vec<&str> {
+        let mut labels: Vec<&str> = Vec::new();
+        for p in &self.plan.points {
+            if !labels.contains(&p.label.as_str()) {
+                labels.push(&p.label);
+            }
+        }
+        labels
+    }
+
+    /// A point's name in notes: its id, scheduler and swept value.
+    fn describe(&self, p: usize) -> String {
+        let point = &self.plan.points[p];
+        match point.x {
+            Some(x) if self.has_axis() => format!("{} ({}, {})", point.id, point.label, self.at(x)),
+            _ => format!("{} ({})", point.id, point.label),
+        }
+    }
+
+    /// The points plotted by hour, by runtime class and over replications: those with
+    /// runs at the largest swept value (the most loaded point), or every point with runs
+    /// without a sweep. `None` when no point has runs.
+    fn focus(&self) -> Option<Focus> {
+        let with_runs = |p: &usize| !self.runs[*p].is_empty();
+        let all = 0..self.plan.points.len();
+        if !self.has_axis() {
+            let points: Vec<usize> = all.filter(with_runs).collect();
+            return (!points.is_empty()).then_some(Focus { points, x: None });
+        }
+        let x = all
+            .clone()
+            .filter(with_runs)
+            .filter_map(|p| self.plan.points[p].x)
+            .reduce(f64::max)?;
+        let points = all
+            .filter(with_runs)
+            .filter(|&p| self.plan.points[p].x == Some(x))
+            .collect();
+        Some(Focus { points, x: Some(x) })
+    }
+
+    /// How to show `measure` throughout the report: durations in minutes, or in hours
+    /// when some mean over a run reaches two hours.
+    fn scale(&self, measure: &Measure) -> Scale {
+        match measure.unit {
+            Unit::Fixed(unit, factor) => Scale { unit, factor },
+            Unit::Duration => {
+                let longest = self
+                    .runs
+                    .iter()
+                    .flatten()
+                    .map(|r| (measure.get)(&r.metrics))
+                    .filter(|v| v.is_finite())
+                    .fold(0.0, f64::max);
+                duration_scale(longest)
+            }
+        }
+    }
+
+    /// `measure` over the runs of point `p` (scaled), `None` without runs.
+    fn stats(&self, p: usize, measure: &Measure, scale: Scale) -> Option<MetricStats> {
+        let values: Vec<f64> = self.runs[p]
+            .iter()
+            .map(|r| (measure.get)(&r.metrics) * scale.factor)
+            .collect();
+        (!values.is_empty()).then(|| MetricStats::of(measure.key, &values))
+    }
+}
+
+/// The points drawn by hour, by runtime class and over replications.
+struct Focus {
+    /// Their indices in the plan, one per scheduler.
+    points: Vec<usize>,
+    /// The swept value they share, if any.
+    x: Option<f64>,
+}
+
+impl Focus {
+    /// ` (axis = x)` for titles, empty without a sweep.
+    fn suffix(&self, exp: &Experiment) -> String {
+        self.x
+            .map(|x| format!(" ({})", exp.at(x)))
+            .unwrap_or_default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// What is measured, and in which unit.
+
+/// The unit of a measure.
+#[derive(Debug, Clone, Copy)]
+enum Unit {
+    /// A fixed unit, and the factor from the run records' values to it.
+    Fixed(&'static str, f64),
+    /// Seconds in the records, shown in minutes or hours.
+    Duration,
+}
+
+/// The unit a measure is shown in, and the factor from the records' values to it.
+#[derive(Debug, Clone, Copy)]
+struct Scale {
+    unit: &'static str,
+    factor: f64,
+}
+
+/// Minutes, or hours for durations reaching two hours.
+fn duration_scale(longest_seconds: f64) -> Scale {
+    if longest_seconds >= 7200.0 {
+        Scale {
+            unit: "h",
+            factor: 1.0 / 3600.0,
+        }
+    } else {
+        Scale {
+            unit: "min",
+            factor: 1.0 / 60.0,
+        }
+    }
+}
+
+/// A scalar figure of a run, as the report shows it.
+struct Measure {
+    /// Its name in [`results::METRICS`] and in file names.
+    key: &'static str,
+    /// Its name in titles.
+    title: &'static str,
+    /// Its name on axes and in table headers.
+    quantity: &'static str,
+    /// What it is, for captions.
+    meaning: &'static str,
+    /// Its value in a run.
+    get: fn(&Metrics) -> f64,
+    /// Its unit.
+    unit: Unit,
+    /// Its axis starts at 0.
+    from_zero: bool,
+}
+
+impl Measure {
+    /// Its axis label with `scale`'s unit.
+    fn label(&self, scale: Scale) -> String {
+        format!("{} ({})", self.quantity, scale.unit)
+    }
+}
+
+const THROUGHPUT: Measure = Measure {
+    key: "jobs_per_day",
+    title: "Throughput",
+    quantity: "throughput",
+    meaning: "jobs ended per day",
+    get: |m| m.jobs_per_day,
+    unit: Unit::Fixed("jobs/day", 1.0),
+    from_zero: false,
+};
+const UTILIZATION: Measure = Measure {
+    key: "utilization",
+    title: "Utilization",
+    quantity: "utilization",
+    meaning: "share of the processors busy",
+    get: |m| m.utilization,
+    unit: Unit::Fixed("%", 100.0),
+    from_zero: false,
+};
+const WAIT: Measure = Measure {
+    key: "mean_wait",
+    title: "Mean wait",
+    quantity: "mean wait",
+    meaning: "mean time from submission to start",
+    get: |m| m.mean_wait,
+    unit: Unit::Duration,
+    from_zero: true,
+};
+const RESPONSE: Measure = Measure {
+    key: "mean_response",
+    title: "Mean response time",
+    quantity: "mean response time",
+    meaning: "mean time from submission to end",
+    get: |m| m.mean_response,
+    unit: Unit::Duration,
+    from_zero: true,
+};
+const SESSION: Measure = Measure {
+    key: "session_hours",
+    title: "Mean session length",
+    quantity: "mean session length",
+    meaning: "mean length of a user's working session",
+    get: |m| m.session_hours,
+    unit: Unit::Fixed("h", 1.0),
+    from_zero: false,
+};
+const JOBS_PER_SESSION: Measure = Measure {
+    key: "jobs_per_session",
+    title: "Jobs per session",
+    quantity: "jobs per session",
+    meaning: "mean jobs submitted in a session",
+    get: |m| m.jobs_per_session,
+    unit: Unit::Fixed("jobs", 1.0),
+    from_zero: false,
+};
+
+/// The measures plotted against the swept axis and shown in the table, in order.
+const MEASURES: [&Measure; 6] = [
+    &THROUGHPUT,
+    &UTILIZATION,
+    &WAIT,
+    &RESPONSE,
+    &SESSION,
+    &JOBS_PER_SESSION,
+];
+
+// ---------------------------------------------------------------------------------------
+// The plots.
+
+/// A drawn plot.
+struct Figure {
+    /// The section of the page it belongs to.
+    section: String,
+    /// Its file name in the report directory.
+    file: String,
+    /// One line saying what it shows.
+    caption: String,
+    /// The document.
+    svg: String,
+}
+
+/// Every plot of the report, in page order.
+fn figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
+    let mut figures = Vec::new();
+    if exp.has_axis() {
+        figures.extend(axis_figures(exp)?);
+    }
+    if let Some(focus) = exp.focus() {
+        figures.extend(hour_figures(exp, &focus)?);
+        figures.extend(class_figure(exp, &focus)?);
+        figures.extend(histogram_figures(exp, &focus)?);
+    }
+    Ok(figures)
+}
+
+/// A drawn chart, `None` if it had nothing to draw.
+fn drawn(svg: Result<String, PlotError>) -> Result<Option<String>, String> {
+    match svg {
+        Ok(svg) => Ok(Some(svg)),
+        Err(PlotError::Empty { .. }) => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Each measure against the swept axis: a line per scheduler, mean with 95% CI bars.
+fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
+    let axis = exp.plan.axis.as_deref().unwrap_or("x");
+    let mut figures = Vec::new();
+    for measure in MEASURES {
+        let scale = exp.scale(measure);
+        let series: Vec<ErrorSeries> = exp
+            .schedulers()
+            .into_iter()
+            .map(|label| {
+                let mut points: Vec<Estimate> = (0..exp.plan.points.len())
+                    .filter(|&p| exp.plan.points[p].label == label)
+                    .filter_map(|p| {
+                        let x = exp.plan.points[p].x?;
+                        let s = exp.stats(p, measure, scale)?;
+                        Some(Estimate {
+                            x,
+                            y: s.mean,
+                            error: s.ci95,
+                        })
+                    })
+                    .collect();
+                points.sort_by(|a, b| a.x.total_cmp(&b.x));
+                ErrorSeries {
+                    label: label.to_string(),
+                    points,
+                }
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        let chart = ErrorLineChart {
+            title: format!("{} against {axis}", measure.title),
+            x_label: exp.axis_label(),
+            y_label: measure.label(scale),
+            y_from_zero: measure.from_zero,
+            series,
+        };
+        if let Some(svg) = drawn(plot::error_line_chart_svg(&chart))? {
+            figures.push(Figure {
+                section: format!("Against {axis}"),
+                file: format!("axis_{}.svg", measure.key),
+                caption: format!(
+                    "{} ({}, {}) against {}, one line per scheduler: mean over \
+                     replications, error bars the 95% confidence interval.",
+                    measure.title,
+                    measure.meaning,
+                    scale.unit,
+                    exp.axis_label()
+                ),
+                svg,
+            });
+        }
+    }
+    Ok(figures)
+}
+
+/// Mean queue length and utilization by local hour, a line per scheduler.
+fn hour_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, String> {
+    type Get = fn(&results::HourFigures) -> f64;
+    let kinds: [(&str, &str, &str, Get, &str); 2] = [
+        (
+            "hour_queue.svg",
+            "Queue length by hour of day",
+            "mean queue length (jobs waiting)",
+            |h| h.mean_queue,
+            "Mean number of jobs waiting",
+        ),
+        (
+            "hour_utilization.svg",
+            "Utilization by hour of day",
+            "utilization (%)",
+            |h| h.utilization * 100.0,
+            "Mean share of the processors busy (%)",
+        ),
+    ];
+    let mut figures = Vec::new();
+    for (file, title, y_label, get, what) in kinds {
+        let series = focus
+            .points
+            .iter()
+            .map(|&p| Series {
+                label: exp.plan.points[p].label.clone(),
+                points: hourly_means(&exp.runs[p], get),
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        let chart = LineChart {
+            title: format!("{title}{}", focus.suffix(exp)),
+            x_label: "local hour of day (h)".into(),
+            y_label: y_label.into(),
+            x_ticks: XTicks::HourOfDay,
+            log_y: false,
+            y_from_zero: true,
+            series,
+        };
+        if let Some(svg) = drawn(plot::line_chart_svg(&chart))? {
+            figures.push(Figure {
+                section: "By hour of day".into(),
+                file: file.into(),
+                caption: format!(
+                    "{what} in each local hour of the day{}, one line per scheduler: \
+                     mean over replications.",
+                    at_focus(exp, focus)
+                ),
+                svg,
+            });
+        }
+    }
+    Ok(figures)
+}
+
+/// `get` of each hour 0-23, averaged over `runs` (hours no run has are left out).
+fn hourly_means(runs: &[RunRecord], get: fn(&results::HourFigures) -> f64) -> Vec<(f64, f64)> {
+    let mut sums = [(0.0, 0u32); 24];
+    for hour in runs.iter().flat_map(|r| &r.by_hour) {
+        if let Some(slot) = sums.get_mut(usize::from(hour.hour)) {
+            slot.0 += get(hour);
+            slot.1 += 1;
+        }
+    }
+    (0..24)
+        .filter(|&h| sums[h].1 > 0)
+        .map(|h| (h as f64, sums[h].0 / f64::from(sums[h].1)))
+        .collect()
+}
+
+/// ` at axis = x` for captions, empty without a sweep.
+fn at_focus(exp: &Experiment, focus: &Focus) -> String {
+    focus
+        .x
+        .map(|x| format!(" at {} (the largest swept value)", exp.at(x)))
+        .unwrap_or_default()
+}
+
+/// Mean response time by runtime class: a group per class, a bar per scheduler.
+fn class_figure(exp: &Experiment, focus: &Focus) -> Result<Option<Figure>, String> {
+    // The classes in the order the runs list them, named by their bounds.
+    let mut classes: Vec<(&str, &str)> = Vec::new();
+    for c in focus
+        .points
+        .iter()
+        .flat_map(|&p| &exp.runs[p])
+        .flat_map(|r| &r.by_runtime_class)
+    {
+        if !classes.iter().any(|(id, _)| *id == c.class) {
+            let name = if c.label.is_empty() {
+                &c.class
+            } else {
+                &c.label
+            };
+            classes.push((&c.class, name));
+        }
+    }
+    let responses = |p: usize, class: &str| -> Vec<f64> {
+        exp.runs[p]
+            .iter()
+            .flat_map(|r| &r.by_runtime_class)
+            .filter(|c| c.class == class && c.jobs > 0 && c.mean_response.is_finite())
+            .map(|c| c.mean_response)
+            .collect()
+    };
+    let longest = focus
+        .points
+        .iter()
+        .flat_map(|&p| classes.iter().flat_map(move |(id, _)| responses(p, id)))
+        .fold(0.0, f64::max);
+    let scale = duration_scale(longest);
+    let series: Vec<BarSeries> = focus
+        .points
+        .iter()
+        .map(|&p| BarSeries {
+            label: exp.plan.points[p].label.clone(),
+            bars: classes
+                .iter()
+                .map(|(id, _)| {
+                    let v: Vec<f64> = responses(p, id).iter().map(|r| r * scale.factor).collect();
+                    (!v.is_empty()).then(|| {
+                        let s = MetricStats::of("mean_response", &v);
+                        Bar {
+                            value: s.mean,
+                            error: s.ci95,
+                        }
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    let means = series
+        .iter()
+        .flat_map(|s| s.bars.iter().flatten().map(|b| b.value));
+    let positive: Vec<f64> = means.filter(|v| *v > 0.0).collect();
+    let (lo, hi) = positive
+        .iter()
+        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
+    let log_y = positive.len() > 1 && hi / lo > 100.0;
+    let chart = BarChart {
+        title: format!("Response time by runtime class{}", focus.suffix(exp)),
+        x_label: "job runtime class".into(),
+        y_label: format!("mean response time ({})", scale.unit),
+        groups: classes.iter().map(|(_, name)| name.to_string()).collect(),
+        log_y,
+        series,
+    };
+    let Some(svg) = drawn(plot::bar_chart_svg(&chart))? else {
+        return Ok(None);
+    };
+    Ok(Some(Figure {
+        section: "By runtime class".into(),
+        file: "class_response.svg".into(),
+        caption: format!(
+            "Mean response time of the jobs of each runtime class{}, one bar per \
+             scheduler: mean over replications, whiskers the 95% confidence interval{}.",
+            at_focus(exp, focus),
+            if log_y { "; logarithmic scale" } else { "" }
+        ),
+        svg,
+    }))
+}
+
+/// Throughput and mean wait over replications: a histogram per scheduler with the mean
+/// and its 95% confidence interval marked.
+fn histogram_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, String> {
+    let schedulers = exp.schedulers();
+    let mut figures = Vec::new();
+    for measure in [&THROUGHPUT, &WAIT] {
+        let scale = exp.scale(measure);
+        for &p in &focus.points {
+            let Some(stats) = exp.stats(p, measure, scale) else {
+                continue;
+            };
+            let label = &exp.plan.points[p].label;
+            let n = schedulers.iter().position(|s| s == label).unwrap_or(p);
+            let chart = Histogram {
+                title: format!("{}: {label}{}", measure.title, focus.suffix(exp)),
+                x_label: measure.label(scale),
+                y_label: "replications".into(),
+                bins: bins(&stats),
+                marks: vec![(stats.mean, format!("mean {}", number(stats.mean)))],
+            };
+            let band = Band {
+                lo: stats.mean - stats.ci95,
+                hi: stats.mean + stats.ci95,
+                label: "95% CI of the mean".into(),
+            };
+            if let Some(svg) = drawn(plot::histogram_svg(&chart, Some(&band)))? {
+                figures.push(Figure {
+                    section: "Over replications".into(),
+                    file: format!("hist_{}_{n}_{}.svg", measure.key, slug(label)),
+                    caption: format!(
+                        "{} ({}) of {label} in each of {} replications{}: the line marks \
+                         the mean, the shaded band its 95% confidence interval.",
+                        measure.title,
+                        scale.unit,
+                        stats.n,
+                        at_focus(exp, focus)
+                    ),
+                    svg,
+                });
+            }
+        }
+    }
+    Ok(figures)
+}
+
+/// The histogram's bins as drawn; a single value gets a narrow bin around it.
+fn bins(stats: &MetricStats) -> Vec<(f64, f64, f64)> {
+    if stats.max > stats.min {
+        return stats
+            .histogram
+            .iter()
+            .map(|b| (b.lo, b.hi, b.count as f64))
+            .collect();
+    }
+    let half = if stats.mean == 0.0 {
+        0.5
+    } else {
+        stats.mean.abs() * 0.01
+    };
+    vec![(stats.mean - half, stats.mean + half, stats.n as f64)]
+}
+
+/// `label` reduced to lowercase letters, digits and `-`, for file names.
+fn slug(label: &str) -> String {
+    let mut s = String::new();
+    for c in label.chars() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c.to_ascii_lowercase());
+        } else if !s.ends_with('-') {
+            s.push('-');
+        }
+    }
+    let s = s.trim_matches('-');
+    if s.is_empty() { "s".into() } else { s.into() }
+}
+
+// ---------------------------------------------------------------------------------------
+// Numbers as text.
+
+/// A value for titles and tables: integers without decimals, others with four
+/// significant digits at most.
+fn number(v: f64) -> String {
+    significant(v, 4)
+}
+
+/// `v` with at most `digits` significant digits (integers in full), trailing zeros
+/// dropped.
+fn significant(v: f64, digits: i32) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    if v == v.round() && v.abs() < 1e15 {
+        return format!("{}", v as i64);
+    }
+    let decimals = (digits - 1 - v.abs().log10().floor() as i32).clamp(0, 9) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// `mean ± ci`, both to two significant digits of the interval; the mean alone to three
+/// significant digits when there is no interval (a single run).
+fn mean_ci(stats: &MetricStats) -> String {
+    let digits = |v: f64, significant: i32| {
+        if v == 0.0 || !v.is_finite() {
+            0
+        } else {
+            (significant - 1 - v.abs().log10().floor() as i32).clamp(0, 6) as usize
+        }
+    };
+    if stats.n > 1 && stats.ci95 > 0.0 && stats.ci95.is_finite() {
+        let d = digits(stats.ci95, 2);
+        format!("{:.d$} ± {:.d$}", stats.mean, stats.ci95)
+    } else {
+        let d = digits(stats.mean, 3);
+        format!("{:.d$}", stats.mean)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The page.
+
+/// `text` with the characters HTML gives a meaning escaped.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font-family:sans-serif;max-width:62em;margin:2em auto;padding:0 1em;\
+color:#222;line-height:1.45}\
+h1{margin-bottom:.2em}.meta{color:#555;margin-top:0}\
+table{border-collapse:collapse;margin:1em 0;font-variant-numeric:tabular-nums}\
+th,td{border:1px solid #bbb;padding:.25em .6em;text-align:right;vertical-align:top}\
+th{background:#eee}.l{text-align:left}tr.incomplete td{background:#fff2e0}\
+pre{background:#f6f6f6;border:1px solid #ddd;padding:1em;overflow-x:auto}\
+figure{margin:2em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}\
+figcaption{color:#444;margin-top:.3em}.note{color:#8a4b00}";
+
+/// `index.html`: the scenario, a table of every point, the capacity search and the plots.
+fn page(exp: &Experiment, figures: &[Figure]) -> String {
+    let plan = &exp.plan;
+    let mut h = String::new();
+    let name = escape(&plan.name);
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{name}: sitesim report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+         <h1>{name}</h1>\n"
+    );
+    let mut meta = format!("sitesim {}", escape(&plan.sitesim_version));
+    let this = env!("CARGO_PKG_VERSION");
+    if plan.sitesim_version != this {
+        let _ = write!(meta, " (report by sitesim {this})");
+    }
+    let _ = write!(
+        meta,
+        " · {} points · {} replications per point",
+        plan.points.len(),
+        plan.replications
+    );
+    if exp.has_axis() {
+        let _ = write!(meta, " · swept: {}", escape(&exp.axis_label()));
+    }
+    let _ = writeln!(h, "<p class=\"meta\">{meta}</p>");
+    notes(&mut h, exp);
+    let _ = writeln!(
+        h,
+        "<h2>Scenario</h2>\n<pre>{}</pre>",
+        escape(plan.scenario.trim_end())
+    );
+    points_table(&mut h, exp);
+    paired_table(&mut h, exp);
+    if let Some(capacity) = &exp.capacity {
+        capacity_tables(&mut h, capacity);
+    }
+    let mut section = None;
+    for f in figures {
+        if section != Some(&f.section) {
+            let _ = writeln!(h, "<h2>{}</h2>", escape(&f.section));
+            section = Some(&f.section);
+        }
+        let _ = writeln!(
+            h,
+            "<figure>\n<img src=\"{file}\" alt=\"{alt}\" width=\"800\" height=\"450\">\n\
+             <figcaption>{caption}</figcaption>\n</figure>",
+            file = escape(&f.file),
+            alt = escape(&f.caption),
+            caption = escape(&f.caption),
+        );
+    }
+    if figures.is_empty() {
+        let _ = writeln!(h, "<p class=\"note\">No runs found: nothing to plot.</p>");
+    }
+    h.push_str("</body>\n</html>\n");
+    h
+}
+
+/// Missing runs and points left out of the plots.
+fn notes(h: &mut String, exp: &Experiment) {
+    let expected = exp.plan.points.len() as u64 * u64::from(exp.plan.replications);
+    let missing: u64 = exp.missing.iter().map(|m| m.len() as u64).sum();
+    if missing == 0 {
+        return;
+    }
+    let _ = writeln!(
+        h,
+        "<h2>Unfinished</h2>\n<p class=\"note\">{missing} of {expected} runs missing; \
+         statistics are over the runs found.</p>\n<ul>"
+    );
+    for (p, m) in exp
+        .missing
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !m.is_empty())
+    {
+        let which: Vec<String> = m.iter().map(|r| format!("r{r:04}")).collect();
+        let left_out = if exp.runs[p].is_empty() {
+            ": no runs, left out of the plots"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            h,
+            "<li>{}: {} of {} runs missing ({}){left_out}</li>",
+            escape(&exp.describe(p)),
+            m.len(),
+            exp.plan.replications,
+            which.join(", ")
+        );
+    }
+    h.push_str("</ul>\n");
+    if let Some(focus) = exp.focus() {
+        let shown: Vec<&str> = focus
+            .points
+            .iter()
+            .map(|&p| exp.plan.points[p].label.as_str())
+            .collect();
+        let absent: Vec<&str> = exp
+            .schedulers()
+            .into_iter()
+            .filter(|s| !shown.contains(s))
+            .collect();
+        if !absent.is_empty() {
+            let _ = writeln!(
+                h,
+                "<p class=\"note\">No runs{} for {}: not in the plots by hour, by runtime \
+                 class and over replications.</p>",
+                focus
+                    .x
+                    .map(|x| format!(" at {}", exp.at(x)))
+                    .unwrap_or_default(),
+                escape(&absent.join(", "))
+            );
+        }
+    }
+}
+
+/// Every point: scheduler, swept value, runs found, and the measures' means with their
+/// 95% confidence intervals.
+fn points_table(h: &mut String, exp: &Experiment) {
+    let plan = &exp.plan;
+    let specs = plan.points.iter().any(|p| p.scheduler != p.label);
+    let scales: Vec<Scale> = MEASURES.iter().map(|m| exp.scale(m)).collect();
+    h.push_str("<h2>Points</h2>\n<table>\n<thead><tr><th class=\"l\">point</th><th class=\"l\">scheduler</th>");
+    if specs {
+        h.push_str("<th class=\"l\">policy</th>");
+    }
+    if exp.has_axis() {
+        let _ = write!(h, "<th>{}</th>", escape(&exp.axis_label()));
+    }
+    h.push_str("<th>runs found / expected</th>");
+    for (m, s) in MEASURES.iter().zip(&scales) {
+        let _ = write!(h, "<th>{}</th>", escape(&m.label(*s)));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    for (p, point) in plan.points.iter().enumerate() {
+        let found = exp.runs[p].len();
+        let class = if found < plan.replications as usize {
+            " class=\"incomplete\""
+        } else {
+            ""
+        };
+        let _ = write!(
+            h,
+            "<tr{class}><td class=\"l\">{}</td><td class=\"l\">{}</td>",
+            escape(&point.id),
+            escape(&point.label)
+        );
+        if specs {
+            let _ = write!(h, "<td class=\"l\">{}</td>", escape(&point.scheduler));
+        }
+        if exp.has_axis() {
+            let x = point.x.map(number).unwrap_or_else(|| "—".into());
+            let _ = write!(h, "<td>{}</td>", escape(&x));
+        }
+        let _ = write!(h, "<td>{found} / {}</td>", plan.replications);
+        for (m, s) in MEASURES.iter().zip(&scales) {
+            let cell = exp
+                .stats(p, m, *s)
+                .map_or_else(|| "—".into(), |st| mean_ci(&st));
+            let _ = write!(h, "<td>{}</td>", escape(&cell));
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</tbody>\n</table>\n");
+    h.push_str(
+        "<p>Means over the replications found ± the half-width of their 95% confidence \
+         interval (Student's t); a single run shows its value alone.</p>\n",
+    );
+}
+
+/// Reads one figure of a run.
+type RunReader = fn(&RunRecord) -> f64;
+
+/// The figures compared run by run: name with unit, and how to read them.
+const PAIRED: [(&str, RunReader); 6] = [
+    ("jobs/day", |r| r.metrics.jobs_per_day),
+    ("utilization (%)", |r| 100.0 * r.metrics.utilization),
+    ("mean wait (min)", |r| r.metrics.mean_wait / 60.0),
+    ("jobs/session", |r| r.metrics.jobs_per_session),
+    ("response <= 1 min jobs (min)", |r| {
+        class_response(r, "short") / 60.0
+    }),
+    ("response > 10 min jobs (min)", |r| {
+        class_response(r, "long") / 60.0
+    }),
+];
+
+/// The mean response time of a run's jobs of runtime class `class`, seconds.
+fn class_response(r: &RunRecord, class: &str) -> f64 {
+    r.by_runtime_class
+        .iter()
+        .find(|c| c.class == class)
+        .map_or(f64::NAN, |c| c.mean_response)
+}
+
+/// Differences from the first scheduler at the same point, replication by replication.
+/// Replication r of every scheduler faces the same users (common random numbers), so
+/// the paired differences have much narrower intervals than the means' difference.
+fn paired_table(h: &mut String, exp: &Experiment) {
+    let plan = &exp.plan;
+    let Some(first) = plan.points.first().map(|p| p.label.clone()) else {
+        return;
+    };
+    let reference = |p: usize| {
+        let pt = &plan.points[p];
+        plan.points.iter().position(|q| {
+            q.label == first && q.x == pt.x && q.procs == pt.procs && q.population == pt.population
+        })
+    };
+    let mut rows = String::new();
+    for (p, point) in plan.points.iter().enumerate() {
+        let Some(base) = reference(p).filter(|&b| b != p) else {
+            continue;
+        };
+        let pairs: Vec<(&RunRecord, &RunRecord)> = exp.runs[p]
+            .iter()
+            .filter_map(|r| {
+                exp.runs[base]
+                    .iter()
+                    .find(|b| b.replication == r.replication)
+                    .map(|b| (r, b))
+            })
+            .collect();
+        if pairs.is_empty() {
+            continue;
+        }
+        let _ = write!(rows, "<tr><td class=\"l\">{}</td>", escape(&point.label));
+        if exp.has_axis() {
+            let x = point.x.map(number).unwrap_or_else(|| "—".into());
+            let _ = write!(rows, "<td>{}</td>", escape(&x));
+        }
+        let _ = write!(rows, "<td>{}</td>", pairs.len());
+        for (_, read) in PAIRED {
+            let d: Vec<f64> = pairs.iter().map(|(r, b)| read(r) - read(b)).collect();
+            let cell = if d.iter().all(|v| v.is_finite()) {
+                mean_ci(&MetricStats::of("difference", &d))
+            } else {
+                "—".into()
+            };
+            let _ = write!(rows, "<td>{}</td>", escape(&cell));
+        }
+        rows.push_str("</tr>\n");
+    }
+    if rows.is_empty() {
+        return;
+    }
+    let _ = write!(
+        h,
+        "<h2>Paired differences from {}</h2>\n<table>\n<thead><tr><th class=\"l\">scheduler</th>",
+        escape(&first)
+    );
+    if exp.has_axis() {
+        let _ = write!(h, "<th>{}</th>", escape(&exp.axis_label()));
+    }
+    h.push_str("<th>pairs</th>");
+    for (name, _) in PAIRED {
+        let _ = write!(h, "<th>Δ {}</th>", escape(name));
+    }
+    let _ = write!(
+        h,
+        "</tr></thead>\n<tbody>\n{rows}</tbody>\n</table>\n<p>Each scheduler's run minus {}'s \
+         run of the same replication (the same users: common random numbers); mean over the \
+         pairs ± the half-width of its 95% confidence interval.</p>\n",
+        escape(&first)
+    );
+}
+
+/// `capacity.json`: its scalar fields as one table, each list of records (the probes) as
+/// another.
+fn capacity_tables(h: &mut String, capacity: &Value) {
+    h.push_str("<h2>Capacity search</h2>\n");
+    let Value::Object(fields) = capacity else {
+        let text = serde_json::to_string_pretty(capacity).unwrap_or_default();
+        let _ = writeln!(h, "<pre>{}</pre>", escape(&text));
+        return;
+    };
+    const FIRST: [&str; 3] = ["metric", "target", "procs"];
+    let ordered = |keys: Vec<&String>| -> Vec<String> {
+        let mut out: Vec<String> = FIRST
+            .iter()
+            .filter(|k| keys.iter().any(|key| key == *k))
+            .map(|k| k.to_string())
+            .collect();
+        out.extend(
+            keys.into_iter()
+                .filter(|k| !FIRST.contains(&k.as_str()))
+                .cloned(),
+        );
+        out
+    };
+    let is_table = |v: &Value| matches!(v, Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_object));
+    let scalars = ordered(
+        fields
+            .iter()
+            .filter(|(_, v)| !is_table(v))
+            .map(|(k, _)| k)
+            .collect(),
+    );
+    if !scalars.is_empty() {
+        h.push_str("<table>\n<tbody>\n");
+        for key in &scalars {
+            let _ = writeln!(
+                h,
+                "<tr><th class=\"l\">{}</th><td class=\"l\">{}</td></tr>",
+                escape(key),
+                escape(&json_cell(&fields[key.as_str()]))
+            );
+        }
+        h.push_str("</tbody>\n</table>\n");
+    }
+    for (key, value) in fields.iter().filter(|(_, v)| is_table(v)) {
+        let Value::Array(rows) = value else { continue };
+        let mut columns: Vec<&String> = Vec::new();
+        for row in rows.iter().filter_map(Value::as_object) {
+            for k in row.keys() {
+                if !columns.contains(&k) {
+                    columns.push(k);
+                }
+            }
+        }
+        const PROBE: [&str; 4] = ["procs", "mean", "ci95", "passes"];
+        let mut ordered: Vec<&String> = PROBE
+            .iter()
+            .filter_map(|p| columns.iter().copied().find(|c| c.as_str() == *p))
+            .collect();
+        ordered.extend(columns.iter().filter(|c| !PROBE.contains(&c.as_str())));
+        let _ = write!(h, "<h3>{}</h3>\n<table>\n<thead><tr>", escape(key));
+        for c in &ordered {
+            let _ = write!(h, "<th>{}</th>", escape(c));
+        }
+        h.push_str("</tr></thead>\n<tbody>\n");
+        for row in rows.iter().filter_map(Value::as_object) {
+            h.push_str("<tr>");
+            for c in &ordered {
+                let cell = row.get(c.as_str()).map(json_cell).unwrap_or_default();
+                let _ = write!(h, "<td>{}</td>", escape(&cell));
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</tbody>\n</table>\n");
+    }
+}
+
+/// A JSON value as a table cell.
+fn json_cell(v: &Value) -> String {
+    match v {
+        Value::Null => "—".into(),
+        Value::Bool(b) => if *b { "yes" } else { "no" }.into(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => i.to_string(),
+            (_, Some(u), _) => u.to_string(),
+            (_, _, Some(f)) => significant(f, 6),
+            _ => n.to_string(),
+        },
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(json_cell).collect::<Vec<_>>().join(", "),
+        Value::Object(_) => v.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_short() {
+        assert_eq!(number(4.0), "4");
+        assert_eq!(number(0.5), "0.5");
+        assert_eq!(number(1.234567), "1.235");
+        assert_eq!(number(1234.5678), "1235");
+    }
+
+    #[test]
+    fn means_carry_the_precision_of_their_interval() {
+        let s = MetricStats::of("x", &[10.0, 20.0, 30.0]);
+        assert_eq!(mean_ci(&s), "20 ± 25");
+        let s = MetricStats::of("x", &[1.0, 1.1, 1.2]);
+        assert_eq!(mean_ci(&s), "1.10 ± 0.25");
+        let s = MetricStats::of("x", &[12.345]);
+        assert_eq!(mean_ci(&s), "12.3");
+    }
+
+    #[test]
+    fn durations_switch_to_hours_at_two_hours() {
+        assert_eq!(duration_scale(7199.0).unit, "min");
+        assert_eq!(duration_scale(7200.0).unit, "h");
+    }
+
+    #[test]
+    fn slugs_and_escapes() {
+        assert_eq!(slug("EASY (α=0.5)"), "easy-0-5");
+        assert_eq!(slug("ßß"), "s");
+        assert_eq!(escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+    }
+}

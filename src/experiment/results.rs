@@ -1,0 +1,201 @@
+//! The results directory of an experiment: one file per run, written atomically, so that
+//! an interrupted experiment resumes where it stopped and shards merge into the same
+//! results one process would give.
+//!
+//! ```text
+//! RESULTS_DIR/
+//!   experiment.json           the plan: scenario text, points, replications (RunPlan)
+//!   runs/<point>/r<NNNN>.json one file per run (RunRecord)
+//!   summary.json              statistics per point over replications (Summary)
+//!   runs.csv                  one row per run
+//!   report/                   `sitesim report`: index.html and SVG plots
+//! ```
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::output::write_atomic;
+
+/// One point of an experiment: a scheduler at one value of the swept parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// Its identifier, also its directory under `runs/` (`p000`, `p001`, ...).
+    pub id: String,
+    /// The scheduler, `NAME[:key=value,...]`.
+    pub scheduler: String,
+    /// The scheduler's label in plots and tables (the scenario's `label`, or the spec).
+    pub label: String,
+    /// Processors.
+    pub procs: u32,
+    /// The population multiplier.
+    pub population: f64,
+    /// The swept parameter's value (the population, the processors, or a policy
+    /// parameter), `None` without a sweep.
+    pub x: Option<f64>,
+}
+
+/// What an experiment runs: written first, read by `merge`, `report` and resumed runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunPlan {
+    /// sitesim's version.
+    pub sitesim_version: String,
+    /// The scenario's name.
+    pub name: String,
+    /// The scenario file's text, verbatim.
+    pub scenario: String,
+    /// The swept parameter (`population`, `procs`, `alpha`, ...), if any.
+    pub axis: Option<String>,
+    /// Its unit, for plot axes (`users x`, `processors`, ...).
+    pub axis_unit: Option<String>,
+    /// Replications per point.
+    pub replications: u32,
+    /// Every point, schedulers in the scenario's order within each sweep value.
+    pub points: Vec<Point>,
+}
+
+impl RunPlan {
+    /// Every run: `(point index, replication)`, point-major.
+    pub fn runs(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        (0..self.points.len()).flat_map(move |p| (0..self.replications).map(move |r| (p, r)))
+    }
+}
+
+/// Averages over one local hour of the day.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct HourFigures {
+    /// The hour, 0-23.
+    pub hour: u8,
+    /// Jobs submitted per day in this hour.
+    pub arrivals: f64,
+    /// Mean jobs waiting.
+    pub mean_queue: f64,
+    /// Mean share of processors busy.
+    pub utilization: f64,
+}
+
+/// Job figures of one runtime class (seed 003 Fig. 20).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassFigures {
+    /// `short`, `medium` or `long`.
+    pub class: String,
+    /// Its bounds, for legends.
+    pub label: String,
+    /// Jobs measured.
+    pub jobs: u64,
+    /// Mean wait, seconds.
+    pub mean_wait: f64,
+    /// Mean response time, seconds.
+    pub mean_response: f64,
+    /// Mean bounded slowdown.
+    pub mean_bsld: f64,
+}
+
+/// The figures of one run (one replication of one point).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// The point's identifier.
+    pub point: String,
+    /// The replication, from 0.
+    pub replication: u32,
+    /// The seed its users were drawn from (the same for every scheduler: common random
+    /// numbers).
+    pub seed: u64,
+    /// Scalar figures by name (see [`METRICS`]).
+    pub metrics: Metrics,
+    /// By local hour of the day.
+    pub by_hour: Vec<HourFigures>,
+    /// By runtime class.
+    pub by_runtime_class: Vec<ClassFigures>,
+}
+
+/// The scalar figures of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Jobs submitted in the measurement window.
+    pub jobs: u64,
+    /// Jobs ended per day in the window: throughput.
+    pub jobs_per_day: f64,
+    /// Processor-hours ended per week in the window.
+    pub proc_hours_per_week: f64,
+    /// Share of the machine busy in the window.
+    pub utilization: f64,
+    /// Mean wait, seconds.
+    pub mean_wait: f64,
+    /// Mean response time, seconds.
+    pub mean_response: f64,
+    /// Mean bounded slowdown.
+    pub mean_bsld: f64,
+    /// Sessions.
+    pub sessions: u64,
+    /// Jobs per session.
+    pub jobs_per_session: f64,
+    /// Mean session length, hours.
+    pub session_hours: f64,
+    /// Users who left for good after long waits.
+    pub frustrated: u64,
+}
+
+/// Reads one scalar figure of a run.
+pub type MetricReader = fn(&Metrics) -> f64;
+
+/// The scalar metrics: name, unit, and how to read them from [`Metrics`].
+pub const METRICS: [(&str, &str, MetricReader); 10] = [
+    ("jobs_per_day", "jobs/day", |m| m.jobs_per_day),
+    ("utilization", "share of processors", |m| m.utilization),
+    ("mean_wait", "s", |m| m.mean_wait),
+    ("mean_response", "s", |m| m.mean_response),
+    ("mean_bsld", "", |m| m.mean_bsld),
+    ("session_hours", "h", |m| m.session_hours),
+    ("jobs_per_session", "jobs", |m| m.jobs_per_session),
+    ("proc_hours_per_week", "processor-hours/week", |m| {
+        m.proc_hours_per_week
+    }),
+    ("sessions", "sessions", |m| m.sessions as f64),
+    ("frustrated", "users", |m| m.frustrated as f64),
+];
+
+/// The file of run `replication` of point `point` under `dir`.
+pub fn run_path(dir: &Path, point: &str, replication: u32) -> PathBuf {
+    dir.join("runs")
+        .join(point)
+        .join(format!("r{replication:04}.json"))
+}
+
+/// Writes `record` under `dir`, atomically (a partial file never has the final name).
+pub fn write_run(dir: &Path, record: &RunRecord) -> io::Result<()> {
+    let path = run_path(dir, &record.point, record.replication);
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let json = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
+    write_atomic(&path, &json).map(|_| ())
+}
+
+/// Reads run `replication` of `point`, `None` if it has not been written.
+pub fn read_run(dir: &Path, point: &str, replication: u32) -> Result<Option<RunRecord>, String> {
+    let path = run_path(dir, point, replication);
+    match fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| format!("{}: {e}", path.display())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// Writes the plan as `experiment.json`.
+pub fn write_plan(dir: &Path, plan: &RunPlan) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let json = serde_json::to_vec_pretty(plan).map_err(io::Error::other)?;
+    write_atomic(&dir.join("experiment.json"), &json).map(|_| ())
+}
+
+/// Reads `experiment.json`.
+pub fn read_plan(dir: &Path) -> Result<RunPlan, String> {
+    let path = dir.join("experiment.json");
+    let bytes = fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}

@@ -1,0 +1,846 @@
+//! Experiments from one scenario file: several schedulers side by side under common
+//! random numbers, a sweep over the population, the processors or a policy parameter,
+//! and capacity planning by search (seed 003 §4.4: throughput, saturation and the
+//! maximal load a machine supports come out of closed-loop runs).
+//!
+//! An experiment is a set of *points* (a scheduler at one value of the swept axis) times
+//! replications. Every run is independent: replication `r` draws its users from the same
+//! seed whatever the scheduler and the point, so schedulers face the same users making
+//! the same choices (common random numbers), and a run's result depends on nothing but
+//! its point and replication. Each run is written to its own file as it finishes
+//! ([`super::results`]), so an experiment can be interrupted and resumed, split into
+//! shards (`--shard K/N`) run on different machines, and merged (`sitesim merge`) into
+//! the same results one process gives.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::model::{ModelFiles, ModelOptions, ModelReplication, replicate};
+use super::output::write_atomic;
+use super::resample::MetricStats;
+use super::results::{
+    ClassFigures, HourFigures, METRICS, Metrics, Point, RunPlan, RunRecord, read_plan, read_run,
+    run_path, write_plan, write_run,
+};
+use super::scenario::Scenario;
+use crate::sched::SchedulerSpec;
+
+/// A scheduler of an experiment, with the label its results carry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contender {
+    /// The policy.
+    pub spec: SchedulerSpec,
+    /// Its label in tables and plots (the spec when not given).
+    pub label: String,
+}
+
+impl<'de> Deserialize<'de> for Contender {
+    /// A spec string, or a table with `name`, the policy's parameters and an optional
+    /// `label`.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut v = toml::Value::deserialize(d)?;
+        let label = match &mut v {
+            toml::Value::Table(t) => match t.remove("label") {
+                Some(toml::Value::String(l)) => Some(l),
+                Some(_) => return Err(serde::de::Error::custom("label must be a string")),
+                None => None,
+            },
+            _ => None,
+        };
+        let spec = SchedulerSpec::from_value(&v).map_err(serde::de::Error::custom)?;
+        Ok(Contender {
+            label: label.unwrap_or_else(|| spec.label()),
+            spec,
+        })
+    }
+}
+
+/// `[experiment]`: what to compare and what to vary.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSection {
+    /// The schedulers, compared under common random numbers; `[scheduler] policy` when
+    /// empty.
+    #[serde(default)]
+    pub schedulers: Vec<Contender>,
+    /// A sweep.
+    pub sweep: Option<SweepSection>,
+    /// A capacity search, instead of a sweep.
+    pub capacity: Option<CapacitySection>,
+}
+
+/// `[experiment.sweep]`: one axis and its values.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSection {
+    /// `population` (a multiplier on the users), `procs` (the machine, the population
+    /// staying the one sized for `[machine] procs`), or a policy parameter such as
+    /// `alpha` (set on every scheduler that takes it; the others run unchanged at every
+    /// value, as references).
+    pub axis: String,
+    /// The values.
+    pub values: Vec<f64>,
+}
+
+/// `[experiment.capacity]`: the smallest machine that keeps a metric on the right side
+/// of a target for the scenario's population, found by bisection.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapacitySection {
+    /// The metric (a name of [`METRICS`], mean over replications).
+    pub metric: String,
+    /// The target.
+    pub target: f64,
+    /// `below` (the default: the mean must not exceed the target) or `above`.
+    #[serde(default = "below")]
+    pub goal: String,
+    /// Smallest machine tried.
+    pub min_procs: u32,
+    /// Largest machine tried.
+    pub max_procs: u32,
+    /// Machine sizes are multiples of this (1 by default).
+    #[serde(default = "one")]
+    pub step: u32,
+}
+
+fn below() -> String {
+    "below".into()
+}
+fn one() -> u32 {
+    1
+}
+
+/// Which runs a process takes: shard `index` (from 1) of `count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// From 1.
+    pub index: u32,
+    /// Shards in all.
+    pub count: u32,
+}
+
+impl Shard {
+    /// Every run.
+    pub const ALL: Shard = Shard { index: 1, count: 1 };
+
+    /// Whether run number `i` (point-major order) is this shard's.
+    pub fn takes(&self, i: usize) -> bool {
+        i % self.count as usize == (self.index - 1) as usize
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `K/N`, 1 <= K <= N.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("'{s}' is not a shard K/N with 1 <= K <= N");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) = (
+            k.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// One point's options.
+#[derive(Debug, Clone)]
+struct Variant {
+    point: Point,
+    opts: ModelOptions,
+}
+
+/// An experiment ready to run: its plan and the options of each point.
+pub struct Study {
+    files: ModelFiles,
+    base: ModelOptions,
+    contenders: Vec<Contender>,
+    capacity: Option<CapacitySection>,
+    plan: RunPlan,
+    variants: Vec<Variant>,
+}
+
+/// What a call to [`Study::run`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    /// Runs of this shard in the plan.
+    pub runs: u64,
+    /// Runs found already written (resumed).
+    pub resumed: u64,
+    /// Runs done now.
+    pub done: u64,
+    /// Whether it stopped early on request.
+    pub interrupted: bool,
+}
+
+/// Whether a spec's error is about an unknown parameter.
+trait TakesParameter {
+    /// `true` unless the error says the policy has no such parameter.
+    fn is_ok_or_not_unknown(&self) -> bool;
+}
+
+impl<T> TakesParameter for Result<T, String> {
+    fn is_ok_or_not_unknown(&self) -> bool {
+        self.as_ref()
+            .err()
+            .is_none_or(|e| !e.contains("no parameter"))
+    }
+}
+
+/// The unit of the swept axis, for plots.
+fn axis_unit(axis: &str) -> String {
+    match axis {
+        "population" => "users ×".into(),
+        "procs" => "processors".into(),
+        _ => String::new(),
+    }
+}
+
+impl Study {
+    /// The experiment of `scenario` (whose file's text is `text`, kept in the results).
+    pub fn new(scenario: &Scenario, text: &str) -> Result<Study, String> {
+        let section = scenario
+            .experiment
+            .clone()
+            .ok_or("the scenario has no [experiment] section")?;
+        let (files, base, _) = scenario
+            .model_setup()
+            .map_err(|e| format!("{e} (experiments run model-based sites: source = \"model\")"))?;
+        let contenders = if section.schedulers.is_empty() {
+            vec![Contender {
+                label: scenario.scheduler.policy.label(),
+                spec: scenario.scheduler.policy.clone(),
+            }]
+        } else {
+            section.schedulers.clone()
+        };
+        if section.sweep.is_some() && section.capacity.is_some() {
+            return Err("[experiment] takes a sweep or a capacity search, not both".into());
+        }
+        if let Some(c) = &section.capacity {
+            check_capacity(c)?;
+        }
+        let procs = base.run.procs.ok_or("[machine] procs is required")?;
+        let mut study = Study {
+            files,
+            base,
+            contenders,
+            capacity: section.capacity.clone(),
+            plan: RunPlan {
+                sitesim_version: env!("CARGO_PKG_VERSION").to_owned(),
+                name: scenario.name.clone().unwrap_or_else(|| "experiment".into()),
+                scenario: text.to_owned(),
+                axis: None,
+                axis_unit: None,
+                replications: scenario.runs(),
+                points: Vec::new(),
+            },
+            variants: Vec::new(),
+        };
+        match (&section.sweep, &section.capacity) {
+            (Some(sweep), _) => {
+                if sweep.values.is_empty() {
+                    return Err("[experiment.sweep] values is empty".into());
+                }
+                if !["population", "procs"].contains(&sweep.axis.as_str())
+                    && !study.contenders.iter().any(|c| {
+                        c.spec
+                            .with(&sweep.axis, toml::Value::Float(sweep.values[0]))
+                            .is_ok_or_not_unknown()
+                    })
+                {
+                    return Err(format!(
+                        "[experiment.sweep] no scheduler takes '{}' (axis is population, procs \
+                         or a parameter of one of the schedulers)",
+                        sweep.axis
+                    ));
+                }
+                study.plan.axis = Some(sweep.axis.clone());
+                study.plan.axis_unit = Some(axis_unit(&sweep.axis));
+                for &x in &sweep.values {
+                    for c in study.contenders.clone() {
+                        let v = study.variant(&c, &sweep.axis, x)?;
+                        study.push(v);
+                    }
+                }
+            }
+            (None, Some(_)) => {
+                study.plan.axis = Some("procs".into());
+                study.plan.axis_unit = Some(axis_unit("procs"));
+            }
+            (None, None) => {
+                for c in study.contenders.clone() {
+                    let v = study.variant(&c, "procs", f64::from(procs))?;
+                    study.push(Variant {
+                        point: Point { x: None, ..v.point },
+                        opts: v.opts,
+                    });
+                }
+            }
+        }
+        Ok(study)
+    }
+
+    /// The plan (for a capacity search, the probes made so far).
+    pub fn plan(&self) -> &RunPlan {
+        &self.plan
+    }
+
+    /// Whether this is a capacity search.
+    pub fn is_capacity_search(&self) -> bool {
+        self.capacity.is_some()
+    }
+
+    fn push(&mut self, mut v: Variant) {
+        v.point.id = format!("p{:03}", self.variants.len());
+        self.plan.points.push(v.point.clone());
+        self.variants.push(v);
+    }
+
+    /// The options of `contender` at `axis = x`.
+    fn variant(&self, contender: &Contender, axis: &str, x: f64) -> Result<Variant, String> {
+        let mut opts = self.base.clone();
+        let mut spec = contender.spec.clone();
+        let mut label = contender.label.clone();
+        let procs = opts.run.procs.unwrap_or(0);
+        let mut machine = procs;
+        match axis {
+            "population" => {
+                if !(x.is_finite() && x >= 0.0) {
+                    return Err(format!("population {x} must be a number of 0 or more"));
+                }
+                opts.users *= x;
+            }
+            "procs" => {
+                if !(x >= 1.0 && x.fract() == 0.0 && x <= f64::from(u32::MAX)) {
+                    return Err(format!("procs {x} must be a whole number of 1 or more"));
+                }
+                machine = x as u32;
+                opts.machine = (machine != procs).then_some(machine);
+            }
+            param => {
+                let value = if x.fract() == 0.0 && x.abs() < 1e15 {
+                    toml::Value::Integer(x as i64)
+                } else {
+                    toml::Value::Float(x)
+                };
+                match spec.with(param, value) {
+                    Ok(s) => {
+                        if label == contender.spec.label() {
+                            label = s.label();
+                        }
+                        spec = s;
+                    }
+                    Err(e) if e.contains("no parameter") => {}
+                    Err(e) => return Err(format!("[experiment.sweep] {param} = {x}: {e}")),
+                }
+            }
+        }
+        opts.run.policy = spec.clone();
+        Ok(Variant {
+            point: Point {
+                id: String::new(),
+                scheduler: spec.label(),
+                label,
+                procs: machine,
+                population: opts.users,
+                x: Some(x),
+            },
+            opts,
+        })
+    }
+
+    /// Runs this shard's runs that `dir` does not hold yet, in parallel, writing each
+    /// as it finishes; stops starting runs once `stop` is set; `done` is called after
+    /// each. A capacity search runs its probes one after another (it cannot be
+    /// sharded). Writes the plan first, and the summary when every run is there.
+    pub fn run(
+        &mut self,
+        dir: &Path,
+        shard: Shard,
+        stop: &AtomicBool,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<Progress, String> {
+        let io = |e: std::io::Error| format!("{}: {e}", dir.display());
+        if let Ok(old) = read_plan(dir)
+            && (old.scenario != self.plan.scenario || old.replications != self.plan.replications)
+        {
+            return Err(format!(
+                "{} holds the results of another scenario; give another --out",
+                dir.display()
+            ));
+        }
+        if self.capacity.is_some() {
+            if shard != Shard::ALL {
+                return Err(
+                    "a capacity search runs its probes in order and cannot be sharded".into(),
+                );
+            }
+            return self.search(dir, stop, done);
+        }
+        write_plan(dir, &self.plan).map_err(io)?;
+        let progress = self.run_points(dir, 0..self.variants.len(), shard, stop, done)?;
+        if !progress.interrupted && shard == Shard::ALL {
+            summarize(dir)?;
+        }
+        Ok(progress)
+    }
+
+    /// Runs the missing runs of points `points` that belong to `shard`.
+    fn run_points(
+        &self,
+        dir: &Path,
+        points: std::ops::Range<usize>,
+        shard: Shard,
+        stop: &AtomicBool,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<Progress, String> {
+        let reps = self.plan.replications;
+        let mut todo = Vec::new();
+        let mut progress = Progress::default();
+        for p in points {
+            for r in 0..reps {
+                if !shard.takes(p * reps as usize + r as usize) {
+                    continue;
+                }
+                progress.runs += 1;
+                if run_path(dir, &self.variants[p].point.id, r).exists() {
+                    progress.resumed += 1;
+                } else {
+                    todo.push((p, r));
+                }
+            }
+        }
+        let results: Vec<Option<Result<(), String>>> = todo
+            .par_iter()
+            .map(|&(p, r)| {
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let v = &self.variants[p];
+                let result = replicate(&self.files, &v.opts, r)
+                    .map_err(|e| format!("{} replication {r}: {e}", v.point.label))
+                    .and_then(|rep| {
+                        write_run(dir, &record(&v.point.id, &rep))
+                            .map_err(|e| format!("{}: {e}", dir.display()))
+                    });
+                done();
+                Some(result)
+            })
+            .collect();
+        for r in results {
+            match r {
+                Some(Ok(())) => progress.done += 1,
+                Some(Err(e)) => return Err(e),
+                None => progress.interrupted = true,
+            }
+        }
+        Ok(progress)
+    }
+
+    /// The capacity search: for each scheduler, bisection over machine sizes for the
+    /// smallest one whose mean metric meets the target, assuming the metric improves
+    /// with the machine. Every probe is a point of the plan; `capacity.json` holds the
+    /// answers.
+    fn search(
+        &mut self,
+        dir: &Path,
+        stop: &AtomicBool,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<Progress, String> {
+        let c = self.capacity.clone().expect("a capacity search");
+        let mut total = Progress::default();
+        let mut answers = Vec::new();
+        for contender in self.contenders.clone() {
+            let mut probes: BTreeMap<u32, Probe> = BTreeMap::new();
+            let mut probe = |study: &mut Study, procs: u32| -> Result<Option<Probe>, String> {
+                if let Some(p) = probes.get(&procs) {
+                    return Ok(Some(p.clone()));
+                }
+                let v = study.variant(&contender, "procs", f64::from(procs))?;
+                study.push(v);
+                let i = study.variants.len() - 1;
+                write_plan(dir, &study.plan).map_err(|e| format!("{}: {e}", dir.display()))?;
+                let p = study.run_points(dir, i..i + 1, Shard::ALL, stop, done)?;
+                total.runs += p.runs;
+                total.resumed += p.resumed;
+                total.done += p.done;
+                if p.interrupted {
+                    total.interrupted = true;
+                    return Ok(None);
+                }
+                let values = metric_values(
+                    dir,
+                    &study.plan.points[i],
+                    study.plan.replications,
+                    &c.metric,
+                )?;
+                let stats = MetricStats::of("probe", &values);
+                let passes = match c.goal.as_str() {
+                    "above" => stats.mean >= c.target,
+                    _ => stats.mean <= c.target,
+                };
+                let result = Probe {
+                    procs,
+                    mean: stats.mean,
+                    ci95: stats.ci95,
+                    passes,
+                };
+                probes.insert(procs, result.clone());
+                Ok(Some(result))
+            };
+            let step = c.step.max(1);
+            let mut lo = c.min_procs.div_ceil(step);
+            let mut hi = c.max_procs / step;
+            let mut answer = None;
+            // The largest machine first: if it fails, no machine in range will do.
+            match probe(self, hi * step)? {
+                None => break,
+                Some(p) if !p.passes => {}
+                Some(_) => {
+                    answer = Some(hi * step);
+                    while lo < hi {
+                        let mid = lo + (hi - lo) / 2;
+                        match probe(self, mid * step)? {
+                            None => break,
+                            Some(p) if p.passes => {
+                                hi = mid;
+                                answer = Some(mid * step);
+                            }
+                            Some(_) => lo = mid + 1,
+                        }
+                    }
+                }
+            }
+            if total.interrupted {
+                break;
+            }
+            answers.push(CapacityAnswer {
+                scheduler: contender.label.clone(),
+                procs: answer,
+                probes: probes.into_values().collect(),
+            });
+        }
+        if !total.interrupted {
+            let out = CapacityResult {
+                metric: c.metric.clone(),
+                target: c.target,
+                goal: c.goal.clone(),
+                population_procs: self.base.run.procs.unwrap_or(0),
+                answers,
+            };
+            let json = serde_json::to_vec_pretty(&out).map_err(|e| e.to_string())?;
+            write_atomic(&dir.join("capacity.json"), &json)
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            summarize(dir)?;
+        }
+        Ok(total)
+    }
+}
+
+/// Checks a capacity section.
+fn check_capacity(c: &CapacitySection) -> Result<(), String> {
+    if !METRICS.iter().any(|(n, _, _)| *n == c.metric) {
+        return Err(format!(
+            "[experiment.capacity] metric '{}' is not one of {}",
+            c.metric,
+            METRICS.map(|m| m.0).join(", ")
+        ));
+    }
+    if c.goal != "below" && c.goal != "above" {
+        return Err("[experiment.capacity] goal is \"below\" or \"above\"".into());
+    }
+    if c.min_procs < 1
+        || c.min_procs > c.max_procs
+        || c.step < 1
+        || c.max_procs / c.step < c.min_procs.div_ceil(c.step)
+    {
+        return Err(
+            "[experiment.capacity] needs 1 <= min_procs <= max_procs and a multiple of step between them"
+                .into(),
+        );
+    }
+    if !c.target.is_finite() {
+        return Err("[experiment.capacity] target must be a number".into());
+    }
+    Ok(())
+}
+
+/// One machine size tried by a capacity search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Probe {
+    /// Processors.
+    pub procs: u32,
+    /// The metric's mean over replications.
+    pub mean: f64,
+    /// Half-width of its 95% confidence interval.
+    pub ci95: f64,
+    /// Whether the mean meets the target.
+    pub passes: bool,
+}
+
+/// A scheduler's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CapacityAnswer {
+    /// The scheduler.
+    pub scheduler: String,
+    /// The smallest machine that meets the target, `None` if none in range does.
+    pub procs: Option<u32>,
+    /// Every machine tried, by size.
+    pub probes: Vec<Probe>,
+}
+
+/// `capacity.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CapacityResult {
+    /// The metric.
+    pub metric: String,
+    /// The target.
+    pub target: f64,
+    /// `below` or `above`.
+    pub goal: String,
+    /// The machine the population was sized for.
+    pub population_procs: u32,
+    /// One answer per scheduler.
+    pub answers: Vec<CapacityAnswer>,
+}
+
+/// The run record of a model replication.
+fn record(point: &str, rep: &ModelReplication) -> RunRecord {
+    let f = &rep.figures;
+    RunRecord {
+        point: point.to_owned(),
+        replication: f.replication,
+        seed: f.seed,
+        metrics: Metrics {
+            jobs: f.jobs,
+            jobs_per_day: f.jobs_per_week / 7.0,
+            proc_hours_per_week: f.proc_hours_per_week,
+            utilization: f.utilization,
+            mean_wait: f.mean_wait,
+            mean_response: f.mean_response,
+            mean_bsld: f.mean_bsld,
+            sessions: f.sessions,
+            jobs_per_session: f.jobs_per_session,
+            session_hours: f.session_hours,
+            frustrated: f.frustrated,
+        },
+        by_hour: rep
+            .cycles
+            .by_hour
+            .iter()
+            .enumerate()
+            .map(|(h, c)| HourFigures {
+                hour: h as u8,
+                arrivals: c.arrivals,
+                mean_queue: c.mean_queue,
+                utilization: c.utilization,
+            })
+            .collect(),
+        by_runtime_class: rep
+            .by_runtime_class
+            .iter()
+            .map(|c| ClassFigures {
+                class: format!("{:?}", c.class).to_lowercase(),
+                label: c.label.to_owned(),
+                jobs: c.stats.jobs,
+                mean_wait: c.stats.mean_wait,
+                mean_response: c.stats.mean_response,
+                mean_bsld: c.stats.mean_bounded_slowdown,
+            })
+            .collect(),
+    }
+}
+
+/// The values of `metric` over the replications of `point` found in `dir`.
+fn metric_values(dir: &Path, point: &Point, reps: u32, metric: &str) -> Result<Vec<f64>, String> {
+    let read = METRICS
+        .iter()
+        .find(|m| m.0 == metric)
+        .map(|m| m.2)
+        .ok_or_else(|| format!("unknown metric '{metric}'"))?;
+    let mut values = Vec::new();
+    for r in 0..reps {
+        if let Some(rec) = read_run(dir, &point.id, r)? {
+            values.push(read(&rec.metrics));
+        }
+    }
+    Ok(values)
+}
+
+/// A point's statistics over its replications.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PointSummary {
+    /// The point.
+    #[serde(flatten)]
+    pub point: Point,
+    /// Runs found.
+    pub runs: u32,
+    /// Every metric over the runs found.
+    pub stats: Vec<MetricStats>,
+}
+
+/// `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    /// sitesim's version.
+    pub sitesim_version: String,
+    /// The scenario's name.
+    pub name: String,
+    /// The swept axis.
+    pub axis: Option<String>,
+    /// Replications per point.
+    pub replications: u32,
+    /// Runs missing (an unfinished experiment).
+    pub missing_runs: u64,
+    /// Every point.
+    pub points: Vec<PointSummary>,
+}
+
+/// Reads every run in `dir` and writes `summary.json` and `runs.csv`; returns the
+/// summary. The same runs give the same bytes, however they were produced.
+pub fn summarize(dir: &Path) -> Result<Summary, String> {
+    let plan = read_plan(dir)?;
+    let mut points = Vec::new();
+    let mut missing = 0;
+    let mut csv = String::from("point,scheduler,label,procs,population,x,replication,seed");
+    for (name, _, _) in METRICS {
+        csv.push(',');
+        csv.push_str(name);
+    }
+    csv.push('\n');
+    for point in &plan.points {
+        let mut records = Vec::new();
+        for r in 0..plan.replications {
+            match read_run(dir, &point.id, r)? {
+                Some(rec) => records.push(rec),
+                None => missing += 1,
+            }
+        }
+        for rec in &records {
+            csv.push_str(&format!(
+                "{},{},{},{},{},{},{},{}",
+                point.id,
+                csv_field(&point.scheduler),
+                csv_field(&point.label),
+                point.procs,
+                point.population,
+                point.x.map_or(String::new(), |x| x.to_string()),
+                rec.replication,
+                rec.seed
+            ));
+            for (_, _, read) in METRICS {
+                csv.push_str(&format!(",{}", read(&rec.metrics)));
+            }
+            csv.push('\n');
+        }
+        let stats = if records.is_empty() {
+            Vec::new()
+        } else {
+            METRICS
+                .iter()
+                .map(|(name, _, read)| {
+                    let v: Vec<f64> = records.iter().map(|r| read(&r.metrics)).collect();
+                    MetricStats::of(name, &v)
+                })
+                .collect()
+        };
+        points.push(PointSummary {
+            point: point.clone(),
+            runs: records.len() as u32,
+            stats,
+        });
+    }
+    let summary = Summary {
+        sitesim_version: plan.sitesim_version.clone(),
+        name: plan.name.clone(),
+        axis: plan.axis.clone(),
+        replications: plan.replications,
+        missing_runs: missing,
+        points,
+    };
+    let json = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
+    let err = |e: std::io::Error| format!("{}: {e}", dir.display());
+    write_atomic(&dir.join("summary.json"), &json).map_err(err)?;
+    write_atomic(&dir.join("runs.csv"), csv.as_bytes()).map_err(err)?;
+    Ok(summary)
+}
+
+/// Quotes a CSV field if it needs it.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+/// Merges the results directories `shards` (of one experiment) into `out`: copies every
+/// run file, then writes the summary. Fails if the shards ran different scenarios.
+pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<Summary, String> {
+    let first = shards
+        .first()
+        .ok_or("merge needs at least one shard directory")?;
+    let plan = read_plan(first)?;
+    for s in &shards[1..] {
+        let other = read_plan(s)?;
+        if other != plan {
+            return Err(format!(
+                "{} and {} hold different experiments",
+                first.display(),
+                s.display()
+            ));
+        }
+    }
+    write_plan(out, &plan).map_err(|e| format!("{}: {e}", out.display()))?;
+    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    for (p, r) in plan.runs() {
+        let id = &plan.points[p].id;
+        for s in shards {
+            // Checked by parsing, copied byte for byte.
+            if read_run(s, id, r)?.is_some() {
+                let from = run_path(s, id, r);
+                let bytes = std::fs::read(&from).map_err(|e| err(&from, e))?;
+                let to = run_path(out, id, r);
+                if let Some(parent) = to.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| err(parent, e))?;
+                }
+                write_atomic(&to, &bytes).map_err(|e| err(&to, e))?;
+                break;
+            }
+        }
+    }
+    for s in shards {
+        let cap = s.join("capacity.json");
+        if cap.exists() {
+            let bytes = std::fs::read(&cap).map_err(|e| format!("{}: {e}", cap.display()))?;
+            write_atomic(&out.join("capacity.json"), &bytes)
+                .map_err(|e| format!("{}: {e}", out.display()))?;
+        }
+    }
+    summarize(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_split_the_runs_without_overlap() {
+        let shards: Vec<Shard> = (1..=3).map(|k| format!("{k}/3").parse().unwrap()).collect();
+        for i in 0..30 {
+            assert_eq!(shards.iter().filter(|s| s.takes(i)).count(), 1);
+        }
+        assert!("0/3".parse::<Shard>().is_err());
+        assert!("4/3".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
+    }
+}

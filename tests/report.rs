@@ -1,0 +1,430 @@
+//! `sitesim report`: the plots and the page written from a hand-made results directory.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use sitesim::experiment::report::write_report;
+use sitesim::experiment::results::{
+    ClassFigures, HourFigures, Metrics, Point, RunPlan, RunRecord, run_path, write_plan, write_run,
+};
+
+const SCHEDULERS: [&str; 2] = ["EASY", "FCFS"];
+const XS: [f64; 3] = [1.0, 2.0, 4.0];
+const REPLICATIONS: u32 = 3;
+const SCENARIO: &str = "name = \"demo\"\n# short jobs wait < 1 h & \"more\"\n";
+
+/// A fresh, empty directory under the system's temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sitesim-report-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Schedulers × swept values (`x` = `None`: one point per scheduler, no sweep).
+fn plan(xs: &[Option<f64>]) -> RunPlan {
+    let points = xs
+        .iter()
+        .flat_map(|&x| SCHEDULERS.iter().map(move |&s| (x, s)))
+        .enumerate()
+        .map(|(i, (x, s))| Point {
+            id: format!("p{i:03}"),
+            scheduler: s.to_lowercase(),
+            label: s.to_string(),
+            procs: 128,
+            population: x.unwrap_or(1.0),
+            x,
+        })
+        .collect();
+    let sweep = xs.iter().any(Option::is_some);
+    RunPlan {
+        sitesim_version: "0.1.0-test".into(),
+        name: "demo <sweep>".into(),
+        scenario: SCENARIO.into(),
+        axis: sweep.then(|| "population".into()),
+        axis_unit: sweep.then(|| "users ×".into()),
+        replications: REPLICATIONS,
+        points,
+    }
+}
+
+/// Run `r` of point number `p`, with figures easy to average by hand:
+///
+/// | figure            | value                      | p000 over r = 0, 1, 2        |
+/// |-------------------|----------------------------|------------------------------|
+/// | jobs/day          | 100 p + 10 (r + 1)         | 10, 20, 30: 20 ± 25          |
+/// | utilization       | 0.40 + 0.05 r              | 40, 45, 50 %: 45 ± 12        |
+/// | mean wait         | 30 + 10 p + 3 (r + 1) min  | 33, 36, 39 min: 36.0 ± 7.5   |
+/// | mean response     | wait + 60 min              | 1.55, 1.60, 1.65 h: 1.60 ± 0.12 |
+/// | session length    | 2 + 0.5 r h                | 2.5 ± 1.2                    |
+/// | jobs per session  | 4 + r                      | 5.0 ± 2.5                    |
+fn record(p: usize, r: u32) -> RunRecord {
+    let (pf, rf) = (p as f64, f64::from(r));
+    let wait = 60.0 * (30.0 + 10.0 * pf + 3.0 * (rf + 1.0));
+    let class = |class: &str, label: &str, response: f64| ClassFigures {
+        class: class.into(),
+        label: label.into(),
+        jobs: 10,
+        mean_wait: response / 2.0,
+        mean_response: response * (1.0 + 0.1 * rf),
+        mean_bsld: 1.0,
+    };
+    RunRecord {
+        point: format!("p{p:03}"),
+        replication: r,
+        seed: 1000 + u64::from(r),
+        metrics: Metrics {
+            jobs: 1000,
+            jobs_per_day: 100.0 * pf + 10.0 * (rf + 1.0),
+            proc_hours_per_week: 5000.0,
+            utilization: 0.40 + 0.05 * rf,
+            mean_wait: wait,
+            mean_response: wait + 3600.0,
+            mean_bsld: 2.0,
+            sessions: 50,
+            jobs_per_session: 4.0 + rf,
+            session_hours: 2.0 + 0.5 * rf,
+            frustrated: 0,
+        },
+        by_hour: (0..24)
+            .map(|h| HourFigures {
+                hour: h,
+                arrivals: 10.0,
+                mean_queue: f64::from(h % 12) + rf + pf,
+                utilization: 0.3 + 0.02 * f64::from(h % 12),
+            })
+            .collect(),
+        by_runtime_class: vec![
+            class("short", "≤ 1 min", 30.0 * (1.0 + pf)),
+            class("medium", "1–10 min", 300.0 * (1.0 + pf)),
+            class("long", "> 10 min", 20_000.0 * (1.0 + pf)),
+        ],
+    }
+}
+
+/// Writes `plan` and its runs under `dir`, leaving out the runs in `skip`.
+fn results_dir(dir: &Path, plan: &RunPlan, skip: &[(usize, u32)]) {
+    write_plan(dir, plan).unwrap();
+    for (p, r) in plan.runs() {
+        if !skip.contains(&(p, r)) {
+            write_run(dir, &record(p, r)).unwrap();
+        }
+    }
+    for &(p, r) in skip {
+        assert!(!run_path(dir, &plan.points[p].id, r).exists());
+    }
+}
+
+/// Every file of `dir/report`, by name.
+fn report_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fs::read_dir(dir.join("report"))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Checks that `text` is one well-formed XML element (tags balanced and properly nested,
+/// no stray `<`, `>` or `&` in text or attribute values).
+fn assert_well_formed(file: &str, text: &str) {
+    let entities = |s: &str| {
+        s.match_indices('&').all(|(i, _)| {
+            ["&lt;", "&gt;", "&amp;", "&quot;", "&apos;", "&#"]
+                .iter()
+                .any(|e| s[i..].starts_with(e))
+        })
+    };
+    assert!(text.starts_with("<svg"), "{file}: does not start with <svg");
+    let mut stack: Vec<&str> = Vec::new();
+    let mut rest = text;
+    let mut closed_root = false;
+    while let Some(start) = rest.find('<') {
+        let between = &rest[..start];
+        assert!(
+            !between.contains('>') && entities(between),
+            "{file}: bad text {between:?}"
+        );
+        assert!(
+            !closed_root || between.trim().is_empty(),
+            "{file}: content after the root element"
+        );
+        let end = start + rest[start..].find('>').expect("unclosed tag");
+        let tag = &rest[start + 1..end];
+        assert!(
+            !tag.contains('<') && entities(tag),
+            "{file}: bad tag {tag:?}"
+        );
+        assert_eq!(
+            tag.matches('"').count() % 2,
+            0,
+            "{file}: unbalanced quotes in {tag:?}"
+        );
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(
+                stack.pop(),
+                Some(name.trim()),
+                "{file}: misnested </{name}>"
+            );
+            closed_root = stack.is_empty();
+        } else if !tag.ends_with('/') {
+            assert!(!closed_root, "{file}: a second root element");
+            stack.push(tag.split_whitespace().next().unwrap_or(""));
+        }
+        rest = &rest[end + 1..];
+    }
+    assert!(
+        stack.is_empty() && closed_root,
+        "{file}: unclosed {stack:?}"
+    );
+    assert!(rest.trim().is_empty(), "{file}: trailing text");
+}
+
+/// The `<tr>` of point `id` in the page's table.
+fn row<'h>(html: &'h str, id: &str) -> &'h str {
+    let cell = format!("<td class=\"l\">{id}</td>");
+    let at = html
+        .find(&cell)
+        .unwrap_or_else(|| panic!("no row for {id}"));
+    let start = html[..at].rfind("<tr").unwrap();
+    let end = at + html[at..].find("</tr>").unwrap();
+    &html[start..end]
+}
+
+const AXIS_SVGS: [(&str, &str); 6] = [
+    ("axis_jobs_per_day.svg", "throughput (jobs/day)"),
+    ("axis_utilization.svg", "utilization (%)"),
+    ("axis_mean_wait.svg", "mean wait (min)"),
+    ("axis_mean_response.svg", "mean response time (h)"),
+    ("axis_session_hours.svg", "mean session length (h)"),
+    ("axis_jobs_per_session.svg", "jobs per session (jobs)"),
+];
+
+/// The plots drawn at the focus point whatever the sweep: file, texts it must hold.
+fn focus_svgs(scheduler_labels: &[&'static str]) -> Vec<(String, Vec<&'static str>)> {
+    let mut files = vec![
+        (
+            "hour_queue.svg".to_string(),
+            vec!["local hour of day (h)", "mean queue length (jobs waiting)"],
+        ),
+        (
+            "hour_utilization.svg".to_string(),
+            vec!["local hour of day (h)", "utilization (%)"],
+        ),
+        (
+            "class_response.svg".to_string(),
+            vec![
+                "job runtime class",
+                "mean response time (h)",
+                "≤ 1 min",
+                "1–10 min",
+                "&gt; 10 min",
+            ],
+        ),
+    ];
+    for s in &mut files {
+        s.1.extend(scheduler_labels.iter().copied());
+    }
+    for (key, axis) in [
+        ("jobs_per_day", "throughput (jobs/day)"),
+        ("mean_wait", "mean wait (min)"),
+    ] {
+        for (i, label) in SCHEDULERS.iter().enumerate() {
+            if scheduler_labels.contains(label) {
+                files.push((
+                    format!("hist_{key}_{i}_{}.svg", label.to_lowercase()),
+                    vec![axis, "replications", "95% CI of the mean", label],
+                ));
+            }
+        }
+    }
+    files
+}
+
+fn assert_svgs(dir: &Path, expected: &[(String, Vec<&str>)]) {
+    for (file, texts) in expected {
+        let path = dir.join("report").join(file);
+        let svg = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_well_formed(file, &svg);
+        for text in texts {
+            assert!(svg.contains(text), "{file}: {text:?} missing");
+        }
+    }
+}
+
+#[test]
+fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
+    let dir = scratch("sweep");
+    let plan = plan(&XS.map(Some));
+    // FCFS at the largest population (point 5) lacks its last replication.
+    results_dir(&dir, &plan, &[(5, 2)]);
+    let capacity = serde_json::json!({
+        "metric": "mean_wait",
+        "target": 3600,
+        "procs": 192,
+        "probes": [
+            { "procs": 128, "mean": 5400.5, "ci95": 300.25, "passes": false },
+            { "procs": 192, "mean": 3000.0, "ci95": 250.0, "passes": true }
+        ]
+    });
+    fs::write(
+        dir.join("capacity.json"),
+        serde_json::to_vec(&capacity).unwrap(),
+    )
+    .unwrap();
+
+    let written = write_report(&dir).unwrap();
+
+    let mut expected: Vec<(String, Vec<&str>)> = AXIS_SVGS
+        .iter()
+        .map(|(file, y)| {
+            (
+                file.to_string(),
+                vec!["population (users ×)", y, "EASY", "FCFS"],
+            )
+        })
+        .collect();
+    expected.extend(focus_svgs(&SCHEDULERS));
+    assert_svgs(&dir, &expected);
+    // The plots by hour, class and replication are at the largest population.
+    for file in [
+        "hour_queue.svg",
+        "class_response.svg",
+        "hist_mean_wait_1_fcfs.svg",
+    ] {
+        let svg = fs::read_to_string(dir.join("report").join(file)).unwrap();
+        assert!(svg.contains("population = 4"), "{file}: no point named");
+    }
+    let mut names: Vec<String> = written
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.last().map(String::as_str), Some("index.html"));
+    names.sort();
+    let mut want: Vec<String> = expected.iter().map(|e| e.0.clone()).collect();
+    want.push("index.html".into());
+    want.sort();
+    assert_eq!(names, want);
+    assert!(written.iter().all(|p| p.starts_with(dir.join("report"))));
+
+    let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
+    // Names, version and the scenario, escaped.
+    assert!(html.contains("<h1>demo &lt;sweep&gt;</h1>"));
+    assert!(html.contains("sitesim 0.1.0-test"));
+    assert!(html.contains("# short jobs wait &lt; 1 h &amp; &quot;more&quot;"));
+    assert!(!html.contains("wait < 1 h"));
+    // Means ± 95% CI computed by hand (see `record`).
+    let p0 = row(&html, "p000");
+    for cell in [
+        "<td class=\"l\">EASY</td>",
+        "<td>1</td>",
+        "<td>3 / 3</td>",
+        "<td>20 ± 25</td>",
+        "<td>45 ± 12</td>",
+        "<td>36.0 ± 7.5</td>",
+        "<td>1.60 ± 0.12</td>",
+        "<td>2.5 ± 1.2</td>",
+        "<td>5.0 ± 2.5</td>",
+    ] {
+        assert!(p0.contains(cell), "p000 lacks {cell}: {p0}");
+    }
+    assert!(row(&html, "p003").contains("<td>320 ± 25</td>"));
+    // Point 5 (FCFS, population 4) has runs 0 and 1: 510, 520 jobs/day.
+    let p5 = row(&html, "p005");
+    assert!(
+        p5.contains("incomplete") && p5.contains("<td>2 / 3</td>"),
+        "{p5}"
+    );
+    assert!(p5.contains("<td>515 ± 64</td>"), "{p5}");
+    assert!(html.contains("1 of 18 runs missing"));
+    assert!(html.contains("p005 (FCFS, population = 4): 1 of 3 runs missing (r0002)"));
+    for header in [
+        "population (users ×)",
+        "throughput (jobs/day)",
+        "utilization (%)",
+        "mean wait (min)",
+        "mean response time (h)",
+        "mean session length (h)",
+    ] {
+        assert!(html.contains(&format!("<th>{header}</th>")), "{header}");
+    }
+    // The capacity search.
+    assert!(html.contains("Capacity search"));
+    assert!(html.contains("<th class=\"l\">procs</th><td class=\"l\">192</td>"));
+    assert!(html.contains("<th>procs</th><th>mean</th><th>ci95</th><th>passes</th>"));
+    assert!(html.contains("<tr><td>128</td><td>5400.5</td><td>300.25</td><td>no</td></tr>"));
+    // Every plot, by relative path, with a caption; nothing external.
+    for (file, _) in &expected {
+        assert!(
+            html.contains(&format!("<img src=\"{file}\"")),
+            "{file} not shown"
+        );
+    }
+    assert_eq!(html.matches("<figcaption>").count(), expected.len());
+    assert!(!html.contains("<script") && !html.contains("src=\"http"));
+    assert!(!html.contains("<link"));
+
+    // Byte-identical when run again.
+    let first = report_files(&dir);
+    assert_eq!(first.len(), expected.len() + 1);
+    let again = write_report(&dir).unwrap();
+    assert_eq!(again, written);
+    assert_eq!(report_files(&dir), first);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn without_a_sweep_there_are_no_axis_plots_and_the_rest_is_there() {
+    let dir = scratch("single");
+    let plan = plan(&[None]);
+    results_dir(&dir, &plan, &[]);
+    let written = write_report(&dir).unwrap();
+    let expected = focus_svgs(&SCHEDULERS);
+    assert_svgs(&dir, &expected);
+    assert_eq!(written.len(), expected.len() + 1);
+    for (file, _) in AXIS_SVGS {
+        assert!(!dir.join("report").join(file).exists(), "{file} drawn");
+    }
+    let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
+    assert!(!html.contains("Against") && !html.contains("population"));
+    assert!(!html.contains("Capacity search") && !html.contains("missing"));
+    assert!(row(&html, "p001").contains("<td>120 ± 25</td>"));
+    assert!(row(&html, "p001").contains("<td>3 / 3</td>"));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_point_without_runs_is_left_out_of_the_plots_with_a_note() {
+    let dir = scratch("empty-point");
+    let plan = plan(&XS.map(Some));
+    // FCFS at the largest population has no runs at all.
+    results_dir(&dir, &plan, &[(5, 0), (5, 1), (5, 2)]);
+    let written = write_report(&dir).unwrap();
+    let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
+    assert!(html.contains("3 of 18 runs missing"));
+    assert!(html.contains("p005 (FCFS, population = 4): 3 of 3 runs missing"));
+    assert!(html.contains("left out of the plots"));
+    assert!(html.contains("No runs at population = 4 for FCFS"));
+    assert!(row(&html, "p005").contains("<td>0 / 3</td>"));
+    // FCFS still has its line against the axis, but no histograms at population 4.
+    assert_svgs(&dir, &focus_svgs(&["EASY"]));
+    let axis = fs::read_to_string(dir.join("report/axis_jobs_per_day.svg")).unwrap();
+    assert!(axis.contains("\nFCFS\n"));
+    let queue = fs::read_to_string(dir.join("report/hour_queue.svg")).unwrap();
+    assert!(queue.contains("\nEASY\n") && !queue.contains("FCFS"));
+    assert!(!written.iter().any(|p| p.to_string_lossy().contains("fcfs")));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_directory_without_a_plan_is_an_error() {
+    let dir = scratch("no-plan");
+    let err = write_report(&dir).unwrap_err();
+    assert!(err.contains("experiment.json"), "{err}");
+    fs::remove_dir_all(&dir).unwrap();
+}
