@@ -470,14 +470,7 @@ fn run_experiment(
         .unwrap_or_else(|| PathBuf::from("results").join(&study.plan().name));
     let shard = a.shard.unwrap_or(Shard::ALL);
     let plan = study.plan();
-    let total = if study.is_capacity_search() {
-        0
-    } else {
-        plan.runs()
-            .enumerate()
-            .filter(|(i, _)| shard.takes(*i))
-            .count() as u64
-    };
+    let total = study.pending(&dir, shard);
     println!(
         "experiment {}: {} point(s) x {} replication(s){}, results in {}",
         plan.name,

@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::feedback::{FeedbackOptions, LogUsers, UserSettings, log_users};
 use super::output::write_atomic;
 use super::replay::{ReplayError, site};
+use crate::localtime::SiteClock;
 use crate::metrics::{MetricsConfig, MetricsSummary, Recorder, SessionRecorder, SessionsSummary};
 use crate::sched::{BuildContext, SchedulerSpec};
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
@@ -300,6 +301,9 @@ pub struct ResampleSummary {
 pub struct Resampler {
     pools: Arc<UserPools>,
     procs: u32,
+    /// The log's header and the zone override, for the site's clock.
+    header: SwfHeader,
+    time_zone: Option<String>,
     settings: UserSettings,
     user_cfg: UserConfig,
     warnings: Vec<String>,
@@ -349,11 +353,23 @@ impl Resampler {
         Ok(Resampler {
             pools: Arc::new(pools),
             procs,
+            header: header.clone(),
+            time_zone: opts.users.time_zone.clone(),
             settings,
             user_cfg,
             warnings,
             input: file.to_owned(),
         })
+    }
+
+    /// What a scheduler is built for: the machine and the log's clock.
+    fn build_context(&self) -> BuildContext {
+        let clock = SiteClock::from_header(&self.header, self.time_zone.as_deref())
+            .map_or_else(|_| SiteClock::utc(), |(c, _)| c);
+        BuildContext {
+            procs: self.procs,
+            clock,
+        }
     }
 
     /// The log's pools.
@@ -393,7 +409,7 @@ impl Resampler {
             ..run.clone()
         };
         let (users, (recorder, sessions), _) =
-            site(users, observers, &BuildContext::new(self.procs), &run_opts)?.run(None)?;
+            site(users, observers, &self.build_context(), &run_opts)?.run(None)?;
         let m = recorder.finish().map_err(ReplayError::Options)?;
         let population = users.users().summary();
         let report = users.report();

@@ -358,6 +358,21 @@ impl Study {
         })
     }
 
+    /// This shard's runs that `dir` does not hold yet (0 for a capacity search, whose
+    /// probes are not known in advance).
+    pub fn pending(&self, dir: &Path, shard: Shard) -> u64 {
+        if self.capacity.is_some() {
+            return 0;
+        }
+        self.plan
+            .runs()
+            .enumerate()
+            .filter(|&(i, (p, r))| {
+                shard.takes(i) && !run_path(dir, &self.plan.points[p].id, r).exists()
+            })
+            .count() as u64
+    }
+
     /// Runs this shard's runs that `dir` does not hold yet, in parallel, writing each
     /// as it finishes; stops starting runs once `stop` is set; `done` is called after
     /// each. A capacity search runs its probes one after another (it cannot be
