@@ -86,6 +86,7 @@ fn record(p: usize, r: u32) -> RunRecord {
             jobs_per_session: 4.0 + rf,
             session_hours: 2.0 + 0.5 * rf,
             frustrated: 0,
+            narrowed_jobs: 0,
         },
         by_hour: (0..24)
             .map(|h| HourFigures {

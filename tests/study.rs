@@ -78,7 +78,20 @@ fn shards_merge_into_the_results_of_one_run_on_any_thread_count() {
         "a shard alone is not summarized"
     );
     let merged = dir("merged");
-    let summary = merge(&merged, &[a, b]).unwrap();
+    let summary = merge(&merged, &[a.clone(), b.clone()]).unwrap();
+    // A directory of another experiment is not merged into.
+    let e = merge(&whole, &[dir("empty-never-written")]).unwrap_err();
+    assert!(e.contains("experiment.json"), "{e}");
+    let other_text = scenario(SWEEP).replace("seed = 5", "seed = 7");
+    let other = dir("other");
+    run(
+        &other_text.replace("values = [0.5, 1.5]", "values = [0.5]"),
+        &other,
+        Shard::ALL,
+        2,
+    );
+    let e = merge(&whole, &[other]).unwrap_err();
+    assert!(e.contains("another experiment"), "{e}");
     assert_eq!(summary.missing_runs, 0);
     for f in ["summary.json", "runs.csv", "experiment.json"] {
         assert_eq!(read(&whole.join(f)), read(&merged.join(f)), "{f} differs");
@@ -145,6 +158,9 @@ fn a_parameter_sweep_changes_only_the_schedulers_that_take_it() {
     let plan = read_plan(&out).unwrap();
     let names: Vec<&str> = plan.points.iter().map(|p| p.scheduler.as_str()).collect();
     assert_eq!(names, ["easy", "creasy:alpha=0", "easy", "creasy:alpha=1"]);
+    // A scheduler keeps its label along the axis: one line in the plots.
+    let labels: Vec<&str> = plan.points.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(labels, ["easy", "creasy", "easy", "creasy"]);
     // CREASY with alpha = 0 is EASY: the same figures, run for run.
     for r in 0..2 {
         let easy = read_run(&out, &plan.points[0].id, r).unwrap().unwrap();
@@ -210,4 +226,6 @@ fn experiment_errors_name_what_is_wrong() {
         .contains("metric 'speed'")
     );
     assert!(bad("[experiment]\nfoo = 1\n").contains("foo"));
+    let e = bad("[experiment]\nschedulers = [\"easy\", \"easy\"]\n");
+    assert!(e.contains("two schedulers are labelled 'easy'"), "{e}");
 }

@@ -136,6 +136,10 @@ pub struct Metrics {
     pub session_hours: f64,
     /// Users who left for good after long waits.
     pub frustrated: u64,
+    /// Jobs cut to the size of a machine smaller than the one the population was sized
+    /// for (`procs` sweeps and capacity searches).
+    #[serde(default)]
+    pub narrowed_jobs: u64,
 }
 
 /// Reads one scalar figure of a run.

@@ -222,6 +222,14 @@ impl Study {
         } else {
             section.schedulers.clone()
         };
+        for (i, c) in contenders.iter().enumerate() {
+            if contenders[..i].iter().any(|d| d.label == c.label) {
+                return Err(format!(
+                    "[experiment] two schedulers are labelled '{}'; give each its own label",
+                    c.label
+                ));
+            }
+        }
         if section.sweep.is_some() && section.capacity.is_some() {
             return Err("[experiment] takes a sweep or a capacity search, not both".into());
         }
@@ -309,7 +317,7 @@ impl Study {
     fn variant(&self, contender: &Contender, axis: &str, x: f64) -> Result<Variant, String> {
         let mut opts = self.base.clone();
         let mut spec = contender.spec.clone();
-        let mut label = contender.label.clone();
+        let label = contender.label.clone();
         let procs = opts.run.procs.unwrap_or(0);
         let mut machine = procs;
         match axis {
@@ -333,12 +341,7 @@ impl Study {
                     toml::Value::Float(x)
                 };
                 match spec.with(param, value) {
-                    Ok(s) => {
-                        if label == contender.spec.label() {
-                            label = s.label();
-                        }
-                        spec = s;
-                    }
+                    Ok(s) => spec = s,
                     Err(e) if e.contains("no parameter") => {}
                     Err(e) => return Err(format!("[experiment.sweep] {param} = {x}: {e}")),
                 }
@@ -385,13 +388,23 @@ impl Study {
         done: &(dyn Fn() + Sync),
     ) -> Result<Progress, String> {
         let io = |e: std::io::Error| format!("{}: {e}", dir.display());
-        if let Ok(old) = read_plan(dir)
-            && (old.scenario != self.plan.scenario || old.replications != self.plan.replications)
-        {
-            return Err(format!(
-                "{} holds the results of another scenario; give another --out",
-                dir.display()
-            ));
+        if dir.join("experiment.json").exists() {
+            let old = read_plan(dir)?;
+            if old.scenario != self.plan.scenario || old.replications != self.plan.replications {
+                return Err(format!(
+                    "{} holds the results of another scenario; give another --out",
+                    dir.display()
+                ));
+            }
+            if old.sitesim_version != self.plan.sitesim_version {
+                return Err(format!(
+                    "{} holds runs of sitesim {}, not {}: resuming would mix results of two \
+                     versions; give another --out",
+                    dir.display(),
+                    old.sitesim_version,
+                    self.plan.sitesim_version
+                ));
+            }
         }
         if self.capacity.is_some() {
             if shard != Shard::ALL {
@@ -647,6 +660,7 @@ fn record(point: &str, rep: &ModelReplication) -> RunRecord {
             jobs_per_session: f.jobs_per_session,
             session_hours: f.session_hours,
             frustrated: f.frustrated,
+            narrowed_jobs: rep.users.narrowed_jobs,
         },
         by_hour: rep
             .cycles
@@ -814,6 +828,12 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<Summary, String> {
                 s.display()
             ));
         }
+    }
+    if out.join("experiment.json").exists() && read_plan(out)? != plan {
+        return Err(format!(
+            "{} holds the results of another experiment; merge into a new directory",
+            out.display()
+        ));
     }
     write_plan(out, &plan).map_err(|e| format!("{}: {e}", out.display()))?;
     let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());

@@ -280,8 +280,15 @@ impl fmt::Display for SchedulerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name)?;
         for (i, (k, v)) in self.params.iter().enumerate() {
+            // A string is written bare when it reads back as the same string, quoted
+            // otherwise (a nested spec with its own parameters, say).
             let v = match v {
-                toml::Value::String(s) => s.clone(),
+                toml::Value::String(s)
+                    if !s.contains([',', '=', ':', '[', '{', '"'])
+                        && toml::from_str::<toml::Table>(&format!("v = {s}")).is_err() =>
+                {
+                    s.clone()
+                }
                 v => v.to_string(),
             };
             write!(f, "{}{k}={v}", if i == 0 { ':' } else { ',' })?;
@@ -345,7 +352,9 @@ impl FromStr for SchedulerSpec {
                 .ok()
                 .and_then(|mut t| t.remove("v"))
                 .unwrap_or_else(|| toml::Value::String(v.trim().to_owned()));
-            params.insert(k.trim().to_owned(), value);
+            if params.insert(k.trim().to_owned(), value).is_some() {
+                return Err(format!("'{}' is given twice in '{s}'", k.trim()));
+            }
         }
         SchedulerSpec::new(name.trim(), params)
     }
@@ -447,6 +456,22 @@ mod tests {
         let e = "easy:x=1".parse::<SchedulerSpec>().unwrap_err();
         assert!(e.contains("takes none"), "{e}");
         assert_eq!(SchedulerSpec::from(Policy::Sjbf).label(), "sjbf");
+        let e = "creasy:alpha=0.1,alpha=0.2"
+            .parse::<SchedulerSpec>()
+            .unwrap_err();
+        assert!(e.contains("given twice"), "{e}");
+        // A nested spec with parameters prints quoted and reads back.
+        let nested: SchedulerSpec = "time-of-day:day=\"creasy:alpha=1,short=5m\""
+            .parse()
+            .unwrap();
+        assert_eq!(nested.label().parse::<SchedulerSpec>().unwrap(), nested);
+        assert_eq!(
+            "time-of-day:day=sjbf"
+                .parse::<SchedulerSpec>()
+                .unwrap()
+                .label(),
+            "time-of-day:day=sjbf"
+        );
     }
 
     #[test]

@@ -407,7 +407,12 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             plan: estimate,
             user: spec.user,
             app: spec.app,
-            think: self.users.get(spec.user).think_before(now),
+            // SWF's -1 (and any negative number) is an unknown user, not one user.
+            think: if spec.user < 0 {
+                Time::MAX
+            } else {
+                self.users.get(spec.user).think_before(now)
+            },
         };
         request.plan = self.planner.submitted(&request, runtime, now);
         self.next_seq += 1;
