@@ -2,6 +2,8 @@
 //! runs, shards merged into the same results as one run, thread-count determinism, and
 //! the capacity search.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -226,6 +228,55 @@ fn experiment_errors_name_what_is_wrong() {
         .contains("metric 'speed'")
     );
     assert!(bad("[experiment]\nfoo = 1\n").contains("foo"));
+    let text = "[scheduler]\npolicy = \"easy\"\n[workload]\nsource = \"swf\"\npath = \"x.swf\"\n\
+                [experiment]\nschedulers = [\"easy\"]\n";
+    let e = Study::new(&Scenario::parse(text, "t.toml").unwrap(), text)
+        .err()
+        .unwrap();
+    assert!(e.contains("source = \"model\" or \"resample\""), "{e}");
     let e = bad("[experiment]\nschedulers = [\"easy\", \"easy\"]\n");
     assert!(e.contains("two schedulers are labelled 'easy'"), "{e}");
+}
+
+#[test]
+fn a_resampled_population_sweeps_like_a_model_site() {
+    let Some(kth) = common::shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let text = format!(
+        "name = \"r\"\nseed = 3\nduration = \"6w\"\nreplications = 2\n\
+         [scheduler]\npolicy = \"easy\"\n[workload]\nsource = \"resample\"\npath = \"{}\"\n\
+         [metrics]\nwarmup = \"1w\"\n\
+         [experiment]\nschedulers = [\"fcfs\", \"easy\"]\n[experiment.sweep]\naxis = \"population\"\nvalues = [1, 2]\n",
+        kth.display()
+    );
+    let whole = dir("resampled");
+    let p = run(&text, &whole, Shard::ALL, 2);
+    assert_eq!((p.runs, p.done), (8, 8));
+    let plan = read_plan(&whole).unwrap();
+    assert_eq!(plan.points[0].procs, 100, "KTH's machine");
+    assert_eq!(plan.points[2].population, 2.0);
+    // Common random numbers, and doubled users submit more.
+    let rec = |pt: usize, r: u32| read_run(&whole, &plan.points[pt].id, r).unwrap().unwrap();
+    assert_eq!(rec(0, 1).seed, rec(3, 1).seed);
+    assert!(rec(3, 0).metrics.jobs > rec(1, 0).metrics.jobs);
+    assert_eq!(rec(1, 0).by_hour.len(), 24);
+    // Shards merge into the same bytes here too.
+    let (a, b) = (dir("resampled-1"), dir("resampled-2"));
+    run(&text, &a, "1/2".parse().unwrap(), 1);
+    run(&text, &b, "2/2".parse().unwrap(), 1);
+    let merged = dir("resampled-merged");
+    merge(&merged, &[a, b]).unwrap();
+    assert_eq!(
+        read(&whole.join("summary.json")),
+        read(&merged.join("summary.json"))
+    );
+    // A resampled population keeps its log's machine.
+    let procs = text.replace(
+        "axis = \"population\"\nvalues = [1, 2]",
+        "axis = \"procs\"\nvalues = [64]",
+    );
+    let s = Scenario::parse(&procs, "t.toml").unwrap();
+    let e = Study::new(&s, &procs).err().expect("an error");
+    assert!(e.contains("keeps its log's machine"), "{e}");
 }

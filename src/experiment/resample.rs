@@ -18,7 +18,10 @@ use super::feedback::{FeedbackOptions, LogUsers, UserSettings, log_users};
 use super::output::write_atomic;
 use super::replay::{ReplayError, site};
 use crate::localtime::SiteClock;
-use crate::metrics::{MetricsConfig, MetricsSummary, Recorder, SessionRecorder, SessionsSummary};
+use crate::metrics::{
+    ClassSummary, CycleRecorder, CycleSummary, MetricsConfig, MetricsSummary, Recorder,
+    SessionRecorder, SessionsSummary,
+};
 use crate::sched::{BuildContext, SchedulerSpec};
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{HOUR, Time, WEEK};
@@ -297,6 +300,17 @@ pub struct ResampleSummary {
     pub warnings: Vec<String>,
 }
 
+/// One replication in detail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResampleRun {
+    /// Its figures.
+    pub figures: Replication,
+    /// Arrivals, queue and utilization by local hour.
+    pub cycles: CycleSummary,
+    /// Job figures by runtime class.
+    pub by_runtime_class: Vec<ClassSummary>,
+}
+
 /// A log read into pools, shared by the replications.
 pub struct Resampler {
     pools: Arc<UserPools>,
@@ -372,6 +386,11 @@ impl Resampler {
         }
     }
 
+    /// Processors of the simulated machine.
+    pub fn procs(&self) -> u32 {
+        self.procs
+    }
+
     /// The log's pools.
     pub fn pools(&self) -> &Pools {
         &self.pools.pools
@@ -386,6 +405,19 @@ impl Resampler {
         population: &PopulationConfig,
         replication: u32,
     ) -> Result<Replication, ReplayError> {
+        self.replicate_in_detail(opts, policy, population, replication)
+            .map(|r| r.figures)
+    }
+
+    /// [`Resampler::replicate`], with the run's daily cycle and its figures by runtime
+    /// class (for experiments).
+    pub fn replicate_in_detail(
+        &self,
+        opts: &ResampleOptions,
+        policy: &SchedulerSpec,
+        population: &PopulationConfig,
+        replication: u32,
+    ) -> Result<ResampleRun, ReplayError> {
         let seed = replication_seed(opts.users.run.seed, replication);
         let run = &opts.users.run;
         let population = PopulationConfig {
@@ -400,25 +432,33 @@ impl Resampler {
             cooldown: run.cooldown,
         };
         let trace = &opts.users.trace;
+        let ctx = self.build_context();
         let observers = (
             Recorder::summary_only(metrics),
-            SessionRecorder::new(trace.rule, trace.threshold),
+            (
+                SessionRecorder::new(trace.rule, trace.threshold),
+                CycleRecorder::new(ctx.clock.clone(), self.procs),
+            ),
         );
         let run_opts = super::replay::ReplayOptions {
             policy: policy.clone(),
             ..run.clone()
         };
-        let (users, (recorder, sessions), _) =
-            site(users, observers, &self.build_context(), &run_opts)?.run(None)?;
+        let (users, (recorder, (sessions, cycles)), _) =
+            site(users, observers, &ctx, &run_opts)?.run(None)?;
         let m = recorder.finish().map_err(ReplayError::Options)?;
         let population = users.users().summary();
         let report = users.report();
-        Ok(Replication {
-            users: report.instances,
-            frustrated: population.frustrated,
-            arrivals: report.arrivals,
-            regenerations: report.regenerations,
-            ..Replication::measured(replication, seed, &m, &sessions.summary())
+        Ok(ResampleRun {
+            figures: Replication {
+                users: report.instances,
+                frustrated: population.frustrated,
+                arrivals: report.arrivals,
+                regenerations: report.regenerations,
+                ..Replication::measured(replication, seed, &m, &sessions.summary())
+            },
+            cycles: cycles.summary(),
+            by_runtime_class: m.by_runtime_class,
         })
     }
 

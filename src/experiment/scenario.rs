@@ -682,6 +682,70 @@ impl Scenario {
         self.population.only(source, &[])
     }
 
+    /// The resampler and options of a `source = "resample"` scenario (its output
+    /// directory in the options' `out`).
+    pub fn resample_setup(&self) -> Result<(Resampler, ResampleOptions), String> {
+        let WorkloadSection::Resample {
+            path,
+            users,
+            open_loop,
+            ..
+        } = &self.workload
+        else {
+            return Err("the scenario's source is not \"resample\"".into());
+        };
+        let opts = self.replay_options()?;
+        let err = |e: ReplayError| e.to_string();
+        let header = SwfReader::open(path)
+            .map_err(|e| e.to_string())?
+            .header()
+            .clone();
+        let name = path.display().to_string();
+        self.population.only(
+            "resample",
+            &[
+                "long_term",
+                "temporary",
+                "regenerate_after",
+                "long_term_share",
+                "edge",
+                "weights",
+            ],
+        )?;
+        let mut fopts = users.options(opts)?;
+        if fopts.run.cooldown == 0 {
+            fopts.run.cooldown = WEEK;
+        }
+        let out = fopts.run.out.take();
+        let measured = self.length()? - fopts.run.warmup - fopts.run.cooldown;
+        if measured < WEEK || measured % WEEK != 0 {
+            return Err(format!(
+                "duration: a resampled run measures whole weeks; duration minus warm-up \
+                         and cool-down (1 week when 0) is {measured} s"
+            ));
+        }
+        let (population, pools) = self.population.resample()?;
+        let ropts = ResampleOptions {
+            users: fopts,
+            pools,
+            population,
+            weeks: (measured / WEEK) as u32,
+            replications: self.runs(),
+            threads: self.threads,
+            open_loop: *open_loop,
+            out,
+        };
+        let resampler = Resampler::new(
+            || SwfReader::open(path),
+            &name,
+            &header,
+            |r| r.extra_columns(),
+            &ropts,
+        )
+        .map_err(err)?;
+        Ok((resampler, ropts))
+    }
+
     /// The model files and options of a `source = "model"` scenario, and its output
     /// directory.
     pub fn model_setup(&self) -> Result<(ModelFiles, ModelOptions, Option<PathBuf>), String> {
@@ -803,55 +867,8 @@ impl Scenario {
                 .map(|s| RunSummary::Feedback(Box::new(s)))
                 .map_err(err)
             }
-            WorkloadSection::Resample {
-                path,
-                users,
-                open_loop,
-                ..
-            } => {
-                self.population.only(
-                    "resample",
-                    &[
-                        "long_term",
-                        "temporary",
-                        "regenerate_after",
-                        "long_term_share",
-                        "edge",
-                        "weights",
-                    ],
-                )?;
-                let (header, name) = log(path)?;
-                let mut fopts = users.options(opts)?;
-                if fopts.run.cooldown == 0 {
-                    fopts.run.cooldown = WEEK;
-                }
-                let out = fopts.run.out.take();
-                let measured = self.length()? - fopts.run.warmup - fopts.run.cooldown;
-                if measured < WEEK || measured % WEEK != 0 {
-                    return Err(format!(
-                        "duration: a resampled run measures whole weeks; duration minus warm-up \
-                         and cool-down (1 week when 0) is {measured} s"
-                    ));
-                }
-                let (population, pools) = self.population.resample()?;
-                let ropts = ResampleOptions {
-                    users: fopts,
-                    pools,
-                    population,
-                    weeks: (measured / WEEK) as u32,
-                    replications: self.runs(),
-                    threads: self.threads,
-                    open_loop: *open_loop,
-                    out,
-                };
-                let resampler = Resampler::new(
-                    || SwfReader::open(path),
-                    &name,
-                    &header,
-                    |r| r.extra_columns(),
-                    &ropts,
-                )
-                .map_err(err)?;
+            WorkloadSection::Resample { .. } => {
+                let (resampler, ropts) = self.resample_setup()?;
                 let reps = with_threads(ropts.threads, || {
                     resampler.replications(
                         &ropts,

@@ -19,14 +19,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::model::{ModelFiles, ModelOptions, ModelReplication, replicate};
+use super::model::{ModelFiles, ModelOptions, replicate};
 use super::output::write_atomic;
-use super::resample::MetricStats;
+use super::replay::ReplayError;
+use super::resample::{MetricStats, Replication, ResampleOptions, Resampler};
 use super::results::{
     ClassFigures, HourFigures, METRICS, Metrics, Point, RunPlan, RunRecord, read_plan, read_run,
     run_path, write_plan, write_run,
 };
-use super::scenario::Scenario;
+use super::scenario::{Scenario, WorkloadSection};
+use crate::metrics::{ClassSummary, CycleSummary};
 use crate::sched::SchedulerSpec;
 
 /// A scheduler of an experiment, with the label its results carry.
@@ -151,17 +153,46 @@ impl std::str::FromStr for Shard {
     }
 }
 
+/// Where an experiment's users come from: a model-based site or a log's resampled
+/// users.
+enum Source {
+    /// The model files.
+    Model(ModelFiles),
+    /// The log, read into pools.
+    Resample(Box<Resampler>),
+}
+
+/// The options of one point (or the scenario's, as the base of every point).
+#[derive(Debug, Clone)]
+enum Setup {
+    /// A model-based site's.
+    Model(ModelOptions),
+    /// A resampled population's (its multipliers in `opts.population`).
+    Resample(ResampleOptions),
+}
+
+impl Setup {
+    fn set_policy(&mut self, spec: SchedulerSpec) {
+        match self {
+            Setup::Model(o) => o.run.policy = spec,
+            Setup::Resample(o) => o.users.run.policy = spec,
+        }
+    }
+}
+
 /// One point's options.
 #[derive(Debug, Clone)]
 struct Variant {
     point: Point,
-    opts: ModelOptions,
+    setup: Setup,
 }
 
 /// An experiment ready to run: its plan and the options of each point.
 pub struct Study {
-    files: ModelFiles,
-    base: ModelOptions,
+    source: Source,
+    base: Setup,
+    /// The machine the population is sized for (the log's for a resampled one).
+    procs: u32,
     contenders: Vec<Contender>,
     capacity: Option<CapacitySection>,
     plan: RunPlan,
@@ -211,9 +242,27 @@ impl Study {
             .experiment
             .clone()
             .ok_or("the scenario has no [experiment] section")?;
-        let (files, base, _) = scenario
-            .model_setup()
-            .map_err(|e| format!("{e} (experiments run model-based sites: source = \"model\")"))?;
+        let (source, base, procs) = match scenario.workload {
+            WorkloadSection::Model { .. } => {
+                let (files, base, _) = scenario.model_setup()?;
+                let procs = base.run.procs.ok_or("[machine] procs is required")?;
+                (Source::Model(files), Setup::Model(base), procs)
+            }
+            WorkloadSection::Resample { .. } => {
+                let (resampler, base) = scenario.resample_setup()?;
+                let procs = resampler.procs();
+                (
+                    Source::Resample(Box::new(resampler)),
+                    Setup::Resample(base),
+                    procs,
+                )
+            }
+            _ => {
+                return Err(
+                    "experiments run replicated sites: source = \"model\" or \"resample\"".into(),
+                );
+            }
+        };
         let contenders = if section.schedulers.is_empty() {
             vec![Contender {
                 label: scenario.scheduler.policy.label(),
@@ -235,11 +284,18 @@ impl Study {
         }
         if let Some(c) = &section.capacity {
             check_capacity(c)?;
+            if matches!(source, Source::Resample(_)) {
+                return Err(
+                    "[experiment.capacity] needs a model-based site: a resampled \
+                            population keeps its log's machine"
+                        .into(),
+                );
+            }
         }
-        let procs = base.run.procs.ok_or("[machine] procs is required")?;
         let mut study = Study {
-            files,
+            source,
             base,
+            procs,
             contenders,
             capacity: section.capacity.clone(),
             plan: RunPlan {
@@ -289,7 +345,7 @@ impl Study {
                     let v = study.variant(&c, "procs", f64::from(procs))?;
                     study.push(Variant {
                         point: Point { x: None, ..v.point },
-                        opts: v.opts,
+                        setup: v.setup,
                     });
                 }
             }
@@ -315,24 +371,37 @@ impl Study {
 
     /// The options of `contender` at `axis = x`.
     fn variant(&self, contender: &Contender, axis: &str, x: f64) -> Result<Variant, String> {
-        let mut opts = self.base.clone();
+        let mut setup = self.base.clone();
         let mut spec = contender.spec.clone();
         let label = contender.label.clone();
-        let procs = opts.run.procs.unwrap_or(0);
+        let procs = self.procs;
         let mut machine = procs;
         match axis {
             "population" => {
                 if !(x.is_finite() && x >= 0.0) {
                     return Err(format!("population {x} must be a number of 0 or more"));
                 }
-                opts.users *= x;
+                match &mut setup {
+                    Setup::Model(o) => o.users *= x,
+                    Setup::Resample(o) => {
+                        o.population.long_term *= x;
+                        o.population.temporary *= x;
+                    }
+                }
             }
             "procs" => {
                 if !(x >= 1.0 && x.fract() == 0.0 && x <= f64::from(u32::MAX)) {
                     return Err(format!("procs {x} must be a whole number of 1 or more"));
                 }
                 machine = x as u32;
-                opts.machine = (machine != procs).then_some(machine);
+                match &mut setup {
+                    Setup::Model(o) => o.machine = (machine != procs).then_some(machine),
+                    Setup::Resample(_) => {
+                        return Err("[experiment.sweep] a resampled population keeps its log's \
+                                    machine: sweep population or a policy parameter"
+                            .into());
+                    }
+                }
             }
             param => {
                 let value = if x.fract() == 0.0 && x.abs() < 1e15 {
@@ -347,18 +416,55 @@ impl Study {
                 }
             }
         }
-        opts.run.policy = spec.clone();
+        setup.set_policy(spec.clone());
+        let population = match &setup {
+            Setup::Model(o) => o.users,
+            Setup::Resample(o) => o.population.long_term,
+        };
         Ok(Variant {
             point: Point {
                 id: String::new(),
                 scheduler: spec.label(),
                 label,
                 procs: machine,
-                population: opts.users,
+                population,
                 x: Some(x),
             },
-            opts,
+            setup,
         })
+    }
+
+    /// Runs replication `r` of point `v`.
+    fn replicate(&self, v: &Variant, r: u32) -> Result<RunRecord, ReplayError> {
+        let id = &v.point.id;
+        match (&self.source, &v.setup) {
+            (Source::Model(files), Setup::Model(opts)) => {
+                let rep = replicate(files, opts, r)?;
+                Ok(record(
+                    id,
+                    &rep.figures,
+                    &rep.cycles,
+                    &rep.by_runtime_class,
+                    rep.users.narrowed_jobs,
+                ))
+            }
+            (Source::Resample(resampler), Setup::Resample(opts)) => {
+                let rep = resampler.replicate_in_detail(
+                    opts,
+                    &opts.users.run.policy,
+                    &opts.population,
+                    r,
+                )?;
+                Ok(record(
+                    id,
+                    &rep.figures,
+                    &rep.cycles,
+                    &rep.by_runtime_class,
+                    0,
+                ))
+            }
+            _ => unreachable!("a point's options are of its study's source"),
+        }
     }
 
     /// This shard's runs that `dir` does not hold yet (0 for a capacity search, whose
@@ -454,11 +560,11 @@ impl Study {
                     return None;
                 }
                 let v = &self.variants[p];
-                let result = replicate(&self.files, &v.opts, r)
+                let result = self
+                    .replicate(v, r)
                     .map_err(|e| format!("{} replication {r}: {e}", v.point.label))
-                    .and_then(|rep| {
-                        write_run(dir, &record(&v.point.id, &rep))
-                            .map_err(|e| format!("{}: {e}", dir.display()))
+                    .and_then(|rec| {
+                        write_run(dir, &rec).map_err(|e| format!("{}: {e}", dir.display()))
                     });
                 done();
                 Some(result)
@@ -562,7 +668,7 @@ impl Study {
                 metric: c.metric.clone(),
                 target: c.target,
                 goal: c.goal.clone(),
-                population_procs: self.base.run.procs.unwrap_or(0),
+                population_procs: self.procs,
                 answers,
             };
             let json = serde_json::to_vec_pretty(&out).map_err(|e| e.to_string())?;
@@ -641,9 +747,15 @@ pub struct CapacityResult {
     pub answers: Vec<CapacityAnswer>,
 }
 
-/// The run record of a model replication.
-fn record(point: &str, rep: &ModelReplication) -> RunRecord {
-    let f = &rep.figures;
+/// The run record of a replication from its figures, its daily cycle, its runtime
+/// classes and the jobs cut to the machine.
+fn record(
+    point: &str,
+    f: &Replication,
+    cycles: &CycleSummary,
+    classes: &[ClassSummary],
+    narrowed_jobs: u64,
+) -> RunRecord {
     RunRecord {
         point: point.to_owned(),
         replication: f.replication,
@@ -660,10 +772,9 @@ fn record(point: &str, rep: &ModelReplication) -> RunRecord {
             jobs_per_session: f.jobs_per_session,
             session_hours: f.session_hours,
             frustrated: f.frustrated,
-            narrowed_jobs: rep.users.narrowed_jobs,
+            narrowed_jobs,
         },
-        by_hour: rep
-            .cycles
+        by_hour: cycles
             .by_hour
             .iter()
             .enumerate()
@@ -674,8 +785,7 @@ fn record(point: &str, rep: &ModelReplication) -> RunRecord {
                 utilization: c.utilization,
             })
             .collect(),
-        by_runtime_class: rep
-            .by_runtime_class
+        by_runtime_class: classes
             .iter()
             .map(|c| ClassFigures {
                 class: format!("{:?}", c.class).to_lowercase(),
