@@ -30,6 +30,7 @@ use super::results::{
 use super::scenario::{Scenario, WorkloadSection};
 use crate::metrics::{ClassSummary, CycleSummary};
 use crate::sched::SchedulerSpec;
+use crate::sched::registry::is_unknown_parameter;
 
 /// A scheduler of an experiment, with the label its results carry.
 #[derive(Debug, Clone, PartialEq)]
@@ -212,20 +213,6 @@ pub struct Progress {
     pub interrupted: bool,
 }
 
-/// Whether a spec's error is about an unknown parameter.
-trait TakesParameter {
-    /// `true` unless the error says the policy has no such parameter.
-    fn is_ok_or_not_unknown(&self) -> bool;
-}
-
-impl<T> TakesParameter for Result<T, String> {
-    fn is_ok_or_not_unknown(&self) -> bool {
-        self.as_ref()
-            .err()
-            .is_none_or(|e| !e.contains("no parameter"))
-    }
-}
-
 /// The unit of the swept axis, for plots.
 fn axis_unit(axis: &str) -> String {
     match axis {
@@ -316,9 +303,9 @@ impl Study {
                 }
                 if !["population", "procs"].contains(&sweep.axis.as_str())
                     && !study.contenders.iter().any(|c| {
-                        c.spec
+                        !c.spec
                             .with(&sweep.axis, toml::Value::Float(sweep.values[0]))
-                            .is_ok_or_not_unknown()
+                            .is_err_and(|e| is_unknown_parameter(&e))
                     })
                 {
                     return Err(format!(
@@ -411,7 +398,7 @@ impl Study {
                 };
                 match spec.with(param, value) {
                     Ok(s) => spec = s,
-                    Err(e) if e.contains("no parameter") => {}
+                    Err(e) if is_unknown_parameter(&e) => {}
                     Err(e) => return Err(format!("[experiment.sweep] {param} = {x}: {e}")),
                 }
             }

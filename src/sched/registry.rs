@@ -184,7 +184,7 @@ impl Params {
         let read = self.read.borrow();
         match self.table.keys().find(|k| !read.contains(*k)) {
             Some(k) => Err(format!(
-                "policy '{}' has no parameter '{k}'{}",
+                "policy '{}' {NO_PARAMETER} '{k}'{}",
                 self.policy,
                 if read.is_empty() {
                     " (it takes none)".to_owned()
@@ -198,6 +198,15 @@ impl Params {
             None => Ok(()),
         }
     }
+}
+
+/// The words of [`Params::finish`]'s error for a parameter the policy does not take.
+const NO_PARAMETER: &str = "has no parameter";
+
+/// Whether `error` (from [`SchedulerSpec::new`]) says the policy does not take a
+/// parameter it was given, rather than that a value is wrong.
+pub fn is_unknown_parameter(error: &str) -> bool {
+    error.contains(NO_PARAMETER)
 }
 
 /// A configured policy: its name, its parameters and how to build it.
