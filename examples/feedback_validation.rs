@@ -19,7 +19,7 @@ use sitesim::plot::{LineChart, Series, XTicks, write_line_chart};
 use sitesim::sched::Policy;
 use sitesim::swf::{SwfHeader, SwfReader};
 use sitesim::time::{DAY, HOUR, WEEK};
-use sitesim::workload::trace::{Trace, TraceConfig};
+use sitesim::workload::trace::{MissingWaits, Trace, TraceConfig};
 use sitesim::workload::{LogReplay, ReplayConfig};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
@@ -92,7 +92,7 @@ fn log_weekly(log: &Path, procs: u32) -> Result<Vec<u64>> {
             keep_records: false,
         },
     );
-    let trace = Trace::read(&mut replay, TraceConfig::default())?;
+    let trace = Trace::read(&mut replay, TraceConfig::default(), MissingWaits::Refuse)?;
     let mut weeks = Vec::new();
     for j in trace.users.iter().flat_map(|u| &u.jobs) {
         let w = ((j.end - trace.span.0) / WEEK) as usize;

@@ -17,6 +17,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use rayon::prelude::*;
+use sitesim::experiment::feedback::UnknownWaits;
 use sitesim::experiment::fit::read_log;
 use sitesim::experiment::model::{ModelFiles, ModelOptions, ModelSummary, run_model};
 use sitesim::experiment::replay::ReplayOptions;
@@ -412,7 +413,7 @@ fn main() -> Result<()> {
             })
             .join(", ")
     };
-    let (kth, warnings) = read_log(&log_path, None)?;
+    let (kth, warnings) = read_log(&log_path, None, &UnknownWaits::Error)?;
     for w in warnings {
         eprintln!("warning: {w}");
     }

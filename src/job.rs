@@ -35,6 +35,9 @@ pub struct JobSpec {
     /// The job's log record, if the source keeps it for per-job outputs (boxed, so that a
     /// job without one stays small as it moves through the simulation).
     pub record: Option<Box<SwfRecord>>,
+    /// The wait the log recorded for it (SWF field 3), `None` when unknown or when the
+    /// job comes from no log: the service the `logged` policy gives it.
+    pub logged_wait: Option<Time>,
 }
 
 /// What a scheduler knows about a waiting or running job.
@@ -63,6 +66,9 @@ pub struct JobRequest {
     /// submission; [`Time::MAX`] for the user's first job. User-aware policies read it
     /// to tell jobs submitted within an active session (seed 003 §4.4).
     pub think: Time,
+    /// The wait the log recorded for it, if known ([`JobSpec::logged_wait`]): what the
+    /// `logged` policy replays.
+    pub logged_wait: Option<Time>,
 }
 
 /// What happens to a job that runs longer than its estimate.

@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use sitesim::experiment::feedback::{
-    ContinuationSource, FeedbackOptions, feedback, render_feedback,
+    ContinuationSource, FeedbackOptions, UnknownWaits, feedback, read_trace, render_feedback,
 };
 use sitesim::experiment::fit::fit_logs;
 use sitesim::experiment::output::write_atomic;
@@ -28,17 +28,17 @@ use sitesim::model::JobLayer;
 use sitesim::model::fit::{render_summary, to_toml};
 use sitesim::predict::estimates::EstimateModel;
 use sitesim::predict::{ModalModel, ModalParams, PredictorSpec};
-use sitesim::sched::SchedulerSpec;
+use sitesim::sched::{BuildContext, SchedulerSpec};
 use sitesim::session::SessionRule;
 use sitesim::swf::{SwfHeader, SwfReader, SwfWriter};
 use sitesim::time::{Time, WEEK, parse_duration};
-use sitesim::users::{NegativeThink, OpeningThink, Patience};
+use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Patience};
 use sitesim::workload::analysis::LogAnalysis;
 use sitesim::workload::pools::{PoolConfig, Pools};
-use sitesim::workload::population::PopulationConfig;
+use sitesim::workload::population::{PopulationConfig, RegenerateFrom};
 use sitesim::workload::questionable::{Policies, PolicySetting};
-use sitesim::workload::trace::{DependenceCutoff, Trace, TraceConfig, WindowEnd};
-use sitesim::workload::{LogReplay, ReplayConfig, Synthetic, SyntheticConfig, SyntheticModel};
+use sitesim::workload::trace::{DependenceCutoff, TraceConfig, WindowEnd};
+use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 
 #[derive(Parser)]
 #[command(
@@ -186,14 +186,20 @@ struct FeedbackArgs {
     site: SiteArgs,
     #[command(flatten)]
     users: UserArgs,
-    /// The think time of jobs that opened a session in the log: capped (the logged break,
-    /// at most the session threshold), original (the logged break) or zero.
-    #[arg(long, default_value = "capped", value_name = "RULE")]
+    /// The think time of jobs that opened a session in the log: calendar (the session
+    /// keeps its logged start: the logged break when on time or ahead, at most the
+    /// session threshold after a late result), capped (the logged break, at most the
+    /// threshold), original (the logged break) or zero.
+    #[arg(long, default_value = "calendar", value_name = "RULE")]
     opening_think: OpeningThink,
     /// Jobs submitted while the user's previous job still ran keep their logged spacing
     /// from the previous submission (spacing) or are submitted with it (together).
     #[arg(long, default_value = "spacing", value_name = "RULE")]
     negative_think: NegativeThink,
+    /// A job may flow forward into the session before its own (next, the seed's) or
+    /// into any earlier window its ready time falls in (any).
+    #[arg(long, default_value = "next", value_name = "RULE")]
+    flow_forward: FlowForward,
     /// Break sessions after long responses with this continuation curve (a file such as
     /// models/continuation-kth.toml, or 'fit' to fit it from the log). Off by default.
     #[arg(long, value_name = "FILE|fit")]
@@ -229,13 +235,17 @@ struct PopulationArgs {
     /// [default: the time it was inactive in the log].
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     regenerate_after: Option<Time>,
+    /// That time runs from the end of the user's trace on the log's calendar, or from
+    /// its actual finish if later (calendar), or from its actual finish (finish).
+    #[arg(long, default_value = "calendar", value_name = "RULE")]
+    regenerate_from: RegenerateFrom,
     /// A user is long-term when its activity spans at least this share of the log.
     #[arg(long, default_value_t = 0.5, value_parser = share)]
     long_term_share: f64,
     /// Users whose whole activity lies within this long of either end of the log are
-    /// left out.
-    #[arg(long, default_value = "2w", value_parser = parse_duration, value_name = "DURATION")]
-    edge: Time,
+    /// left out [default: 2 weeks, or a 24th of the log's span if that is shorter].
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    edge: Option<Time>,
     /// Weight of one log user, as USER=WEIGHT (0 leaves it out, 3 draws it three times as
     /// often); repeatable.
     #[arg(long, value_name = "USER=WEIGHT", value_parser = user_weight)]
@@ -292,6 +302,11 @@ struct UserArgs {
     /// [default: the log header's TimeZoneString, else TimeZone, else UTC].
     #[arg(long, value_name = "ZONE")]
     time_zone: Option<String>,
+    /// Jobs whose logged wait is unknown (-1): refuse the log (error), take them as 0
+    /// (zero), or estimate them by an open-loop replay under a policy
+    /// (replay[:POLICY], EASY by default).
+    #[arg(long, default_value = "error", value_name = "RULE")]
+    unknown_waits: UnknownWaits,
 }
 
 impl UserArgs {
@@ -330,9 +345,10 @@ struct AnalyzeArgs {
     #[arg(long, default_value_t = 0.5, value_parser = share)]
     long_term_share: f64,
     /// Resampling pools: users whose whole activity lies within this long of either end
-    /// of the log are left out.
-    #[arg(long, default_value = "2w", value_parser = parse_duration, value_name = "DURATION")]
-    edge: Time,
+    /// of the log are left out [default: 2 weeks, or a 24th of the log's span if that
+    /// is shorter].
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    edge: Option<Time>,
     /// Write the continuation curve fitted from the log to this file (TOML).
     #[arg(long, value_name = "FILE")]
     fit_continuation: Option<PathBuf>,
@@ -354,6 +370,11 @@ struct FitArgs {
     /// log [default: each header's TimeZoneString, else TimeZone, else UTC].
     #[arg(long, value_name = "ZONE")]
     time_zone: Option<String>,
+    /// Jobs whose logged wait is unknown (-1): refuse the log (error), take them as 0
+    /// (zero), or estimate them by an open-loop replay under a policy
+    /// (replay[:POLICY], EASY by default).
+    #[arg(long, default_value = "error", value_name = "RULE")]
+    unknown_waits: UnknownWaits,
 }
 
 #[derive(Args)]
@@ -650,12 +671,14 @@ impl FeedbackArgs {
             trace: self.users.trace_config()?,
             opening: self.opening_think,
             negative: self.negative_think,
+            flow: self.flow_forward,
             time_zone: self.users.time_zone.clone(),
             continuation: self.continuation.clone(),
             patience: self.patience.map(|limit| Patience {
                 limit,
                 strikes: self.strikes,
             }),
+            unknown_waits: self.users.unknown_waits.clone(),
         })
     }
 }
@@ -677,6 +700,7 @@ impl PopulationArgs {
                 long_term: self.long_term.unwrap_or(population),
                 temporary: self.temporary.unwrap_or(population),
                 regenerate_after: self.regenerate_after,
+                regenerate_from: self.regenerate_from,
                 weights: self.weight.clone(),
                 ..PopulationConfig::default()
             },
@@ -845,20 +869,25 @@ fn run_analyze(a: AnalyzeArgs) -> Result<(), String> {
     for s in &a.questionable {
         policies.set(s);
     }
-    let reader = SwfReader::open(&a.swf).map_err(|e| e.to_string())?;
-    let mut log = LogReplay::new(
-        reader,
-        &name,
-        ReplayConfig {
-            procs,
-            policies,
-            interarrival_factor: 1.0,
-            max_runtime: header.max_runtime,
-            keep_records: false,
-        },
-    );
-    let trace = Trace::read(&mut log, a.users.trace_config()?).map_err(|e| e.to_string())?;
     let (clock, warnings) = SiteClock::from_header(&header, a.users.time_zone.as_deref())?;
+    let ctx = BuildContext {
+        procs,
+        clock: clock.clone(),
+    };
+    let run = ReplayOptions {
+        questionable: policies,
+        ..ReplayOptions::default()
+    };
+    let (trace, _, _) = read_trace(
+        &|| SwfReader::open(&a.swf),
+        &name,
+        &header,
+        &ctx,
+        &run,
+        a.users.trace_config()?,
+        &a.users.unknown_waits,
+    )
+    .map_err(|e| e.to_string())?;
     let analysis = LogAnalysis::of(&trace, &name, &clock, a.flurry_factor);
     let pools = Pools::of(
         &trace,
@@ -938,7 +967,7 @@ fn run_estimates(a: EstimatesArgs) -> Result<(), String> {
 }
 
 fn run_fit(a: FitArgs) -> Result<(), String> {
-    let (file, warnings) = fit_logs(&a.swf, a.time_zone.as_deref())?;
+    let (file, warnings) = fit_logs(&a.swf, a.time_zone.as_deref(), &a.unknown_waits)?;
     let mut command = String::from("sitesim fit");
     for p in &a.swf {
         command.push_str(&format!(" --swf {}", p.display()));

@@ -21,9 +21,9 @@ fn temp(name: &str) -> PathBuf {
 }
 
 const LOG: &str = "; MaxProcs: 8\n\
-1 0 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n\
-2 5 -1 50 8 -1 -1 8 60 -1 1 2 1 -1 -1 -1 -1 -1\n\
-3 9 -1 20 2 -1 -1 2 30 -1 1 1 1 -1 -1 -1 -1 -1\n";
+1 0 0 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n\
+2 5 0 50 8 -1 -1 8 60 -1 1 2 1 -1 -1 -1 -1 -1\n\
+3 9 0 20 2 -1 -1 2 30 -1 1 1 1 -1 -1 -1 -1 -1\n";
 
 #[test]
 fn usage_errors_exit_with_code_2() {
@@ -232,7 +232,32 @@ fn feedback_input_errors_are_clear() {
     let o = sitesim(&["feedback", "--swf", path, "--opening-think", "long"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("original, capped, zero"),
+        stderr(&o).contains("calendar, original, capped, zero"),
+        "{}",
+        stderr(&o)
+    );
+    // A log without waits is refused, naming the first line without one, unless the
+    // user chooses what to take for them.
+    let no_waits = temp("no-waits.swf");
+    std::fs::write(&no_waits, LOG.replacen("9 0 20", "9 -1 20", 1)).unwrap();
+    let nw = no_waits.to_str().unwrap();
+    let o = sitesim(&["feedback", "--swf", nw]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(
+            "no-waits.swf:4: field 3 (wait time): wait is unknown (-1), as for 1 of the 3 jobs"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    for rule in ["zero", "replay", "replay:fcfs"] {
+        let o = sitesim(&["feedback", "--swf", nw, "--unknown-waits", rule]);
+        assert!(o.status.success(), "{rule}: {}", stderr(&o));
+    }
+    let o = sitesim(&["feedback", "--swf", nw, "--unknown-waits", "replay:sjf"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown policy 'sjf'"),
         "{}",
         stderr(&o)
     );

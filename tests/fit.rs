@@ -5,6 +5,7 @@ mod common;
 
 use std::path::PathBuf;
 
+use sitesim::experiment::feedback::UnknownWaits;
 use sitesim::experiment::fit::fit_logs;
 use sitesim::model::{JobLayer, SessionClass};
 
@@ -39,7 +40,7 @@ fn kth_fit_is_plausible_and_reproduces_the_shipped_file() {
     let Some(kth) = common::shared_log("KTH-SP2-1996-2.swf") else {
         return;
     };
-    let (file, warnings) = fit_logs(&[kth], None).expect("KTH fits");
+    let (file, warnings) = fit_logs(&[kth], None, &UnknownWaits::Error).expect("KTH fits");
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(file.source, ["KTH-SP2-1996-2.swf"]);
     assert_eq!(file.threshold, 1200);
@@ -78,10 +79,11 @@ fn curie_and_pooled_fits_reproduce_the_shipped_files() {
     ) else {
         return;
     };
-    let (file, warnings) = fit_logs(std::slice::from_ref(&curie), None).expect("Curie fits");
+    let (file, warnings) =
+        fit_logs(std::slice::from_ref(&curie), None, &UnknownWaits::Error).expect("Curie fits");
     // The sample's header gives only MaxProcs: no zone, no start time.
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert_eq!(shipped("curie-sessions.toml").file(), &file);
-    let (pooled, _) = fit_logs(&[kth, curie], None).expect("both fit");
+    let (pooled, _) = fit_logs(&[kth, curie], None, &UnknownWaits::Error).expect("both fit");
     assert_eq!(shipped("pooled-sessions.toml").file(), &pooled);
 }

@@ -21,7 +21,7 @@ use sitesim::users::UserConfig;
 use sitesim::workload::pools::{Pool, PoolConfig};
 use sitesim::workload::population::{Population, PopulationConfig, UserPools};
 use sitesim::workload::questionable::Policies;
-use sitesim::workload::trace::{Trace, TraceConfig};
+use sitesim::workload::trace::{MissingWaits, Trace, TraceConfig};
 use sitesim::workload::{LogReplay, ReplayConfig};
 
 fn kth_trace() -> Option<Trace> {
@@ -37,7 +37,7 @@ fn kth_trace() -> Option<Trace> {
             keep_records: false,
         },
     );
-    Some(Trace::read(&mut log, TraceConfig::default()).unwrap())
+    Some(Trace::read(&mut log, TraceConfig::default(), MissingWaits::Refuse).unwrap())
 }
 
 /// Runs one open-loop population of `weeks` weeks on KTH's pools with `cfg`.

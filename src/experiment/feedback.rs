@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::replay::{
@@ -21,16 +22,17 @@ use crate::metrics::{
     SessionsSummary, UserRecord, write_sessions_csv,
 };
 use crate::predict::estimates::ModalReport;
-use crate::sched::BuildContext;
+use crate::sched::{BuildContext, SchedulerSpec};
 use crate::sim::Observer;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{HOUR, Hms, Time, WEEK};
 use crate::users::{
-    Behaviour, ContinuationCurve, NegativeThink, OpeningThink, Patience, UserConfig, UserState,
+    Behaviour, ContinuationCurve, Drift, FlowForward, NegativeThink, OpeningThink, Patience,
+    UserConfig, UserState,
 };
 use crate::workload::questionable::Report;
-use crate::workload::trace::{Trace, TraceConfig};
-use crate::workload::{PopulationSummary, TraceUsers};
+use crate::workload::trace::{MissingWaits, Trace, TraceConfig};
+use crate::workload::{LogReplay, PopulationSummary, TraceUsers};
 
 /// Where the continuation curve comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +54,70 @@ impl std::str::FromStr for ContinuationSource {
     }
 }
 
+/// What a run of a log's users takes for jobs whose logged wait is unknown (SWF field 3
+/// is -1): the log's own service, from which its users' think times are measured.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum UnknownWaits {
+    /// Refuse the log, naming the first such line (the default: never 0 silently).
+    #[default]
+    Error,
+    /// Take them as 0.
+    Zero,
+    /// Estimate them by an open-loop replay of the log under this policy, on the
+    /// simulated machine.
+    Replay(SchedulerSpec),
+}
+
+impl std::str::FromStr for UnknownWaits {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "error" => Ok(UnknownWaits::Error),
+            "zero" => Ok(UnknownWaits::Zero),
+            "replay" => Ok(UnknownWaits::Replay("easy".parse()?)),
+            _ => match s.strip_prefix("replay:") {
+                Some(spec) => Ok(UnknownWaits::Replay(spec.parse()?)),
+                None => Err(format!(
+                    "'{s}' is not a rule for unknown waits (error, zero, replay[:POLICY])"
+                )),
+            },
+        }
+    }
+}
+
+impl UnknownWaits {
+    /// What [`Trace::read`] gives jobs whose wait is unknown, `estimated` being the
+    /// replay's waits under [`UnknownWaits::Replay`].
+    pub fn missing<'a>(&self, estimated: Option<&'a FxHashMap<u64, Time>>) -> MissingWaits<'a> {
+        match (self, estimated) {
+            (_, Some(waits)) => MissingWaits::Estimated(waits),
+            (UnknownWaits::Zero, None) => MissingWaits::Zero,
+            (UnknownWaits::Error | UnknownWaits::Replay(_), None) => MissingWaits::Refuse,
+        }
+    }
+}
+
+impl std::fmt::Display for UnknownWaits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UnknownWaits::Error => f.write_str("error"),
+            UnknownWaits::Zero => f.write_str("zero"),
+            UnknownWaits::Replay(spec) => write!(f, "replay:{spec}"),
+        }
+    }
+}
+
+/// The logged waits an open-loop replay of the log gives its jobs, by log line.
+#[derive(Default)]
+struct WaitsByLine(FxHashMap<u64, Time>);
+
+impl Observer for WaitsByLine {
+    fn on_end(&mut self, j: &JobOutcome) {
+        // An open-loop replay tags each job with its line.
+        self.0.insert(j.tag, j.wait());
+    }
+}
+
 /// Everything a feedback replay needs besides the log.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FeedbackOptions {
@@ -64,12 +130,16 @@ pub struct FeedbackOptions {
     pub opening: OpeningThink,
     /// Spacing of jobs submitted while the previous one ran.
     pub negative: NegativeThink,
+    /// How far jobs may flow forward into earlier sessions.
+    pub flow: FlowForward,
     /// The site's zone, overriding the log's header.
     pub time_zone: Option<String>,
     /// Sessions broken after long responses, if on.
     pub continuation: Option<ContinuationSource>,
     /// Users leaving after long waits, if on.
     pub patience: Option<Patience>,
+    /// What jobs whose logged wait is unknown are given.
+    pub unknown_waits: UnknownWaits,
 }
 
 /// The user model of a run, as reported.
@@ -81,6 +151,8 @@ pub struct UserSettings {
     pub opening_think: OpeningThink,
     /// Spacing of jobs submitted while the previous one ran.
     pub negative_think: NegativeThink,
+    /// How far jobs may flow forward into earlier sessions.
+    pub flow_forward: FlowForward,
     /// The zone local times are taken in.
     pub time_zone: String,
     /// Where it came from.
@@ -89,6 +161,9 @@ pub struct UserSettings {
     pub continuation: Option<String>,
     /// Patience, if on.
     pub patience: Option<Patience>,
+    /// What jobs whose logged wait was unknown were given (`error`, `zero`,
+    /// `replay:POLICY`).
+    pub unknown_waits: String,
 }
 
 /// Throughput over the log's own span, from its first to its last submission: the
@@ -135,7 +210,8 @@ pub struct LogFigures {
     pub users: u64,
     /// Jobs.
     pub jobs: u64,
-    /// Jobs whose logged wait was unknown (taken as 0).
+    /// Jobs whose logged wait was unknown (given one as the user model's
+    /// `unknown_waits` says).
     pub unknown_wait: u64,
     /// First and last submit times.
     pub first_submit: Time,
@@ -299,6 +375,58 @@ pub(crate) struct LogUsers {
     pub warnings: Vec<String>,
 }
 
+/// Reads the log that `open` reads (named `file`, with header `header`) into a trace
+/// as `config` says, the jobs admitted and given estimates as `run` says for a machine
+/// of `ctx.procs` processors; jobs whose logged wait is unknown get one as `unknown`
+/// says (an open-loop replay under its policy runs on `ctx` first). Returns the log
+/// reader too, for what it counted.
+pub fn read_trace<I, F>(
+    open: &F,
+    file: &str,
+    header: &SwfHeader,
+    ctx: &BuildContext,
+    run: &ReplayOptions,
+    config: TraceConfig,
+    unknown: &UnknownWaits,
+) -> Result<(Trace, LogReplay<I>, Option<ModalReport>), ReplayError>
+where
+    I: Iterator<Item = Result<Located, SwfError>>,
+    F: Fn() -> Result<I, SwfError>,
+{
+    let estimated = estimate_waits(open, file, header, ctx, run, unknown)?;
+    let (mut log, modal) = log_jobs(open, file, header, ctx.procs, run)?;
+    let trace = Trace::read(&mut log, config, unknown.missing(estimated.as_ref()))?;
+    Ok((trace, log, modal))
+}
+
+/// With [`UnknownWaits::Replay`], the wait each job of the log gets in an open-loop
+/// replay under that policy on `ctx`'s machine (its jobs admitted as `run` says), by log
+/// line; `None` otherwise.
+pub fn estimate_waits<I, F>(
+    open: &F,
+    file: &str,
+    header: &SwfHeader,
+    ctx: &BuildContext,
+    run: &ReplayOptions,
+    unknown: &UnknownWaits,
+) -> Result<Option<FxHashMap<u64, Time>>, ReplayError>
+where
+    I: Iterator<Item = Result<Located, SwfError>>,
+    F: Fn() -> Result<I, SwfError>,
+{
+    let UnknownWaits::Replay(policy) = unknown else {
+        return Ok(None);
+    };
+    let (log, _) = log_jobs(open, file, header, ctx.procs, run)?;
+    let opts = ReplayOptions {
+        policy: policy.clone(),
+        out: None,
+        ..run.clone()
+    };
+    let (_, waits, _) = site(log, WaitsByLine::default(), ctx, &opts)?.run(None)?;
+    Ok(Some(waits.0))
+}
+
 /// Reads the log that `open` reads (named `file`, with header `header`) into users as
 /// `opts` says.
 pub(crate) fn log_users<I, F>(
@@ -322,13 +450,24 @@ where
         Some(p) => p,
         None => machine_size(file, header)?,
     };
-    let (mut log, modal_estimates) = log_jobs(&open, file, header, procs, run)?;
-    let trace = Trace::read(&mut log, opts.trace)?;
+    let (clock, warnings) =
+        SiteClock::from_header(header, opts.time_zone.as_deref()).map_err(ReplayError::Options)?;
+    let ctx = BuildContext {
+        procs,
+        clock: clock.clone(),
+    };
+    let (trace, log, modal_estimates) = read_trace(
+        &open,
+        file,
+        header,
+        &ctx,
+        run,
+        opts.trace,
+        &opts.unknown_waits,
+    )?;
     let extra = extra_columns(log.records());
     let questionable = *log.report();
     drop(log);
-    let (clock, warnings) =
-        SiteClock::from_header(header, opts.time_zone.as_deref()).map_err(ReplayError::Options)?;
     let continuation = match &opts.continuation {
         None => None,
         Some(ContinuationSource::Fit) => Some(ContinuationCurve::fit(&trace, file)),
@@ -345,6 +484,7 @@ where
         trace: opts.trace,
         opening_think: opts.opening,
         negative_think: opts.negative,
+        flow_forward: opts.flow,
         time_zone: clock.zone_name().to_owned(),
         time_zone_source: clock.source(),
         continuation: match (&opts.continuation, &continuation) {
@@ -355,10 +495,12 @@ where
             _ => None,
         },
         patience: opts.patience,
+        unknown_waits: opts.unknown_waits.to_string(),
     };
     let user_cfg = UserConfig {
         opening: opts.opening,
         negative: opts.negative,
+        flow: opts.flow,
         threshold: opts.trace.threshold,
         behaviour: Behaviour {
             continuation,
@@ -377,6 +519,34 @@ where
         modal_estimates,
         warnings,
     })
+}
+
+/// One line on the submissions against the logged calendar: how many were on time,
+/// early and late, by how much at most, and which rule moved them.
+pub fn render_drift(d: &Drift) -> String {
+    let mut line = format!(
+        "{} jobs at their logged time, {} early (by up to {}), {} late (by up to {})",
+        d.on_time,
+        d.early(),
+        Hms(d.max_lead),
+        d.late(),
+        Hms(d.max_lateness)
+    );
+    if d.lead_beyond_saved > 0 {
+        let _ = write!(
+            line,
+            ", {} ahead by more than the response time saved",
+            d.lead_beyond_saved
+        );
+    }
+    let rules: Vec<String> = d
+        .by_rule()
+        .map(|(r, e, l)| format!("{} {e}/{l}", r.name()))
+        .collect();
+    if !rules.is_empty() {
+        let _ = write!(line, "; set by (early/late) {}", rules.join(", "));
+    }
+    line
 }
 
 /// Replays the log that `open` reads (named `file`, with header `header`) with feedback.
@@ -567,6 +737,7 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
         j.after_own_window,
         j.gave_up
     );
+    let _ = writeln!(w, "  calendar      {}", render_drift(&j.drift));
     let l = &s.log;
     let sessions = |w: &mut String, name: &str, x: &SessionsSummary| {
         let _ = writeln!(

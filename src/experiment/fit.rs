@@ -5,10 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::replay::machine_size;
+use super::feedback::{UnknownWaits, estimate_waits};
+use super::replay::{ReplayOptions, machine_size};
 use crate::localtime::SiteClock;
 use crate::model::fit::{FitLog, fit};
 use crate::model::jobs::JobLayerFile;
+use crate::sched::BuildContext;
 use crate::swf::SwfReader;
 use crate::workload::questionable::Policies;
 use crate::workload::trace::{Trace, TraceConfig};
@@ -16,12 +18,32 @@ use crate::workload::{LogReplay, ReplayConfig};
 
 /// The sessions of the log at `path`, in the local time of its header or of `time_zone`,
 /// with warnings about its clock (each naming the file). The log is recorded under its
-/// file name, so that a fit does not depend on where the log lies. Errors name the file.
-pub fn read_log(path: &Path, time_zone: Option<&str>) -> Result<(FitLog, Vec<String>), String> {
+/// file name, so that a fit does not depend on where the log lies. Jobs whose logged wait
+/// is unknown get one as `unknown` says. Errors name the file.
+pub fn read_log(
+    path: &Path,
+    time_zone: Option<&str>,
+    unknown: &UnknownWaits,
+) -> Result<(FitLog, Vec<String>), String> {
     let file = path.display().to_string();
     let reader = SwfReader::open(path).map_err(|e| e.to_string())?;
     let header = reader.header().clone();
     let procs = machine_size(&file, &header).map_err(|e| e.to_string())?;
+    let (clock, warnings) =
+        SiteClock::from_header(&header, time_zone).map_err(|e| format!("{file}: {e}"))?;
+    let ctx = BuildContext {
+        procs,
+        clock: clock.clone(),
+    };
+    let estimated = estimate_waits(
+        &|| SwfReader::open(path),
+        &file,
+        &header,
+        &ctx,
+        &ReplayOptions::default(),
+        unknown,
+    )
+    .map_err(|e| e.to_string())?;
     let mut log = LogReplay::new(
         reader,
         &file,
@@ -35,7 +57,8 @@ pub fn read_log(path: &Path, time_zone: Option<&str>) -> Result<(FitLog, Vec<Str
         },
     );
     let config = TraceConfig::default();
-    let trace = Trace::read(&mut log, config).map_err(|e| e.to_string())?;
+    let trace = Trace::read(&mut log, config, unknown.missing(estimated.as_ref()))
+        .map_err(|e| e.to_string())?;
     if trace.jobs() == 0 {
         return Err(format!("{file}: the log has no job to fit"));
     }
@@ -44,8 +67,6 @@ pub fn read_log(path: &Path, time_zone: Option<&str>) -> Result<(FitLog, Vec<Str
             "{file}: the log gives no user ids (every job's user is -1), so it has no sessions"
         ));
     }
-    let (clock, warnings) =
-        SiteClock::from_header(&header, time_zone).map_err(|e| format!("{file}: {e}"))?;
     let name = path
         .file_name()
         .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
@@ -60,10 +81,12 @@ pub fn read_log(path: &Path, time_zone: Option<&str>) -> Result<(FitLog, Vec<Str
 }
 
 /// The job layer fitted from the logs at `paths` (pooled, each on its own machine size
-/// and clock, `time_zone` overriding every header's zone), with warnings about the logs.
+/// and clock, `time_zone` overriding every header's zone, unknown waits given as
+/// `unknown` says), with warnings about the logs.
 pub fn fit_logs(
     paths: &[PathBuf],
     time_zone: Option<&str>,
+    unknown: &UnknownWaits,
 ) -> Result<(JobLayerFile, Vec<String>), String> {
     if paths.is_empty() {
         return Err("give at least one log to fit".into());
@@ -71,7 +94,7 @@ pub fn fit_logs(
     let mut logs = Vec::with_capacity(paths.len());
     let mut warnings = Vec::new();
     for p in paths {
-        let (log, w) = read_log(p, time_zone)?;
+        let (log, w) = read_log(p, time_zone, unknown)?;
         logs.push(log);
         warnings.extend(w);
     }

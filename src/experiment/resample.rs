@@ -27,7 +27,7 @@ use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{HOUR, Time, WEEK};
 use crate::users::UserConfig;
 use crate::workload::pools::{PoolConfig, Pools};
-use crate::workload::population::{Population, PopulationConfig, UserPools};
+use crate::workload::population::{Population, PopulationConfig, RegenerateFrom, UserPools};
 
 /// Everything a resampled run needs besides the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -360,8 +360,8 @@ impl Resampler {
         let pools = UserPools::new(trace, opts.pools);
         if pools.pools.long_term + pools.pools.temporary == 0 {
             return Err(ReplayError::Options(format!(
-                "{file}: no user to resample (every user lies within {} days of an end of the log)",
-                opts.pools.edge / crate::time::DAY
+                "{file}: no user to resample (every user lies within {} of an end of the log)",
+                crate::time::Hms(pools.pools.edge)
             )));
         }
         Ok(Resampler {
@@ -630,12 +630,16 @@ pub fn render_resample(s: &ResampleSummary) -> String {
     }
     out.push_str(&s.pools.render());
     out.push_str(&format!(
-        "  population             long-term x{}, temporary x{}, long-term users regenerated after {}\n",
+        "  population             long-term x{}, temporary x{}, long-term users regenerated {} after {}\n",
         s.population.long_term,
         s.population.temporary,
         match s.population.regenerate_after {
-            Some(t) => format!("{} days", t / crate::time::DAY),
+            Some(t) => crate::time::Hms(t).to_string(),
             None => "their own inactive time in the log".into(),
+        },
+        match s.population.regenerate_from {
+            RegenerateFrom::Calendar => "their trace's end on the log's calendar (or their finish if later)",
+            RegenerateFrom::Finish => "they finish their trace",
         }
     ));
     out.push_str(&render_stats(&s.stats));

@@ -21,7 +21,7 @@ use std::sync::atomic::AtomicBool;
 
 use serde::Deserialize;
 
-use super::feedback::{FeedbackOptions, FeedbackSummary, feedback, render_feedback};
+use super::feedback::{FeedbackOptions, FeedbackSummary, UnknownWaits, feedback, render_feedback};
 use super::model::{ModelFiles, ModelOptions, ModelSummary, render_model, run_model, write_model};
 use super::replay::{ReplayError, ReplayOptions, ReplaySummary, render, replay};
 use super::resample::{
@@ -34,9 +34,11 @@ use crate::model::{DayCycle, JobLayer, Parameterization, TalbyModel};
 use crate::sched::SchedulerSpec;
 use crate::swf::{SwfHeader, SwfReader};
 use crate::time::{Time, WEEK, parse_duration};
-use crate::users::{Behaviour, ContinuationCurve, NegativeThink, OpeningThink, Patience};
+use crate::users::{
+    Behaviour, ContinuationCurve, FlowForward, NegativeThink, OpeningThink, Patience,
+};
 use crate::workload::pools::PoolConfig;
-use crate::workload::population::PopulationConfig;
+use crate::workload::population::{PopulationConfig, RegenerateFrom};
 use crate::workload::questionable::{Policies, PolicySetting};
 use crate::workload::trace::TraceConfig;
 use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
@@ -260,6 +262,8 @@ pub struct PopulationSection {
     /// Resample: least time before a long-term user is regenerated (a duration); its
     /// own inactive time in the log when absent.
     pub regenerate_after: Option<String>,
+    /// Resample: `calendar` or `finish`, what that time runs from.
+    pub regenerate_from: Option<String>,
     /// Resample: a user is long-term when its activity spans this share of the log.
     pub long_term_share: Option<f64>,
     /// Resample: users within this long of an end of the log are excluded.
@@ -288,6 +292,7 @@ impl PopulationSection {
             ("long_term", self.long_term.is_some()),
             ("temporary", self.temporary.is_some()),
             ("regenerate_after", self.regenerate_after.is_some()),
+            ("regenerate_from", self.regenerate_from.is_some()),
             ("long_term_share", self.long_term_share.is_some()),
             ("edge", self.edge.is_some()),
             ("weights", !self.weights.is_empty()),
@@ -324,13 +329,19 @@ impl PopulationSection {
                     Some(v) => Some(duration("regenerate_after", v)?),
                     None => None,
                 },
+                regenerate_from: match &self.regenerate_from {
+                    Some(v) => v
+                        .parse()
+                        .map_err(|e| format!("[population] regenerate_from: {e}"))?,
+                    None => RegenerateFrom::default(),
+                },
                 weights,
                 ..PopulationConfig::default()
             },
             PoolConfig {
                 long_term_share: share,
                 edge: match &self.edge {
-                    Some(v) => duration("edge", v)?,
+                    Some(v) => Some(duration("edge", v)?),
                     None => d.edge,
                 },
             },
@@ -350,10 +361,12 @@ pub struct UsersSection {
     pub dependence: Option<String>,
     /// `last-end` or `last-submit`.
     pub window_end: Option<String>,
-    /// `capped`, `original` or `zero`.
+    /// `calendar`, `capped`, `original` or `zero`.
     pub opening_think: Option<String>,
     /// `spacing` or `together`.
     pub negative_think: Option<String>,
+    /// `next` or `any`.
+    pub flow_forward: Option<String>,
     /// The site's zone.
     pub time_zone: Option<String>,
     /// A continuation curve file, or `"fit"`.
@@ -362,6 +375,8 @@ pub struct UsersSection {
     pub patience: Option<String>,
     /// Waits over the patience after which a user leaves.
     pub strikes: Option<u32>,
+    /// Jobs whose logged wait is unknown: `error`, `zero` or `replay[:POLICY]`.
+    pub unknown_waits: Option<String>,
 }
 
 impl UsersSection {
@@ -415,6 +430,7 @@ impl UsersSection {
                 &self.negative_think,
                 NegativeThink::default(),
             )?,
+            flow: pick("flow_forward", &self.flow_forward, FlowForward::default())?,
             time_zone: self.time_zone.clone(),
             continuation: match &self.continuation {
                 Some(c) => Some(
@@ -424,6 +440,11 @@ impl UsersSection {
                 None => None,
             },
             patience,
+            unknown_waits: pick(
+                "unknown_waits",
+                &self.unknown_waits,
+                UnknownWaits::default(),
+            )?,
         })
     }
 }
@@ -707,6 +728,7 @@ impl Scenario {
                 "long_term",
                 "temporary",
                 "regenerate_after",
+                "regenerate_from",
                 "long_term_share",
                 "edge",
                 "weights",

@@ -249,6 +249,7 @@ mod tests {
             user,
             app: -1,
             think: Time::MAX,
+            logged_wait: None,
         }
     }
 

@@ -317,6 +317,7 @@ impl ModelSite {
             job: self.next_job,
             tag: (u64::from(u) << 32) | j as u64,
             record: None,
+            logged_wait: None,
         });
         self.next_job += 1;
         self.cpu_work.push(job.runtime * i64::from(job.size));

@@ -218,6 +218,7 @@ mod tests {
             user: seq as i64,
             app: -1,
             think,
+            logged_wait: None,
         }
     }
 

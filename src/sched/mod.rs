@@ -15,6 +15,7 @@ mod conservative;
 mod creasy;
 mod easy;
 mod fcfs;
+mod logged;
 mod profile;
 pub mod registry;
 mod running;
@@ -31,6 +32,7 @@ pub use conservative::Conservative;
 pub use creasy::{Creasy, CreasyParams};
 pub use easy::Easy;
 pub use fcfs::Fcfs;
+pub use logged::Logged;
 pub use profile::Profile;
 pub use registry::{BuildContext, Params, SchedulerSpec, register};
 pub use running::RunningByEnd;
@@ -173,6 +175,14 @@ pub trait Scheduler: SchedulerClone + Send {
     /// invariant checker: EASY's reservation for the first job, every reservation of
     /// conservative backfilling.
     fn promises(&self, _out: &mut Vec<(JobId, Time)>) {}
+
+    /// Whether this policy replays the log's own service (`logged`): every job must
+    /// carry its logged wait ([`JobRequest::logged_wait`]), jobs start whatever the free
+    /// processors (the machine is unbounded) and run their logged runtime whatever their
+    /// estimate. The calibration baseline of a user model, not a scheduler.
+    fn logged_service(&self) -> bool {
+        false
+    }
 }
 
 /// Cloning a boxed scheduler with its state; implemented for every `Scheduler + Clone`.

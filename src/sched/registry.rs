@@ -23,7 +23,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, LazyLock, RwLock};
 
-use super::{Conservative, Creasy, CreasyParams, Easy, Fcfs, Policy, Scheduler};
+use super::{Conservative, Creasy, CreasyParams, Easy, Fcfs, Logged, Policy, Scheduler};
 use crate::localtime::SiteClock;
 use crate::time::{Time, parse_duration};
 
@@ -438,6 +438,20 @@ fn builtins() -> Vec<(&'static str, &'static str, Configure)> {
             Arc::new(|p: &Params| {
                 let params = creasy_params(p)?;
                 Ok(builder(move |_| Creasy::new(params)))
+            }),
+        ),
+        (
+            "logged",
+            "the log's own service: each job starts its logged wait (times scale) after \
+             submission, on an unbounded machine; the calibration baseline (scale)",
+            Arc::new(|p: &Params| {
+                let scale = p.f64("scale", 1.0)?;
+                if !(scale.is_finite() && scale >= 0.0) {
+                    return Err(format!(
+                        "policy 'logged': scale must be a number >= 0, not {scale}"
+                    ));
+                }
+                Ok(builder(move |_| Logged::new(scale)))
             }),
         ),
     ];

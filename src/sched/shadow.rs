@@ -389,6 +389,7 @@ mod tests {
                 job: token as i64,
                 tag: token,
                 record: None,
+                logged_wait: None,
             });
             Ok(())
         }
@@ -566,6 +567,7 @@ mod tests {
             user: 0,
             app: -1,
             think: Time::MAX,
+            logged_wait: None,
         };
         let ended: FxHashMap<u64, Time> = [(1, 7)].into_iter().collect();
         let known = KnownRuntimes {

@@ -221,7 +221,7 @@ macro_rules! view {
         SystemView::new(
             $now,
             $sim.cfg.procs,
-            $sim.free,
+            $sim.free.clamp(0, i64::from($sim.cfg.procs)) as u32,
             &$sim.queue,
             &$sim.running,
             &$sim.users,
@@ -246,7 +246,11 @@ pub struct Simulation<W, O> {
     slots: Vec<Slot>,
     records: Vec<Option<Box<SwfRecord>>>,
     free_slots: Vec<JobId>,
-    free: u32,
+    /// Free processors; below 0 only under the log's own service, which runs on an
+    /// unbounded machine ([`Scheduler::logged_service`]).
+    free: i64,
+    /// The policy replays the log's own service.
+    logged_service: bool,
     next_seq: u64,
     ctx: SourceCtx,
     starts: Vec<JobId>,
@@ -261,6 +265,7 @@ pub struct Simulation<W, O> {
 impl<W: Workload, O: Observer> Simulation<W, O> {
     /// A site with an empty machine.
     pub fn new(cfg: SiteConfig, scheduler: Box<dyn Scheduler>, workload: W, observer: O) -> Self {
+        let logged_service = scheduler.logged_service();
         Simulation {
             cfg,
             scheduler,
@@ -272,7 +277,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             slots: Vec::new(),
             records: Vec::new(),
             free_slots: Vec::new(),
-            free: cfg.procs,
+            free: i64::from(cfg.procs),
+            logged_service,
             next_seq: 0,
             ctx: SourceCtx::default(),
             starts: Vec::new(),
@@ -363,6 +369,14 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 spec.job, spec.estimate, spec.runtime
             )));
         }
+        if self.logged_service && spec.logged_wait.is_none() {
+            return Err(invalid(format!(
+                "job {} has no logged wait, and policy '{}' replays the log's waits \
+                 (a log without waits needs --unknown-waits)",
+                spec.job,
+                self.scheduler.name()
+            )));
+        }
         let estimate = match self.cfg.overrun {
             OverrunPolicy::Extend => spec.estimate.max(spec.runtime),
             OverrunPolicy::Kill | OverrunPolicy::Overrun => spec.estimate,
@@ -383,6 +397,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                         user: 0,
                         app: -1,
                         think: Time::MAX,
+                        logged_wait: None,
                     },
                     runtime: 0,
                     requested_runtime: 0,
@@ -395,8 +410,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             }
         };
         let runtime = match self.cfg.overrun {
-            OverrunPolicy::Kill => spec.runtime.min(estimate),
-            OverrunPolicy::Extend | OverrunPolicy::Overrun => spec.runtime,
+            // The log's own service runs every job as long as the log says it ran.
+            OverrunPolicy::Kill if !self.logged_service => spec.runtime.min(estimate),
+            OverrunPolicy::Kill | OverrunPolicy::Extend | OverrunPolicy::Overrun => spec.runtime,
         };
         let mut request = JobRequest {
             id,
@@ -413,6 +429,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             } else {
                 self.users.get(spec.user).think_before(now)
             },
+            logged_wait: spec.logged_wait,
         };
         request.plan = self.planner.submitted(&request, runtime, now);
         self.next_seq += 1;
@@ -548,7 +565,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                     .scheduler_error(now, format!("started job slot {id}, which is not waiting")));
             }
         };
-        if req.size > self.free {
+        if !self.logged_service && i64::from(req.size) > self.free {
             return Err(self.scheduler_error(
                 now,
                 format!(
@@ -572,7 +589,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                     problem,
                 })?;
         }
-        self.free -= req.size;
+        self.free -= i64::from(req.size);
         self.users.started(req.user);
         let index = self.running.len() as u32;
         self.running.push(RunningJob {
@@ -633,7 +650,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         {
             *i = index;
         }
-        self.free += job.request.size;
+        self.free += i64::from(job.request.size);
         self.users.ended(job.request.user, now);
         self.free_slots.push(id);
         self.counts.ended += 1;

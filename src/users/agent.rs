@@ -8,7 +8,8 @@
 //! ended, at the latest of their simulated ends plus its dependency think time; a job
 //! without any (the user's first jobs, or jobs submitted while everything before them was
 //! still running) keeps its logged distance from the previous submission. The fluid model
-//! ([`super::fluid`]) then places the ready time in the user's windows.
+//! ([`super::fluid`]) then places the ready time in the user's windows. Every submission
+//! is set against the logged calendar ([`super::drift`]).
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -16,7 +17,8 @@ use serde::Serialize;
 
 use super::UserConfig;
 use super::deps::Dependencies;
-use super::fluid::{NegativeThink, Placement, Windows};
+use super::drift::{Drift, Rule};
+use super::fluid::{FlowForward, NegativeThink, Placement, Windows};
 use crate::job::{JobOutcome, JobSpec};
 use crate::sim::SourceCtx;
 use crate::time::Time;
@@ -41,6 +43,8 @@ pub struct UserCounts {
     pub gave_up: u64,
     /// Waits over the patience limit.
     pub strikes: u64,
+    /// Submissions against the logged calendar.
+    pub drift: Drift,
 }
 
 impl UserCounts {
@@ -54,6 +58,7 @@ impl UserCounts {
         self.after_own_window += o.after_own_window;
         self.gave_up += o.gave_up;
         self.strikes += o.strikes;
+        self.drift.add(&o.drift);
     }
 }
 
@@ -62,8 +67,9 @@ impl UserCounts {
 pub enum UserState {
     /// Its next job waits for jobs that have not ended.
     Waiting,
-    /// Its next job will be submitted at this time (thinking, or away until a window).
-    Ready(Time, Placement),
+    /// Its next job will be submitted at this time (thinking, or away until a window),
+    /// placed so in the windows, the time set by this rule.
+    Ready(Time, Placement, Rule),
     /// All its jobs are submitted.
     Done,
     /// It left for good after too many long waits.
@@ -86,6 +92,9 @@ pub struct TraceAgent {
     last_result: Option<(usize, Time)>,
     /// Simulated end of each job, once it ended.
     ends: Vec<Option<Time>>,
+    /// Response time saved against the log so far: over the ended jobs, the logged
+    /// response minus the simulated one, where positive.
+    saved: Time,
     counts: UserCounts,
 }
 
@@ -110,6 +119,7 @@ impl TraceAgent {
             cursor: 0,
             state: UserState::Waiting,
             last_result: None,
+            saved: 0,
             counts: UserCounts::default(),
         }
     }
@@ -164,8 +174,8 @@ impl TraceAgent {
     pub fn submit_due(&mut self, ctx: &mut SourceCtx, cfg: &UserConfig) -> Option<Time> {
         let now = ctx.now();
         match self.state {
-            UserState::Ready(t, placement) if t == now => {
-                self.submit(now, placement, ctx);
+            UserState::Ready(t, placement, rule) if t == now => {
+                self.submit(now, placement, rule, ctx);
                 self.plan(now, cfg)
             }
             _ => None,
@@ -184,6 +194,7 @@ impl TraceAgent {
         self.deps.ended(self.trace.rank[job], now);
         self.ends[job] = Some(now);
         self.last_result = Some((job, outcome.response()));
+        self.saved += (self.trace.jobs[job].response() - outcome.response()).max(0);
         if self.state == UserState::Left {
             return None;
         }
@@ -207,12 +218,12 @@ impl TraceAgent {
     fn plan(&mut self, now: Time, cfg: &UserConfig) -> Option<Time> {
         self.state = self.next_state(now, cfg);
         match self.state {
-            UserState::Ready(t, _) => Some(t),
+            UserState::Ready(t, ..) => Some(t),
             _ => None,
         }
     }
 
-    fn submit(&mut self, now: Time, placement: Placement, ctx: &mut SourceCtx) {
+    fn submit(&mut self, now: Time, placement: Placement, rule: Rule, ctx: &mut SourceCtx) {
         let j = self.next;
         let job = &mut self.trace.jobs[j];
         let record = job.spec.record.take();
@@ -231,6 +242,7 @@ impl TraceAgent {
         }
         c.flowed_forward += u64::from(now < own.start);
         c.after_own_window += u64::from(now > own.end);
+        c.drift.record(now, job.submit, rule, self.saved);
         self.deps.submitted(self.trace.rank[j]);
         self.last_submit = Some(now);
         self.next += 1;
@@ -242,45 +254,66 @@ impl TraceAgent {
             return UserState::Done;
         };
         if cfg.open_loop {
-            return UserState::Ready(job.submit.max(now), Placement::Inside);
+            return UserState::Ready(job.submit.max(now), Placement::Inside, Rule::Order);
         }
         let deps = self.deps.state(job.deps);
         if deps.pending > 0 {
             return UserState::Waiting;
         }
-        // A think time of the session threshold or more is a break, whichever job it is
-        // measured from: the opening rule applies to it.
-        let pause = |think: Time| {
-            let think = if think >= cfg.threshold {
-                cfg.opening.apply(think, cfg.threshold)
-            } else {
-                think
-            };
-            think.max(0)
+        // The latest of the constraints sets the time, and names the rule that did.
+        let mut ready = (Time::MIN, Rule::Order);
+        let mut bound = |t: Time, rule: Rule| {
+            if t > ready.0 {
+                ready = (t, rule);
+            }
         };
         let previous = self.next.checked_sub(1).map(|p| &self.trace.jobs[p]);
         // The order constraint, and the spacing of a submission made no later than the
         // previous job ended.
-        let mut ready = match (previous, self.last_submit, job.think) {
+        match (previous, self.last_submit, job.think) {
             (Some(p), Some(last), Some(think)) if think <= 0 => match cfg.negative {
-                NegativeThink::Spacing => last + (job.submit - p.submit),
-                NegativeThink::Together => last,
+                NegativeThink::Spacing => bound(last + (job.submit - p.submit), Rule::Order),
+                NegativeThink::Together => bound(last, Rule::Order),
             },
-            (_, Some(last), _) => last,
-            (_, None, _) => job.submit,
+            (_, Some(last), _) => bound(last, Rule::Order),
+            (_, None, _) => bound(job.submit, Rule::Order),
+        }
+        // A think time after a result; one of the session threshold or more is a break,
+        // whichever job it is measured from, and the opening rule applies to it.
+        let after = |end: Time, think: Time, rule: Rule| {
+            let t = cfg
+                .opening
+                .ready_after(end, think, job.submit, cfg.threshold);
+            (
+                t,
+                if think >= cfg.threshold {
+                    Rule::Break
+                } else {
+                    rule
+                },
+            )
         };
         // The think time after the job it is measured from (one of its dependencies).
         if let (Some(think), Some(from)) = (job.think, job.think_from)
             && think > 0
             && let Some(end) = self.ends[from as usize]
         {
-            ready = ready.max(end + pause(think));
+            let (t, rule) = after(end, think, Rule::Think);
+            bound(t, rule);
         }
         // The dependency think time after the latest of its dependencies.
         if let (Some(think), Some(latest)) = (job.dep_think, deps.latest_end) {
-            ready = ready.max(latest + pause(think));
+            let (t, rule) = after(latest, think, Rule::Dependency);
+            bound(t, rule);
         }
-        let mut ready = ready.max(now);
+        bound(now, Rule::Clock);
+        // A job flows forward into the session before its own at the earliest.
+        if cfg.flow == FlowForward::Next
+            && let Some(before) = (job.session as usize).checked_sub(1)
+        {
+            bound(self.trace.windows[before].start, Rule::FlowLimit);
+        }
+        let (mut at, mut rule) = ready;
         if let (Some(curve), Some((last, response))) =
             (&cfg.behaviour.continuation, self.last_result)
             && !job.opens_session
@@ -289,14 +322,17 @@ impl TraceAgent {
             let p = curve.continue_probability(response, self.trace.jobs[last].response());
             if p < 1.0
                 && self.rng.random::<f64>() >= p
-                && let Some(next_window) = self.windows.next_start_after(ready)
+                && let Some(next_window) = self.windows.next_start_after(at)
             {
                 self.counts.gave_up += 1;
-                ready = next_window;
+                (at, rule) = (next_window, Rule::GaveUp);
             }
         }
-        let (at, placement) = self.windows.place(ready, &mut self.cursor);
-        UserState::Ready(at, placement)
+        let (placed, placement) = self.windows.place(at, &mut self.cursor);
+        if placed != at {
+            rule = Rule::Window;
+        }
+        UserState::Ready(placed, placement, rule)
     }
 }
 

@@ -2,8 +2,13 @@
 //! session windows of the log, which carry the daily and weekly cycle, and the logged
 //! think times; a job that becomes ready outside every window waits for the start of the
 //! next one (the user is away), and a job that becomes ready inside a window is
-//! submitted there, even if it belonged to a later session in the log (it flowed
+//! submitted there, even if it belonged to the next session in the log (it flowed
 //! forward because the simulated system was faster).
+//!
+//! Every default is chosen by the calibration principle (`docs/MODELS.md`,
+//! "Calibration"): fed the service the log's users got, the model gives back the log;
+//! fed uniformly slower service, no user gets ahead of its logged calendar; fed faster
+//! service, no user gets further ahead than the response time it was saved.
 
 use serde::Serialize;
 
@@ -11,19 +16,27 @@ use crate::time::Time;
 use crate::workload::trace::Window;
 
 /// The think time given to a job that opened a session in the log, whose logged think
-/// time is a break rather than a pause (notes §8.5, open point).
+/// time is a break rather than a pause (notes §8.5, open point). It applies to every
+/// think time of the session threshold or more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OpeningThink {
+    /// The session keeps its logged start (the default; seed 003 §4.3: "we keep each
+    /// session's start and end timestamps"). A user on time or ahead takes its logged
+    /// break after its result, so its lead never exceeds the response time it was
+    /// saved; a user behind its logged session start starts the session then, or a
+    /// threshold after the late result, so delays do not pile up from session to
+    /// session, and the break still splits the sessions when they are analysed again.
+    #[default]
+    Calendar,
     /// The logged break. A user delayed by `d` stays delayed by at least `d` for good:
     /// every later session starts a full break after the late results, so the windows
     /// never pull it back, and delays pile up.
     Original,
-    /// The logged break, capped at the session threshold (the default): a late user
-    /// starts its next session as soon as its window allows, and an early one lets the
-    /// next session flow into the current window once its results are in. A break of the
-    /// threshold still separates the sessions when they are analysed again.
-    #[default]
+    /// The logged break, capped at the session threshold: a late user starts its next
+    /// session as soon as its window allows, and an early one lets the next session
+    /// flow into the current window a threshold after its results, so its lead can
+    /// exceed what it was saved (by the break minus the threshold).
     Capped,
     /// No think time: the opener is ready as soon as its dependencies end.
     Zero,
@@ -33,19 +46,61 @@ impl OpeningThink {
     /// The option's name.
     pub fn name(self) -> &'static str {
         match self {
+            OpeningThink::Calendar => "calendar",
             OpeningThink::Original => "original",
             OpeningThink::Capped => "capped",
             OpeningThink::Zero => "zero",
         }
     }
 
-    /// The think time of an opener whose logged one is `think`, with session threshold
-    /// `threshold`.
-    pub fn apply(self, think: Time, threshold: Time) -> Time {
+    /// When a job is ready after a result that came at `end`, its logged think time
+    /// after that result being `think`, its logged submission `logged`, and the session
+    /// threshold `threshold`. A think time under the threshold is kept as it is.
+    pub fn ready_after(self, end: Time, think: Time, logged: Time, threshold: Time) -> Time {
+        if think < threshold {
+            return end + think.max(0);
+        }
         match self {
-            OpeningThink::Original => think,
-            OpeningThink::Capped => think.min(threshold),
-            OpeningThink::Zero => 0,
+            OpeningThink::Calendar => (end + think).min(logged.max(end + threshold)),
+            OpeningThink::Original => end + think,
+            OpeningThink::Capped => end + threshold,
+            OpeningThink::Zero => end,
+        }
+    }
+}
+
+/// How far a job may flow forward into an earlier session than its own (seed 003 §4.3,
+/// open point).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowForward {
+    /// Into the session just before its own, at the earliest (the default): the seed's
+    /// "jobs that were submitted originally in the next session may flow forward to
+    /// occur in the current one".
+    #[default]
+    Next,
+    /// Into any earlier window its ready time falls in: an early result lets a user
+    /// skip nights, weekends and gaps of weeks.
+    Any,
+}
+
+impl FlowForward {
+    /// The option's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowForward::Next => "next",
+            FlowForward::Any => "any",
+        }
+    }
+}
+
+impl std::str::FromStr for FlowForward {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "next" => Ok(FlowForward::Next),
+            "any" => Ok(FlowForward::Any),
+            _ => Err(format!("'{s}' is not a flow-forward rule (next, any)")),
         }
     }
 }
@@ -90,11 +145,12 @@ impl std::str::FromStr for OpeningThink {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
+            "calendar" => Ok(OpeningThink::Calendar),
             "original" => Ok(OpeningThink::Original),
             "capped" => Ok(OpeningThink::Capped),
             "zero" => Ok(OpeningThink::Zero),
             _ => Err(format!(
-                "'{s}' is not an opening think time (original, capped, zero)"
+                "'{s}' is not an opening think time (calendar, original, capped, zero)"
             )),
         }
     }
@@ -175,9 +231,29 @@ mod tests {
 
     #[test]
     fn opening_think_options() {
-        assert_eq!(OpeningThink::Original.apply(5000, 1200), 5000);
-        assert_eq!(OpeningThink::Capped.apply(5000, 1200), 1200);
-        assert_eq!(OpeningThink::Capped.apply(600, 1200), 600);
-        assert_eq!(OpeningThink::Zero.apply(5000, 1200), 0);
+        // A break of 5000 s after a result at 1000, logged submission at 6000.
+        let at = |o: OpeningThink, end| o.ready_after(end, 5000, 6000, 1200);
+        assert_eq!(at(OpeningThink::Original, 1000), 6000);
+        assert_eq!(at(OpeningThink::Capped, 1000), 2200);
+        assert_eq!(at(OpeningThink::Zero, 1000), 1000);
+        assert_eq!(at(OpeningThink::Calendar, 1000), 6000);
+        // The result came 3000 s early: the calendar rule keeps the whole break (the lead
+        // is what was saved), the capped one starts 20 minutes after it.
+        assert_eq!(at(OpeningThink::Calendar, -2000), 3000);
+        assert_eq!(at(OpeningThink::Capped, -2000), -800);
+        // The result came 4500 s late, past the logged start: the session starts a
+        // threshold after it, not a whole break after it.
+        assert_eq!(at(OpeningThink::Calendar, 5500), 6700);
+        assert_eq!(at(OpeningThink::Original, 5500), 10500);
+        // 3000 s late, still before it: the session keeps its logged start.
+        assert_eq!(at(OpeningThink::Calendar, 4000), 6000);
+        // A pause under the threshold is kept by every rule.
+        for o in [
+            OpeningThink::Calendar,
+            OpeningThink::Capped,
+            OpeningThink::Zero,
+        ] {
+            assert_eq!(o.ready_after(100, 600, 700, 1200), 700);
+        }
     }
 }

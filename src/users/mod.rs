@@ -9,11 +9,13 @@
 pub mod agent;
 pub mod behaviour;
 pub mod deps;
+pub mod drift;
 pub mod fluid;
 
 pub use agent::{TraceAgent, UserCounts, UserState};
 pub use behaviour::{Behaviour, ContinuationCurve, Patience};
-pub use fluid::{NegativeThink, OpeningThink, Placement, Windows};
+pub use drift::{Drift, Rule};
+pub use fluid::{FlowForward, NegativeThink, OpeningThink, Placement, Windows};
 
 use crate::time::Time;
 
@@ -24,6 +26,8 @@ pub struct UserConfig {
     pub opening: OpeningThink,
     /// Spacing of jobs submitted while the previous one ran.
     pub negative: NegativeThink,
+    /// How far jobs may flow forward into earlier sessions.
+    pub flow: FlowForward,
     /// The session threshold, seconds (for [`OpeningThink::Capped`]).
     pub threshold: Time,
     /// Reactions to bad service.

@@ -7,7 +7,10 @@
 //! The seed gives no thresholds. The defaults, from the logs in `../shared/workloads`
 //! (`docs/MODELS.md`, "Resampling"): long-term when the span from first to last
 //! submission covers at least half of the log's span; excluded when all the user's
-//! submissions fall within two weeks of the log's first or last submission.
+//! submissions fall within two weeks of the log's first or last submission, or within a
+//! 24th of its span if that is shorter (two weeks is a 24th of KTH's year; on a log of a
+//! few weeks, two weeks from either end would exclude nearly every user, and resampling
+//! cannot give back load it never draws).
 
 use serde::Serialize;
 
@@ -19,16 +22,27 @@ use crate::time::{Time, WEEK};
 pub struct PoolConfig {
     /// A user is long-term when its activity spans at least this share of the log.
     pub long_term_share: f64,
-    /// A user is excluded when its whole activity lies within this long of either end.
-    pub edge: Time,
+    /// A user is excluded when its whole activity lies within this long of either end;
+    /// `None`: [`DEFAULT_EDGE`], or a 24th of the log's span if that is shorter.
+    pub edge: Option<Time>,
 }
 
 impl Default for PoolConfig {
     fn default() -> Self {
         PoolConfig {
             long_term_share: 0.5,
-            edge: 2 * WEEK,
+            edge: None,
         }
+    }
+}
+
+/// The default edge of a long log.
+pub const DEFAULT_EDGE: Time = 2 * WEEK;
+
+impl PoolConfig {
+    /// The edge for a log spanning `span` seconds.
+    pub fn edge_for(&self, span: Time) -> Time {
+        self.edge.unwrap_or(DEFAULT_EDGE.min(span / 24))
     }
 }
 
@@ -64,6 +78,8 @@ pub struct PoolUser {
 pub struct Pools {
     /// The thresholds.
     pub config: PoolConfig,
+    /// The edge in effect, seconds.
+    pub edge: Time,
     /// The log's first and last submission.
     pub span: (Time, Time),
     /// Whole weeks in the log's span (at least 1).
@@ -81,7 +97,7 @@ pub struct Pools {
     /// Temporary users active in a week of the log, on average over its whole weeks (a
     /// user is active from its first to its last submission).
     pub temporary_per_week: f64,
-    /// Temporary users per week of the log: the rate at which new ones arrive.
+    /// Temporary users per week of the log's span: the rate at which new ones arrive.
     pub temporary_arrivals_per_week: f64,
 }
 
@@ -91,13 +107,14 @@ impl Pools {
         let (start, end) = trace.span;
         let span = (end - start).max(1);
         let weeks = (span / WEEK).max(1) as u64;
+        let edge = config.edge_for(span);
         let users: Vec<PoolUser> = trace
             .users
             .iter()
             .map(|u| {
                 let first = u.jobs.first().map_or(start, |j| j.submit);
                 let last = u.jobs.last().map_or(start, |j| j.submit);
-                let pool = if last < start + config.edge || first > end - config.edge {
+                let pool = if last < start + edge || first > end - edge {
                     Pool::Excluded
                 } else if (last - first) as f64 >= config.long_term_share * span as f64 {
                     Pool::LongTerm
@@ -123,6 +140,7 @@ impl Pools {
         let temporary = count(Pool::Temporary);
         Pools {
             config,
+            edge,
             span: (start, end),
             weeks,
             long_term: count(Pool::LongTerm),
@@ -134,7 +152,7 @@ impl Pools {
                 .map(|u| u.jobs)
                 .sum(),
             temporary_per_week: active as f64 / weeks as f64,
-            temporary_arrivals_per_week: temporary as f64 / weeks as f64,
+            temporary_arrivals_per_week: temporary as f64 * WEEK as f64 / span as f64,
             users,
         }
     }
@@ -152,7 +170,7 @@ impl Pools {
             "  pools                  {} long-term users ({} jobs), {} temporary ({} jobs), \
              {} excluded ({} jobs)\n  \
              resampling rates       {:.2} temporary users active per week, {:.2} new per week \
-             (long-term: active over {:.0}% of the log; excluded: all within {} days of an end)\n",
+             (long-term: active over {:.0}% of the log; excluded: all within {} of an end)\n",
             self.long_term,
             jobs(Pool::LongTerm),
             self.temporary,
@@ -162,7 +180,7 @@ impl Pools {
             self.temporary_per_week,
             self.temporary_arrivals_per_week,
             100.0 * self.config.long_term_share,
-            self.config.edge / crate::time::DAY,
+            crate::time::Hms(self.edge),
         )
     }
 }
@@ -189,7 +207,13 @@ mod tests {
             (6, 20 * w, 0, 10),     // the log's last job (user 6, excluded)
         ];
         let trace = trace_of(&jobs, TraceConfig::default());
-        let p = Pools::of(&trace, PoolConfig::default());
+        let p = Pools::of(
+            &trace,
+            PoolConfig {
+                edge: Some(2 * WEEK),
+                ..PoolConfig::default()
+            },
+        );
         let pool = |u: i64| p.users.iter().find(|x| x.user == u).unwrap().pool;
         assert_eq!(pool(1), Pool::LongTerm);
         assert_eq!(pool(2), Pool::Temporary);
@@ -201,5 +225,18 @@ mod tests {
         // User 2 is active in weeks 3, 4 and 5.
         assert!((p.temporary_per_week - 3.0 / 20.0).abs() < 1e-12);
         assert!((p.temporary_arrivals_per_week - 1.0 / 20.0).abs() < 1e-12);
+        assert_eq!(p.edge, 2 * WEEK);
+    }
+
+    #[test]
+    fn the_default_edge_is_two_weeks_or_a_24th_of_the_span() {
+        let c = PoolConfig::default();
+        assert_eq!(c.edge_for(52 * WEEK), 2 * WEEK);
+        assert_eq!(c.edge_for(24 * 3600 * 24), 24 * 3600);
+        let fixed = PoolConfig {
+            edge: Some(WEEK),
+            ..c
+        };
+        assert_eq!(fixed.edge_for(3 * WEEK), WEEK);
     }
 }

@@ -12,7 +12,15 @@
 //!   interval. The seed gives no value; by default it is the part of the log the user
 //!   was not active in (the log's span minus the user's), so that each long-term user is
 //!   active for the same share of the time as in the log, and the population offers the
-//!   log's load; a fixed interval is an option.
+//!   log's load; a fixed interval is an option. The interval runs from the end of the
+//!   instance on the log's calendar (its last logged submission, shifted), or from when
+//!   it actually finished if that is later ([`RegenerateFrom`]): a user that finished
+//!   its work early under better service waits for its calendar, as its sessions do, so
+//!   a head start does not become more users; a user that fell behind comes back that
+//!   much later. Each instance is shifted by the whole number of weeks nearest to its
+//!   ideal shift, which is carried from instance to instance, so the rounding does not
+//!   lengthen a user's cycle (on a log of a few weeks, rounding up would lengthen it by
+//!   half a week on average).
 //!
 //! Every instance is shifted by whole weeks, so its jobs keep their day of the week and
 //! time of day, and replays its jobs with the dependencies and fluid model of the
@@ -52,6 +60,8 @@ pub struct PopulationConfig {
     /// Least time between the end of a long-term user's trace and its regeneration;
     /// `None`: the time the user was inactive in the log.
     pub regenerate_after: Option<Time>,
+    /// What that time runs from.
+    pub regenerate_from: RegenerateFrom,
     /// Weights of chosen log users (by user number): 0 excludes a user, 3 makes it three
     /// times as likely to be drawn (and a long-term user three times as many).
     pub weights: Vec<(i64, f64)>,
@@ -64,9 +74,65 @@ impl Default for PopulationConfig {
             long_term: 1.0,
             temporary: 1.0,
             regenerate_after: None,
+            regenerate_from: RegenerateFrom::default(),
             weights: Vec::new(),
         }
     }
+}
+
+/// What a long-term user's regeneration interval runs from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegenerateFrom {
+    /// The end of the instance on the log's calendar, or its actual finish if later
+    /// (the default): the log's own service regenerates the log's calendar, and no
+    /// head start becomes extra users.
+    #[default]
+    Calendar,
+    /// When the instance actually submitted its last job: a user that runs ahead of
+    /// its log comes back sooner, and does more work in all.
+    Finish,
+}
+
+impl RegenerateFrom {
+    /// The option's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RegenerateFrom::Calendar => "calendar",
+            RegenerateFrom::Finish => "finish",
+        }
+    }
+}
+
+impl std::str::FromStr for RegenerateFrom {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "calendar" => Ok(RegenerateFrom::Calendar),
+            "finish" => Ok(RegenerateFrom::Finish),
+            _ => Err(format!(
+                "'{s}' is not a regeneration rule (calendar, finish)"
+            )),
+        }
+    }
+}
+
+/// A long-term slot: one long-term user kept through the run, and its current instance.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// The pool user.
+    user: usize,
+    /// Times it was regenerated.
+    regenerations: u32,
+    /// The current instance's shift from the log, seconds (whole weeks).
+    shift: Time,
+    /// The shift it would have without rounding to whole weeks.
+    ideal: Time,
+}
+
+/// `t` rounded to the nearest whole week (halves up).
+fn nearest_week(t: Time) -> Time {
+    (t + WEEK / 2).div_euclid(WEEK) * WEEK
 }
 
 /// The users resampling draws from: the log's traces and their pools. Shared, read-only,
@@ -146,8 +212,8 @@ pub struct Population {
     next_week: i64,
     /// Weight of each pool user.
     weights: Vec<f64>,
-    /// Long-term slots: the pool user and how many times it was regenerated.
-    slots: Vec<(usize, u32)>,
+    /// Long-term slots.
+    slots: Vec<Slot>,
     /// For each agent: its pool user, and its long-term slot if it has one.
     agents: Vec<(usize, Option<u32>)>,
     next_temporary_id: i64,
@@ -233,7 +299,7 @@ impl Population {
         let agent_seed = match slot {
             Some(s) => mix(
                 self.seed,
-                (u64::from(s) << 32) | u64::from(self.slots[s as usize].1),
+                (u64::from(s) << 32) | u64::from(self.slots[s as usize].regenerations),
             ),
             None => mix(self.seed, 1 << 63 | trace.user as u64),
         };
@@ -249,6 +315,10 @@ impl Population {
         let (w0, w1) = (p.week(user.first), p.week(user.last));
         let w = self.rng.random_range(w0..=w1);
         let from = p.pools.span.0 + w * WEEK;
+        if let Some(s) = slot {
+            let s = &mut self.slots[s as usize];
+            (s.shift, s.ideal) = (-w * WEEK, -w * WEEK);
+        }
         if let Some(trace) = p.instance(u, from, -w * WEEK, id) {
             self.spawn(u, slot, trace, ctx);
         }
@@ -312,12 +382,30 @@ impl Population {
             let user = &p.pools.users[u];
             let first = user.first;
             let inactive = (p.pools.span.1 - p.pools.span.0) - (user.last - user.first);
-            let target = ctx.now() + self.cfg.regenerate_after.unwrap_or(inactive);
-            let shift = (target - first + WEEK - 1).div_euclid(WEEK) * WEEK;
+            let s = self.slots[slot as usize];
+            // How much later than its calendar the instance finished (negative: earlier).
+            let behind = ctx.now() - (user.last + s.shift);
+            let behind = match self.cfg.regenerate_from {
+                RegenerateFrom::Calendar => behind.max(0),
+                RegenerateFrom::Finish => behind,
+            };
+            let ideal = s.ideal
+                + (user.last - first)
+                + self.cfg.regenerate_after.unwrap_or(inactive)
+                + behind;
+            // The nearest whole week may fall before the previous instance finished (a user
+            // inactive for less than half a week): its first jobs then come as soon as it
+            // has, a little late, rather than a week late.
+            let shift = nearest_week(ideal);
             if first + shift > self.horizon {
                 continue;
             }
-            self.slots[slot as usize].1 += 1;
+            self.slots[slot as usize] = Slot {
+                regenerations: s.regenerations + 1,
+                shift,
+                ideal,
+                ..s
+            };
             self.report.regenerations += 1;
             if let Some(trace) = p.instance(u, Time::MIN, shift, i64::from(slot) + 1) {
                 self.spawn(u, Some(slot), trace, ctx);
@@ -333,7 +421,12 @@ impl Workload for Population {
             if user.pool == Pool::LongTerm && self.weights[u] > 0.0 {
                 let copies = count_of(self.weights[u] * self.cfg.long_term, &mut self.rng);
                 for _ in 0..copies {
-                    self.slots.push((u, 0));
+                    self.slots.push(Slot {
+                        user: u,
+                        regenerations: 0,
+                        shift: 0,
+                        ideal: 0,
+                    });
                 }
             }
         }
@@ -346,7 +439,7 @@ impl Workload for Population {
         self.report.initial_temporary = temporary.len() as u64;
         self.report.arrivals_by_week.push(temporary.len() as u32);
         for slot in 0..self.slots.len() {
-            let u = self.slots[slot].0;
+            let u = self.slots[slot].user;
             self.spawn_midway(u, Some(slot as u32), slot as i64 + 1, ctx);
         }
         for u in temporary {

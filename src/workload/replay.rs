@@ -109,7 +109,9 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
         self.submitted
     }
 
-    fn error(&self, line: u64, field: usize, problem: String) -> SimError {
+    /// An error naming the log, `line` and field `field` (0-based, as in
+    /// [`FIELD_NAMES`]).
+    pub fn error(&self, line: u64, field: usize, problem: String) -> SimError {
         SimError::Input(SwfError::Field {
             file: self.file.clone(),
             line,
@@ -216,6 +218,7 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
             job: r.job,
             tag: line,
             record: self.cfg.keep_records.then(|| Box::new(*r)),
+            logged_wait: (r.wait >= 0).then_some(r.wait),
         }))
     }
 

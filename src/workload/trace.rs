@@ -19,6 +19,7 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::LogReplay;
@@ -100,6 +101,20 @@ impl std::str::FromStr for WindowEnd {
             _ => Err(format!("'{s}' is not a window end (last-submit, last-end)")),
         }
     }
+}
+
+/// What a trace takes for a job whose logged wait is unknown (SWF field 3 is -1). The
+/// logged wait sets the job's logged start and end, from which think times, windows and
+/// dependencies are measured, and it is the service the `logged` policy gives.
+#[derive(Debug, Clone, Copy)]
+pub enum MissingWaits<'a> {
+    /// None: an unknown wait is an error naming the first such line.
+    Refuse,
+    /// 0, as the user chose (the simulated machine can then only be slower than "the
+    /// log", and feedback can only deflate its throughput).
+    Zero,
+    /// The wait each job had in an open-loop replay of the log, by log line.
+    Estimated(&'a FxHashMap<u64, Time>),
 }
 
 /// How a log is split into users, sessions and dependencies.
@@ -197,27 +212,50 @@ pub struct Trace {
     pub config: TraceConfig,
     /// Questionable jobs met while reading the log.
     pub report: Report,
-    /// Jobs whose logged wait was unknown (taken as 0).
+    /// Jobs whose logged wait was unknown (given a wait by [`MissingWaits`]).
     pub unknown_wait: u64,
     /// First and last logged submit times.
     pub span: (Time, Time),
 }
 
 impl Trace {
-    /// Reads every job `replay` admits and splits them into users.
-    pub fn read<I>(replay: &mut LogReplay<I>, config: TraceConfig) -> Result<Trace, SimError>
+    /// Reads every job `replay` admits and splits them into users; a job whose logged
+    /// wait is unknown gets one as `missing` says.
+    pub fn read<I>(
+        replay: &mut LogReplay<I>,
+        config: TraceConfig,
+        missing: MissingWaits<'_>,
+    ) -> Result<Trace, SimError>
     where
         I: Iterator<Item = Result<Located, SwfError>>,
     {
         let mut by_user: BTreeMap<i64, Vec<TraceJob>> = BTreeMap::new();
         let mut unknown_wait = 0;
+        let mut first_unknown = None;
+        let mut jobs = 0u64;
         let mut span: Option<(Time, Time)> = None;
-        while let Some(a) = replay.advance()? {
+        while let Some(mut a) = replay.advance()? {
+            jobs += 1;
             let wait = if a.wait >= 0 {
                 a.wait
             } else {
                 unknown_wait += 1;
-                0
+                first_unknown.get_or_insert(a.line);
+                let wait = match missing {
+                    MissingWaits::Refuse => 0,
+                    MissingWaits::Zero => 0,
+                    MissingWaits::Estimated(waits) => *waits.get(&a.line).ok_or_else(|| {
+                        replay.error(
+                            a.line,
+                            2,
+                            "wait is unknown and the replay that estimates waits has none \
+                             for this job"
+                                .into(),
+                        )
+                    })?,
+                };
+                a.spec.logged_wait = Some(wait);
+                wait
             };
             let start = a.submit + wait;
             span = Some(span.map_or((a.submit, a.submit), |(f, _)| (f, a.submit)));
@@ -234,6 +272,19 @@ impl Trace {
                 dep_think: None,
                 spec: a.spec,
             });
+        }
+        if let (MissingWaits::Refuse, Some(line)) = (missing, first_unknown) {
+            return Err(replay.error(
+                line,
+                2,
+                format!(
+                    "wait is unknown (-1), as for {unknown_wait} of the {jobs} jobs: the log's own \
+                     service is unknown, so a closed loop cannot be calibrated on it; estimate \
+                     the waits by an open-loop replay (--unknown-waits replay:POLICY, scenario \
+                     key unknown_waits) or take them as 0 (--unknown-waits zero: the simulated \
+                     machine can then only be slower than the log)"
+                ),
+            ));
         }
         let users = by_user
             .into_iter()
@@ -374,7 +425,7 @@ pub(crate) mod tests {
                 keep_records: false,
             },
         );
-        Trace::read(&mut replay, config).unwrap()
+        Trace::read(&mut replay, config, MissingWaits::Refuse).unwrap()
     }
 
     #[test]

@@ -11,7 +11,7 @@ use sitesim::sim::{Observer, SimCounts, SimError, Simulation, SiteConfig};
 use sitesim::swf::SwfReader;
 use sitesim::users::UserConfig;
 use sitesim::workload::questionable::{Policies, PolicySetting};
-use sitesim::workload::trace::{Trace, TraceConfig};
+use sitesim::workload::trace::{MissingWaits, Trace, TraceConfig};
 use sitesim::workload::{LogReplay, ReplayConfig, TraceUsers};
 
 /// Collects every finished job.
@@ -160,7 +160,7 @@ pub fn trace_of(swf: &str, procs: u32, config: TraceConfig) -> Trace {
             keep_records: false,
         },
     );
-    Trace::read(&mut log, config).expect("the case reads")
+    Trace::read(&mut log, config, MissingWaits::Refuse).expect("the case reads")
 }
 
 /// Replays `trace` with feedback on `procs` processors under `policy` (invariant checker
