@@ -33,7 +33,7 @@ use sitesim::session::SessionRule;
 use sitesim::swf::{SwfHeader, SwfReader, SwfWriter};
 use sitesim::time::{Time, WEEK, parse_duration};
 use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Patience};
-use sitesim::workload::analysis::LogAnalysis;
+use sitesim::workload::analysis::{DEFAULT_FLURRY_FACTOR, LogAnalysis};
 use sitesim::workload::pools::{PoolConfig, Pools};
 use sitesim::workload::population::{PopulationConfig, RegenerateFrom};
 use sitesim::workload::questionable::{Policies, PolicySetting};
@@ -250,6 +250,11 @@ struct PopulationArgs {
     /// often); repeatable.
     #[arg(long, value_name = "USER=WEIGHT", value_parser = user_weight)]
     weight: Vec<(i64, f64)>,
+    /// Weight of every user with a flurry (a week of more than twice the jobs of every
+    /// other user's busiest week, as `analyze` lists them) not given one by --weight:
+    /// 0 leaves them out (seed 003 Fig. 6) [default: 1, like any user].
+    #[arg(long, value_name = "WEIGHT", value_parser = non_negative_factor)]
+    flurry_weight: Option<f64>,
     /// Users submit at their logged times (shifted with them), without feedback.
     #[arg(long)]
     no_feedback: bool,
@@ -338,7 +343,7 @@ struct AnalyzeArgs {
     questionable: Vec<PolicySetting>,
     /// A user's week is a flurry when it has more than this many times the jobs of every
     /// other user's busiest week.
-    #[arg(long, default_value_t = 2.0, value_parser = positive_factor)]
+    #[arg(long, default_value_t = DEFAULT_FLURRY_FACTOR, value_parser = positive_factor)]
     flurry_factor: f64,
     /// Resampling pools: a user is long-term when its activity spans at least this share
     /// of the log.
@@ -702,6 +707,7 @@ impl PopulationArgs {
                 regenerate_after: self.regenerate_after,
                 regenerate_from: self.regenerate_from,
                 weights: self.weight.clone(),
+                flurry_weight: self.flurry_weight,
                 ..PopulationConfig::default()
             },
             weeks: self.weeks,

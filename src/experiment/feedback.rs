@@ -275,7 +275,8 @@ fn log_sessions(trace: &Trace) -> Vec<SessionRecord> {
     out
 }
 
-fn log_figures(trace: &Trace, procs: u32) -> LogFigures {
+/// The log's own figures, on a machine of `procs` processors.
+pub(crate) fn log_figures(trace: &Trace, procs: u32) -> LogFigures {
     let (first, last) = trace.span;
     let span = (last - first).max(1) as f64;
     let work: i128 = trace

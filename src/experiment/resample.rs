@@ -12,21 +12,25 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::feedback::{FeedbackOptions, LogUsers, UserSettings, log_users};
+use super::feedback::{
+    FeedbackOptions, LogFigures, LogUsers, UserSettings, log_figures, log_users,
+};
 use super::output::write_atomic;
 use super::replay::{ReplayError, site};
 use crate::localtime::SiteClock;
 use crate::metrics::{
-    ClassSummary, CycleRecorder, CycleSummary, MetricsConfig, MetricsSummary, Recorder,
-    SessionRecorder, SessionsSummary,
+    ClassSummary, CycleRecorder, CycleSummary, LoadRecorder, LoadSummary, MetricsConfig,
+    MetricsSummary, Recorder, SessionRecorder, SessionsSummary, UserLoad,
 };
 use crate::sched::{BuildContext, SchedulerSpec};
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{HOUR, Time, WEEK};
-use crate::users::UserConfig;
+use crate::users::{Drift, UserConfig};
 use crate::workload::pools::{PoolConfig, Pools};
+use crate::workload::trace::Trace;
 use crate::workload::population::{Population, PopulationConfig, RegenerateFrom, UserPools};
 
 /// Everything a resampled run needs besides the log.
@@ -309,9 +313,15 @@ pub struct ResampleRun {
     pub cycles: CycleSummary,
     /// Job figures by runtime class.
     pub by_runtime_class: Vec<ClassSummary>,
+    /// The users' submissions against their logged calendar.
+    pub drift: Drift,
+    /// The load of each log user's instances (by log user) and of each week from the
+    /// run's start.
+    pub load: LoadSummary,
 }
 
 /// A log read into pools, shared by the replications.
+#[derive(Clone)]
 pub struct Resampler {
     pools: Arc<UserPools>,
     procs: u32,
@@ -322,6 +332,21 @@ pub struct Resampler {
     user_cfg: UserConfig,
     warnings: Vec<String>,
     input: String,
+    /// The log's own figures.
+    log: LogFigures,
+    /// The log's own load, by user and by week of the log.
+    log_load: LoadSummary,
+}
+
+/// The load of a log's users and weeks as the log recorded it (its waits included).
+fn log_load(trace: &Trace) -> LoadSummary {
+    let mut recorder = LoadRecorder::new(trace.span.0);
+    for u in &trace.users {
+        for j in &u.jobs {
+            recorder.record(u.user, j.submit, j.start - j.submit, j.spec.size, j.spec.runtime);
+        }
+    }
+    recorder.finish()
 }
 
 /// Simulated time of a run: warm-up, measured weeks and cool-down.
@@ -357,6 +382,8 @@ impl Resampler {
             ..
         } = log_users(open, file, header, extra_columns, &opts.users)?;
         user_cfg.open_loop = opts.open_loop;
+        let log = log_figures(&trace, procs);
+        let log_load = log_load(&trace);
         let pools = UserPools::new(trace, opts.pools);
         if pools.pools.long_term + pools.pools.temporary == 0 {
             return Err(ReplayError::Options(format!(
@@ -373,7 +400,32 @@ impl Resampler {
             user_cfg,
             warnings,
             input: file.to_owned(),
+            log,
+            log_load,
         })
+    }
+
+    /// The same log, its users submitting at their logged times (`true`, no feedback)
+    /// or with feedback.
+    pub fn with_open_loop(&self, open_loop: bool) -> Resampler {
+        let mut r = self.clone();
+        r.user_cfg.open_loop = open_loop;
+        r
+    }
+
+    /// The log's own figures.
+    pub fn log(&self) -> &LogFigures {
+        &self.log
+    }
+
+    /// The log's own load, by user and by week from its first submission.
+    pub fn log_load(&self) -> &LoadSummary {
+        &self.log_load
+    }
+
+    /// The log's file name.
+    pub fn input(&self) -> &str {
+        &self.input
     }
 
     /// What a scheduler is built for: the machine and the log's clock.
@@ -437,18 +489,22 @@ impl Resampler {
             Recorder::summary_only(metrics),
             (
                 SessionRecorder::new(trace.rule, trace.threshold),
-                CycleRecorder::new(ctx.clock.clone(), self.procs),
+                (
+                    CycleRecorder::new(ctx.clock.clone(), self.procs),
+                    LoadRecorder::new(self.pools.pools.span.0),
+                ),
             ),
         );
         let run_opts = super::replay::ReplayOptions {
             policy: policy.clone(),
             ..run.clone()
         };
-        let (users, (recorder, (sessions, cycles)), _) =
+        let (users, (recorder, (sessions, (cycles, load))), _) =
             site(users, observers, &ctx, &run_opts)?.run(None)?;
         let m = recorder.finish().map_err(ReplayError::Options)?;
         let population = users.users().summary();
         let report = users.report();
+        let load = by_log_user(load.finish(), &users.log_user_of());
         Ok(ResampleRun {
             figures: Replication {
                 users: report.instances,
@@ -459,6 +515,8 @@ impl Resampler {
             },
             cycles: cycles.summary(),
             by_runtime_class: m.by_runtime_class,
+            drift: population.jobs.drift,
+            load,
         })
     }
 
@@ -509,6 +567,24 @@ impl Resampler {
             warnings: self.warnings.clone(),
         }
     }
+}
+
+/// `load` recorded by simulated user, added up by the log user each one replays.
+fn by_log_user(load: LoadSummary, log_user_of: &FxHashMap<i64, i64>) -> LoadSummary {
+    let mut users: Vec<(i64, UserLoad)> = load
+        .users
+        .iter()
+        .map(|&(u, l)| (log_user_of.get(&u).copied().unwrap_or(u), l))
+        .collect();
+    users.sort_unstable_by_key(|u| u.0);
+    users.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1.add(&later.1);
+        }
+        same
+    });
+    LoadSummary { users, ..load }
 }
 
 /// Runs `f` on a rayon pool of `threads` threads (all cores when `None`).

@@ -271,6 +271,8 @@ pub struct PopulationSection {
     /// Resample: weights of chosen log users, `"17" = 0` excludes user 17.
     #[serde(default)]
     pub weights: BTreeMap<String, f64>,
+    /// Resample: the weight of every user with a flurry not given one in `weights`.
+    pub flurry_weight: Option<f64>,
 }
 
 /// A multiplier: a finite number of 0 or more.
@@ -296,6 +298,7 @@ impl PopulationSection {
             ("long_term_share", self.long_term_share.is_some()),
             ("edge", self.edge.is_some()),
             ("weights", !self.weights.is_empty()),
+            ("flurry_weight", self.flurry_weight.is_some()),
         ];
         match given.iter().find(|(k, set)| *set && !allowed.contains(k)) {
             Some((k, _)) => Err(format!(
@@ -336,6 +339,10 @@ impl PopulationSection {
                     None => RegenerateFrom::default(),
                 },
                 weights,
+                flurry_weight: match self.flurry_weight {
+                    Some(w) => Some(multiplier("flurry_weight", Some(w))?),
+                    None => None,
+                },
                 ..PopulationConfig::default()
             },
             PoolConfig {
@@ -732,6 +739,7 @@ impl Scenario {
                 "long_term_share",
                 "edge",
                 "weights",
+                "flurry_weight",
             ],
         )?;
         let mut fopts = users.options(opts)?;

@@ -6,6 +6,7 @@
 
 mod cycles;
 mod dist;
+mod load;
 mod per_job;
 mod sessions;
 mod slowdown;
@@ -19,6 +20,7 @@ use serde::Serialize;
 
 pub use cycles::{CyclePoint, CycleRecorder, CycleSummary};
 pub use dist::{Dist, DistSummary};
+pub use load::{LoadRecorder, LoadSummary, UserLoad};
 pub use per_job::{CSV_HEADER, PerJobWriter, simulated_record};
 pub use sessions::{
     SESSIONS_CSV_HEADER, SessionRecord, SessionRecorder, SessionsSummary, UserRecord,

@@ -277,6 +277,25 @@ impl LogAnalysis {
     }
 }
 
+/// The users of `trace` with a flurry: a week of more than `factor` times the jobs of
+/// every other user's busiest week (weeks from the log's first submission).
+pub fn flurry_users(trace: &Trace, factor: f64) -> Vec<i64> {
+    let mut weekly: BTreeMap<(i64, i64), u64> = BTreeMap::new();
+    for u in &trace.users {
+        for j in &u.jobs {
+            *weekly
+                .entry((u.user, (j.submit - trace.span.0) / WEEK))
+                .or_default() += 1;
+        }
+    }
+    let mut users: Vec<i64> = flurries(&weekly, factor).iter().map(|f| f.user).collect();
+    users.dedup();
+    users
+}
+
+/// The flurry factor `sitesim analyze` and the resampling pools use by default.
+pub const DEFAULT_FLURRY_FACTOR: f64 = 2.0;
+
 /// User-weeks with more than `factor` times the jobs of every other user's busiest week.
 fn flurries(weekly: &BTreeMap<(i64, i64), u64>, factor: f64) -> Vec<Flurry> {
     // Each user's busiest week, and the two largest of those.

@@ -14,6 +14,7 @@
 
 use serde::Serialize;
 
+use super::analysis::{DEFAULT_FLURRY_FACTOR, flurry_users};
 use super::trace::Trace;
 use crate::time::{Time, WEEK};
 
@@ -71,6 +72,9 @@ pub struct PoolUser {
     pub last: Time,
     /// Its jobs.
     pub jobs: u64,
+    /// Whether it has a flurry (a week of more than twice the jobs of every other
+    /// user's busiest week; [`crate::workload::analysis::flurry_users`]).
+    pub flurry: bool,
 }
 
 /// The pools of a log.
@@ -108,6 +112,7 @@ impl Pools {
         let span = (end - start).max(1);
         let weeks = (span / WEEK).max(1) as u64;
         let edge = config.edge_for(span);
+        let flurries = flurry_users(trace, DEFAULT_FLURRY_FACTOR);
         let users: Vec<PoolUser> = trace
             .users
             .iter()
@@ -127,6 +132,7 @@ impl Pools {
                     first,
                     last,
                     jobs: u.jobs.len() as u64,
+                    flurry: flurries.contains(&u.user),
                 }
             })
             .collect();

@@ -65,6 +65,9 @@ pub struct PopulationConfig {
     /// Weights of chosen log users (by user number): 0 excludes a user, 3 makes it three
     /// times as likely to be drawn (and a long-term user three times as many).
     pub weights: Vec<(i64, f64)>,
+    /// The weight of every user with a flurry ([`super::pools::PoolUser::flurry`]) not
+    /// given one in `weights`; `None`: 1, like any user.
+    pub flurry_weight: Option<f64>,
 }
 
 impl Default for PopulationConfig {
@@ -76,6 +79,7 @@ impl Default for PopulationConfig {
             regenerate_after: None,
             regenerate_from: RegenerateFrom::default(),
             weights: Vec::new(),
+            flurry_weight: None,
         }
     }
 }
@@ -252,11 +256,15 @@ impl Population {
             .users
             .iter()
             .map(|u| {
+                let default = match cfg.flurry_weight {
+                    Some(w) if u.flurry => w,
+                    _ => 1.0,
+                };
                 let w = cfg
                     .weights
                     .iter()
                     .find(|(id, _)| *id == u.user)
-                    .map_or(1.0, |w| w.1);
+                    .map_or(default, |w| w.1);
                 if u.pool == Pool::Excluded { 0.0 } else { w }
             })
             .collect();
@@ -292,6 +300,17 @@ impl Population {
         self.agents
             .iter()
             .map(|&(u, _)| self.pools.pools.users[u].user)
+    }
+
+    /// The log user behind each simulated user number (a long-term slot keeps its
+    /// number through its regenerations), by simulated user number.
+    pub fn log_user_of(&self) -> rustc_hash::FxHashMap<i64, i64> {
+        self.users
+            .agents()
+            .iter()
+            .map(TraceAgent::user)
+            .zip(self.log_users())
+            .collect()
     }
 
     /// Starts instance `trace` of pool user `u`.
