@@ -8,6 +8,7 @@ use std::time::Instant;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use sitesim::experiment::calibrate::{calibrate, render_calibrate, write_calibrate};
 use sitesim::experiment::feedback::{
     ContinuationSource, FeedbackOptions, UnknownWaits, feedback, read_trace, render_feedback,
 };
@@ -35,7 +36,7 @@ use sitesim::time::{Time, WEEK, parse_duration};
 use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Patience};
 use sitesim::workload::analysis::{DEFAULT_FLURRY_FACTOR, LogAnalysis};
 use sitesim::workload::pools::{PoolConfig, Pools};
-use sitesim::workload::population::{PopulationConfig, RegenerateFrom};
+use sitesim::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use sitesim::workload::questionable::{Policies, PolicySetting};
 use sitesim::workload::trace::{DependenceCutoff, TraceConfig, WindowEnd};
 use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};
@@ -66,6 +67,11 @@ enum Command {
     /// Resampled runs over a grid of population multipliers and schedulers: where added
     /// users stop adding load.
     Sweep(SweepArgs),
+    /// The check before a closed-loop study of a log: the log's own figures beside its
+    /// users fed the log's own service (which must give back the log), resampled under
+    /// that service, under a scheduler with and without feedback, and what makes the
+    /// congestion of resampled workloads (seed 003 Figs. 15, 17).
+    Calibrate(CalibrateArgs),
     /// Analyse a log's users: sessions, think times, daily and weekly cycles, flurries,
     /// and the pools resampling draws from.
     Analyze(AnalyzeArgs),
@@ -222,9 +228,10 @@ struct PopulationArgs {
     /// when 0) that are simulated too.
     #[arg(long, default_value_t = 52, value_parser = clap::value_parser!(u32).range(1..))]
     weeks: u32,
-    /// Replications (seeds derived from --seed).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-    replications: u32,
+    /// Replications (seeds derived from --seed) [default: 10; calibrate: 100, per
+    /// resampled row].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    replications: Option<u32>,
     /// Multiplier on the long-term users (default: --population).
     #[arg(long, value_parser = non_negative_factor)]
     long_term: Option<f64>,
@@ -239,6 +246,10 @@ struct PopulationArgs {
     /// its actual finish if later (calendar), or from its actual finish (finish).
     #[arg(long, default_value = "calendar", value_name = "RULE")]
     regenerate_from: RegenerateFrom,
+    /// Long-term users start in a random week of their activity (activity, the seed's)
+    /// or at a random point of their cycle of activity and regeneration interval (cycle).
+    #[arg(long, default_value = "activity", value_name = "RULE")]
+    start_week: StartWeek,
     /// A user is long-term when its activity spans at least this share of the log.
     #[arg(long, default_value_t = 0.5, value_parser = share)]
     long_term_share: f64,
@@ -271,6 +282,22 @@ struct ResampleArgs {
     #[arg(long, default_value_t = 1.0, value_parser = non_negative_factor)]
     population: f64,
 }
+
+#[derive(Args)]
+struct CalibrateArgs {
+    #[command(flatten)]
+    population_args: PopulationArgs,
+    /// Multiplier on the whole population (the log's own population by default).
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative_factor)]
+    population: f64,
+}
+
+/// Replications of `resample` and `sweep` unless --replications says otherwise.
+const RESAMPLE_REPLICATIONS: u32 = 10;
+
+/// Replications of each resampled row of `calibrate` (seed 003 Fig. 15 takes a
+/// thousand; at least 100 give its histogram a body).
+const CALIBRATE_REPLICATIONS: u32 = 100;
 
 #[derive(Args)]
 struct SweepArgs {
@@ -689,7 +716,7 @@ impl FeedbackArgs {
 }
 
 impl PopulationArgs {
-    fn options(&self, population: f64) -> Result<ResampleOptions, String> {
+    fn options(&self, population: f64, replications: u32) -> Result<ResampleOptions, String> {
         let mut users = self.feedback.options()?;
         if users.run.cooldown == 0 {
             users.run.cooldown = WEEK;
@@ -708,10 +735,11 @@ impl PopulationArgs {
                 regenerate_from: self.regenerate_from,
                 weights: self.weight.clone(),
                 flurry_weight: self.flurry_weight,
+                start_week: self.start_week,
                 ..PopulationConfig::default()
             },
             weeks: self.weeks,
-            replications: self.replications,
+            replications: self.replications.unwrap_or(replications),
             threads: self.threads.map(|t| t as usize),
             open_loop: self.no_feedback,
             out: self.feedback.site.out.clone(),
@@ -758,7 +786,7 @@ fn progress(total: u64, what: &str) -> ProgressBar {
 fn run_resample(a: ResampleArgs) -> Result<(), String> {
     let started = Instant::now();
     let p = &a.population_args;
-    let opts = p.options(a.population)?;
+    let opts = p.options(a.population, RESAMPLE_REPLICATIONS)?;
     let resampler = p.resampler(&opts)?;
     let stop = stop_flag();
     let bar = progress(u64::from(opts.replications), "replications");
@@ -785,10 +813,52 @@ fn run_resample(a: ResampleArgs) -> Result<(), String> {
     Ok(())
 }
 
+fn run_calibrate(a: CalibrateArgs) -> Result<(), String> {
+    let started = Instant::now();
+    let p = &a.population_args;
+    let mut opts = p.options(a.population, CALIBRATE_REPLICATIONS)?;
+    if opts.users.run.warmup == 0 {
+        opts.users.run.warmup = CALIBRATE_WARMUP;
+    }
+    let site = &p.feedback.site;
+    let header = site.header()?;
+    let name = site.swf.display().to_string();
+    let stop = stop_flag();
+    let bar = progress(3 * u64::from(opts.replications), "replications");
+    let summary = with_threads(opts.threads, || {
+        calibrate(
+            || SwfReader::open(&site.swf),
+            &name,
+            &header,
+            |r| r.extra_columns(),
+            &opts,
+            stop,
+            &|| bar.inc(1),
+        )
+    })
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    print!("{}", render_calibrate(&summary));
+    if let Some(dir) = &opts.out {
+        write_calibrate(dir, &summary).map_err(|e| e.to_string())?;
+        eprintln!(
+            "wrote {0}/calibrate.json, calibrate.csv, users.csv and the report page {0}/index.html",
+            dir.display()
+        );
+    }
+    eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// The warm-up of a calibration unless --warmup gives one: four weeks, as the
+/// resampling runs of `docs/VALIDATION.md`.
+const CALIBRATE_WARMUP: Time = 4 * WEEK;
+
 fn run_sweep(a: SweepArgs) -> Result<(), String> {
     let started = Instant::now();
     let p = &a.population_args;
-    let opts = p.options(1.0)?;
+    let opts = p.options(1.0, RESAMPLE_REPLICATIONS)?;
     let resampler = p.resampler(&opts)?;
     let policies = if a.schedulers.is_empty() {
         vec![opts.users.run.policy.clone()]
@@ -1030,6 +1100,7 @@ fn main() -> ExitCode {
         Command::Feedback(a) => run_feedback(a),
         Command::Resample(a) => run_resample(a),
         Command::Sweep(a) => run_sweep(a),
+        Command::Calibrate(a) => run_calibrate(a),
         Command::Analyze(a) => run_analyze(a),
         Command::Generate(a) => run_generate(a),
         Command::Estimates(a) => run_estimates(a),

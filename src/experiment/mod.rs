@@ -1,5 +1,6 @@
 //! Commands that run simulations and write their results.
 
+pub mod calibrate;
 pub mod feedback;
 pub mod fit;
 pub mod model;

@@ -30,8 +30,8 @@ use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{HOUR, Time, WEEK};
 use crate::users::{Drift, UserConfig};
 use crate::workload::pools::{PoolConfig, Pools};
-use crate::workload::trace::Trace;
 use crate::workload::population::{Population, PopulationConfig, RegenerateFrom, UserPools};
+use crate::workload::trace::Trace;
 
 /// Everything a resampled run needs besides the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -343,7 +343,13 @@ fn log_load(trace: &Trace) -> LoadSummary {
     let mut recorder = LoadRecorder::new(trace.span.0);
     for u in &trace.users {
         for j in &u.jobs {
-            recorder.record(u.user, j.submit, j.start - j.submit, j.spec.size, j.spec.runtime);
+            recorder.record(
+                u.user,
+                j.submit,
+                j.start - j.submit,
+                j.spec.size,
+                j.spec.runtime,
+            );
         }
     }
     recorder.finish()
@@ -429,7 +435,7 @@ impl Resampler {
     }
 
     /// What a scheduler is built for: the machine and the log's clock.
-    fn build_context(&self) -> BuildContext {
+    pub(crate) fn build_context(&self) -> BuildContext {
         let clock = SiteClock::from_header(&self.header, self.time_zone.as_deref())
             .map_or_else(|_| SiteClock::utc(), |(c, _)| c);
         BuildContext {
@@ -584,7 +590,24 @@ fn by_log_user(load: LoadSummary, log_user_of: &FxHashMap<i64, i64>) -> LoadSumm
         }
         same
     });
-    LoadSummary { users, ..load }
+    let mut user_weeks: Vec<((i64, u32), f64)> = load
+        .user_weeks
+        .iter()
+        .map(|&((u, w), work)| ((log_user_of.get(&u).copied().unwrap_or(u), w), work))
+        .collect();
+    user_weeks.sort_unstable_by_key(|u| u.0);
+    user_weeks.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 += later.1;
+        }
+        same
+    });
+    LoadSummary {
+        users,
+        user_weeks,
+        ..load
+    }
 }
 
 /// Runs `f` on a rayon pool of `threads` threads (all cores when `None`).

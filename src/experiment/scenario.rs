@@ -38,7 +38,7 @@ use crate::users::{
     Behaviour, ContinuationCurve, FlowForward, NegativeThink, OpeningThink, Patience,
 };
 use crate::workload::pools::PoolConfig;
-use crate::workload::population::{PopulationConfig, RegenerateFrom};
+use crate::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::workload::questionable::{Policies, PolicySetting};
 use crate::workload::trace::TraceConfig;
 use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
@@ -264,6 +264,8 @@ pub struct PopulationSection {
     pub regenerate_after: Option<String>,
     /// Resample: `calendar` or `finish`, what that time runs from.
     pub regenerate_from: Option<String>,
+    /// Resample: `activity` or `cycle`, where long-term users start.
+    pub start_week: Option<String>,
     /// Resample: a user is long-term when its activity spans this share of the log.
     pub long_term_share: Option<f64>,
     /// Resample: users within this long of an end of the log are excluded.
@@ -295,6 +297,7 @@ impl PopulationSection {
             ("temporary", self.temporary.is_some()),
             ("regenerate_after", self.regenerate_after.is_some()),
             ("regenerate_from", self.regenerate_from.is_some()),
+            ("start_week", self.start_week.is_some()),
             ("long_term_share", self.long_term_share.is_some()),
             ("edge", self.edge.is_some()),
             ("weights", !self.weights.is_empty()),
@@ -337,6 +340,12 @@ impl PopulationSection {
                         .parse()
                         .map_err(|e| format!("[population] regenerate_from: {e}"))?,
                     None => RegenerateFrom::default(),
+                },
+                start_week: match &self.start_week {
+                    Some(v) => v
+                        .parse()
+                        .map_err(|e| format!("[population] start_week: {e}"))?,
+                    None => StartWeek::default(),
                 },
                 weights,
                 flurry_weight: match self.flurry_weight {
@@ -736,6 +745,7 @@ impl Scenario {
                 "temporary",
                 "regenerate_after",
                 "regenerate_from",
+                "start_week",
                 "long_term_share",
                 "edge",
                 "weights",

@@ -38,6 +38,8 @@ pub struct LoadRecorder {
     /// By user. Only looked up while recording; [`LoadRecorder::finish`] sorts.
     users: FxHashMap<i64, UserLoad>,
     weekly_work: Vec<f64>,
+    /// Work by user and week, sorted likewise.
+    user_weeks: FxHashMap<(i64, u32), f64>,
 }
 
 /// What a [`LoadRecorder`] saw.
@@ -47,6 +49,8 @@ pub struct LoadSummary {
     pub users: Vec<(i64, UserLoad)>,
     /// Processor-seconds submitted in each week from the origin (by submit time).
     pub weekly_work: Vec<f64>,
+    /// The same by user and week, in that order.
+    pub user_weeks: Vec<((i64, u32), f64)>,
 }
 
 impl LoadRecorder {
@@ -56,6 +60,7 @@ impl LoadRecorder {
             origin,
             users: FxHashMap::default(),
             weekly_work: Vec::new(),
+            user_weeks: FxHashMap::default(),
         }
     }
 
@@ -63,9 +68,12 @@ impl LoadRecorder {
     pub fn finish(self) -> LoadSummary {
         let mut users: Vec<(i64, UserLoad)> = self.users.into_iter().collect();
         users.sort_unstable_by_key(|u| u.0);
+        let mut user_weeks: Vec<((i64, u32), f64)> = self.user_weeks.into_iter().collect();
+        user_weeks.sort_unstable_by_key(|u| u.0);
         LoadSummary {
             users,
             weekly_work: self.weekly_work,
+            user_weeks,
         }
     }
 }
@@ -79,11 +87,13 @@ impl LoadRecorder {
         u.jobs += 1;
         u.work += work;
         u.wait += wait as f64;
-        if let Ok(week) = usize::try_from((submit - self.origin).div_euclid(WEEK)) {
-            if self.weekly_work.len() <= week {
-                self.weekly_work.resize(week + 1, 0.0);
+        if let Ok(week) = u32::try_from((submit - self.origin).div_euclid(WEEK)) {
+            let w = week as usize;
+            if self.weekly_work.len() <= w {
+                self.weekly_work.resize(w + 1, 0.0);
             }
-            self.weekly_work[week] += work;
+            self.weekly_work[w] += work;
+            *self.user_weeks.entry((user, week)).or_default() += work;
         }
     }
 }
@@ -157,6 +167,10 @@ mod tests {
             ]
         );
         assert_eq!(s.weekly_work, [200.0, 30.0, 20.0]);
+        assert_eq!(
+            s.user_weeks,
+            [((1, 1), 30.0), ((2, 0), 200.0), ((2, 2), 20.0)]
+        );
         let load = s.weekly_load(2, 1..4);
         assert_eq!(load.len(), 3);
         assert!((load[0] - 30.0 / (2.0 * WEEK as f64)).abs() < 1e-15);

@@ -68,6 +68,8 @@ pub struct PopulationConfig {
     /// The weight of every user with a flurry ([`super::pools::PoolUser::flurry`]) not
     /// given one in `weights`; `None`: 1, like any user.
     pub flurry_weight: Option<f64>,
+    /// Where the long-term users start.
+    pub start_week: StartWeek,
 }
 
 impl Default for PopulationConfig {
@@ -80,6 +82,7 @@ impl Default for PopulationConfig {
             regenerate_from: RegenerateFrom::default(),
             weights: Vec::new(),
             flurry_weight: None,
+            start_week: StartWeek::default(),
         }
     }
 }
@@ -117,6 +120,42 @@ impl std::str::FromStr for RegenerateFrom {
             _ => Err(format!(
                 "'{s}' is not a regeneration rule (calendar, finish)"
             )),
+        }
+    }
+}
+
+/// Where a long-term user starts the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartWeek {
+    /// In a random week of its traced activity (the default; seed 003 §4.2: "each user
+    /// is started in some arbitrary week of his traced activity"): every long-term user
+    /// is active at the start.
+    #[default]
+    Activity,
+    /// At a random point of its whole cycle, its activity and the interval before its
+    /// regeneration: active with the share of the time it is active in steady state,
+    /// else starting from its first job once a random part of the interval has passed.
+    Cycle,
+}
+
+impl StartWeek {
+    /// The option's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            StartWeek::Activity => "activity",
+            StartWeek::Cycle => "cycle",
+        }
+    }
+}
+
+impl std::str::FromStr for StartWeek {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "activity" => Ok(StartWeek::Activity),
+            "cycle" => Ok(StartWeek::Cycle),
+            _ => Err(format!("'{s}' is not a start rule (activity, cycle)")),
         }
     }
 }
@@ -333,6 +372,12 @@ impl Population {
         let user = &p.pools.users[u];
         let (w0, w1) = (p.week(user.first), p.week(user.last));
         let w = self.rng.random_range(w0..=w1);
+        self.spawn_at_week(u, slot, id, w, ctx);
+    }
+
+    /// Starts pool user `u` at log week `w` of its activity, as user `id`.
+    fn spawn_at_week(&mut self, u: usize, slot: Option<u32>, id: i64, w: i64, ctx: &mut SourceCtx) {
+        let p = self.pools.clone();
         let from = p.pools.span.0 + w * WEEK;
         if let Some(s) = slot {
             let s = &mut self.slots[s as usize];
@@ -343,11 +388,57 @@ impl Population {
         }
     }
 
-    /// Draws `n` distinct users of `pool` by weight.
-    fn draw(&mut self, pool: Pool, n: u64) -> Vec<usize> {
-        let mut weights: Vec<(usize, f64)> = (self.pools.pools.users.iter().enumerate())
+    /// Starts the long-term slot `slot` (pool user `u`) at a random point of its cycle:
+    /// its weeks of activity, then its regeneration interval ([`StartWeek::Cycle`]).
+    fn spawn_in_cycle(&mut self, u: usize, slot: u32, ctx: &mut SourceCtx) {
+        let p = self.pools.clone();
+        let user = &p.pools.users[u];
+        let (w0, w1) = (p.week(user.first), p.week(user.last));
+        let active = (w1 - w0 + 1) * WEEK;
+        let interval = self.cfg.regenerate_after.unwrap_or(self.inactive(u));
+        let x = (self.rng.random::<f64>() * (active + interval) as f64) as Time;
+        let id = i64::from(slot) + 1;
+        if x < active {
+            self.spawn_at_week(u, Some(slot), id, w0 + x / WEEK, ctx);
+            return;
+        }
+        // In the interval: the first instance starts from its first job once the rest of
+        // it has passed.
+        let ideal = p.pools.span.0 + (active + interval - x) - user.first;
+        let mut shift = nearest_week(ideal);
+        while user.first + shift < p.pools.span.0 {
+            shift += WEEK;
+        }
+        let s = &mut self.slots[slot as usize];
+        (s.shift, s.ideal) = (shift, ideal);
+        if user.first + shift <= self.horizon
+            && let Some(trace) = p.instance(u, Time::MIN, shift, id)
+        {
+            self.spawn(u, Some(slot), trace, ctx);
+        }
+    }
+
+    /// The time pool user `u` was inactive in the log: the log's span minus its own.
+    fn inactive(&self, u: usize) -> Time {
+        let span = self.pools.pools.span;
+        let user = &self.pools.pools.users[u];
+        (span.1 - span.0) - (user.last - user.first)
+    }
+
+    /// Draws `n` distinct users of `pool` by weight; `present`: users present in a random
+    /// week, each weighted by its weeks of activity too.
+    fn draw(&mut self, pool: Pool, n: u64, present: bool) -> Vec<usize> {
+        let p = self.pools.clone();
+        let mut weights: Vec<(usize, f64)> = (p.pools.users.iter().enumerate())
             .filter(|(i, u)| u.pool == pool && self.weights[*i] > 0.0)
-            .map(|(i, _)| (i, self.weights[i]))
+            .map(|(i, u)| {
+                let weeks = if present {
+                    (p.week(u.last) - p.week(u.first) + 1) as f64
+                } else {
+                    1.0
+                };
+                (i, self.weights[i] * weeks)
+            })
             .collect();
         let mut chosen = Vec::new();
         while (chosen.len() as u64) < n && !weights.is_empty() {
@@ -375,7 +466,7 @@ impl Population {
     fn arrive(&mut self, week: i64, ctx: &mut SourceCtx) {
         let mean = self.pools.pools.temporary_arrivals_per_week * self.cfg.temporary;
         let n = poisson(mean, &mut self.rng);
-        let chosen = self.draw(Pool::Temporary, n);
+        let chosen = self.draw(Pool::Temporary, n, false);
         self.report.arrivals += chosen.len() as u64;
         self.report.arrivals_by_week.push(chosen.len() as u32);
         for u in chosen {
@@ -400,7 +491,7 @@ impl Population {
             let p = self.pools.clone();
             let user = &p.pools.users[u];
             let first = user.first;
-            let inactive = (p.pools.span.1 - p.pools.span.0) - (user.last - user.first);
+            let inactive = self.inactive(u);
             let s = self.slots[slot as usize];
             // How much later than its calendar the instance finished (negative: earlier).
             let behind = ctx.now() - (user.last + s.shift);
@@ -454,12 +545,19 @@ impl Workload for Population {
             p.pools.temporary_per_week * self.cfg.temporary,
             &mut self.rng,
         );
-        let temporary = self.draw(Pool::Temporary, initial);
+        // The users present in a week of the log: each as likely as the weeks it is
+        // active, so that the start looks like any week and not like a week of arrivals.
+        let temporary = self.draw(Pool::Temporary, initial, true);
         self.report.initial_temporary = temporary.len() as u64;
         self.report.arrivals_by_week.push(temporary.len() as u32);
         for slot in 0..self.slots.len() {
             let u = self.slots[slot].user;
-            self.spawn_midway(u, Some(slot as u32), slot as i64 + 1, ctx);
+            match self.cfg.start_week {
+                StartWeek::Activity => {
+                    self.spawn_midway(u, Some(slot as u32), slot as i64 + 1, ctx)
+                }
+                StartWeek::Cycle => self.spawn_in_cycle(u, slot as u32, ctx),
+            }
         }
         for u in temporary {
             let id = self.temporary_id();

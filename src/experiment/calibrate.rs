@@ -1,0 +1,1063 @@
+//! `sitesim calibrate`: the check to run before trusting a closed-loop study of a log
+//! (`docs/MODELS.md`, "Calibration").
+//!
+//! A user model is right when, given the service the log's users actually got, it gives
+//! back the log; only then does a difference under another scheduler mean something. So
+//! beside the log's own figures this runs, on one log:
+//! - the log replayed open-loop under the scheduler (seed 003 Fig. 15's vertical line);
+//! - the feedback replay under the log's own service (`logged`): the identity, every
+//!   job at its logged time, or the count of those that are not, by the rule that moved
+//!   them;
+//! - resampled populations at the log's own size under `logged`, under the scheduler
+//!   with feedback, and under the scheduler without feedback (seed 003 Figs. 15, 17),
+//!   each over the replications with its confidence interval;
+//! - what makes congestion in the resampled workloads that the log never had: the
+//!   weekly offered load beside the log's, and each log user's share of the work and of
+//!   the waits (seed 003 §3.4, §4.4).
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use super::feedback::{FeedbackOptions, LogFigures, UserSettings, feedback, render_drift};
+use super::output::write_atomic;
+use super::replay::{ReplayError, ReplayOptions, log_jobs, site};
+use super::resample::{
+    Bin, MetricStats, Replication, ResampleOptions, ResampleRun, Resampler, in_parallel, stats_of,
+};
+use crate::metrics::{LoadRecorder, LoadSummary, MetricsConfig, Recorder, UserLoad};
+use crate::plot::{Histogram, write_histogram};
+use crate::sched::SchedulerSpec;
+use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
+use crate::time::{Hms, Time, WEEK};
+use crate::users::Drift;
+use crate::workload::pools::{Pool, Pools};
+use crate::workload::population::PopulationConfig;
+
+/// The central share of a distribution called its body (seed 003 §4.4: "in most cases
+/// the value ... is within the body of this distribution").
+const BODY: (f64, f64) = (0.025, 0.975);
+
+/// Upper bounds of the weekly-load histogram's bins (the last bin is unbounded).
+const LOAD_BINS: [f64; 20] = [
+    0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9,
+    2.0,
+];
+
+/// Users the text lists, by their share of the resampled waits.
+const TOP_USERS: usize = 10;
+
+/// One figure of a single run or of the log.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Figures {
+    /// Jobs per week.
+    pub jobs_per_week: f64,
+    /// Processor-hours per week.
+    pub proc_hours_per_week: f64,
+    /// Share of the machine used (the log: its offered load).
+    pub utilization: f64,
+    /// Mean wait, seconds.
+    pub mean_wait: f64,
+    /// Jobs per session.
+    pub jobs_per_session: f64,
+    /// Mean session length, hours.
+    pub session_hours: f64,
+}
+
+/// The feedback replay of the log under its own service.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Identity {
+    /// Jobs replayed.
+    pub jobs: u64,
+    /// Jobs ended per week over the log's span.
+    pub jobs_per_week: f64,
+    /// Processor-hours ended per week over the log's span.
+    pub proc_hours_per_week: f64,
+    /// The submissions against the logged calendar.
+    pub drift: Drift,
+}
+
+/// Resampled populations under one scheduler, over the replications.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResampledRow {
+    /// What it is.
+    pub label: String,
+    /// The scheduler.
+    pub scheduler: String,
+    /// Whether the users had feedback.
+    pub feedback: bool,
+    /// Each replication's figures.
+    pub replications: Vec<Replication>,
+    /// Their statistics.
+    pub stats: Vec<MetricStats>,
+    /// The submissions against the instances' logged calendars, over every replication.
+    pub drift: Drift,
+    /// Mean jobs per week against the log's, relative (0.01 is 1% more).
+    pub jobs_per_week_change: f64,
+    /// Mean processor-hours per week against the log's, relative.
+    pub proc_hours_per_week_change: f64,
+}
+
+impl ResampledRow {
+    /// The statistics of `metric`.
+    pub fn stat(&self, metric: &str) -> Option<&MetricStats> {
+        self.stats.iter().find(|m| m.metric == metric)
+    }
+}
+
+/// Where the open-loop replay's mean wait falls among the resampled runs' (seed 003
+/// Fig. 15).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Placement {
+    /// The share of replications with a lower mean wait.
+    pub percentile: f64,
+    /// Whether it lies within the body (the central 95%).
+    pub inside: bool,
+    /// The body's bounds, seconds.
+    pub body: (f64, f64),
+}
+
+/// Weekly offered load: work submitted in a week over the machine's capacity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WeeklyLoad {
+    /// Whose weeks.
+    pub label: String,
+    /// Weeks.
+    pub weeks: u64,
+    /// Weeks offering more than the machine can do (load above 1).
+    pub over_capacity: u64,
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub median: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// Largest.
+    pub max: f64,
+    /// Share of weeks by load, in bins of 0.1 up to 2 and one above.
+    pub histogram: Vec<Bin>,
+}
+
+/// One log user's part in the log and in the resampled workloads.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct UserContribution {
+    /// The user's number in the log.
+    pub user: i64,
+    /// Its pool.
+    pub pool: Pool,
+    /// Whether it has a flurry.
+    pub flurry: bool,
+    /// Its share of the log's jobs.
+    pub log_jobs: f64,
+    /// Its share of the log's work (processor time).
+    pub log_work: f64,
+    /// Its share of the total wait of the log replayed open-loop under the scheduler.
+    pub replay_wait: f64,
+    /// Its jobs per resampled workload (no feedback), on average.
+    pub resampled_jobs: f64,
+    /// Its share of the resampled workloads' work (no feedback).
+    pub resampled_work: f64,
+    /// Its share of their total wait (no feedback).
+    pub resampled_wait: f64,
+    /// Its share of the work submitted in weeks over capacity (no feedback).
+    pub overload_work: f64,
+    /// Its share of the total wait with feedback.
+    pub feedback_wait: f64,
+}
+
+/// The result of `sitesim calibrate`: what `calibrate.json` holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CalibrateSummary {
+    /// The version that made it.
+    pub sitesim_version: &'static str,
+    /// The log.
+    pub input: String,
+    /// Processors.
+    pub procs: u32,
+    /// The scheduler compared with the log's own service.
+    pub scheduler: String,
+    /// The user model.
+    pub users: UserSettings,
+    /// The pools.
+    pub pools: Pools,
+    /// The population (x1 unless asked otherwise).
+    pub population: PopulationConfig,
+    /// Measured weeks of a resampled run.
+    pub weeks: u32,
+    /// Its warm-up, seconds.
+    pub warmup: Time,
+    /// Its cool-down, seconds.
+    pub cooldown: Time,
+    /// The seed.
+    pub seed: u64,
+    /// Replications asked for, per resampled row.
+    pub replications_asked: u32,
+    /// Whether the run was stopped before every replication finished.
+    pub interrupted: bool,
+    /// The log's own figures (jobs and processor time submitted per week of its span,
+    /// its offered load, its logged mean wait, its sessions).
+    pub log: Figures,
+    /// The log's figures as the feedback replay reports them.
+    pub log_detail: LogFigures,
+    /// The log replayed open-loop under the scheduler.
+    pub replay: Figures,
+    /// The feedback replay under the log's own service.
+    pub identity: Identity,
+    /// Resampled populations: under `logged`, under the scheduler with feedback, and
+    /// without.
+    pub rows: Vec<ResampledRow>,
+    /// The open-loop replay's mean wait among the resampled runs' without feedback.
+    pub wait_without_feedback: Option<Placement>,
+    /// The same among the resampled runs' with feedback.
+    pub wait_with_feedback: Option<Placement>,
+    /// The log's weekly offered load, and the resampled workloads' (no feedback).
+    pub weekly_load: Vec<WeeklyLoad>,
+    /// Every log user's part, by its share of the resampled waits (largest first).
+    pub contributions: Vec<UserContribution>,
+    /// Warnings about the input.
+    pub warnings: Vec<String>,
+}
+
+impl CalibrateSummary {
+    /// The resampled row under the log's own service.
+    pub fn logged(&self) -> Option<&ResampledRow> {
+        self.rows.first()
+    }
+
+    /// The resampled row under the scheduler, with or without feedback.
+    pub fn under_scheduler(&self, feedback: bool) -> Option<&ResampledRow> {
+        self.rows.iter().skip(1).find(|r| r.feedback == feedback)
+    }
+}
+
+/// Runs the calibration of the log that `open` reads (named `file`, with header
+/// `header`) under `opts` (its scheduler, user model, population and replications);
+/// replications run on the current rayon pool, `done` is called as each ends, and no
+/// new one starts once `stop` is set.
+pub fn calibrate<I, F>(
+    open: F,
+    file: &str,
+    header: &SwfHeader,
+    extra_columns: impl Fn(&I) -> ExtraColumns,
+    opts: &ResampleOptions,
+    stop: &AtomicBool,
+    done: &(dyn Fn() + Sync),
+) -> Result<CalibrateSummary, ReplayError>
+where
+    I: Iterator<Item = Result<Located, SwfError>>,
+    F: Fn() -> Result<I, SwfError>,
+{
+    let scheduler = &opts.users.run.policy;
+    let logged: SchedulerSpec = "logged".parse().map_err(ReplayError::Options)?;
+    // The log's own service plans with nothing; the other options stay.
+    let logged_run = ReplayOptions {
+        policy: logged.clone(),
+        predictor: None,
+        out: None,
+        ..opts.users.run.clone()
+    };
+    let resampler = Resampler::new(&open, file, header, &extra_columns, opts)?;
+    let procs = resampler.procs();
+    let (replay, replay_load) = replay_figures(&open, file, header, &resampler, opts)?;
+    let fed = feedback(
+        &open,
+        file,
+        header,
+        &extra_columns,
+        &FeedbackOptions {
+            // The whole log is measured.
+            run: ReplayOptions {
+                warmup: 0,
+                cooldown: 0,
+                ..logged_run.clone()
+            },
+            ..opts.users.clone()
+        },
+    )?;
+    let identity = Identity {
+        jobs: fed.run.input.jobs,
+        jobs_per_week: fed.span_throughput.jobs_per_week,
+        proc_hours_per_week: fed.span_throughput.proc_hours_per_week,
+        drift: fed.population.jobs.drift,
+    };
+    let logged_opts = ResampleOptions {
+        users: FeedbackOptions {
+            run: logged_run,
+            ..opts.users.clone()
+        },
+        ..opts.clone()
+    };
+    let log = log_row(resampler.log(), resampler.log_load(), procs);
+    let with_feedback = resampler.with_open_loop(false);
+    let without = resampler.with_open_loop(true);
+    let plan = [
+        (
+            "resampled, the log's own service",
+            &with_feedback,
+            &logged_opts,
+            &logged,
+            true,
+        ),
+        (
+            "resampled, with feedback",
+            &with_feedback,
+            opts,
+            scheduler,
+            true,
+        ),
+        (
+            "resampled, without feedback",
+            &without,
+            opts,
+            scheduler,
+            false,
+        ),
+    ];
+    let mut rows = Vec::new();
+    let mut runs = Vec::new();
+    for (label, r, o, policy, feedback) in plan {
+        let reps: Vec<ResampleRun> = in_parallel(opts.replications, stop, done, |i| {
+            r.replicate_in_detail(o, policy, &o.population, i)
+        })?;
+        rows.push(row(label, policy, feedback, &reps, &log));
+        runs.push(reps);
+    }
+    let measured = measured_weeks(opts);
+    let weekly_load = vec![
+        log_weekly_load(resampler.log_load(), resampler.pools(), procs),
+        weekly_load(
+            "resampled, without feedback",
+            &runs[2],
+            procs,
+            measured.clone(),
+        ),
+    ];
+    let contributions = contributions(
+        resampler.log_load(),
+        &replay_load,
+        resampler.pools(),
+        &runs[2],
+        &runs[1],
+        procs,
+        measured,
+    );
+    let place = |row: &ResampledRow| {
+        row.replications
+            .iter()
+            .map(|r| r.mean_wait)
+            .collect::<Vec<_>>()
+    };
+    let settings = resampler.summary(opts, Vec::new());
+    Ok(CalibrateSummary {
+        sitesim_version: env!("CARGO_PKG_VERSION"),
+        input: file.to_owned(),
+        procs,
+        scheduler: scheduler.label(),
+        users: settings.users,
+        pools: settings.pools,
+        population: settings.population,
+        weeks: opts.weeks,
+        warmup: opts.users.run.warmup,
+        cooldown: opts.users.run.cooldown,
+        seed: opts.users.run.seed,
+        replications_asked: opts.replications,
+        interrupted: rows
+            .iter()
+            .any(|r| (r.replications.len() as u32) < opts.replications),
+        wait_without_feedback: placement(replay.mean_wait, &place(&rows[2])),
+        wait_with_feedback: placement(replay.mean_wait, &place(&rows[1])),
+        log,
+        log_detail: resampler.log().clone(),
+        replay,
+        identity,
+        rows,
+        weekly_load,
+        contributions,
+        warnings: settings.warnings,
+    })
+}
+
+/// The log's own row.
+fn log_row(log: &LogFigures, load: &LoadSummary, procs: u32) -> Figures {
+    let (jobs, wait) = load
+        .users
+        .iter()
+        .fold((0, 0.0), |(n, w), (_, l)| (n + l.jobs, w + l.wait));
+    Figures {
+        jobs_per_week: log.jobs_per_week,
+        proc_hours_per_week: log.offered_load * f64::from(procs) * (WEEK / 3600) as f64,
+        utilization: log.offered_load,
+        mean_wait: if jobs > 0 { wait / jobs as f64 } else { 0.0 },
+        jobs_per_session: log.sessions.jobs_per_session.mean,
+        session_hours: log.sessions.duration.mean / 3600.0,
+    }
+}
+
+/// The log replayed open-loop under the scheduler, with its load by user.
+fn replay_figures<I, F>(
+    open: &F,
+    file: &str,
+    header: &SwfHeader,
+    resampler: &Resampler,
+    opts: &ResampleOptions,
+) -> Result<(Figures, LoadSummary), ReplayError>
+where
+    I: Iterator<Item = Result<Located, SwfError>>,
+    F: Fn() -> Result<I, SwfError>,
+{
+    let run = ReplayOptions {
+        out: None,
+        warmup: 0,
+        cooldown: 0,
+        ..opts.users.run.clone()
+    };
+    let ctx = resampler.build_context();
+    let (log, _) = log_jobs(open, file, header, ctx.procs, &run)?;
+    let metrics = MetricsConfig {
+        procs: ctx.procs,
+        bsld: run.bsld,
+        warmup: 0,
+        cooldown: 0,
+    };
+    let observers = (
+        Recorder::summary_only(metrics),
+        LoadRecorder::new(resampler.pools().span.0),
+    );
+    let (_, (recorder, load), _) = site(log, observers, &ctx, &run)?.run(None)?;
+    let m = recorder.finish().map_err(ReplayError::Options)?;
+    Ok((
+        Figures {
+            jobs_per_week: m.throughput.jobs_per_week,
+            proc_hours_per_week: m.throughput.proc_hours_per_week,
+            utilization: m.utilization,
+            mean_wait: m.jobs.wait.mean,
+            jobs_per_session: f64::NAN,
+            session_hours: f64::NAN,
+        },
+        load.finish(),
+    ))
+}
+
+/// A resampled row from its replications.
+fn row(
+    label: &str,
+    policy: &SchedulerSpec,
+    feedback: bool,
+    runs: &[ResampleRun],
+    log: &Figures,
+) -> ResampledRow {
+    let replications: Vec<Replication> = runs.iter().map(|r| r.figures).collect();
+    let mut drift = Drift::default();
+    for r in runs {
+        drift.add(&r.drift);
+    }
+    let stats = stats_of(&replications);
+    let mean = |m: &str| {
+        stats
+            .iter()
+            .find(|s| s.metric == m)
+            .map_or(f64::NAN, |s| s.mean)
+    };
+    ResampledRow {
+        label: label.to_owned(),
+        scheduler: policy.label(),
+        feedback,
+        jobs_per_week_change: mean("jobs_per_week") / log.jobs_per_week - 1.0,
+        proc_hours_per_week_change: mean("proc_hours_per_week") / log.proc_hours_per_week - 1.0,
+        replications,
+        stats,
+        drift,
+    }
+}
+
+/// The measured weeks of a resampled run, counted from its start.
+fn measured_weeks(opts: &ResampleOptions) -> std::ops::Range<usize> {
+    let first = (opts.users.run.warmup / WEEK) as usize;
+    first..first + opts.weeks as usize
+}
+
+/// Where `value` falls among `values`.
+fn placement(value: f64, values: &[f64]) -> Option<Placement> {
+    if values.is_empty() || !value.is_finite() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let below = sorted.iter().filter(|&&v| v < value).count();
+    let q = |p: f64| sorted[((p * sorted.len() as f64) as usize).min(sorted.len() - 1)];
+    let body = (q(BODY.0), q(BODY.1));
+    Some(Placement {
+        percentile: below as f64 / sorted.len() as f64,
+        inside: value >= body.0 && value <= body.1,
+        body,
+    })
+}
+
+/// The weekly-load figures of `loads`.
+fn load_figures(label: &str, mut loads: Vec<f64>) -> WeeklyLoad {
+    let n = loads.len();
+    let mut counts = vec![0u64; LOAD_BINS.len() + 1];
+    for &l in &loads {
+        counts[LOAD_BINS.partition_point(|&b| b <= l)] += 1;
+    }
+    loads.sort_by(f64::total_cmp);
+    let q = |p: f64| {
+        loads
+            .get(((p * n as f64) as usize).min(n.saturating_sub(1)))
+            .copied()
+            .unwrap_or(0.0)
+    };
+    WeeklyLoad {
+        label: label.to_owned(),
+        weeks: n as u64,
+        over_capacity: loads.iter().filter(|&&l| l > 1.0).count() as u64,
+        mean: loads.iter().sum::<f64>() / n.max(1) as f64,
+        median: q(0.5),
+        p90: q(0.9),
+        max: loads.last().copied().unwrap_or(0.0),
+        histogram: counts
+            .iter()
+            .enumerate()
+            .map(|(i, &count)| Bin {
+                lo: if i == 0 { 0.0 } else { LOAD_BINS[i - 1] },
+                hi: LOAD_BINS.get(i).copied().unwrap_or(f64::INFINITY),
+                count,
+            })
+            .collect(),
+    }
+}
+
+/// The log's whole weeks.
+fn log_weekly_load(load: &LoadSummary, pools: &Pools, procs: u32) -> WeeklyLoad {
+    let weeks = ((pools.span.1 - pools.span.0) / WEEK).max(1) as usize;
+    load_figures("the log", load.weekly_load(procs, 0..weeks))
+}
+
+/// The measured weeks of every replication of `runs`.
+fn weekly_load(
+    label: &str,
+    runs: &[ResampleRun],
+    procs: u32,
+    weeks: std::ops::Range<usize>,
+) -> WeeklyLoad {
+    let loads = runs
+        .iter()
+        .flat_map(|r| r.load.weekly_load(procs, weeks.clone()))
+        .collect();
+    load_figures(label, loads)
+}
+
+/// Adds up `runs`' loads by log user: (jobs, work, wait, work in weeks over capacity),
+/// and the totals.
+fn resampled_by_user(
+    runs: &[ResampleRun],
+    procs: u32,
+    weeks: &std::ops::Range<usize>,
+) -> (FxHashMap<i64, (UserLoad, f64)>, UserLoad, f64) {
+    let capacity = f64::from(procs) * WEEK as f64;
+    let mut by_user: FxHashMap<i64, (UserLoad, f64)> = FxHashMap::default();
+    let mut total = UserLoad::default();
+    let mut overload = 0.0;
+    for r in runs {
+        for (u, l) in &r.load.users {
+            by_user.entry(*u).or_default().0.add(l);
+            total.add(l);
+        }
+        for &((u, week), work) in &r.load.user_weeks {
+            let w = week as usize;
+            if weeks.contains(&w) && r.load.weekly_work.get(w).copied().unwrap_or(0.0) > capacity {
+                by_user.entry(u).or_default().1 += work;
+                overload += work;
+            }
+        }
+    }
+    (by_user, total, overload)
+}
+
+/// Every log user's part, largest share of the resampled waits first.
+fn contributions(
+    log: &LoadSummary,
+    replay: &LoadSummary,
+    pools: &Pools,
+    open_loop: &[ResampleRun],
+    closed_loop: &[ResampleRun],
+    procs: u32,
+    weeks: std::ops::Range<usize>,
+) -> Vec<UserContribution> {
+    let share = |x: f64, total: f64| if total > 0.0 { x / total } else { 0.0 };
+    let totals = |s: &LoadSummary| {
+        s.users.iter().fold(UserLoad::default(), |mut t, (_, l)| {
+            t.add(l);
+            t
+        })
+    };
+    let (log_total, replay_total) = (totals(log), totals(replay));
+    let lookup = |s: &LoadSummary, u: i64| {
+        s.users
+            .binary_search_by_key(&u, |x| x.0)
+            .map_or(UserLoad::default(), |i| s.users[i].1)
+    };
+    let (open, open_total, overload) = resampled_by_user(open_loop, procs, &weeks);
+    let (closed, closed_total, _) = resampled_by_user(closed_loop, procs, &weeks);
+    let reps = open_loop.len().max(1) as f64;
+    let mut out: Vec<UserContribution> = pools
+        .users
+        .iter()
+        .map(|p| {
+            let l = lookup(log, p.user);
+            let (o, o_over) = open.get(&p.user).copied().unwrap_or_default();
+            let c = closed.get(&p.user).map_or(0.0, |x| x.0.wait);
+            UserContribution {
+                user: p.user,
+                pool: p.pool,
+                flurry: p.flurry,
+                log_jobs: share(l.jobs as f64, log_total.jobs as f64),
+                log_work: share(l.work, log_total.work),
+                replay_wait: share(lookup(replay, p.user).wait, replay_total.wait),
+                resampled_jobs: o.jobs as f64 / reps,
+                resampled_work: share(o.work, open_total.work),
+                resampled_wait: share(o.wait, open_total.wait),
+                overload_work: share(o_over, overload),
+                feedback_wait: share(c, closed_total.wait),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.resampled_wait
+            .total_cmp(&a.resampled_wait)
+            .then(a.user.cmp(&b.user))
+    });
+    out
+}
+
+/// `x ± ci` of a metric, with `digits` decimals.
+fn stat(s: Option<&MetricStats>, digits: usize) -> String {
+    match s {
+        Some(s) => format!("{:.digits$} ± {:.digits$}", s.mean, s.ci95),
+        None => "-".into(),
+    }
+}
+
+/// The calibration as text.
+pub fn render_calibrate(s: &CalibrateSummary) -> String {
+    let mut w = String::new();
+    let _ = writeln!(
+        w,
+        "calibration of {} on {} processors against {}: {} replications of {} weeks \
+         ({} weeks' warm-up) per resampled row{}",
+        s.input,
+        s.procs,
+        s.scheduler,
+        s.replications_asked,
+        s.weeks,
+        s.warmup / WEEK,
+        if s.interrupted { " (interrupted)" } else { "" }
+    );
+    let _ = writeln!(
+        w,
+        "  {:<36} {:>16} {:>20} {:>15} {:>18} {:>12} {:>12}",
+        "",
+        "jobs/week",
+        "processor-h/week",
+        "utilization",
+        "mean wait (s)",
+        "jobs/session",
+        "session (h)"
+    );
+    let single = |w: &mut String, name: &str, f: &Figures, note: &str| {
+        let _ = writeln!(
+            w,
+            "  {:<36} {:>16.1} {:>20.0} {:>14.2}% {:>18.0} {:>12} {:>12}{note}",
+            name,
+            f.jobs_per_week,
+            f.proc_hours_per_week,
+            100.0 * f.utilization,
+            f.mean_wait,
+            if f.jobs_per_session.is_finite() {
+                format!("{:.2}", f.jobs_per_session)
+            } else {
+                "-".into()
+            },
+            if f.session_hours.is_finite() {
+                format!("{:.1}", f.session_hours)
+            } else {
+                "-".into()
+            },
+        );
+    };
+    single(&mut w, "the log", &s.log, "  (offered load; logged waits)");
+    single(
+        &mut w,
+        &format!("open-loop replay, {}", s.scheduler),
+        &s.replay,
+        "",
+    );
+    let _ = writeln!(
+        w,
+        "  {:<36} {:>16.1} {:>20.0}   (over the log's span)",
+        "feedback replay, the log's service",
+        s.identity.jobs_per_week,
+        s.identity.proc_hours_per_week
+    );
+    for r in &s.rows {
+        let _ = writeln!(
+            w,
+            "  {:<36} {:>16} {:>20} {:>15} {:>18} {:>12} {:>12}",
+            match (r.scheduler.as_str(), r.feedback) {
+                ("logged", _) => r.label.clone(),
+                (_, true) => format!("resampled, {}, feedback", r.scheduler),
+                (_, false) => format!("resampled, {}, no feedback", r.scheduler),
+            },
+            stat(r.stat("jobs_per_week"), 1),
+            stat(r.stat("proc_hours_per_week"), 0),
+            r.stat("utilization").map_or("-".into(), |u| format!(
+                "{:.2} ± {:.2}%",
+                100.0 * u.mean,
+                100.0 * u.ci95
+            )),
+            stat(r.stat("mean_wait"), 0),
+            stat(r.stat("jobs_per_session"), 2),
+            stat(r.stat("session_hours"), 1),
+        );
+    }
+    let _ = writeln!(
+        w,
+        "  identity     the log's own service, fed back: {}",
+        render_drift(&s.identity.drift)
+    );
+    if let Some(l) = s.logged() {
+        let _ = writeln!(
+            w,
+            "  resampling   under the log's own service: jobs/week {:+.1}%, processor-hours/week {:+.1}% \
+             against the log",
+            100.0 * l.jobs_per_week_change,
+            100.0 * l.proc_hours_per_week_change
+        );
+    }
+    if let (Some(l), Some(f)) = (s.logged(), s.under_scheduler(true)) {
+        let wait = |r: &ResampledRow| r.stat("mean_wait").map_or(f64::NAN, |m| m.mean);
+        let jobs = f.drift.on_time + f.drift.early() + f.drift.late();
+        let pct = |n: u64| 100.0 * n as f64 / jobs.max(1) as f64;
+        let _ = writeln!(
+            w,
+            "  under {}    throughput {:+.1}% against the log ({:+.1}% against its own service): \
+             jobs wait {:.0} s on average against {:.0} s under the log's service; {:.1}% of \
+             jobs came before their logged time (up to {}), {:.1}% after (up to {})",
+            f.scheduler,
+            100.0 * f.jobs_per_week_change,
+            100.0 * ((1.0 + f.jobs_per_week_change) / (1.0 + l.jobs_per_week_change) - 1.0),
+            wait(f),
+            wait(l),
+            pct(f.drift.early()),
+            Hms(f.drift.max_lead),
+            pct(f.drift.late()),
+            Hms(f.drift.max_lateness),
+        );
+    }
+    for (name, p) in [
+        ("without feedback", &s.wait_without_feedback),
+        ("with feedback", &s.wait_with_feedback),
+    ] {
+        if let Some(p) = p {
+            let _ = writeln!(
+                w,
+                "  Fig. 15      the log replayed open-loop waits {:.0} s: percentile {:.0} of the \
+                 resampled runs {name} (body {:.0}-{:.0} s): {}",
+                s.replay.mean_wait,
+                100.0 * p.percentile,
+                p.body.0,
+                p.body.1,
+                if p.inside { "inside" } else { "OUTSIDE" }
+            );
+        }
+    }
+    for l in &s.weekly_load {
+        let _ = writeln!(
+            w,
+            "  weekly load  {:<28} {} weeks: mean {:.2}, median {:.2}, p90 {:.2}, max {:.2}; {} \
+             ({:.1}%) above the machine's capacity",
+            l.label,
+            l.weeks,
+            l.mean,
+            l.median,
+            l.p90,
+            l.max,
+            l.over_capacity,
+            100.0 * l.over_capacity as f64 / l.weeks.max(1) as f64
+        );
+    }
+    let _ = writeln!(
+        w,
+        "  users        largest shares of the resampled waits (no feedback), as % of each total:"
+    );
+    let _ = writeln!(
+        w,
+        "    {:>8} {:<10} {:>8} {:>8} {:>10} {:>12} {:>10} {:>10} {:>10} {:>10}",
+        "user",
+        "pool",
+        "log jobs",
+        "log work",
+        "log wait",
+        "jobs/replic.",
+        "work",
+        "wait",
+        "overload",
+        "fb wait"
+    );
+    for c in s.contributions.iter().take(TOP_USERS) {
+        let _ = writeln!(
+            w,
+            "    {:>8} {:<10} {:>7.1}% {:>7.1}% {:>9.1}% {:>12.0} {:>9.1}% {:>9.1}% {:>9.1}% {:>9.1}%{}",
+            c.user,
+            match c.pool {
+                Pool::LongTerm => "long-term",
+                Pool::Temporary => "temporary",
+                Pool::Excluded => "excluded",
+            },
+            100.0 * c.log_jobs,
+            100.0 * c.log_work,
+            100.0 * c.replay_wait,
+            c.resampled_jobs,
+            100.0 * c.resampled_work,
+            100.0 * c.resampled_wait,
+            100.0 * c.overload_work,
+            100.0 * c.feedback_wait,
+            if c.flurry { "  flurry" } else { "" }
+        );
+    }
+    let outside = [&s.wait_without_feedback, &s.wait_with_feedback]
+        .iter()
+        .any(|p| p.is_some_and(|p| !p.inside));
+    if outside {
+        let _ = writeln!(
+            w,
+            "  remedies     (seed 003) feedback; --weight USER=W to down-weight (W < 1) or \
+             leave out (0) a user; --flurry-weight W for every user with a flurry"
+        );
+    }
+    for warning in &s.warnings {
+        let _ = writeln!(w, "  warning: {warning}");
+    }
+    w
+}
+
+/// The header of `calibrate.csv`.
+const CSV_HEADER: &str = "row,scheduler,feedback,replications,jobs_per_week,jobs_per_week_ci95,\
+proc_hours_per_week,proc_hours_per_week_ci95,utilization,utilization_ci95,mean_wait,\
+mean_wait_ci95,jobs_per_session,session_hours,jobs_per_week_change,early,late\n";
+
+/// The rows as CSV.
+fn rows_csv(s: &CalibrateSummary) -> String {
+    let mut out = String::from(CSV_HEADER);
+    let f = &s.log;
+    let _ = writeln!(
+        out,
+        "log,,,0,{},0,{},0,{},0,{},0,{},{},0,0,0",
+        f.jobs_per_week,
+        f.proc_hours_per_week,
+        f.utilization,
+        f.mean_wait,
+        f.jobs_per_session,
+        f.session_hours
+    );
+    let r = &s.replay;
+    let _ = writeln!(
+        out,
+        "open-loop replay,{},false,1,{},0,{},0,{},0,{},0,,,{},0,0",
+        s.scheduler,
+        r.jobs_per_week,
+        r.proc_hours_per_week,
+        r.utilization,
+        r.mean_wait,
+        r.jobs_per_week / f.jobs_per_week - 1.0
+    );
+    let i = &s.identity;
+    let _ = writeln!(
+        out,
+        "feedback replay,logged,true,1,{},0,{},0,,,,,,,{},{},{}",
+        i.jobs_per_week,
+        i.proc_hours_per_week,
+        i.jobs_per_week / f.jobs_per_week - 1.0,
+        i.drift.early(),
+        i.drift.late()
+    );
+    for row in &s.rows {
+        let m = |k: &str| {
+            row.stat(k)
+                .map_or((f64::NAN, f64::NAN), |x| (x.mean, x.ci95))
+        };
+        let (j, jc) = m("jobs_per_week");
+        let (p, pc) = m("proc_hours_per_week");
+        let (u, uc) = m("utilization");
+        let (mw, mwc) = m("mean_wait");
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{j},{jc},{p},{pc},{u},{uc},{mw},{mwc},{},{},{},{},{}",
+            row.label,
+            row.scheduler,
+            row.feedback,
+            row.replications.len(),
+            m("jobs_per_session").0,
+            m("session_hours").0,
+            row.jobs_per_week_change,
+            row.drift.early(),
+            row.drift.late()
+        );
+    }
+    out
+}
+
+/// Every user's part as CSV.
+fn users_csv(s: &CalibrateSummary) -> String {
+    let mut out = String::from(
+        "user,pool,flurry,log_jobs,log_work,replay_wait,resampled_jobs,resampled_work,\
+         resampled_wait,overload_work,feedback_wait\n",
+    );
+    for c in &s.contributions {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            c.user,
+            serde_json::to_value(c.pool)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            c.flurry,
+            c.log_jobs,
+            c.log_work,
+            c.replay_wait,
+            c.resampled_jobs,
+            c.resampled_work,
+            c.resampled_wait,
+            c.overload_work,
+            c.feedback_wait
+        );
+    }
+    out
+}
+
+/// A histogram of `metric` over a row's replications, with marks.
+fn histogram(
+    row: &ResampledRow,
+    metric: &str,
+    title: String,
+    x: &str,
+    marks: Vec<(f64, String)>,
+) -> Option<Histogram> {
+    let m = row.stat(metric)?;
+    Some(Histogram {
+        title,
+        x_label: x.into(),
+        y_label: "replications".into(),
+        bins: m
+            .histogram
+            .iter()
+            .map(|b| (b.lo, b.hi, b.count as f64))
+            .collect(),
+        marks,
+    })
+}
+
+/// Writes `calibrate.json`, `calibrate.csv`, `users.csv` and the report page
+/// (`index.html` with its histograms) into `dir`.
+pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), ReplayError> {
+    let io = |p: &Path, source: std::io::Error| ReplayError::Output {
+        path: p.display().to_string(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let json = serde_json::to_string_pretty(s)
+        .map_err(|e| ReplayError::Options(format!("calibrate.json: {e}")))?;
+    for (name, text) in [
+        ("calibrate.json", json + "\n"),
+        ("calibrate.csv", rows_csv(s)),
+        ("users.csv", users_csv(s)),
+    ] {
+        let p = dir.join(name);
+        write_atomic(&p, text.as_bytes()).map_err(|e| io(&p, e))?;
+    }
+    let mut plots = Vec::new();
+    let replay = (
+        s.replay.mean_wait,
+        format!("the log replayed under {}", s.scheduler),
+    );
+    for (row, file) in [
+        (s.under_scheduler(false), "wait-without-feedback.svg"),
+        (s.under_scheduler(true), "wait-with-feedback.svg"),
+    ] {
+        if let Some(row) = row
+            && let Some(h) = histogram(
+                row,
+                "mean_wait",
+                format!(
+                    "Mean wait of {} resampled workloads under {}, {} (seed 003 Fig. 15)",
+                    row.replications.len(),
+                    row.scheduler,
+                    if row.feedback {
+                        "with feedback"
+                    } else {
+                        "without feedback"
+                    }
+                ),
+                "mean wait of a replication (s)",
+                vec![replay.clone()],
+            )
+        {
+            plots.push((file, h));
+        }
+    }
+    for (i, row) in s.rows.iter().enumerate() {
+        let marks = vec![(s.log.jobs_per_week, "the log".to_owned())];
+        let title = format!(
+            "Jobs per week of {} resampled workloads: {} (seed 003 Fig. 17)",
+            row.replications.len(),
+            row.label
+        );
+        if let Some(h) = histogram(row, "jobs_per_week", title, "jobs per week", marks) {
+            plots.push((
+                [
+                    "throughput-logged.svg",
+                    "throughput-feedback.svg",
+                    "throughput-no-feedback.svg",
+                ][i.min(2)],
+                h,
+            ));
+        }
+    }
+    for (file, h) in &plots {
+        let p = dir.join(file);
+        write_histogram(&p, h)
+            .map_err(|e| ReplayError::Options(format!("{}: {e}", p.display())))?;
+    }
+    let page = report_page(s, plots.iter().map(|(f, _)| *f));
+    let p = dir.join("index.html");
+    write_atomic(&p, page.as_bytes())
+        .map(|_| ())
+        .map_err(|e| io(&p, e))
+}
+
+/// The report page.
+fn report_page<'a>(s: &CalibrateSummary, plots: impl Iterator<Item = &'a str>) -> String {
+    let escape = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut page = format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>sitesim calibrate: {0}</title>\
+         <style>body{{font-family:sans-serif;max-width:80em;margin:2em auto}}\
+         pre{{background:#f6f6f6;padding:1em;overflow-x:auto}}img{{max-width:48%}}</style></head>\
+         <body><h1>Calibration of {0}</h1>\n<p>Files: calibrate.json, calibrate.csv, users.csv. \
+         The check before a closed-loop study (docs/MODELS.md, \"Calibration\").</p>\n<pre>{1}</pre>\n",
+        escape(&s.input),
+        escape(&render_calibrate(s))
+    );
+    for p in plots {
+        let _ = writeln!(page, "<img src=\"{p}\" alt=\"{p}\">");
+    }
+    page.push_str("</body></html>\n");
+    page
+}
