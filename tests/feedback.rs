@@ -5,8 +5,8 @@ mod common;
 
 use common::{feedback_run, logged, trace_of, users_of};
 use sitesim::job::JobOutcome;
-use sitesim::sched::Policy;
-use sitesim::users::{NegativeThink, OpeningThink, UserConfig};
+use sitesim::sched::{Policy, SchedulerSpec};
+use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Rule, UserConfig};
 use sitesim::workload::trace::{DependenceCutoff, TraceConfig};
 
 /// `(job number, simulated submit)` of user `user`'s jobs.
@@ -84,6 +84,87 @@ fn a_faster_machine_lets_the_next_session_flow_forward() {
     // With no think time at all it follows job 2 at once.
     let (_, jobs) = run(OpeningThink::Zero);
     assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 250)]);
+    // The default keeps the logged break after an early result: job 2 was saved 5000 s,
+    // less than the break, so the next session keeps its logged start, and no job is
+    // further ahead than the response time saved.
+    let (users, jobs) = run(OpeningThink::Calendar);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 20_000)]);
+    let d = users.summary().jobs.drift;
+    assert_eq!((d.early(), d.max_lead, d.lead_beyond_saved), (1, 5000, 0));
+}
+
+#[test]
+fn a_job_flows_forward_into_the_session_before_its_own_only() {
+    // User 1's sessions: job 1 at 0, which waited 100000 s in the log: window
+    // [0, 100100]; job 2 at 102000, after a break of 1900 s: window [102000, 102100];
+    // job 3 at 200000, after a break of 97900 s. Served at once, job 1 ends at 100: job 2
+    // is ready at 100 + 1900, inside the first window, and flows forward into the
+    // session before its own. Job 3 is ready at 2100 + 97900 = 100000, still inside the
+    // first window, two sessions before its own: the seed's rule holds it back to the
+    // start of the second window; `any` lets it in.
+    let log = [
+        logged(1, 1, 0, 100_000, 100, 1),
+        logged(2, 1, 102_000, 0, 100, 1),
+        logged(3, 1, 200_000, 0, 100, 1),
+    ]
+    .concat();
+    let config = TraceConfig::default();
+    let run = |flow| {
+        let users = UserConfig {
+            flow,
+            ..users_of(&config)
+        };
+        feedback_run(
+            trace_of(&log, 1, config),
+            1,
+            "logged:scale=0".parse::<SchedulerSpec>().unwrap(),
+            users,
+            None,
+        )
+    };
+    let (users, jobs) = run(FlowForward::Next);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 2000), (3, 102_000)]);
+    let d = users.summary().jobs.drift;
+    assert_eq!((d.early(), d.lead_beyond_saved), (2, 0));
+    assert_eq!(d.early[Rule::Break as usize], 1);
+    assert_eq!(d.early[Rule::FlowLimit as usize], 1);
+    let (_, jobs) = run(FlowForward::Any);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 2000), (3, 100_000)]);
+}
+
+#[test]
+fn a_late_user_keeps_its_next_session_start_or_comes_back_a_threshold_after_its_result() {
+    // Three times the logged waits. Job 1 ends at 3100 instead of 1100; job 2 opened the
+    // next session at 5000 after a 3900 s break: still its logged start. Job 2 ends at
+    // 17100 instead of 9100; job 3 opened the last session at 11000 after a 1900 s
+    // break: 20 minutes after the late result, at 18300, not a whole break after it.
+    let log = [
+        logged(1, 1, 0, 1000, 100, 1),
+        logged(2, 1, 5000, 4000, 100, 1),
+        logged(3, 1, 11_000, 0, 100, 1),
+    ]
+    .concat();
+    let config = TraceConfig::default();
+    let run = |opening| {
+        let users = UserConfig {
+            opening,
+            ..users_of(&config)
+        };
+        feedback_run(
+            trace_of(&log, 1, config),
+            1,
+            "logged:scale=3".parse::<SchedulerSpec>().unwrap(),
+            users,
+            None,
+        )
+    };
+    let (users, jobs) = run(OpeningThink::Calendar);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 5000), (3, 18_300)]);
+    let d = users.summary().jobs.drift;
+    assert_eq!((d.on_time, d.late(), d.max_lateness), (2, 1, 7300));
+    // The logged break after the late results: the delays pile up.
+    let (_, jobs) = run(OpeningThink::Original);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 7000), (3, 21_000)]);
 }
 
 #[test]

@@ -19,7 +19,7 @@ use sitesim::swf::SwfReader;
 use sitesim::time::{Time, WEEK};
 use sitesim::users::UserConfig;
 use sitesim::workload::pools::{Pool, PoolConfig};
-use sitesim::workload::population::{Population, PopulationConfig, UserPools};
+use sitesim::workload::population::{Population, PopulationConfig, RegenerateFrom, UserPools};
 use sitesim::workload::questionable::Policies;
 use sitesim::workload::trace::{MissingWaits, Trace, TraceConfig};
 use sitesim::workload::{LogReplay, ReplayConfig};
@@ -288,4 +288,48 @@ fn no_temporary_users_leaves_the_long_term_ones() {
         3,
     );
     assert_eq!(doubled.report().long_term_slots, 2 * report.long_term_slots);
+}
+
+/// Long-term users regenerate on the log's calendar: users served at once finish their
+/// traces long before their calendar and still come back when the log's service would
+/// have brought them back; regenerated from their finish, they come back sooner and
+/// more often.
+#[test]
+fn long_term_users_regenerate_on_the_logs_calendar() {
+    let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let header = SwfReader::open(&kth).unwrap().header().clone();
+    let mut opts = options(Policy::Easy, 2, 4);
+    opts.weeks = 60;
+    let resampler = Resampler::new(
+        || SwfReader::open(&kth),
+        "kth",
+        &header,
+        |x| x.extra_columns(),
+        &opts,
+    )
+    .unwrap();
+    let regenerations = |policy: &str, from: RegenerateFrom| -> u64 {
+        let population = PopulationConfig {
+            regenerate_from: from,
+            ..PopulationConfig::default()
+        };
+        (0..3)
+            .map(|r| {
+                resampler
+                    .replicate(&opts, &policy.parse().unwrap(), &population, r)
+                    .unwrap()
+                    .regenerations
+            })
+            .sum()
+    };
+    let logged = regenerations("logged", RegenerateFrom::Calendar);
+    assert!(logged > 0);
+    assert_eq!(
+        regenerations("logged:scale=0", RegenerateFrom::Calendar),
+        logged
+    );
+    assert_eq!(regenerations("logged", RegenerateFrom::Finish), logged);
+    assert!(regenerations("logged:scale=0", RegenerateFrom::Finish) > logged);
 }
