@@ -434,3 +434,86 @@ fn an_experiment_runs_in_shards_merges_and_reports() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("[experiment]"));
 }
+
+/// A small log of ten weeks: user 1 works every weekday, users 2 and 3 for two weeks each,
+/// every job with a logged wait.
+fn ten_weeks() -> String {
+    let mut log = String::from("; MaxProcs: 8\n");
+    let mut n = 0;
+    let mut job = |log: &mut String, user: i64, t: i64, wait: i64| {
+        n += 1;
+        log.push_str(&format!(
+            "{n} {t} {wait} 600 2 -1 -1 2 1200 -1 1 {user} 1 -1 -1 -1 -1 -1\n"
+        ));
+    };
+    for day in 0..70 {
+        let t = day * 86_400 + 9 * 3600;
+        if day % 7 < 5 {
+            job(&mut log, 1, t, 60);
+            job(&mut log, 1, t + 900, 0);
+        }
+        if (21..35).contains(&day) {
+            job(&mut log, 2, t + 1800, 120);
+        }
+        if (42..56).contains(&day) {
+            job(&mut log, 3, t + 2400, 30);
+        }
+    }
+    log
+}
+
+#[test]
+fn calibrate_gives_back_the_log_and_writes_the_same_files_on_any_thread_count() {
+    let log = temp("ten-weeks.swf");
+    std::fs::write(&log, ten_weeks()).unwrap();
+    let run = |threads: &str| {
+        let out = temp(&format!("cal-{threads}"));
+        let o = sitesim(&[
+            "calibrate",
+            "--swf",
+            log.to_str().unwrap(),
+            "--weeks",
+            "4",
+            "--warmup",
+            "1w",
+            "--replications",
+            "3",
+            "--threads",
+            threads,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        (String::from_utf8_lossy(&o.stdout).into_owned(), out)
+    };
+    let (text, one) = run("1");
+    assert!(
+        text.contains(
+            "identity     the log's own service, fed back: 128 jobs at their logged time, 0 early"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("resampled, easy, no feedback"), "{text}");
+    let (_, two) = run("2");
+    for f in [
+        "calibrate.json",
+        "calibrate.csv",
+        "users.csv",
+        "index.html",
+        "wait-with-feedback.svg",
+        "throughput-logged.svg",
+    ] {
+        let a = std::fs::read(one.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert_eq!(a, std::fs::read(two.join(f)).unwrap(), "{f} differs");
+    }
+    // The log's own service replays the logged waits: (100 x 30 + 14 x 120 + 14 x 30) / 128.
+    let o = sitesim(&[
+        "replay",
+        "--swf",
+        log.to_str().unwrap(),
+        "--scheduler",
+        "logged",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("wait          mean       39.8 s"));
+}

@@ -129,6 +129,8 @@ pub struct WeeklyLoad {
     pub weeks: u64,
     /// Weeks offering more than the machine can do (load above 1).
     pub over_capacity: u64,
+    /// Weeks busier than the log's busiest whole week (for the log itself, 0).
+    pub above_log_max: u64,
     /// Mean.
     pub mean: f64,
     /// Median.
@@ -162,7 +164,8 @@ pub struct UserContribution {
     pub resampled_work: f64,
     /// Its share of their total wait (no feedback).
     pub resampled_wait: f64,
-    /// Its share of the work submitted in weeks over capacity (no feedback).
+    /// Its share of the work submitted in weeks busier than the log's busiest (no
+    /// feedback): the weeks the log never had.
     pub overload_work: f64,
     /// Its share of the total wait with feedback.
     pub feedback_wait: f64,
@@ -326,23 +329,26 @@ where
         runs.push(reps);
     }
     let measured = measured_weeks(opts);
+    let log_weeks = log_weekly_load(resampler.log_load(), resampler.pools(), procs);
+    let busiest = log_weeks.max;
     let weekly_load = vec![
-        log_weekly_load(resampler.log_load(), resampler.pools(), procs),
+        log_weeks,
         weekly_load(
             "resampled, without feedback",
             &runs[2],
             procs,
             measured.clone(),
+            busiest,
         ),
     ];
     let contributions = contributions(
         resampler.log_load(),
         &replay_load,
         resampler.pools(),
-        &runs[2],
-        &runs[1],
+        (&runs[2], &runs[1]),
         procs,
         measured,
+        busiest,
     );
     let place = |row: &ResampledRow| {
         row.replications
@@ -496,8 +502,8 @@ fn placement(value: f64, values: &[f64]) -> Option<Placement> {
     })
 }
 
-/// The weekly-load figures of `loads`.
-fn load_figures(label: &str, mut loads: Vec<f64>) -> WeeklyLoad {
+/// The weekly-load figures of `loads`, against the log's busiest week `log_max`.
+fn load_figures(label: &str, mut loads: Vec<f64>, log_max: f64) -> WeeklyLoad {
     let n = loads.len();
     let mut counts = vec![0u64; LOAD_BINS.len() + 1];
     for &l in &loads {
@@ -514,6 +520,7 @@ fn load_figures(label: &str, mut loads: Vec<f64>) -> WeeklyLoad {
         label: label.to_owned(),
         weeks: n as u64,
         over_capacity: loads.iter().filter(|&&l| l > 1.0).count() as u64,
+        above_log_max: loads.iter().filter(|&&l| l > log_max).count() as u64,
         mean: loads.iter().sum::<f64>() / n.max(1) as f64,
         median: q(0.5),
         p90: q(0.9),
@@ -533,7 +540,9 @@ fn load_figures(label: &str, mut loads: Vec<f64>) -> WeeklyLoad {
 /// The log's whole weeks.
 fn log_weekly_load(load: &LoadSummary, pools: &Pools, procs: u32) -> WeeklyLoad {
     let weeks = ((pools.span.1 - pools.span.0) / WEEK).max(1) as usize;
-    load_figures("the log", load.weekly_load(procs, 0..weeks))
+    let loads = load.weekly_load(procs, 0..weeks);
+    let max = loads.iter().copied().fold(0.0, f64::max);
+    load_figures("the log", loads, max)
 }
 
 /// The measured weeks of every replication of `runs`.
@@ -542,22 +551,24 @@ fn weekly_load(
     runs: &[ResampleRun],
     procs: u32,
     weeks: std::ops::Range<usize>,
+    log_max: f64,
 ) -> WeeklyLoad {
     let loads = runs
         .iter()
         .flat_map(|r| r.load.weekly_load(procs, weeks.clone()))
         .collect();
-    load_figures(label, loads)
+    load_figures(label, loads, log_max)
 }
 
-/// Adds up `runs`' loads by log user: (jobs, work, wait, work in weeks over capacity),
-/// and the totals.
+/// Adds up `runs`' loads by log user: (jobs, work, wait, work in weeks busier than
+/// `busiest`, a load), and the totals.
 fn resampled_by_user(
     runs: &[ResampleRun],
     procs: u32,
     weeks: &std::ops::Range<usize>,
+    busiest: f64,
 ) -> (FxHashMap<i64, (UserLoad, f64)>, UserLoad, f64) {
-    let capacity = f64::from(procs) * WEEK as f64;
+    let capacity = busiest * f64::from(procs) * WEEK as f64;
     let mut by_user: FxHashMap<i64, (UserLoad, f64)> = FxHashMap::default();
     let mut total = UserLoad::default();
     let mut overload = 0.0;
@@ -582,10 +593,10 @@ fn contributions(
     log: &LoadSummary,
     replay: &LoadSummary,
     pools: &Pools,
-    open_loop: &[ResampleRun],
-    closed_loop: &[ResampleRun],
+    (open_loop, closed_loop): (&[ResampleRun], &[ResampleRun]),
     procs: u32,
     weeks: std::ops::Range<usize>,
+    busiest: f64,
 ) -> Vec<UserContribution> {
     let share = |x: f64, total: f64| if total > 0.0 { x / total } else { 0.0 };
     let totals = |s: &LoadSummary| {
@@ -600,8 +611,8 @@ fn contributions(
             .binary_search_by_key(&u, |x| x.0)
             .map_or(UserLoad::default(), |i| s.users[i].1)
     };
-    let (open, open_total, overload) = resampled_by_user(open_loop, procs, &weeks);
-    let (closed, closed_total, _) = resampled_by_user(closed_loop, procs, &weeks);
+    let (open, open_total, overload) = resampled_by_user(open_loop, procs, &weeks, busiest);
+    let (closed, closed_total, _) = resampled_by_user(closed_loop, procs, &weeks, busiest);
     let reps = open_loop.len().max(1) as f64;
     let mut out: Vec<UserContribution> = pools
         .users
@@ -778,7 +789,7 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
         let _ = writeln!(
             w,
             "  weekly load  {:<28} {} weeks: mean {:.2}, median {:.2}, p90 {:.2}, max {:.2}; {} \
-             ({:.1}%) above the machine's capacity",
+             ({:.1}%) above the machine's capacity, {} ({:.1}%) busier than the log's busiest",
             l.label,
             l.weeks,
             l.mean,
@@ -786,12 +797,15 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
             l.p90,
             l.max,
             l.over_capacity,
-            100.0 * l.over_capacity as f64 / l.weeks.max(1) as f64
+            100.0 * l.over_capacity as f64 / l.weeks.max(1) as f64,
+            l.above_log_max,
+            100.0 * l.above_log_max as f64 / l.weeks.max(1) as f64,
         );
     }
     let _ = writeln!(
         w,
-        "  users        largest shares of the resampled waits (no feedback), as % of each total:"
+        "  users        largest shares of the resampled waits (no feedback), as % of each total \
+         (busy weeks: the work of weeks busier than the log's busiest):"
     );
     let _ = writeln!(
         w,
@@ -804,7 +818,7 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
         "jobs/replic.",
         "work",
         "wait",
-        "overload",
+        "busy weeks",
         "fb wait"
     );
     for c in s.contributions.iter().take(TOP_USERS) {

@@ -296,7 +296,8 @@ pub fn flurry_users(trace: &Trace, factor: f64) -> Vec<i64> {
 /// The flurry factor `sitesim analyze` and the resampling pools use by default.
 pub const DEFAULT_FLURRY_FACTOR: f64 = 2.0;
 
-/// User-weeks with more than `factor` times the jobs of every other user's busiest week.
+/// User-weeks with more than `factor` times the jobs of every other user's busiest week
+/// (none in a log of one user: a flurry stands out of other users' activity).
 fn flurries(weekly: &BTreeMap<(i64, i64), u64>, factor: f64) -> Vec<Flurry> {
     // Each user's busiest week, and the two largest of those.
     let mut busiest: BTreeMap<i64, u64> = BTreeMap::new();
@@ -305,6 +306,9 @@ fn flurries(weekly: &BTreeMap<(i64, i64), u64>, factor: f64) -> Vec<Flurry> {
         *b = (*b).max(n);
     }
     let mut top: Vec<(u64, i64)> = busiest.iter().map(|(&u, &n)| (n, u)).collect();
+    if top.len() < 2 {
+        return Vec::new();
+    }
     top.sort_unstable_by(|a, b| b.cmp(a));
     weekly
         .iter()
@@ -341,5 +345,8 @@ mod tests {
                 others_max: 50
             }]
         );
+        // One user alone has no flurry.
+        let alone: BTreeMap<(i64, i64), u64> = [((7, 0), 3), ((7, 1), 900)].into();
+        assert!(flurries(&alone, 2.0).is_empty());
     }
 }
