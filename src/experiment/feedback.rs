@@ -300,7 +300,8 @@ pub(crate) fn log_figures(trace: &Trace, procs: u32) -> LogFigures {
 /// The header of `users.csv`.
 const USERS_CSV_HEADER: &str = "user,state,trace_jobs,submitted,ended,log_sessions,sessions,\
 mean_wait,mean_response,processor_seconds,first_submit,last_end,inside_window,next_window,\
-after_last_window,flowed_forward,after_own_window,gave_up,strikes\n";
+after_last_window,flowed_forward,after_own_window,gave_up,strikes,on_time,early,late,max_lead,\
+max_lateness\n";
 
 fn write_users_csv(
     w: &mut impl std::io::Write,
@@ -330,7 +331,7 @@ fn write_users_csv(
         };
         writeln!(
             w,
-            "{},{state},{},{},{},{},{},{:.1},{:.1},{},{},{},{},{},{},{},{},{},{}",
+            "{},{state},{},{},{},{},{},{:.1},{:.1},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             a.user(),
             a.trace().jobs.len(),
             c.submitted,
@@ -349,6 +350,11 @@ fn write_users_csv(
             c.after_own_window,
             c.gave_up,
             c.strikes,
+            c.drift.on_time,
+            c.drift.early(),
+            c.drift.late(),
+            c.drift.max_lead,
+            c.drift.max_lateness,
         )?;
     }
     Ok(())
