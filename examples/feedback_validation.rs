@@ -116,6 +116,23 @@ fn cumulative(weeks: impl Iterator<Item = u64>) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// The largest lead and the largest lag (as a positive count) of a run's cumulative
+/// completed jobs over the log's, in jobs, with the week each occurs in (0 when never).
+fn lead(log: &[(f64, f64)], run: &[(f64, f64)]) -> ((i64, usize), (i64, usize)) {
+    let at = |s: &[(f64, f64)], i: usize| s.get(i).or(s.last()).map_or(0.0, |p| p.1);
+    let (mut ahead, mut behind) = ((0, 0), (0, 0));
+    for i in 0..log.len().max(run.len()) {
+        let d = ((at(run, i) - at(log, i)) * 1000.0).round() as i64;
+        if d > ahead.0 {
+            ahead = (d, i + 1);
+        }
+        if -d > behind.0 {
+            behind = (-d, i + 1);
+        }
+    }
+    (ahead, behind)
+}
+
 fn jobs(weekly: &[Week]) -> impl Iterator<Item = u64> + '_ {
     weekly.iter().map(|w| w.jobs)
 }
@@ -299,6 +316,17 @@ fn main() -> Result<()> {
             points: cumulative(jobs(&s.run.metrics.weekly)),
         });
     }
+    println!("### Jobs completed against the log's, at the end of each week\n");
+    println!("| run | most ahead (jobs) | in week | most behind (jobs) | in week |");
+    println!("|---|---|---|---|---|");
+    for run in &completed[1..] {
+        let (ahead, behind) = lead(&completed[0].points, &run.points);
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            run.label, ahead.0, ahead.1, behind.0, behind.1
+        );
+    }
+    println!();
     let files = [
         (
             "feedback-completed-jobs.svg",
