@@ -32,16 +32,17 @@ fn options(procs: u32) -> ModelOptions {
         threads: Some(1),
         record_sessions: false,
         machine: None,
+        calibrate: true,
     }
 }
 
 fn model_site(c: &mut Criterion) {
-    let files = ModelFiles {
-        talby: Arc::new(TalbyModel::shipped()),
-        talby_name: "models/talby2006.toml".into(),
-        jobs: Arc::new(JobLayer::shipped()),
-        jobs_name: "models/kth-sessions.toml".into(),
-    };
+    let files = ModelFiles::new(
+        Arc::new(TalbyModel::shipped()),
+        "models/talby2006.toml",
+        Arc::new(JobLayer::shipped()),
+        "models/kth-sessions.toml",
+    );
     let mut g = c.benchmark_group("model_site_year");
     g.sample_size(10);
     for procs in [128, 1024] {

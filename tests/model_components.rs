@@ -8,7 +8,9 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sitesim::model::dist::Categorical;
 use sitesim::model::jobs::Follow;
-use sitesim::model::{DayCycle, JobLayer, SessionClass, SiteParams, TalbyModel, UserClass};
+use sitesim::model::{
+    DayCycle, JobLayer, RuntimeScale, SessionClass, SiteParams, TalbyModel, UserClass,
+};
 use sitesim::time::{DAY, HOUR};
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
@@ -115,6 +117,7 @@ fn user_classes_follow_table_30_with_the_repeat_rule() {
         cpu_work: 539.0,
         load: 0.699,
         jobs_per_day: 46.0,
+        explicit: false,
     };
     let shares = m.class_shares(&site);
     let cat = Categorical::new(&shares).unwrap();
@@ -277,7 +280,7 @@ fn sessions_follow_the_fitted_job_layer() {
         let mut runtimes = Vec::with_capacity(n);
         let (mut later, mut concurrent) = (0usize, 0usize);
         for _ in 0..n {
-            let s = jobs.session(c, procs, &mut r);
+            let s = jobs.session(c, procs, &RuntimeScale::FITTED, &mut r);
             lengths[s.len() - 1] += 1;
             runtimes.push(s[0].runtime as f64);
             assert_eq!(s[0].follow, Follow::First);

@@ -47,12 +47,12 @@ fn two_job_sessions(runtime: f64, concurrent: bool) -> JobLayer {
 }
 
 fn files(jobs: JobLayer) -> ModelFiles {
-    ModelFiles {
-        talby: Arc::new(TalbyModel::shipped()),
-        talby_name: "models/talby2006.toml".into(),
-        jobs: Arc::new(jobs),
-        jobs_name: "hand-made".into(),
-    }
+    ModelFiles::new(
+        Arc::new(TalbyModel::shipped()),
+        "models/talby2006.toml",
+        Arc::new(jobs),
+        "hand-made",
+    )
 }
 
 fn options(procs: u32, weeks: i64) -> ModelOptions {
@@ -72,6 +72,8 @@ fn options(procs: u32, weeks: i64) -> ModelOptions {
         threads: Some(1),
         record_sessions: true,
         machine: None,
+        // Hand-made job layers keep their runtimes; the shipped one is calibrated.
+        calibrate: false,
     }
 }
 
@@ -214,6 +216,7 @@ fn replications_are_identical_on_any_thread_count() {
     let mut opts = options(128, 8);
     opts.replications = 4;
     opts.run.check = false;
+    opts.calibrate = true;
     let stop = AtomicBool::new(false);
     let one = with_threads(Some(1), || run_model(&f, &opts, &stop, &|| {}))
         .unwrap()
@@ -236,6 +239,7 @@ fn the_same_seed_gives_the_same_plan_under_every_scheduler() {
     let f = files(JobLayer::shipped());
     let mut opts = options(128, 6);
     opts.run.check = false;
+    opts.calibrate = true;
     let easy = replicate(&f, &opts, 0).unwrap();
     opts.run.policy = Policy::Fcfs.into();
     let fcfs = replicate(&f, &opts, 0).unwrap();
@@ -247,6 +251,7 @@ fn the_daily_cycle_can_be_switched_off() {
     let f = files(JobLayer::shipped());
     let mut opts = options(128, 10);
     opts.run.check = false;
+    opts.calibrate = true;
     let cycle = replicate(&f, &opts, 0).unwrap();
     opts.day = DayCycle::Flat;
     let flat = replicate(&f, &opts, 0).unwrap();
@@ -280,7 +285,7 @@ fn run(text: &str) -> Result<RunSummary, String> {
 fn the_default_scenario_is_a_model_site() {
     let text = DEFAULT_SCENARIO
         .replace("duration = \"52w\"", "duration = \"6w\"")
-        .replace("replications = 4", "replications = 2");
+        .replace("replications = 40", "replications = 2");
     let RunSummary::Model(s) = run(&text).unwrap() else {
         panic!("not a model run");
     };
@@ -292,6 +297,28 @@ fn the_default_scenario_is_a_model_site() {
             .iter()
             .any(|m| m.metric == "jobs_per_week" && m.mean > 0.0)
     );
+    // The targets of Table 28 beside what was generated, submitted and delivered.
+    assert!((s.site.jobs_per_day - 46.0).abs() < 0.1);
+    assert!(s.calibration.users > 0.0 && s.calibration.users < 1.0);
+    for m in [
+        "generated_jobs_per_day",
+        "generated_median_runtime",
+        "generated_load",
+        "submitted_jobs_per_day",
+        "submitted_load",
+        "utilization",
+        "sessions_skipped",
+    ] {
+        assert!(s.workload.iter().any(|w| w.metric == m), "{m}");
+    }
+    let text = sitesim::experiment::model::render_model(&s);
+    assert!(
+        text.contains("46.0 jobs/day, median CPU work 539 s, load 0.699"),
+        "{text}"
+    );
+    assert!(text.contains("utilization (delivered)"), "{text}");
+    let json = serde_json::to_string(&s).unwrap();
+    assert!(json.contains("\"calibration\"") && json.contains("\"generated_load\""));
 }
 
 #[test]
@@ -317,7 +344,7 @@ fn model_scenarios_are_checked() {
         ),
         (
             "replications must be at least 1",
-            with("replications = 4", "replications = 0"),
+            with("replications = 40", "replications = 0"),
         ),
         ("duration:", with("duration = \"52w\"", "duration = \"1y\"")),
     ]

@@ -175,6 +175,11 @@ pub enum WorkloadSection {
         cpu_work: Option<f64>,
         /// CPU load, with `cpu_work`.
         load: Option<f64>,
+        /// Fit the user counts and the job layer's runtimes to the jobs per day, median
+        /// CPU work and load (`model::calibrate`); `false`: the thesis's user counts and
+        /// the fitted runtimes as they are.
+        #[serde(default = "yes")]
+        calibrate: bool,
         /// How users react to bad service.
         #[serde(default)]
         users: BehaviourSection,
@@ -756,6 +761,7 @@ impl Scenario {
             work_hours,
             cpu_work,
             load,
+            calibrate,
             users,
         } = &self.workload
         else {
@@ -798,12 +804,12 @@ impl Scenario {
         if length <= opts.warmup + opts.cooldown {
             return Err("duration must be longer than warm-up plus cool-down".into());
         }
-        let files = ModelFiles {
-            talby: Arc::new(talby),
-            talby_name,
-            jobs: Arc::new(jobs),
-            jobs_name,
-        };
+        let files = ModelFiles::new(Arc::new(talby), talby_name, Arc::new(jobs), jobs_name);
+        if *calibrate {
+            files
+                .calibration(params, length)
+                .map_err(|e| format!("[machine]/[workload]: {e}"))?;
+        }
         let mut run = opts;
         let out = run.out.take();
         let mopts = ModelOptions {
@@ -817,6 +823,7 @@ impl Scenario {
             threads: self.threads,
             record_sessions: false,
             machine: None,
+            calibrate: *calibrate,
         };
         Ok((files, mopts, out))
     }

@@ -14,6 +14,7 @@
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
+use super::calibrate::RuntimeScale;
 use super::dist::{Categorical, Quantiles, Zipf};
 use super::{PerSessionClass, SessionClass};
 use crate::time::{DAY, HOUR, Time};
@@ -238,11 +239,13 @@ impl JobLayer {
         day * DAY + hour * HOUR + rng.random_range(0..HOUR)
     }
 
-    /// The jobs of a session of class `c` on a machine of `procs` processors.
+    /// The jobs of a session of class `c` on a machine of `procs` processors, their
+    /// runtimes mapped by `scale` ([`super::calibrate`]).
     pub fn session<R: Rng + ?Sized>(
         &self,
         c: SessionClass,
         procs: u32,
+        scale: &RuntimeScale,
         rng: &mut R,
     ) -> Vec<SessionJob> {
         let s = self.classes.get(c);
@@ -251,7 +254,7 @@ impl JobLayer {
         while jobs.len() < n {
             let (p, m, _) = s.fit.sizes[s.sizes.sample(rng)];
             let size = scale_size(p, m, procs);
-            let runtime = s.fit.runtime.sample(rng).round().max(1.0) as Time;
+            let runtime = scale.apply(s.fit.runtime.sample(rng)).round().max(1.0) as Time;
             let factor = s.fit.estimate_factor.sample(rng).max(1.0);
             let estimate = (runtime as f64 * factor).ceil() as Time;
             let left = (n - jobs.len()) as u32;

@@ -23,8 +23,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
 use super::SessionClass;
+use super::calibrate::RuntimeScale;
 use super::jobs::{Follow, JobLayer, SessionJob};
 use super::plan::{PlanCounts, PlannedSession, SitePlan};
+use super::tally::{Tally, WorkloadFigures};
 use crate::job::{JobOutcome, JobSpec};
 use crate::sim::{SimError, SourceCtx, Workload};
 use crate::time::{Time, WEEK};
@@ -125,6 +127,8 @@ struct Agent {
 pub struct ModelSite {
     plan: SitePlan,
     jobs: Arc<JobLayer>,
+    /// The mapping of the job layer's runtimes ([`super::calibrate`]).
+    scale: RuntimeScale,
     procs: u32,
     /// Processors of the simulated machine (`procs` unless set by
     /// [`ModelSite::on_machine`]).
@@ -137,19 +141,23 @@ pub struct ModelSite {
     due: BinaryHeap<Reverse<(Time, u32)>>,
     wakes: BTreeSet<Time>,
     next_job: i64,
-    /// CPU work (runtime times size) of every job submitted, seconds.
-    cpu_work: Vec<i64>,
+    /// Every job of every session planned to start by the horizon, whether the closed
+    /// loop opened it or not: the workload the model generates.
+    generated: Tally,
+    /// Every job submitted.
+    submitted: Tally,
     /// Sessions as they happened, if asked for.
     records: Option<Vec<SessionRecord>>,
     report: ModelSiteReport,
 }
 
 impl ModelSite {
-    /// The site of `plan`, its sessions' jobs from `jobs` scaled to `procs` processors;
-    /// nothing is submitted after `horizon`.
+    /// The site of `plan`, its sessions' jobs from `jobs` scaled to `procs` processors,
+    /// their runtimes mapped by `scale`; nothing is submitted after `horizon`.
     pub fn new(
         plan: SitePlan,
         jobs: Arc<JobLayer>,
+        scale: RuntimeScale,
         procs: u32,
         behaviour: Behaviour,
         gap: Time,
@@ -158,6 +166,7 @@ impl ModelSite {
         ModelSite {
             plan,
             jobs,
+            scale,
             procs,
             machine: procs,
             behaviour,
@@ -167,7 +176,8 @@ impl ModelSite {
             due: BinaryHeap::new(),
             wakes: Default::default(),
             next_job: 1,
-            cpu_work: Vec::new(),
+            generated: Tally::default(),
+            submitted: Tally::default(),
             records: None,
             report: ModelSiteReport::default(),
         }
@@ -200,15 +210,14 @@ impl ModelSite {
         self.records.as_deref().unwrap_or(&[])
     }
 
-    /// The median CPU work (runtime times size) of the jobs submitted so far, seconds
-    /// (the thesis's Cm); 0 before any.
-    pub fn median_cpu_work(&mut self) -> f64 {
-        let n = self.cpu_work.len();
-        if n == 0 {
-            return 0.0;
-        }
-        let (_, mid, _) = self.cpu_work.select_nth_unstable(n / 2);
-        *mid as f64
+    /// The figures of the workload generated (every planned session's jobs, on the
+    /// machine the population was sized for) and of the jobs submitted (on the simulated
+    /// machine), over the run up to the horizon.
+    pub fn figures(&mut self) -> (WorkloadFigures, WorkloadFigures) {
+        (
+            self.generated.figures(self.procs, self.horizon),
+            self.submitted.figures(self.machine, self.horizon),
+        )
     }
 
     /// The plan.
@@ -232,6 +241,8 @@ impl ModelSite {
         let sessions = self.plan.next_week();
         self.agents
             .resize_with(self.plan.users().len(), Agent::default);
+        self.generated
+            .add_planned(&sessions, &self.jobs, &self.scale, self.procs, self.horizon);
         for s in sessions {
             let a = &mut self.agents[s.user as usize];
             if a.left {
@@ -275,7 +286,9 @@ impl ModelSite {
                 self.report.deferred += 1;
             }
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(s.seed);
-            let jobs = self.jobs.session(s.class, self.procs, &mut rng);
+            let jobs = self
+                .jobs
+                .session(s.class, self.procs, &self.scale, &mut rng);
             self.report.sessions_by_class[s.class.index()] += 1;
             a.rng = Some(rng);
             a.open = Some(OpenSession {
@@ -319,7 +332,7 @@ impl ModelSite {
             record: None,
         });
         self.next_job += 1;
-        self.cpu_work.push(job.runtime * i64::from(job.size));
+        self.submitted.add(job.runtime, job.size.min(self.machine));
         self.report.jobs_by_class[s.class.index()] += 1;
         s.submits.push(now);
         s.next += 1;
