@@ -389,7 +389,7 @@ pub fn render_model(s: &ModelSummary) -> String {
     }
     let c = &s.calibration;
     out.push_str(&format!(
-        "  targets                {:.1} jobs/day, median CPU work {:.0} s, load {:.3} ({}); users x{}\n",
+        "  targets                {:.1} jobs/day, median CPU work {:.0} s, load {:.3} ({}); population x{}\n",
         s.site.jobs_per_day,
         s.site.cpu_work,
         s.site.load,
