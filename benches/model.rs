@@ -9,7 +9,7 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use sitesim::experiment::model::{ModelFiles, ModelOptions, replicate};
 use sitesim::experiment::replay::ReplayOptions;
-use sitesim::model::{DayCycle, JobLayer, Parameterization, TalbyModel};
+use sitesim::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel};
 use sitesim::sched::Policy;
 use sitesim::time::WEEK;
 use sitesim::users::Behaviour;
@@ -33,6 +33,8 @@ fn options(procs: u32) -> ModelOptions {
         record_sessions: false,
         machine: None,
         calibrate: true,
+        room: CollisionRoom::OwnDuration,
+        busy: BusyUser::Queue,
     }
 }
 

@@ -1,19 +1,24 @@
 //! The model site on its own parameters (seed 004 Table 28, §10-11): the workload a
 //! calibrated site generates has the jobs per day, median CPU work and load it is
 //! parameterized with, by machine size or given, within 10%: the 95% interval of the
-//! mean over the replications must lie inside the ±10% band.
+//! mean over the replications must lie inside the ±10% band. The closed loop submits
+//! that workload: it loses none of it by construction (a machine where nothing waits
+//! gets what was planned, but for the horizon), and at 1,024 processors under EASY the
+//! submitted jobs per day and load are within 10% of Table 28 too.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use rayon::prelude::*;
 
-use sitesim::experiment::model::{ModelFiles, ModelOptions, replicate};
+use sitesim::experiment::model::{ModelFiles, ModelOptions, ModelReplication, run_model};
 use sitesim::experiment::replay::ReplayOptions;
 use sitesim::experiment::resample::{MetricStats, replication_seed};
 use sitesim::model::plan::PlanConfig;
 use sitesim::model::tally::generated;
 use sitesim::model::{
-    DayCycle, JobLayer, Parameterization, SitePlan, TalbyModel, WorkloadFigures, calibrate,
+    BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, SitePlan, TalbyModel,
+    WorkloadFigures, calibrate,
 };
 use sitesim::sched::Policy;
 use sitesim::time::{Time, WEEK};
@@ -38,10 +43,12 @@ fn generate(params: Parameterization, n: u32, weeks: i64) -> Vec<WorkloadFigures
                     site,
                     day: DayCycle::Fitted,
                     users: c.users,
+                    runtime: c.runtime,
+                    room: CollisionRoom::OwnDuration,
                 },
                 replication_seed(1, r),
             );
-            generated(&mut plan, &jobs, &c.runtime, site.procs, length)
+            generated(&mut plan, length)
         })
         .collect()
 }
@@ -59,13 +66,70 @@ fn within_ten_percent(what: &str, values: &[f64], target: f64) {
     );
 }
 
-fn check(params: Parameterization, n: u32, weeks: i64) {
+/// Checks the generated workload of `n` replications over `weeks`; returns it.
+fn check(params: Parameterization, n: u32, weeks: i64) -> Vec<WorkloadFigures> {
     let site = TalbyModel::shipped().site(params).unwrap();
     let figures = generate(params, n, weeks);
     let of = |f: fn(&WorkloadFigures) -> f64| figures.iter().map(f).collect::<Vec<f64>>();
     within_ten_percent("jobs per day", &of(|f| f.jobs_per_day), site.jobs_per_day);
     within_ten_percent("median CPU work", &of(|f| f.median_runtime), site.cpu_work);
     within_ten_percent("load", &of(|f| f.load), site.load);
+    figures
+}
+
+/// Replications `0..n` of the calibrated site by machine size `procs` in the closed
+/// loop under EASY over `weeks`, on a machine of `machine` processors if given.
+fn closed_loop(
+    procs: u32,
+    n: u32,
+    weeks: i64,
+    machine: Option<u32>,
+    room: CollisionRoom,
+    busy: BusyUser,
+) -> Vec<ModelReplication> {
+    let files = ModelFiles::new(
+        Arc::new(TalbyModel::shipped()),
+        "models/talby2006.toml",
+        Arc::new(JobLayer::shipped()),
+        "models/kth-sessions.toml",
+    );
+    let opts = ModelOptions {
+        run: ReplayOptions {
+            policy: Policy::Easy.into(),
+            procs: Some(procs),
+            warmup: WEEK,
+            seed: 1,
+            ..ReplayOptions::default()
+        },
+        params: Parameterization::MachineSize(procs),
+        day: DayCycle::Fitted,
+        users: 1.0,
+        behaviour: Behaviour::default(),
+        length: weeks * WEEK,
+        replications: n,
+        threads: None,
+        record_sessions: false,
+        machine,
+        calibrate: true,
+        room,
+        busy,
+    };
+    run_model(&files, &opts, &AtomicBool::new(false), &|| {})
+        .unwrap()
+        .replications
+}
+
+/// What the closed loop submits of what the model generates, replication by replication
+/// (same plan): jobs, and work (runtime x processors) on a simulated machine
+/// `machine_share` times the size the population was sized for.
+fn submitted_shares(reps: &[ModelReplication], machine_share: f64) -> [MetricStats; 2] {
+    let of = |f: &dyn Fn(&ModelReplication) -> f64| {
+        MetricStats::of("share", &reps.iter().map(f).collect::<Vec<f64>>())
+    };
+    [
+        of(&|r| r.submitted.jobs_per_day / r.generated.jobs_per_day),
+        of(&|r| r.submitted.load * machine_share / r.generated.load),
+    ]
 }
 
 #[test]
@@ -76,10 +140,44 @@ fn a_site_of_128_processors_generates_table_28s_workload() {
 }
 
 #[test]
-fn a_site_of_1024_processors_generates_table_28s_workload() {
+fn a_site_of_1024_processors_generates_and_submits_table_28s_workload() {
     // Table 28 at 1,024: JD 377, Cm 33 s, CL 0.512. Half a year each: a year of 137,000
     // jobs takes about a second to draw in a debug build.
-    check(Parameterization::MachineSize(1024), 32, 26);
+    let params = Parameterization::MachineSize(1024);
+    let site = TalbyModel::shipped().site(params).unwrap();
+    let generated = check(params, 32, 26);
+    // Under EASY the closed loop submits the generated workload times a share that is
+    // measured on the same plans, replication by replication, and varies little (372.0
+    // of 372.3 jobs/day over 20 years, docs/VALIDATION.md), so 4 runs measure it: the
+    // submitted figures lie in the generated interval times the share's.
+    let reps = closed_loop(
+        1024,
+        4,
+        26,
+        None,
+        CollisionRoom::OwnDuration,
+        BusyUser::Queue,
+    );
+    let [jobs, work] = submitted_shares(&reps, 1.0);
+    type Pick = fn(&WorkloadFigures) -> f64;
+    let figures: [(&str, Pick, MetricStats, f64); 2] = [
+        ("jobs per day", |f| f.jobs_per_day, jobs, site.jobs_per_day),
+        ("load", |f| f.load, work, site.load),
+    ];
+    for (what, pick, share, target) in figures {
+        let g = MetricStats::of(what, &generated.iter().map(pick).collect::<Vec<f64>>());
+        let low = (g.mean - g.ci95) * (share.mean - share.ci95);
+        let high = (g.mean + g.ci95) * (share.mean + share.ci95);
+        assert!(
+            low >= 0.9 * target && high <= 1.1 * target,
+            "submitted {what}: {low:.3} to {high:.3}, target {target:.3} (generated {:.3} ± \
+             {:.3}, submitted share {:.4} ± {:.4})",
+            g.mean,
+            g.ci95,
+            share.mean,
+            share.ci95
+        );
+    }
 }
 
 #[test]
@@ -141,34 +239,44 @@ fn an_unreachable_load_is_an_error_naming_it() {
 }
 
 #[test]
-fn the_closed_loop_submits_at_most_what_the_model_generates() {
-    let files = ModelFiles::new(
-        Arc::new(TalbyModel::shipped()),
-        "models/talby2006.toml",
-        Arc::new(JobLayer::shipped()),
-        "models/kth-sessions.toml",
+fn the_closed_loop_loses_no_planned_work_by_construction() {
+    // The 128-processor site on a machine so large that nothing waits: sessions the
+    // plan could not keep apart (a user-week with more session time than the week has)
+    // queue, none is skipped, and only the horizon cuts what is still queued. Over 20
+    // such years the closed loop submitted 45.4 of 45.7 jobs/day and a load of 67.1% of
+    // 68.3% (docs/VALIDATION.md).
+    let machine = 1 << 20;
+    let share = f64::from(machine) / 128.0;
+    let reps = closed_loop(
+        128,
+        8,
+        52,
+        Some(machine),
+        CollisionRoom::OwnDuration,
+        BusyUser::Queue,
     );
-    let opts = ModelOptions {
-        run: ReplayOptions {
-            policy: Policy::Easy.into(),
-            procs: Some(128),
-            warmup: WEEK,
-            ..ReplayOptions::default()
-        },
-        params: Parameterization::MachineSize(128),
-        day: DayCycle::Fitted,
-        users: 1.0,
-        behaviour: Behaviour::default(),
-        length: 8 * WEEK,
-        replications: 1,
-        threads: Some(1),
-        record_sessions: false,
-        machine: None,
-        calibrate: true,
-    };
-    let r = replicate(&files, &opts, 0).unwrap();
-    assert!(r.generated.jobs_per_day > 0.0);
-    assert!(r.submitted.jobs_per_day <= r.generated.jobs_per_day);
-    assert!(r.submitted.load <= r.generated.load);
-    assert!(r.users.skipped > 0 || r.submitted.jobs_per_day == r.generated.jobs_per_day);
+    for r in &reps {
+        assert_eq!(r.figures.mean_wait, 0.0);
+        assert_eq!(r.users.skipped, 0);
+        let opened: u64 = r.users.sessions_by_class.iter().sum();
+        let planned: u64 = r.users.plan.sessions_by_class.iter().sum();
+        assert_eq!(opened + r.users.not_opened, planned, "{:?}", r.users);
+    }
+    let [jobs, work] = submitted_shares(&reps, share);
+    assert!(jobs.mean - jobs.ci95 >= 0.97, "jobs submitted: {jobs:?}");
+    assert!(work.mean - work.ci95 >= 0.95, "work submitted: {work:?}");
+    // The first calibrated site's rules (a session's room its class's median duration,
+    // a busy user's session skipped once its next is due) lose a sixth of the planned
+    // jobs on the same plans with no machine to blame.
+    let old = closed_loop(
+        128,
+        8,
+        52,
+        Some(machine),
+        CollisionRoom::ClassMedian,
+        BusyUser::Skip,
+    );
+    let [jobs, _] = submitted_shares(&old, share);
+    assert!(jobs.mean + jobs.ci95 < 0.9, "jobs submitted: {jobs:?}");
+    assert!(old.iter().all(|r| r.users.skipped > 0));
 }

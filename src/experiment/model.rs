@@ -22,8 +22,8 @@ use crate::metrics::{
 use crate::model::plan::PlanConfig;
 use crate::model::site::SessionRecord;
 use crate::model::{
-    Calibration, DayCycle, JobLayer, ModelSite, ModelSiteReport, Parameterization, SiteParams,
-    SitePlan, TalbyModel, WorkloadFigures, calibrate,
+    BusyUser, Calibration, CollisionRoom, DayCycle, JobLayer, ModelSite, ModelSiteReport,
+    Parameterization, SiteParams, SitePlan, TalbyModel, WorkloadFigures, calibrate,
 };
 use crate::sched::BuildContext;
 use crate::session::SessionRule;
@@ -59,6 +59,10 @@ pub struct ModelOptions {
     /// ([`crate::model::calibrate`]); `false` keeps the thesis's user counts and the
     /// fitted runtimes.
     pub calibrate: bool,
+    /// What a session occupies in the plan's collision rule.
+    pub room: CollisionRoom,
+    /// What a user does with a session due while it is busy.
+    pub busy: BusyUser,
 }
 
 /// The model files of a run.
@@ -164,6 +168,10 @@ pub struct ModelSummary {
     pub scheduler: String,
     /// When in the day sessions start.
     pub day_cycle: DayCycle,
+    /// What a session occupies in the plan's collision rule.
+    pub collision_room: CollisionRoom,
+    /// What a user does with a session due while it is busy.
+    pub busy_user: BusyUser,
     /// Multiplier on users.
     pub users: f64,
     /// Simulated time, seconds.
@@ -204,8 +212,9 @@ fn calibration(
 
 /// The workload's figures over `reps`: the generated and the submitted jobs per day,
 /// median runtime (Cm), median runtime x processors and load; the utilization delivered
-/// in the measurement window; the shares of planned sessions skipped and of opened
-/// sessions deferred by the closed loop.
+/// in the measurement window; the shares of planned sessions skipped, of opened sessions
+/// deferred, and of planned sessions not opened by the horizon, and the mean delay of an
+/// opened session after its planned start (seconds).
 fn workload_stats(reps: &[ModelReplication]) -> Vec<MetricStats> {
     if reps.is_empty() {
         return Vec::new();
@@ -235,6 +244,12 @@ fn workload_stats(reps: &[ModelReplication]) -> Vec<MetricStats> {
         of("sessions_deferred", &|r| {
             r.users.deferred as f64 / opened(r).max(1.0)
         }),
+        of("sessions_not_opened", &|r| {
+            r.users.not_opened as f64 / planned(r).max(1.0)
+        }),
+        of("session_delay", &|r| {
+            r.users.delay as f64 / opened(r).max(1.0)
+        }),
     ]
 }
 
@@ -257,17 +272,16 @@ pub fn replicate(
             site: site_params,
             day: opts.day,
             users: opts.users * calibration.users,
+            runtime: calibration.runtime,
+            room: opts.room,
         },
         seed,
     );
-    let population_procs = procs;
     let procs = opts.machine.unwrap_or(procs);
     let mut users = ModelSite::new(
         plan,
-        files.jobs.clone(),
-        calibration.runtime,
-        population_procs,
         opts.behaviour.clone(),
+        opts.busy,
         files.talby.collision.gap,
         opts.length,
     )
@@ -302,7 +316,7 @@ pub fn replicate(
     let report = users.report();
     let (generated, submitted) = users.figures();
     debug_assert_eq!(
-        submitted.jobs_per_day * opts.length as f64 / DAY as f64,
+        (submitted.jobs_per_day * opts.length as f64 / DAY as f64).round(),
         counts.submitted as f64
     );
     Ok(ModelReplication {
@@ -345,6 +359,8 @@ pub fn run_model(
         procs: site_params.procs,
         scheduler: run.policy.label(),
         day_cycle: opts.day,
+        collision_room: opts.room,
+        busy_user: opts.busy,
         users: opts.users,
         length: opts.length,
         warmup: run.warmup,
@@ -466,9 +482,26 @@ pub fn render_model(s: &ModelSummary) -> String {
         cell("utilization", 3)
     ));
     out.push_str(&format!(
-        "  closed loop            {} of planned sessions skipped, {} of opened ones deferred\n",
+        "  closed loop            sessions kept apart by {}; a busy user's sessions {}\n",
+        match s.collision_room {
+            CollisionRoom::OwnDuration => "their own duration",
+            CollisionRoom::ClassMedian => "their class's median duration",
+        },
+        match s.busy_user {
+            BusyUser::Queue => "queue",
+            BusyUser::Skip => "are skipped once its next is due",
+        },
+    ));
+    let delay = stat("session_delay").map_or_else(
+        || "-".to_owned(),
+        |m| format!("{:.1} ± {:.1} h", m.mean / 3600.0, m.ci95 / 3600.0),
+    );
+    out.push_str(&format!(
+        "  {:<22} {} of opened sessions deferred (mean delay of an opened session {delay}); of planned ones {} skipped, {} not opened by the horizon\n",
+        "",
+        cell("sessions_deferred", 3),
         cell("sessions_skipped", 3),
-        cell("sessions_deferred", 3)
+        cell("sessions_not_opened", 3),
     ));
     out.push_str(&render_stats(&s.stats));
     out

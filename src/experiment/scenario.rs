@@ -30,7 +30,7 @@ use super::resample::{
 use super::study::ExperimentSection;
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
-use crate::model::{DayCycle, JobLayer, Parameterization, TalbyModel};
+use crate::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel};
 use crate::sched::SchedulerSpec;
 use crate::swf::{SwfHeader, SwfReader};
 use crate::time::{Time, WEEK, parse_duration};
@@ -180,6 +180,14 @@ pub enum WorkloadSection {
         /// the fitted runtimes as they are.
         #[serde(default = "yes")]
         calibrate: bool,
+        /// What a planned session occupies in the collision rule: `"own-duration"` (its
+        /// jobs run at once) or `"class-median"` (its class's median duration).
+        #[serde(default)]
+        collision_room: CollisionRoom,
+        /// What a user does with a session due while it is busy: `"queue"` (it opens
+        /// once the previous one is over) or `"skip"` (dropped once the next is due).
+        #[serde(default)]
+        busy_user: BusyUser,
         /// How users react to bad service.
         #[serde(default)]
         users: BehaviourSection,
@@ -762,6 +770,8 @@ impl Scenario {
             cpu_work,
             load,
             calibrate,
+            collision_room,
+            busy_user,
             users,
         } = &self.workload
         else {
@@ -824,6 +834,8 @@ impl Scenario {
             record_sessions: false,
             machine: None,
             calibrate: *calibrate,
+            room: *collision_room,
+            busy: *busy_user,
         };
         Ok((files, mopts, out))
     }

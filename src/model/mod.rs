@@ -20,8 +20,8 @@ pub mod tally;
 
 pub use calibrate::{Calibration, RuntimeScale, calibrate};
 pub use jobs::{DayCycle, JobLayer};
-pub use plan::{PlanConfig, PlannedSession, SitePlan};
-pub use site::{ModelSite, ModelSiteReport};
+pub use plan::{CollisionRoom, PlanConfig, PlannedSession, SitePlan};
+pub use site::{BusyUser, ModelSite, ModelSiteReport};
 pub use talby::{Parameterization, SiteParams, TalbyModel};
 pub use tally::{Tally, WorkloadFigures};
 

@@ -4,12 +4,8 @@
 //! load (CL: runtime x processors over the machine's capacity). Also the median of
 //! runtime x processors, which Table 2 does not use but other work calls CPU work.
 
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
-use super::calibrate::RuntimeScale;
-use super::jobs::JobLayer;
 use super::plan::{PlannedSession, SitePlan};
 use crate::time::{DAY, Time, WEEK};
 
@@ -58,20 +54,11 @@ impl Tally {
         self.work += work as f64;
     }
 
-    /// Counts every job of the `sessions` that start by `horizon`, drawn as the site
-    /// draws them (from each session's own seed, on `procs` processors, runtimes mapped
-    /// by `scale`), whether the closed loop will open them or not.
-    pub fn add_planned(
-        &mut self,
-        sessions: &[PlannedSession],
-        jobs: &JobLayer,
-        scale: &RuntimeScale,
-        procs: u32,
-        horizon: Time,
-    ) {
+    /// Counts every job of the `sessions` that start by `horizon`, as the plan drew
+    /// them, whether the closed loop will open them or not.
+    pub fn add_planned(&mut self, sessions: &[PlannedSession], horizon: Time) {
         for s in sessions.iter().filter(|s| s.start <= horizon) {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(s.seed);
-            for j in jobs.session(s.class, procs, scale, &mut rng) {
+            for j in &s.jobs {
                 self.add(j.runtime, j.size);
             }
         }
@@ -95,20 +82,15 @@ impl Tally {
 }
 
 /// The figures of the workload `plan` generates up to `horizon`, without simulating
-/// the machine: the weeks a site plans ([`super::ModelSite`]), every session's jobs.
-pub fn generated(
-    plan: &mut SitePlan,
-    jobs: &JobLayer,
-    scale: &RuntimeScale,
-    procs: u32,
-    horizon: Time,
-) -> WorkloadFigures {
+/// the machine: the weeks a site plans ([`super::ModelSite`]), every session's jobs, on
+/// the plan's machine.
+pub fn generated(plan: &mut SitePlan, horizon: Time) -> WorkloadFigures {
     let mut tally = Tally::default();
     loop {
         let sessions = plan.next_week();
-        tally.add_planned(&sessions, jobs, scale, procs, horizon);
+        tally.add_planned(&sessions, horizon);
         if Time::from(plan.week()) * WEEK >= horizon {
-            return tally.figures(procs, horizon);
+            return tally.figures(plan.config().site.procs, horizon);
         }
     }
 }
