@@ -9,7 +9,7 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use sitesim::experiment::model::{ModelFiles, ModelOptions, replicate};
 use sitesim::experiment::replay::ReplayOptions;
-use sitesim::model::{DayCycle, JobLayer, Parameterization, TalbyModel};
+use sitesim::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel};
 use sitesim::sched::Policy;
 use sitesim::time::WEEK;
 use sitesim::users::Behaviour;
@@ -32,16 +32,19 @@ fn options(procs: u32) -> ModelOptions {
         threads: Some(1),
         record_sessions: false,
         machine: None,
+        calibrate: true,
+        room: CollisionRoom::OwnDuration,
+        busy: BusyUser::Queue,
     }
 }
 
 fn model_site(c: &mut Criterion) {
-    let files = ModelFiles {
-        talby: Arc::new(TalbyModel::shipped()),
-        talby_name: "models/talby2006.toml".into(),
-        jobs: Arc::new(JobLayer::shipped()),
-        jobs_name: "models/kth-sessions.toml".into(),
-    };
+    let files = ModelFiles::new(
+        Arc::new(TalbyModel::shipped()),
+        "models/talby2006.toml",
+        Arc::new(JobLayer::shipped()),
+        "models/kth-sessions.toml",
+    );
     let mut g = c.benchmark_group("model_site_year");
     g.sample_size(10);
     for procs in [128, 1024] {

@@ -19,18 +19,22 @@ use std::time::Instant;
 use rayon::prelude::*;
 use sitesim::experiment::feedback::UnknownWaits;
 use sitesim::experiment::fit::read_log;
-use sitesim::experiment::model::{ModelFiles, ModelOptions, ModelSummary, run_model};
+use sitesim::experiment::model::{
+    ModelFiles, ModelOptions, ModelReplication, ModelSummary, run_model,
+};
 use sitesim::experiment::replay::ReplayOptions;
 use sitesim::experiment::resample::{MetricStats, replication_seed};
 use sitesim::localtime::{LocalTime, SiteClock, WEEKDAYS};
 use sitesim::model::fit::{DAYTIME_END, DAYTIME_START, FitLog, classify};
 use sitesim::model::plan::PlanConfig;
+use sitesim::model::tally::generated;
 use sitesim::model::{
-    DayCycle, JobLayer, Parameterization, SessionClass, SitePlan, TalbyModel, UserClass,
+    BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, RuntimeScale, SessionClass,
+    SitePlan, TalbyModel, UserClass, WorkloadFigures,
 };
 use sitesim::plot::{LineChart, Series, XTicks, write_line_chart};
 use sitesim::sched::Policy;
-use sitesim::time::{DAY, Time, WEEK};
+use sitesim::time::{Time, WEEK};
 use sitesim::users::Behaviour;
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
@@ -78,6 +82,11 @@ fn options(flat_day: bool) -> ModelOptions {
         threads: None,
         record_sessions: true,
         machine: None,
+        // Sections 1-4 compare the model's layers as the thesis and the fit give them;
+        // section 5 calibrates the site to Table 28.
+        calibrate: false,
+        room: CollisionRoom::OwnDuration,
+        busy: BusyUser::Queue,
     }
 }
 
@@ -255,6 +264,8 @@ fn mirror(files: &ModelFiles, talby: &Arc<TalbyModel>, r: u32) -> Result<PlanMir
             site,
             day: DayCycle::Fitted,
             users: 1.0,
+            runtime: RuntimeScale::FITTED,
+            room: CollisionRoom::OwnDuration,
         },
         replication_seed(SEED, r),
     );
@@ -358,6 +369,330 @@ fn ci(values: &[f64], scale: f64, decimals: usize) -> String {
     )
 }
 
+/// The generated workloads of `REPLICATIONS` plans at `procs` processors with user
+/// multiplier `users` and runtimes mapped by `scale`, without simulating the machine.
+fn generate(
+    files: &ModelFiles,
+    procs: u32,
+    users: f64,
+    scale: RuntimeScale,
+) -> Result<Vec<WorkloadFigures>> {
+    let site = files.talby.site(Parameterization::MachineSize(procs))?;
+    Ok((0..REPLICATIONS)
+        .into_par_iter()
+        .map(|r| {
+            let mut plan = SitePlan::new(
+                files.talby.clone(),
+                files.jobs.clone(),
+                PlanConfig {
+                    site,
+                    day: DayCycle::Fitted,
+                    users,
+                    runtime: scale,
+                    room: CollisionRoom::OwnDuration,
+                },
+                replication_seed(SEED, r),
+            );
+            generated(&mut plan, LENGTH)
+        })
+        .collect())
+}
+
+/// A figure of a closed-loop replication.
+type Closed = fn(&ModelReplication) -> f64;
+
+fn skipped(r: &ModelReplication) -> f64 {
+    r.users.skipped as f64 / r.users.plan.sessions_by_class.iter().sum::<u64>() as f64
+}
+
+fn deferred(r: &ModelReplication) -> f64 {
+    r.users.deferred as f64 / r.users.sessions_by_class.iter().sum::<u64>() as f64
+}
+
+fn not_opened(r: &ModelReplication) -> f64 {
+    r.users.not_opened as f64 / r.users.plan.sessions_by_class.iter().sum::<u64>() as f64
+}
+
+/// Hours.
+fn delay(r: &ModelReplication) -> f64 {
+    r.users.delay as f64 / r.users.sessions_by_class.iter().sum::<u64>() as f64 / 3600.0
+}
+
+/// Processors of a machine on which no job of the model sites waits.
+const NO_WAIT: u32 = 1 << 20;
+
+/// Section 5: the calibrated site (closed loop, EASY) against Table 28 at 128 and 1,024
+/// processors, beside the uncalibrated one, and the generated workloads of the
+/// alternatives to the calibration.
+fn table_28(files: &ModelFiles) -> Result<String> {
+    use std::fmt::Write;
+    let stop = AtomicBool::new(false);
+    let mut out =
+        String::from("### The model site against Table 28 at 128 and 1,024 processors\n\n");
+    writeln!(
+        out,
+        "Mean ± half-width of the 95% confidence interval over {REPLICATIONS} replications \
+         of 52 weeks, seed {SEED}, EASY. \"Generated\": every job of every session the plan \
+         draws; \"submitted\": the jobs the closed loop submitted (the offered load); \
+         utilization is delivered, after the week of warm-up.\n"
+    )?;
+    let mut alternatives = String::new();
+    let mut rules = String::new();
+    for procs in [PROCS, 1024] {
+        let site = files.talby.site(Parameterization::MachineSize(procs))?;
+        let run = |calibrate: bool,
+                   room: CollisionRoom,
+                   busy: BusyUser,
+                   machine: Option<u32>|
+         -> Result<ModelSummary> {
+            let mut o = options(false);
+            o.run.procs = Some(procs);
+            o.params = Parameterization::MachineSize(procs);
+            o.record_sessions = false;
+            o.calibrate = calibrate;
+            o.room = room;
+            o.busy = busy;
+            o.machine = machine;
+            Ok(run_model(files, &o, &stop, &|| {})?)
+        };
+        let (own, queue) = (CollisionRoom::OwnDuration, BusyUser::Queue);
+        let (cal, raw) = (run(true, own, queue, None)?, run(false, own, queue, None)?);
+        let c = cal.calibration;
+        writeln!(
+            out,
+            "**{procs} processors**: users x{:.3} (the thesis's counts give {:.1} jobs/day), \
+             runtimes {:.0} s x (r / {:.0} s)^{:.3}.\n",
+            c.users,
+            c.base_jobs_per_day,
+            c.runtime.median,
+            c.runtime.fitted_median,
+            c.runtime.spread
+        )?;
+        writeln!(
+            out,
+            "| figure | Table 28 | generated | submitted | delivered | uncalibrated: generated | uncalibrated: submitted | uncalibrated: delivered |"
+        )?;
+        writeln!(out, "|---|---|---|---|---|---|---|---|")?;
+        let col = |s: &ModelSummary, f: &dyn Fn(&ModelReplication) -> f64, scale: f64, d: usize| {
+            ci(
+                &s.replications.iter().map(f).collect::<Vec<f64>>(),
+                scale,
+                d,
+            )
+        };
+        type Pick = fn(&WorkloadFigures) -> f64;
+        let rows: [(&str, String, Pick, f64, usize); 4] = [
+            (
+                "jobs per day (JD)",
+                format!("{:.1}", site.jobs_per_day),
+                |f| f.jobs_per_day,
+                1.0,
+                1,
+            ),
+            (
+                "median CPU work (Cm: median runtime, s)",
+                format!("{:.0}", site.cpu_work),
+                |f| f.median_runtime,
+                1.0,
+                0,
+            ),
+            (
+                "median runtime x processors (s)",
+                "".into(),
+                |f| f.median_cpu_work,
+                1.0,
+                0,
+            ),
+            (
+                "load (CL, %)",
+                format!("{:.1}", 100.0 * site.load),
+                |f| f.load,
+                100.0,
+                1,
+            ),
+        ];
+        for (label, target, pick, scale, d) in rows {
+            // Delivered: the utilization, for the load.
+            let delivered = |s: &ModelSummary| {
+                if label.starts_with("load") {
+                    col(s, &|r| r.figures.utilization, 100.0, 1)
+                } else {
+                    String::new()
+                }
+            };
+            writeln!(
+                out,
+                "| {label} | {target} | {} | {} | {} | {} | {} | {} |",
+                col(&cal, &|r| pick(&r.generated), scale, d),
+                col(&cal, &|r| pick(&r.submitted), scale, d),
+                delivered(&cal),
+                col(&raw, &|r| pick(&r.generated), scale, d),
+                col(&raw, &|r| pick(&r.submitted), scale, d),
+                delivered(&raw),
+            )?;
+        }
+        let rows: [(&str, Closed, f64, usize); 7] = [
+            ("planned sessions skipped (%)", skipped, 100.0, 1),
+            ("opened sessions deferred (%)", deferred, 100.0, 1),
+            (
+                "planned sessions not opened by the horizon (%)",
+                not_opened,
+                100.0,
+                1,
+            ),
+            ("mean delay of an opened session (h)", delay, 1.0, 1),
+            ("mean wait (s)", |r| r.figures.mean_wait, 1.0, 0),
+            (
+                "active user-weeks",
+                |r| r.users.plan.active_weeks as f64,
+                1.0,
+                0,
+            ),
+            (
+                "user-weeks the plan could not keep apart",
+                |r| r.users.plan.collisions_kept as f64,
+                1.0,
+                0,
+            ),
+        ];
+        for (label, f, scale, d) in rows {
+            writeln!(
+                out,
+                "| {label} | | | {} | | | {} | |",
+                col(&cal, &f, scale, d),
+                col(&raw, &f, scale, d),
+            )?;
+        }
+        writeln!(out)?;
+        // The closed loop's rules, on the calibrated site: under EASY and on a machine
+        // where nothing waits (the plan's own share of the losses).
+        for (room, busy) in [
+            (CollisionRoom::ClassMedian, BusyUser::Skip),
+            (CollisionRoom::ClassMedian, BusyUser::Queue),
+            (CollisionRoom::OwnDuration, BusyUser::Skip),
+            (CollisionRoom::OwnDuration, BusyUser::Queue),
+        ] {
+            for machine in [None, Some(NO_WAIT)] {
+                let s = if (room, busy, machine) == (own, queue, None) {
+                    cal.clone()
+                } else {
+                    run(true, room, busy, machine)?
+                };
+                // Submitted load on the machine the population was sized for.
+                let share = f64::from(machine.unwrap_or(procs)) / f64::from(procs);
+                writeln!(
+                    rules,
+                    "| {procs} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    serde_json::to_string(&room)?.trim_matches('"'),
+                    serde_json::to_string(&busy)?.trim_matches('"'),
+                    if machine.is_some() {
+                        "none waits"
+                    } else {
+                        "EASY"
+                    },
+                    col(&s, &skipped, 100.0, 1),
+                    col(&s, &deferred, 100.0, 1),
+                    col(&s, &not_opened, 100.0, 1),
+                    col(&s, &delay, 1.0, 1),
+                    col(&s, &|r| r.generated.load, 100.0, 1),
+                    col(&s, &|r| r.submitted.jobs_per_day, 1.0, 1),
+                    col(&s, &|r| r.submitted.load * share, 100.0, 1),
+                    if machine.is_some() {
+                        "-".into()
+                    } else {
+                        col(&s, &|r| r.figures.utilization, 100.0, 1)
+                    },
+                    if machine.is_some() {
+                        "-".into()
+                    } else {
+                        col(&s, &|r| r.figures.mean_wait, 1.0, 0)
+                    },
+                    pct(arrivals_by(&s, true)[8..18].iter().sum()),
+                )?;
+            }
+        }
+        // The alternatives, generated only.
+        let m0 = c.runtime.fitted_median;
+        let keep = RuntimeScale {
+            fitted_median: m0,
+            median: m0,
+            spread: 1.0,
+        };
+        let fitted = generate(files, procs, c.users, keep)?;
+        let rp0 = MetricStats::of(
+            "x",
+            &fitted.iter().map(|f| f.median_cpu_work).collect::<Vec<_>>(),
+        )
+        .mean;
+        let variants = [
+            ("calibrated (users, median, spread)", c.runtime),
+            (
+                "spread kept (users, median only)",
+                RuntimeScale {
+                    spread: 1.0,
+                    ..c.runtime
+                },
+            ),
+            (
+                "Cm read as median runtime x processors (users, median only)",
+                RuntimeScale {
+                    fitted_median: m0,
+                    median: m0 * site.cpu_work / rp0,
+                    spread: 1.0,
+                },
+            ),
+        ];
+        for (name, scale) in variants {
+            let g = generate(files, procs, c.users, scale)?;
+            let col = |f: fn(&WorkloadFigures) -> f64, scale: f64, d: usize| {
+                ci(&g.iter().map(f).collect::<Vec<f64>>(), scale, d)
+            };
+            writeln!(
+                alternatives,
+                "| {procs} | {name} | {:.0} s x (r / {:.0} s)^{:.3} | {} | {} | {} | {} |",
+                scale.median,
+                scale.fitted_median,
+                scale.spread,
+                col(|f| f.jobs_per_day, 1.0, 1),
+                col(|f| f.median_runtime, 1.0, 0),
+                col(|f| f.median_cpu_work, 1.0, 0),
+                col(|f| f.load, 100.0, 1),
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "Alternatives, generated workloads only (the same {REPLICATIONS} plans, users \
+         multiplied as calibrated):\n"
+    )?;
+    writeln!(
+        out,
+        "| processors | choice | runtimes | jobs/day | median runtime (s) | median runtime x processors (s) | load (%) |"
+    )?;
+    writeln!(out, "|---|---|---|---|---|---|---|")?;
+    out.push_str(&alternatives);
+    writeln!(
+        out,
+        "\nThe closed loop's rules (`collision_room`, `busy_user`; defaults first in each \
+         pair: `own-duration`, `queue`) on the same {REPLICATIONS} calibrated plans, under \
+         EASY and on a machine of 2^20 processors where no job waits (the plan's own share \
+         of the losses); the class-median room draws each session's jobs from another \
+         stream (`src/model/plan.rs`), so its plans generate other jobs. Submitted load on the machine the population was sized for; \
+         the share of submissions between 08:00 and 17:59 pooled over the replications \
+         (KTH's log: 74.4%):\n"
+    )?;
+    writeln!(
+        out,
+        "| processors | collision room | busy user | machine | skipped (% of planned) | deferred (% of opened) | not opened by the horizon (% of planned) | mean delay (h) | generated load (%) | submitted jobs/day | submitted load (%) | utilization (%) | mean wait (s) | submissions 08:00-17:59 |"
+    )?;
+    writeln!(
+        out,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    )?;
+    out.push_str(&rules);
+    Ok(out)
+}
+
 fn main() -> Result<()> {
     let started = Instant::now();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -376,12 +711,12 @@ fn main() -> Result<()> {
     }
     std::fs::create_dir_all(&plots)?;
 
-    let files = ModelFiles {
-        talby: Arc::new(TalbyModel::shipped()),
-        talby_name: "models/talby2006.toml".into(),
-        jobs: Arc::new(JobLayer::shipped()),
-        jobs_name: "models/kth-sessions.toml".into(),
-    };
+    let files = ModelFiles::new(
+        Arc::new(TalbyModel::shipped()),
+        "models/talby2006.toml",
+        Arc::new(JobLayer::shipped()),
+        "models/kth-sessions.toml",
+    );
     let site = files.talby.site(Parameterization::MachineSize(PROCS))?;
     let stop = AtomicBool::new(false);
     let on = run_model(&files, &options(false), &stop, &|| {})?;
@@ -821,67 +1156,9 @@ fn main() -> Result<()> {
         ),
     ];
 
-    // 5. Jobs per day and load against Table 28.
-    let per_rep = |s: &ModelSummary,
-                   f: fn(&sitesim::experiment::model::ModelReplication) -> f64| {
-        s.replications.iter().map(f).collect::<Vec<f64>>()
-    };
-    let kth_jobs: Vec<_> = kth.sessions.iter().flat_map(|s| &s.jobs).collect();
-    let first = kth_jobs.iter().map(|j| j.submit).min().unwrap_or(0);
-    let last = kth_jobs.iter().map(|j| j.submit).max().unwrap_or(0);
-    let kth_days = (last - first) as f64 / DAY as f64;
-    let mut kth_cpu: Vec<f64> = kth_jobs
-        .iter()
-        .map(|j| (j.runtime * i64::from(j.size)) as f64)
-        .collect();
-    let kth_load = kth_cpu.iter().sum::<f64>() / (f64::from(kth.procs) * (last - first) as f64);
-    let kth_median_cpu = median(&mut kth_cpu);
-    let t100 = files.talby.site(Parameterization::MachineSize(kth.procs))?;
-    println!("### Jobs per day and load against Table 28\n");
-    println!(
-        "Mean ± half-width of the 95% confidence interval over {REPLICATIONS} replications.\n"
-    );
-    println!(
-        "| figure | Table 28 at {PROCS} | model, daily cycle | model, no daily cycle | KTH log \
-         ({} processors) | Table 28 at {} |",
-        kth.procs, kth.procs
-    );
-    println!("|---|---|---|---|---|---|");
-    println!(
-        "| jobs per day (JD) | {:.1} | {} | {} | {:.1} | {:.1} |",
-        site.jobs_per_day,
-        ci(&per_rep(&on, |r| r.jobs_per_day), 1.0, 1),
-        ci(&per_rep(&off, |r| r.jobs_per_day), 1.0, 1),
-        kth_jobs.len() as f64 / kth_days,
-        t100.jobs_per_day
-    );
-    println!(
-        "| load (CL; model: utilization delivered, KTH: offered) | {} | {}% | {}% | {} | {} |",
-        pct(site.load),
-        ci(&per_rep(&on, |r| r.figures.utilization), 100.0, 1),
-        ci(&per_rep(&off, |r| r.figures.utilization), 100.0, 1),
-        pct(kth_load),
-        pct(t100.load)
-    );
-    println!(
-        "| median CPU work (Cm, s) | {:.0} | {} | {} | {:.0} | {:.0} |",
-        site.cpu_work,
-        ci(&per_rep(&on, |r| r.median_cpu_work), 1.0, 0),
-        ci(&per_rep(&off, |r| r.median_cpu_work), 1.0, 0),
-        kth_median_cpu,
-        t100.cpu_work
-    );
-    println!(
-        "| users | | {} | {} | | |",
-        ci(&per_rep(&on, |r| r.figures.users as f64), 1.0, 1),
-        ci(&per_rep(&off, |r| r.figures.users as f64), 1.0, 1),
-    );
-    println!(
-        "| mean wait (s) | | {} | {} | | |",
-        ci(&per_rep(&on, |r| r.figures.mean_wait), 1.0, 0),
-        ci(&per_rep(&off, |r| r.figures.mean_wait), 1.0, 0),
-    );
-    println!();
+    // 5. The calibrated site against Table 28 at 128 and 1,024 processors.
+    let table28 = table_28(&files)?;
+    println!("{table28}");
 
     for (name, chart) in charts {
         let path = plots.join(name);

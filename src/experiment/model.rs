@@ -5,8 +5,8 @@
 //! whatever the scheduler or the thread count (common random numbers); replications
 //! come back in order, so outputs are identical on any number of threads.
 
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
@@ -22,7 +22,8 @@ use crate::metrics::{
 use crate::model::plan::PlanConfig;
 use crate::model::site::SessionRecord;
 use crate::model::{
-    DayCycle, JobLayer, ModelSite, ModelSiteReport, Parameterization, SitePlan, TalbyModel,
+    BusyUser, Calibration, CollisionRoom, DayCycle, JobLayer, ModelSite, ModelSiteReport,
+    Parameterization, SiteParams, SitePlan, TalbyModel, WorkloadFigures, calibrate,
 };
 use crate::sched::BuildContext;
 use crate::session::SessionRule;
@@ -54,6 +55,14 @@ pub struct ModelOptions {
     /// Processors of the simulated machine when it is not the one the population was
     /// sized for (`run.procs`): capacity planning runs one population on several sizes.
     pub machine: Option<u32>,
+    /// Fit the user counts and runtimes to the site's parameters
+    /// ([`crate::model::calibrate`]); `false` keeps the thesis's user counts and the
+    /// fitted runtimes.
+    pub calibrate: bool,
+    /// What a session occupies in the plan's collision rule.
+    pub room: CollisionRoom,
+    /// What a user does with a session due while it is busy.
+    pub busy: BusyUser,
 }
 
 /// The model files of a run.
@@ -67,6 +76,51 @@ pub struct ModelFiles {
     pub jobs: Arc<JobLayer>,
     /// Its name.
     pub jobs_name: String,
+    /// Calibrations computed so far, by parameters and run length: each replication of
+    /// a run, and each point of an experiment with the same site, reuses its own.
+    calibrations: Arc<Mutex<Vec<Calibrated>>>,
+}
+
+/// A calibration and the parameters and run length it was computed for.
+type Calibrated = ((Parameterization, Time), Calibration);
+
+impl ModelFiles {
+    /// The files of a run.
+    pub fn new(
+        talby: Arc<TalbyModel>,
+        talby_name: impl Into<String>,
+        jobs: Arc<JobLayer>,
+        jobs_name: impl Into<String>,
+    ) -> ModelFiles {
+        ModelFiles {
+            talby,
+            talby_name: talby_name.into(),
+            jobs,
+            jobs_name: jobs_name.into(),
+            calibrations: Arc::default(),
+        }
+    }
+
+    /// The calibration of a site with parameters `params` over `length` seconds,
+    /// computed once; an error when its targets cannot be reached.
+    pub fn calibration(
+        &self,
+        params: Parameterization,
+        length: Time,
+    ) -> Result<Calibration, String> {
+        let key = (params, length);
+        let known = |c: &Vec<Calibrated>| c.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+        if let Some(c) = known(&self.calibrations.lock().expect("not poisoned")) {
+            return Ok(c);
+        }
+        let site = self.talby.site(params)?;
+        let c = calibrate(&self.talby, &self.jobs, &site, site.procs, length)?;
+        let mut cache = self.calibrations.lock().expect("not poisoned");
+        if known(&cache).is_none() {
+            cache.push((key, c));
+        }
+        Ok(c)
+    }
 }
 
 /// One replication: its figures and what its users did.
@@ -75,10 +129,11 @@ pub struct ModelReplication {
     /// The figures every replicated run has.
     #[serde(flatten)]
     pub figures: Replication,
-    /// Jobs submitted per day over the whole run (the thesis's JD).
-    pub jobs_per_day: f64,
-    /// Median CPU work of the submitted jobs, seconds (Cm).
-    pub median_cpu_work: f64,
+    /// The workload the model generated: every job of every session planned to start
+    /// in the run, opened by the closed loop or not.
+    pub generated: WorkloadFigures,
+    /// The jobs submitted to the machine.
+    pub submitted: WorkloadFigures,
     /// What the users did.
     pub users: ModelSiteReport,
     /// Arrivals, queue and utilization by local hour of day and day of week.
@@ -99,8 +154,12 @@ pub struct ModelSummary {
     pub model: String,
     /// The job layer file.
     pub jobs_model: String,
-    /// The site's parameters.
-    pub site: crate::model::SiteParams,
+    /// The site's parameters: the targets of the jobs per day, median CPU work and load.
+    pub site: SiteParams,
+    /// How the site was fitted to them.
+    pub calibration: Calibration,
+    /// The workload's figures over the replications: generated, submitted, delivered.
+    pub workload: Vec<MetricStats>,
     /// Class shares of new users (Table 30, clamped).
     pub class_shares: [f64; 4],
     /// Machine size.
@@ -109,6 +168,10 @@ pub struct ModelSummary {
     pub scheduler: String,
     /// When in the day sessions start.
     pub day_cycle: DayCycle,
+    /// What a session occupies in the plan's collision rule.
+    pub collision_room: CollisionRoom,
+    /// What a user does with a session due while it is busy.
+    pub busy_user: BusyUser,
     /// Multiplier on users.
     pub users: f64,
     /// Simulated time, seconds.
@@ -129,6 +192,67 @@ pub struct ModelSummary {
     pub stats: Vec<MetricStats>,
 }
 
+/// The site's parameters and its calibration (none if `opts.calibrate` is off).
+fn calibration(
+    files: &ModelFiles,
+    opts: &ModelOptions,
+) -> Result<(SiteParams, Calibration), ReplayError> {
+    let site = files
+        .talby
+        .site(opts.params)
+        .map_err(ReplayError::Options)?;
+    if !opts.calibrate {
+        return Ok((site, Calibration::NONE));
+    }
+    let c = files
+        .calibration(opts.params, opts.length)
+        .map_err(ReplayError::Options)?;
+    Ok((site, c))
+}
+
+/// The workload's figures over `reps`: the generated and the submitted jobs per day,
+/// median runtime (Cm), median runtime x processors and load; the utilization delivered
+/// in the measurement window; the shares of planned sessions skipped, of opened sessions
+/// deferred, and of planned sessions not opened by the horizon, and the mean delay of an
+/// opened session after its planned start (seconds).
+fn workload_stats(reps: &[ModelReplication]) -> Vec<MetricStats> {
+    if reps.is_empty() {
+        return Vec::new();
+    }
+    let of = |name: &'static str, f: &dyn Fn(&ModelReplication) -> f64| {
+        MetricStats::of(name, &reps.iter().map(f).collect::<Vec<f64>>())
+    };
+    let planned = |r: &ModelReplication| r.users.plan.sessions_by_class.iter().sum::<u64>() as f64;
+    let opened = |r: &ModelReplication| r.users.sessions_by_class.iter().sum::<u64>() as f64;
+    vec![
+        of("generated_jobs_per_day", &|r| r.generated.jobs_per_day),
+        of("generated_median_runtime", &|r| r.generated.median_runtime),
+        of("generated_median_cpu_work", &|r| {
+            r.generated.median_cpu_work
+        }),
+        of("generated_load", &|r| r.generated.load),
+        of("submitted_jobs_per_day", &|r| r.submitted.jobs_per_day),
+        of("submitted_median_runtime", &|r| r.submitted.median_runtime),
+        of("submitted_median_cpu_work", &|r| {
+            r.submitted.median_cpu_work
+        }),
+        of("submitted_load", &|r| r.submitted.load),
+        of("utilization", &|r| r.figures.utilization),
+        of("sessions_skipped", &|r| {
+            r.users.skipped as f64 / planned(r).max(1.0)
+        }),
+        of("sessions_deferred", &|r| {
+            r.users.deferred as f64 / opened(r).max(1.0)
+        }),
+        of("sessions_not_opened", &|r| {
+            r.users.not_opened as f64 / planned(r).max(1.0)
+        }),
+        of("session_delay", &|r| {
+            r.users.delay as f64 / opened(r).max(1.0)
+        }),
+    ]
+}
+
 /// Runs replication `r`.
 pub fn replicate(
     files: &ModelFiles,
@@ -139,10 +263,7 @@ pub fn replicate(
     let procs = run
         .procs
         .ok_or_else(|| ReplayError::Options("a model-based site needs a machine size".into()))?;
-    let site_params = files
-        .talby
-        .site(opts.params)
-        .map_err(ReplayError::Options)?;
+    let (site_params, calibration) = calibration(files, opts)?;
     let seed = replication_seed(run.seed, r);
     let plan = SitePlan::new(
         files.talby.clone(),
@@ -150,17 +271,17 @@ pub fn replicate(
         PlanConfig {
             site: site_params,
             day: opts.day,
-            users: opts.users,
+            users: opts.users * calibration.users,
+            runtime: calibration.runtime,
+            room: opts.room,
         },
         seed,
     );
-    let population_procs = procs;
     let procs = opts.machine.unwrap_or(procs);
     let mut users = ModelSite::new(
         plan,
-        files.jobs.clone(),
-        population_procs,
         opts.behaviour.clone(),
+        opts.busy,
         files.talby.collision.gap,
         opts.length,
     )
@@ -193,7 +314,11 @@ pub fn replicate(
     .run(None)?;
     let m = recorder.finish().map_err(ReplayError::Options)?;
     let report = users.report();
-    let days = opts.length as f64 / DAY as f64;
+    let (generated, submitted) = users.figures();
+    debug_assert_eq!(
+        (submitted.jobs_per_day * opts.length as f64 / DAY as f64).round(),
+        counts.submitted as f64
+    );
     Ok(ModelReplication {
         figures: Replication {
             users: users.plan().users().len() as u64,
@@ -201,8 +326,8 @@ pub fn replicate(
             arrivals: report.plan.new_users,
             ..Replication::measured(r, seed, &m, &sessions.summary())
         },
-        jobs_per_day: counts.submitted as f64 / days,
-        median_cpu_work: users.median_cpu_work(),
+        generated,
+        submitted,
         users: report,
         cycles: cycles.summary(),
         by_runtime_class: m.by_runtime_class.clone(),
@@ -219,10 +344,7 @@ pub fn run_model(
     stop: &AtomicBool,
     done: &(dyn Fn() + Sync),
 ) -> Result<ModelSummary, ReplayError> {
-    let site_params = files
-        .talby
-        .site(opts.params)
-        .map_err(ReplayError::Options)?;
+    let (site_params, calibration) = calibration(files, opts)?;
     let replications = in_parallel(opts.replications, stop, done, |r| replicate(files, opts, r))?;
     let figures: Vec<Replication> = replications.iter().map(|r| r.figures).collect();
     let run = &opts.run;
@@ -232,9 +354,13 @@ pub fn run_model(
         jobs_model: files.jobs_name.clone(),
         class_shares: files.talby.class_shares(&site_params),
         site: site_params,
+        calibration,
+        workload: workload_stats(&replications),
         procs: site_params.procs,
         scheduler: run.policy.label(),
         day_cycle: opts.day,
+        collision_room: opts.room,
+        busy_user: opts.busy,
         users: opts.users,
         length: opts.length,
         warmup: run.warmup,
@@ -277,21 +403,105 @@ pub fn render_model(s: &ModelSummary) -> String {
             s.replications_asked
         ));
     }
+    let c = &s.calibration;
     out.push_str(&format!(
-        "  parameters             median CPU work {:.0} s, load {:.3} (Table 28 expects {:.1} jobs/day); users x{}\n",
-        s.site.cpu_work, s.site.load, s.site.jobs_per_day, s.users
+        "  targets                {:.1} jobs/day, median CPU work {:.0} s, load {:.3} ({}); population x{}\n",
+        s.site.jobs_per_day,
+        s.site.cpu_work,
+        s.site.load,
+        if s.site.explicit {
+            "Cm and load given, jobs/day by Table 28"
+        } else {
+            "Table 28"
+        },
+        s.users
     ));
+    if c.users.is_nan() {
+        out.push_str(
+            "  calibration            none: the thesis's user counts, the fitted runtimes\n",
+        );
+    } else {
+        out.push_str(&format!(
+            "  calibration            users x{:.3} ({:.1} jobs/day at x1), runtimes {:.0} s x (r / {:.0} s)^{:.3}\n",
+            c.users,
+            c.base_jobs_per_day,
+            c.runtime.median,
+            c.runtime.fitted_median,
+            c.runtime.spread
+        ));
+    }
     out.push_str(&format!(
         "  user classes           LTLU {:.3}, LTHU {:.3}, STWE {:.3}, STWD {:.3} (Table 30, clamped)\n",
         s.class_shares[0], s.class_shares[1], s.class_shares[2], s.class_shares[3]
     ));
-    let n = s.replications.len().max(1) as f64;
-    let mean = |f: fn(&ModelReplication) -> f64| s.replications.iter().map(f).sum::<f64>() / n;
+    let stat = |name: &str| s.workload.iter().find(|m| m.metric == name);
+    let cell = |name: &str, decimals: usize| {
+        stat(name).map_or_else(
+            || "-".to_owned(),
+            |m| format!("{:.*} ± {:.*}", decimals, m.mean, decimals, m.ci95),
+        )
+    };
     out.push_str(&format!(
-        "  workload               {:.1} jobs/day submitted, median CPU work {:.0} s, {:.0} users\n",
-        mean(|r| r.jobs_per_day),
-        mean(|r| r.median_cpu_work),
-        mean(|r| r.figures.users as f64),
+        "  {:<26} {:>10} {:>20} {:>20}\n",
+        "workload (95% CI)", "target", "generated", "submitted"
+    ));
+    for (label, target, key, decimals) in [
+        (
+            "jobs/day",
+            format!("{:.1}", s.site.jobs_per_day),
+            "jobs_per_day",
+            1,
+        ),
+        (
+            "median CPU work (s)",
+            format!("{:.0}", s.site.cpu_work),
+            "median_runtime",
+            0,
+        ),
+        (
+            "median runtime x procs (s)",
+            "-".to_owned(),
+            "median_cpu_work",
+            0,
+        ),
+        ("load", format!("{:.3}", s.site.load), "load", 3),
+    ] {
+        out.push_str(&format!(
+            "  {:<26} {:>10} {:>20} {:>20}\n",
+            label,
+            target,
+            cell(&format!("generated_{key}"), decimals),
+            cell(&format!("submitted_{key}"), decimals),
+        ));
+    }
+    out.push_str(&format!(
+        "  {:<26} {:>10} {:>20} {:>20}\n",
+        "utilization (delivered)",
+        format!("{:.3}", s.site.load),
+        "",
+        cell("utilization", 3)
+    ));
+    out.push_str(&format!(
+        "  closed loop            sessions kept apart by {}; a busy user's sessions {}\n",
+        match s.collision_room {
+            CollisionRoom::OwnDuration => "their own duration",
+            CollisionRoom::ClassMedian => "their class's median duration",
+        },
+        match s.busy_user {
+            BusyUser::Queue => "queue",
+            BusyUser::Skip => "are skipped once its next is due",
+        },
+    ));
+    let delay = stat("session_delay").map_or_else(
+        || "-".to_owned(),
+        |m| format!("{:.1} ± {:.1} h", m.mean / 3600.0, m.ci95 / 3600.0),
+    );
+    out.push_str(&format!(
+        "  {:<22} {} of opened sessions deferred (mean delay of an opened session {delay}); of planned ones {} skipped, {} not opened by the horizon\n",
+        "",
+        cell("sessions_deferred", 3),
+        cell("sessions_skipped", 3),
+        cell("sessions_not_opened", 3),
     ));
     out.push_str(&render_stats(&s.stats));
     out

@@ -30,7 +30,7 @@ use super::resample::{
 use super::study::ExperimentSection;
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
-use crate::model::{DayCycle, JobLayer, Parameterization, TalbyModel};
+use crate::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel};
 use crate::sched::SchedulerSpec;
 use crate::swf::{SwfHeader, SwfReader};
 use crate::time::{Time, WEEK, parse_duration};
@@ -177,6 +177,19 @@ pub enum WorkloadSection {
         cpu_work: Option<f64>,
         /// CPU load, with `cpu_work`.
         load: Option<f64>,
+        /// Fit the user counts and the job layer's runtimes to the jobs per day, median
+        /// CPU work and load (`model::calibrate`); `false`: the thesis's user counts and
+        /// the fitted runtimes as they are.
+        #[serde(default = "yes")]
+        calibrate: bool,
+        /// What a planned session occupies in the collision rule: `"own-duration"` (its
+        /// jobs run at once) or `"class-median"` (its class's median duration).
+        #[serde(default)]
+        collision_room: CollisionRoom,
+        /// What a user does with a session due while it is busy: `"queue"` (it opens
+        /// once the previous one is over) or `"skip"` (dropped once the next is due).
+        #[serde(default)]
+        busy_user: BusyUser,
         /// How users react to bad service.
         #[serde(default)]
         users: BehaviourSection,
@@ -796,6 +809,9 @@ impl Scenario {
             work_hours,
             cpu_work,
             load,
+            calibrate,
+            collision_room,
+            busy_user,
             users,
         } = &self.workload
         else {
@@ -838,12 +854,12 @@ impl Scenario {
         if length <= opts.warmup + opts.cooldown {
             return Err("duration must be longer than warm-up plus cool-down".into());
         }
-        let files = ModelFiles {
-            talby: Arc::new(talby),
-            talby_name,
-            jobs: Arc::new(jobs),
-            jobs_name,
-        };
+        let files = ModelFiles::new(Arc::new(talby), talby_name, Arc::new(jobs), jobs_name);
+        if *calibrate {
+            files
+                .calibration(params, length)
+                .map_err(|e| format!("[machine]/[workload]: {e}"))?;
+        }
         let mut run = opts;
         let out = run.out.take();
         let mopts = ModelOptions {
@@ -857,6 +873,9 @@ impl Scenario {
             threads: self.threads,
             record_sessions: false,
             machine: None,
+            calibrate: *calibrate,
+            room: *collision_room,
+            busy: *busy_user,
         };
         Ok((files, mopts, out))
     }

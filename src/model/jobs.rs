@@ -14,6 +14,7 @@
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
+use super::calibrate::RuntimeScale;
 use super::dist::{Categorical, Quantiles, Zipf};
 use super::{PerSessionClass, SessionClass};
 use crate::time::{DAY, HOUR, Time};
@@ -238,11 +239,13 @@ impl JobLayer {
         day * DAY + hour * HOUR + rng.random_range(0..HOUR)
     }
 
-    /// The jobs of a session of class `c` on a machine of `procs` processors.
+    /// The jobs of a session of class `c` on a machine of `procs` processors, their
+    /// runtimes mapped by `scale` ([`super::calibrate`]).
     pub fn session<R: Rng + ?Sized>(
         &self,
         c: SessionClass,
         procs: u32,
+        scale: &RuntimeScale,
         rng: &mut R,
     ) -> Vec<SessionJob> {
         let s = self.classes.get(c);
@@ -251,7 +254,7 @@ impl JobLayer {
         while jobs.len() < n {
             let (p, m, _) = s.fit.sizes[s.sizes.sample(rng)];
             let size = scale_size(p, m, procs);
-            let runtime = s.fit.runtime.sample(rng).round().max(1.0) as Time;
+            let runtime = scale.apply(s.fit.runtime.sample(rng)).round().max(1.0) as Time;
             let factor = s.fit.estimate_factor.sample(rng).max(1.0);
             let estimate = (runtime as f64 * factor).ceil() as Time;
             let left = (n - jobs.len()) as u32;
@@ -279,6 +282,26 @@ impl JobLayer {
     }
 }
 
+/// How long a session of `jobs` lasts on a machine that starts every job at once, from
+/// its first submission to its last job's end, each job submitted as the closed loop
+/// submits it ([`Follow`]; a concurrent job at its gap after the previous submission, or
+/// at the previous job's end if that comes first). This is the session's end that
+/// Listing 5's collision check reads (seed 004 §13.1): the thesis draws a session's jobs
+/// and their arrival times with it, with no machine to wait for.
+pub fn idle_duration(jobs: &[SessionJob]) -> Time {
+    let (mut submit, mut end, mut last) = (0, 0, 0);
+    for job in jobs {
+        submit = match job.follow {
+            Follow::First => 0,
+            Follow::Think(think) => end + think,
+            Follow::Concurrent(gap) => (submit + gap).min(end),
+        };
+        end = submit + job.runtime;
+        last = last.max(end);
+    }
+    last
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,5 +315,31 @@ mod tests {
         assert_eq!(scale_size(30, 100, 128), 38);
         assert_eq!(scale_size(100, 100, 128), 128);
         assert_eq!(scale_size(256, 93_312, 128), 1);
+    }
+
+    #[test]
+    fn idle_durations_follow_the_closed_loop() {
+        let job = |runtime, follow| SessionJob {
+            size: 1,
+            runtime,
+            estimate: runtime,
+            follow,
+        };
+        assert_eq!(idle_duration(&[]), 0);
+        assert_eq!(idle_duration(&[job(100, Follow::First)]), 100);
+        // Think: 100 + 50 + 30.
+        let chain = [job(100, Follow::First), job(30, Follow::Think(50))];
+        assert_eq!(idle_duration(&chain), 180);
+        // A concurrent job 10 s after a long one: the session lasts as long as the
+        // long one; the next after the concurrent one's end.
+        let overlap = [
+            job(1000, Follow::First),
+            job(20, Follow::Concurrent(10)),
+            job(5, Follow::Think(0)),
+        ];
+        assert_eq!(idle_duration(&overlap), 1000);
+        // A gap longer than the previous job: submitted at its end.
+        let late = [job(100, Follow::First), job(100, Follow::Concurrent(500))];
+        assert_eq!(idle_duration(&late), 200);
     }
 }

@@ -9,17 +9,21 @@
 //! because the thesis publishes none. Within a session each job follows the previous
 //! one's completion by a think time ([`site`]): the loop the thesis leaves open (§14.2).
 
+pub mod calibrate;
 pub mod dist;
 pub mod fit;
 pub mod jobs;
 pub mod plan;
 pub mod site;
 pub mod talby;
+pub mod tally;
 
+pub use calibrate::{Calibration, RuntimeScale, calibrate};
 pub use jobs::{DayCycle, JobLayer};
-pub use plan::{PlanConfig, PlannedSession, SitePlan};
-pub use site::{ModelSite, ModelSiteReport};
+pub use plan::{CollisionRoom, PlanConfig, PlannedSession, SitePlan};
+pub use site::{BusyUser, ModelSite, ModelSiteReport};
 pub use talby::{Parameterization, SiteParams, TalbyModel};
+pub use tally::{Tally, WorkloadFigures};
 
 use serde::{Deserialize, Serialize};
 

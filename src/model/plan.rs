@@ -10,9 +10,11 @@
 //!   stochastically), each in its first week of activity; each user is active with the
 //!   probability of Eq 24, and an active user draws a number of sessions (generalized
 //!   Pareto), their classes (Eq 18, a Markov chain from its previous session's class),
-//!   and their start times by the weekly and daily cycle of each class. Sessions of one
-//!   user must not collide (Listing 5): each occupies its class's median duration plus
-//!   the collision gap. Users never leave; their weeks of activity advance.
+//!   their start times by the weekly and daily cycle of each class, and their jobs
+//!   (§13.2, [`super::jobs`]). Sessions of one user must not collide (Listing 5): each
+//!   occupies its own duration on a machine that starts every job at once
+//!   ([`idle_duration`]), or by choice its class's median duration, plus the collision
+//!   gap. Users never leave; their weeks of activity advance.
 //!
 //! Simulated time 0 is a Monday at 00:00 local time (§11.1).
 
@@ -20,10 +22,11 @@ use std::sync::Arc;
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use super::calibrate::RuntimeScale;
 use super::dist::Categorical;
-use super::jobs::{DayCycle, JobLayer};
+use super::jobs::{DayCycle, JobLayer, SessionJob, idle_duration};
 use super::talby::{SiteParams, TalbyModel};
 use super::{SessionClass, UserClass};
 use crate::seed::mix;
@@ -39,6 +42,28 @@ pub struct PlanConfig {
     pub day: DayCycle,
     /// Multiplier on the users active at start-up and on new users per week.
     pub users: f64,
+    /// The mapping of the job layer's runtimes ([`super::calibrate`]); sessions' jobs
+    /// are sized for the site's machine (`site.procs`).
+    pub runtime: RuntimeScale,
+    /// What a session occupies in the collision rule.
+    pub room: CollisionRoom,
+}
+
+/// What a planned session occupies in the collision rule of Listing 5 (seed 004 §13.1),
+/// besides the collision gap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CollisionRoom {
+    /// Its own duration, its jobs run at once ([`idle_duration`]): Listing 5 checks each
+    /// session's own end, its jobs and their arrival times being drawn with it, so
+    /// that "all separate sessions are indeed sessions, i.e. they are at least 20
+    /// minutes apart".
+    #[default]
+    OwnDuration,
+    /// Its class's median fitted duration, whatever its jobs: long sessions outlast
+    /// their room, and the closed loop must defer or skip the next ones. The rule before
+    /// issue 13, whose runs it reproduces (with [`super::site::BusyUser::Skip`]).
+    ClassMedian,
 }
 
 /// A user of the model.
@@ -54,12 +79,13 @@ pub struct ModelUser {
     pub startup: bool,
     /// The class of its latest planned session.
     pub last_session: Option<SessionClass>,
-    /// The end of its latest planned session (start plus its class's median duration).
+    /// The end of its planned sessions so far (start plus room; under
+    /// [`CollisionRoom::ClassMedian`], of the latest by start, as before issue 13).
     busy_until: Time,
 }
 
 /// A planned session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedSession {
     /// Its planned start, seconds from the run's start.
     pub start: Time,
@@ -67,8 +93,10 @@ pub struct PlannedSession {
     pub user: u32,
     /// Its class.
     pub class: SessionClass,
-    /// The seed of its jobs.
-    pub seed: u64,
+    /// Its jobs, drawn with it (Listing 5's GenerateSession) from its own stream.
+    pub jobs: Vec<SessionJob>,
+    /// Its own stream after its jobs: the user's reactions inside it.
+    pub rng: Xoshiro256PlusPlus,
 }
 
 /// What the plan drew.
@@ -103,8 +131,9 @@ pub struct SitePlan {
     users: Vec<ModelUser>,
     last_class: Option<UserClass>,
     week: u32,
-    /// The median duration of each session class (its room in the collision rule).
-    occupies: [Time; 5],
+    /// The median duration of each session class (a session's room in the collision
+    /// rule under [`CollisionRoom::ClassMedian`]).
+    class_median: [Time; 5],
     counts: PlanCounts,
 }
 
@@ -113,7 +142,8 @@ impl SitePlan {
     pub fn new(model: Arc<TalbyModel>, jobs: Arc<JobLayer>, cfg: PlanConfig, seed: u64) -> Self {
         let shares =
             Categorical::new(&model.class_shares(&cfg.site)).expect("clamped shares sum to 1");
-        let occupies = SessionClass::ALL.map(|c| jobs.class(c).duration.median().round() as Time);
+        let class_median =
+            SessionClass::ALL.map(|c| jobs.class(c).duration.median().round() as Time);
         let mut plan = SitePlan {
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
             seed,
@@ -121,7 +151,7 @@ impl SitePlan {
             users: Vec::new(),
             last_class: None,
             week: 0,
-            occupies,
+            class_median,
             counts: PlanCounts::default(),
             model,
             jobs,
@@ -169,6 +199,11 @@ impl SitePlan {
         &self.users
     }
 
+    /// How the plan is drawn.
+    pub fn config(&self) -> &PlanConfig {
+        &self.cfg
+    }
+
     /// What was drawn so far.
     pub fn counts(&self) -> &PlanCounts {
         &self.counts
@@ -204,57 +239,91 @@ impl SitePlan {
         sessions
     }
 
+    /// The jobs of a session of class `c` from the stream `seed`, and the stream after
+    /// them.
+    fn session_jobs(&self, c: SessionClass, seed: u64) -> (Vec<SessionJob>, Xoshiro256PlusPlus) {
+        let mut stream = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let jobs = self
+            .jobs
+            .session(c, self.cfg.site.procs, &self.cfg.runtime, &mut stream);
+        (jobs, stream)
+    }
+
     /// Draws the classes and starts of `n` sessions of `user` in the week starting at
-    /// `week_start` into `drawn`, by start: redraws the starts up to `tries` times and the
-    /// classes up to `class_tries` times until no two collide; false if they still do.
+    /// `week_start`, and their jobs when the collision rule needs them: the sessions, in
+    /// the order their classes were drawn, and their starts by time (ties by class, then
+    /// by that order). Redraws the starts up to `tries` times and the classes, with their
+    /// jobs, up to `class_tries` times until no two sessions collide (Listing 5); false
+    /// if they still do. Under [`CollisionRoom::OwnDuration`] session `k`'s jobs come
+    /// from the stream `mix(week_seed, k + 1)`, whatever the redraws of the starts.
     fn draw_sessions(
         &self,
         user: &ModelUser,
         n: usize,
         week_start: Time,
+        week_seed: u64,
         rng: &mut Xoshiro256PlusPlus,
-        drawn: &mut Vec<(Time, SessionClass)>,
-    ) -> bool {
+    ) -> (Vec<Drawn>, Vec<(Time, SessionClass, usize)>, bool) {
         let gap = self.model.collision.gap;
-        let mut classes = Vec::with_capacity(n);
+        let mut sessions: Vec<Drawn> = Vec::with_capacity(n);
+        let mut starts = Vec::with_capacity(n);
         for _ in 0..self.model.collision.class_tries {
-            classes.clear();
+            sessions.clear();
             let mut previous = user.last_session;
-            for _ in 0..n {
+            for k in 0..n {
                 let p = self
                     .model
                     .session_class(user.class, user.week_of_activity, previous);
-                let c = SessionClass::ALL[Categorical::new(&p)
+                let class = SessionClass::ALL[Categorical::new(&p)
                     .expect("clamped probabilities sum to 1")
                     .sample(rng)];
-                classes.push(c);
-                previous = Some(c);
+                previous = Some(class);
+                sessions.push(match self.cfg.room {
+                    CollisionRoom::OwnDuration => {
+                        let (jobs, stream) = self.session_jobs(class, mix(week_seed, k as u64 + 1));
+                        Drawn {
+                            class,
+                            room: idle_duration(&jobs),
+                            jobs: Some((jobs, stream)),
+                        }
+                    }
+                    CollisionRoom::ClassMedian => Drawn {
+                        class,
+                        room: self.class_median[class.index()],
+                        jobs: None,
+                    },
+                });
             }
             for _ in 0..self.model.collision.tries {
-                drawn.clear();
-                for &c in &classes {
-                    let at = week_start + self.jobs.start_in_week(c, self.cfg.day, rng);
-                    drawn.push((at, c));
+                starts.clear();
+                for (k, d) in sessions.iter().enumerate() {
+                    let at = week_start + self.jobs.start_in_week(d.class, self.cfg.day, rng);
+                    starts.push((at, d.class, k));
                 }
-                drawn.sort();
+                starts.sort_unstable();
+                // Listing 5's pairwise check, in order of start: a session collides if it
+                // starts before an earlier one's end plus the gap.
                 let mut free_from = user.busy_until.saturating_add(gap);
-                let collides = drawn.iter().any(|&(at, c)| {
+                let collides = starts.iter().any(|&(at, _, k)| {
                     let hit = at < free_from;
-                    free_from = at + self.occupies[c.index()] + gap;
+                    free_from = free_from.max(at + sessions[k].room + gap);
                     hit
                 });
                 if !collides {
-                    return true;
+                    return (sessions, starts, true);
                 }
             }
         }
-        false
+        (sessions, starts, false)
     }
 
     /// Draws the sessions of user `u` in an active week (Listing 5), from the user-week's
-    /// own stream: the number of sessions and their classes do not depend on how many
-    /// start times the collision rule redrew, so a site with and without the daily cycle
-    /// has the same sessions at other times.
+    /// own stream: the number of sessions, their classes and their jobs do not depend on
+    /// how many start times the collision rule redrew, so a site with and without the
+    /// daily cycle has the same sessions at other times. Under
+    /// [`CollisionRoom::ClassMedian`] the plan needs no jobs to place the sessions, and
+    /// the `i`-th session by start draws them from the stream `mix(week_seed, i + 1)`
+    /// once placed, as sitesim did before issue 13, whose runs that rule reproduces.
     fn plan_user_week(&mut self, u: u32, out: &mut Vec<PlannedSession>) {
         let user = self.users[u as usize];
         let week_seed = mix(self.seed, (u64::from(u) << 32) | u64::from(self.week));
@@ -263,23 +332,42 @@ impl SitePlan {
             .model
             .sessions_in_week(user.class, user.week_of_activity, &mut rng) as usize;
         let week_start = Time::from(self.week) * WEEK;
-        let mut drawn: Vec<(Time, SessionClass)> = Vec::with_capacity(n);
-        if !self.draw_sessions(&user, n, week_start, &mut rng, &mut drawn) {
+        let (sessions, starts, placed) =
+            self.draw_sessions(&user, n, week_start, week_seed, &mut rng);
+        if !placed {
             self.counts.collisions_kept += 1;
         }
-        for (k, &(start, class)) in drawn.iter().enumerate() {
+        let mut sessions: Vec<Option<Drawn>> = sessions.into_iter().map(Some).collect();
+        for (i, &(start, class, k)) in starts.iter().enumerate() {
+            let d = sessions[k].take().expect("each session has one start");
+            let (jobs, rng) = d
+                .jobs
+                .unwrap_or_else(|| self.session_jobs(class, mix(week_seed, i as u64 + 1)));
+            let user = &mut self.users[u as usize];
+            user.last_session = Some(class);
+            user.busy_until = match self.cfg.room {
+                // Listing 5: later sessions must not collide with any earlier one.
+                CollisionRoom::OwnDuration => user.busy_until.max(start + d.room),
+                // Before issue 13: with the last one by start.
+                CollisionRoom::ClassMedian => start + d.room,
+            };
+            self.counts.sessions_by_class[class.index()] += 1;
             out.push(PlannedSession {
                 start,
                 user: u,
                 class,
-                seed: mix(week_seed, k as u64 + 1),
+                jobs,
+                rng,
             });
-            self.counts.sessions_by_class[class.index()] += 1;
-        }
-        if let Some(&(start, class)) = drawn.last() {
-            let user = &mut self.users[u as usize];
-            user.last_session = Some(class);
-            user.busy_until = start + self.occupies[class.index()];
         }
     }
+}
+
+/// A session drawn for a week, before its start.
+struct Drawn {
+    class: SessionClass,
+    /// What it occupies in the collision rule.
+    room: Time,
+    /// Its jobs and its stream after them, if drawn.
+    jobs: Option<(Vec<SessionJob>, Xoshiro256PlusPlus)>,
 }

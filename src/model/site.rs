@@ -3,9 +3,13 @@
 //!
 //! A session opens at its planned start, or, if its user is still busy with its previous
 //! session (jobs left to submit or still running), once that session is over plus the
-//! collision gap: a user works one session at a time, as in a log's sessions. A session
-//! that could not open before its user's next planned session is skipped (the user has
-//! moved on; counted). In an open session the first job is submitted at once; each later
+//! collision gap: a user works one session at a time, as in a log's sessions. The plan
+//! keeps a user's sessions apart as they would last on a machine that starts every job
+//! at once ([`super::plan::CollisionRoom`]), so a session is deferred because the machine
+//! made its user wait, or because the plan could not place its user's week apart. By
+//! default ([`BusyUser::Queue`]) it still opens, however late, and only the horizon cuts
+//! what is left: the machine delays planned work but does not remove it. In an open
+//! session the first job is submitted at once; each later
 //! job follows the previous one's end by its think time, or, for a concurrent job, the
 //! previous submission by its gap ([`super::jobs`]). Optional reactions to bad service,
 //! as in the feedback replay ([`crate::users::behaviour`]): after a long response the
@@ -16,15 +20,15 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
-use std::sync::Arc;
 
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::SessionClass;
-use super::jobs::{Follow, JobLayer, SessionJob};
+use super::jobs::{Follow, SessionJob};
 use super::plan::{PlanCounts, PlannedSession, SitePlan};
+use super::tally::{Tally, WorkloadFigures};
 use crate::job::{JobOutcome, JobSpec};
 use crate::sim::{SimError, SourceCtx, Workload};
 use crate::time::{Time, WEEK};
@@ -32,6 +36,22 @@ use crate::users::Behaviour;
 
 /// The wake-up token of the weekly planning (the users' own is 0).
 const WEEK_TOKEN: u64 = 1;
+
+/// What a user does with a session that comes due while it is still busy with its
+/// previous one. The thesis's model is open loop (§13.1) and has no such case; its plan
+/// only keeps a user's sessions 20 minutes apart (Listing 5), and under bad service
+/// "users will submit fewer new jobs" (§14.2), which is the service's doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BusyUser {
+    /// Its sessions queue: each opens once the previous one is over plus the collision
+    /// gap, however late. No planned session is lost but to the horizon.
+    #[default]
+    Queue,
+    /// As `Queue`, but a session is skipped if its user's next planned session is due by
+    /// the time it could open (the user has moved on).
+    Skip,
+}
 
 /// What the site's users did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -44,8 +64,14 @@ pub struct ModelSiteReport {
     pub jobs_by_class: [u64; 5],
     /// Sessions that opened after their planned start (their user was busy).
     pub deferred: u64,
-    /// Sessions skipped: their user was still busy at its next planned session.
+    /// Time by which opened sessions followed their planned start, summed, seconds.
+    pub delay: Time,
+    /// Sessions skipped: their user was still busy at its next planned session
+    /// ([`BusyUser::Skip`]).
     pub skipped: u64,
+    /// Sessions planned to start by the horizon that had not opened by then (their
+    /// user still busy with earlier ones), counted at the end of the run.
+    pub not_opened: u64,
     /// Sessions given up after a long response (continuation).
     pub gave_up: u64,
     /// Jobs never submitted: the rest of sessions given up or of users who left.
@@ -124,12 +150,13 @@ struct Agent {
 /// The model-based site's users: a [`Workload`].
 pub struct ModelSite {
     plan: SitePlan,
-    jobs: Arc<JobLayer>,
+    /// Processors the population was sized for (the plan's).
     procs: u32,
     /// Processors of the simulated machine (`procs` unless set by
     /// [`ModelSite::on_machine`]).
     machine: u32,
     behaviour: Behaviour,
+    busy: BusyUser,
     gap: Time,
     horizon: Time,
     agents: Vec<Agent>,
@@ -137,37 +164,43 @@ pub struct ModelSite {
     due: BinaryHeap<Reverse<(Time, u32)>>,
     wakes: BTreeSet<Time>,
     next_job: i64,
-    /// CPU work (runtime times size) of every job submitted, seconds.
-    cpu_work: Vec<i64>,
+    /// Every job of every session planned to start by the horizon, whether the closed
+    /// loop opened it or not: the workload the model generates.
+    generated: Tally,
+    /// Every job submitted.
+    submitted: Tally,
     /// Sessions as they happened, if asked for.
     records: Option<Vec<SessionRecord>>,
     report: ModelSiteReport,
 }
 
 impl ModelSite {
-    /// The site of `plan`, its sessions' jobs from `jobs` scaled to `procs` processors;
-    /// nothing is submitted after `horizon`.
+    /// The site of `plan` (its sessions' jobs sized for the plan's machine), its users
+    /// reacting to service by `behaviour` and treating sessions due while they are busy
+    /// by `busy`, at least `gap` between two sessions of a user; nothing is submitted
+    /// after `horizon`.
     pub fn new(
         plan: SitePlan,
-        jobs: Arc<JobLayer>,
-        procs: u32,
         behaviour: Behaviour,
+        busy: BusyUser,
         gap: Time,
         horizon: Time,
     ) -> Self {
+        let procs = plan.config().site.procs;
         ModelSite {
             plan,
-            jobs,
             procs,
             machine: procs,
             behaviour,
+            busy,
             gap,
             horizon,
             agents: Vec::new(),
             due: BinaryHeap::new(),
             wakes: Default::default(),
             next_job: 1,
-            cpu_work: Vec::new(),
+            generated: Tally::default(),
+            submitted: Tally::default(),
             records: None,
             report: ModelSiteReport::default(),
         }
@@ -183,8 +216,15 @@ impl ModelSite {
 
     /// What the users did so far.
     pub fn report(&self) -> ModelSiteReport {
+        let horizon = self.horizon;
         ModelSiteReport {
             plan: self.plan.counts().clone(),
+            not_opened: self
+                .agents
+                .iter()
+                .flat_map(|a| &a.pending)
+                .filter(|s| s.start <= horizon)
+                .count() as u64,
             ..self.report.clone()
         }
     }
@@ -200,15 +240,14 @@ impl ModelSite {
         self.records.as_deref().unwrap_or(&[])
     }
 
-    /// The median CPU work (runtime times size) of the jobs submitted so far, seconds
-    /// (the thesis's Cm); 0 before any.
-    pub fn median_cpu_work(&mut self) -> f64 {
-        let n = self.cpu_work.len();
-        if n == 0 {
-            return 0.0;
-        }
-        let (_, mid, _) = self.cpu_work.select_nth_unstable(n / 2);
-        *mid as f64
+    /// The figures of the workload generated (every planned session's jobs, on the
+    /// machine the population was sized for) and of the jobs submitted (on the simulated
+    /// machine), over the run up to the horizon.
+    pub fn figures(&mut self) -> (WorkloadFigures, WorkloadFigures) {
+        (
+            self.generated.figures(self.procs, self.horizon),
+            self.submitted.figures(self.machine, self.horizon),
+        )
     }
 
     /// The plan.
@@ -232,16 +271,18 @@ impl ModelSite {
         let sessions = self.plan.next_week();
         self.agents
             .resize_with(self.plan.users().len(), Agent::default);
+        self.generated.add_planned(&sessions, self.horizon);
         for s in sessions {
-            let a = &mut self.agents[s.user as usize];
+            let (u, start) = (s.user, s.start);
+            let a = &mut self.agents[u as usize];
             if a.left {
                 continue;
             }
             a.pending.push_back(s);
             if a.open.is_none() && a.opening.is_none() {
-                let at = s.start.max(a.free_from + self.gap);
+                let at = start.max(a.free_from + self.gap);
                 a.opening = Some(at);
-                self.schedule(at, s.user, ctx);
+                self.schedule(at, u, ctx);
             }
         }
         let next = Time::from(self.plan.week()) * WEEK;
@@ -263,26 +304,27 @@ impl ModelSite {
                 return;
             }
             a.opening = None;
-            // Skip sessions overtaken by the user's next one.
-            while a.pending.len() > 1 && a.pending[1].start <= now {
-                a.pending.pop_front();
-                self.report.skipped += 1;
+            if self.busy == BusyUser::Skip {
+                // Skip sessions overtaken by the user's next one.
+                while a.pending.len() > 1 && a.pending[1].start <= now {
+                    a.pending.pop_front();
+                    self.report.skipped += 1;
+                }
             }
             let Some(s) = a.pending.pop_front() else {
                 return;
             };
             if now > s.start {
                 self.report.deferred += 1;
+                self.report.delay += now - s.start;
             }
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(s.seed);
-            let jobs = self.jobs.session(s.class, self.procs, &mut rng);
             self.report.sessions_by_class[s.class.index()] += 1;
-            a.rng = Some(rng);
+            a.rng = Some(s.rng);
             a.open = Some(OpenSession {
                 class: s.class,
-                ends: vec![None; jobs.len()],
-                submits: Vec::with_capacity(jobs.len()),
-                jobs,
+                ends: vec![None; s.jobs.len()],
+                submits: Vec::with_capacity(s.jobs.len()),
+                jobs: s.jobs,
                 next: 0,
                 running: 0,
                 last_submit: now,
@@ -320,7 +362,7 @@ impl ModelSite {
             logged_wait: None,
         });
         self.next_job += 1;
-        self.cpu_work.push(job.runtime * i64::from(job.size));
+        self.submitted.add(job.runtime, job.size.min(self.machine));
         self.report.jobs_by_class[s.class.index()] += 1;
         s.submits.push(now);
         s.next += 1;

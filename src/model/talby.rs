@@ -268,8 +268,11 @@ pub struct SiteParams {
     pub cpu_work: f64,
     /// CPU load (CL).
     pub load: f64,
-    /// Jobs per day Table 28 expects of a machine this size (JD), for comparison.
+    /// Jobs per day (JD) of a machine this size by Table 28: the target of the user
+    /// counts ([`super::calibrate`]).
     pub jobs_per_day: f64,
+    /// Whether Cm and CL were given rather than computed from the machine size.
+    pub explicit: bool,
 }
 
 /// Shares clamped to be non-negative and renormalized; all zero gives equal shares.
@@ -388,6 +391,7 @@ impl TalbyModel {
             cpu_work,
             load,
             jobs_per_day,
+            explicit: matches!(p, Parameterization::Explicit { .. }),
         })
     }
 
@@ -559,6 +563,7 @@ mod tests {
             cpu_work: 264.0,
             load: 0.6,
             jobs_per_day: 0.0,
+            explicit: true,
         });
         for (got, want) in shares.iter().zip([0.558, 0.203, 0.091, 0.149]) {
             assert!((got - want).abs() < 0.001, "{shares:?}");
@@ -586,6 +591,7 @@ mod tests {
             cpu_work: 3000.0,
             load: 0.8,
             jobs_per_day: 0.0,
+            explicit: true,
         };
         assert!(m.raw_class_shares(&site)[0] < 0.0);
         let shares = m.class_shares(&site);
