@@ -10,7 +10,12 @@ use sitesim::experiment::scenario::{DEFAULT_SCENARIO, Scenario};
 use sitesim::experiment::study::{Shard, Study};
 
 fn sweep_text() -> String {
-    let mut text = DEFAULT_SCENARIO.replace("replications = 4", "replications = 20");
+    let from = "replications = 40 ";
+    assert!(
+        DEFAULT_SCENARIO.contains(from),
+        "the default scenario's replications moved"
+    );
+    let mut text = DEFAULT_SCENARIO.replace(from, "replications = 20 ");
     text.push_str(
         "\n[experiment]\n[experiment.sweep]\naxis = \"population\"\n\
          values = [0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5]\n",

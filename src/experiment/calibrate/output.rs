@@ -1,0 +1,450 @@
+//! The calibration's outputs: the text of `sitesim calibrate`, `calibrate.csv`,
+//! `users.csv`, `calibrate.json` and the report page with the seed 003 Fig. 15 and
+//! Fig. 17 histograms.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::{CalibrateSummary, Figures, ResampledRow};
+use crate::experiment::feedback::render_drift;
+use crate::experiment::output::write_atomic;
+use crate::experiment::replay::ReplayError;
+use crate::experiment::resample::MetricStats;
+use crate::plot::{Histogram, write_histogram};
+use crate::time::{Hms, WEEK};
+use crate::workload::pools::Pool;
+
+/// Users the text lists, by their share of the resampled waits.
+const TOP_USERS: usize = 10;
+
+/// `x ± ci` of a metric, with `digits` decimals.
+fn stat(s: Option<&MetricStats>, digits: usize) -> String {
+    match s {
+        Some(s) => format!("{:.digits$} ± {:.digits$}", s.mean, s.ci95),
+        None => "-".into(),
+    }
+}
+
+/// The calibration as text.
+pub fn render_calibrate(s: &CalibrateSummary) -> String {
+    let mut w = String::new();
+    let _ = writeln!(
+        w,
+        "calibration of {} on {} processors against {}: {} replications of {} weeks \
+         ({} weeks' warm-up) per resampled row{}",
+        s.input,
+        s.procs,
+        s.scheduler,
+        s.replications_asked,
+        s.weeks,
+        s.warmup / WEEK,
+        if s.interrupted { " (interrupted)" } else { "" }
+    );
+    let _ = writeln!(
+        w,
+        "  {:<36} {:>16} {:>20} {:>15} {:>18} {:>12} {:>12}",
+        "",
+        "jobs/week",
+        "processor-h/week",
+        "utilization",
+        "mean wait (s)",
+        "jobs/session",
+        "session (h)"
+    );
+    let single = |w: &mut String, name: &str, f: &Figures, note: &str| {
+        let _ = writeln!(
+            w,
+            "  {:<36} {:>16.1} {:>20.0} {:>14.2}% {:>18.0} {:>12} {:>12}{note}",
+            name,
+            f.jobs_per_week,
+            f.proc_hours_per_week,
+            100.0 * f.utilization,
+            f.mean_wait,
+            if f.jobs_per_session.is_finite() {
+                format!("{:.2}", f.jobs_per_session)
+            } else {
+                "-".into()
+            },
+            if f.session_hours.is_finite() {
+                format!("{:.1}", f.session_hours)
+            } else {
+                "-".into()
+            },
+        );
+    };
+    single(&mut w, "the log", &s.log, "  (offered load; logged waits)");
+    single(
+        &mut w,
+        &format!("open-loop replay, {}", s.scheduler),
+        &s.replay,
+        "",
+    );
+    let _ = writeln!(
+        w,
+        "  {:<36} {:>16.1} {:>20.0}   (over the log's span)",
+        "feedback replay, the log's service",
+        s.identity.jobs_per_week,
+        s.identity.proc_hours_per_week
+    );
+    for r in &s.rows {
+        let _ = writeln!(
+            w,
+            "  {:<36} {:>16} {:>20} {:>15} {:>18} {:>12} {:>12}",
+            match (r.scheduler.as_str(), r.feedback) {
+                ("logged", _) => r.label.clone(),
+                (_, true) => format!("resampled, {}, feedback", r.scheduler),
+                (_, false) => format!("resampled, {}, no feedback", r.scheduler),
+            },
+            stat(r.stat("jobs_per_week"), 1),
+            stat(r.stat("proc_hours_per_week"), 0),
+            r.stat("utilization").map_or("-".into(), |u| format!(
+                "{:.2} ± {:.2}%",
+                100.0 * u.mean,
+                100.0 * u.ci95
+            )),
+            stat(r.stat("mean_wait"), 0),
+            stat(r.stat("jobs_per_session"), 2),
+            stat(r.stat("session_hours"), 1),
+        );
+    }
+    let _ = writeln!(
+        w,
+        "  identity     the log's own service, fed back: {}",
+        render_drift(&s.identity.drift)
+    );
+    if let Some(l) = s.logged() {
+        let _ = writeln!(
+            w,
+            "  resampling   under the log's own service: jobs/week {:+.1}%, processor-hours/week {:+.1}% \
+             against the log",
+            100.0 * l.jobs_per_week_change,
+            100.0 * l.proc_hours_per_week_change
+        );
+    }
+    if let (Some(l), Some(f)) = (s.logged(), s.under_scheduler(true)) {
+        let wait = |r: &ResampledRow| r.stat("mean_wait").map_or(f64::NAN, |m| m.mean);
+        let jobs = f.drift.on_time + f.drift.early() + f.drift.late();
+        let pct = |n: u64| 100.0 * n as f64 / jobs.max(1) as f64;
+        let _ = writeln!(
+            w,
+            "  under {}    throughput {:+.1}% against the log ({:+.1}% against its own service): \
+             jobs wait {:.0} s on average against {:.0} s under the log's service; {:.1}% of \
+             jobs came before their logged time (up to {}), {:.1}% after (up to {})",
+            f.scheduler,
+            100.0 * f.jobs_per_week_change,
+            100.0 * ((1.0 + f.jobs_per_week_change) / (1.0 + l.jobs_per_week_change) - 1.0),
+            wait(f),
+            wait(l),
+            pct(f.drift.early()),
+            Hms(f.drift.max_lead),
+            pct(f.drift.late()),
+            Hms(f.drift.max_lateness),
+        );
+    }
+    for (name, p) in [
+        ("without feedback", &s.wait_without_feedback),
+        ("with feedback", &s.wait_with_feedback),
+    ] {
+        if let Some(p) = p {
+            let _ = writeln!(
+                w,
+                "  Fig. 15      the log replayed open-loop waits {:.0} s: percentile {:.0} of the \
+                 resampled runs {name} (body {:.0}-{:.0} s): {}",
+                s.replay.mean_wait,
+                100.0 * p.percentile,
+                p.body.0,
+                p.body.1,
+                if p.inside { "inside" } else { "OUTSIDE" }
+            );
+        }
+    }
+    for l in &s.weekly_load {
+        let _ = writeln!(
+            w,
+            "  weekly load  {:<28} {} weeks: mean {:.2}, median {:.2}, p90 {:.2}, max {:.2}; {} \
+             ({:.1}%) above the machine's capacity, {} ({:.1}%) busier than the log's busiest",
+            l.label,
+            l.weeks,
+            l.mean,
+            l.median,
+            l.p90,
+            l.max,
+            l.over_capacity,
+            100.0 * l.over_capacity as f64 / l.weeks.max(1) as f64,
+            l.above_log_max,
+            100.0 * l.above_log_max as f64 / l.weeks.max(1) as f64,
+        );
+    }
+    let _ = writeln!(
+        w,
+        "  users        largest shares of the resampled waits (no feedback), as % of each total \
+         (busy weeks: the work of weeks busier than the log's busiest):"
+    );
+    let _ = writeln!(
+        w,
+        "    {:>8} {:<10} {:>8} {:>8} {:>10} {:>12} {:>10} {:>10} {:>10} {:>10}",
+        "user",
+        "pool",
+        "log jobs",
+        "log work",
+        "log wait",
+        "jobs/replic.",
+        "work",
+        "wait",
+        "busy weeks",
+        "fb wait"
+    );
+    for c in s.contributions.iter().take(TOP_USERS) {
+        let _ = writeln!(
+            w,
+            "    {:>8} {:<10} {:>7.1}% {:>7.1}% {:>9.1}% {:>12.0} {:>9.1}% {:>9.1}% {:>9.1}% {:>9.1}%{}",
+            c.user,
+            match c.pool {
+                Pool::LongTerm => "long-term",
+                Pool::Temporary => "temporary",
+                Pool::Excluded => "excluded",
+            },
+            100.0 * c.log_jobs,
+            100.0 * c.log_work,
+            100.0 * c.replay_wait,
+            c.resampled_jobs,
+            100.0 * c.resampled_work,
+            100.0 * c.resampled_wait,
+            100.0 * c.overload_work,
+            100.0 * c.feedback_wait,
+            if c.flurry { "  flurry" } else { "" }
+        );
+    }
+    let outside = [&s.wait_without_feedback, &s.wait_with_feedback]
+        .iter()
+        .any(|p| p.is_some_and(|p| !p.inside));
+    if outside {
+        let _ = writeln!(
+            w,
+            "  remedies     (seed 003) feedback; --weight USER=W to down-weight (W < 1) or \
+             leave out (0) a user; --flurry-weight W for every user with a flurry"
+        );
+    }
+    for warning in &s.warnings {
+        let _ = writeln!(w, "  warning: {warning}");
+    }
+    w
+}
+
+/// The header of `calibrate.csv`.
+const CSV_HEADER: &str = "row,scheduler,feedback,replications,jobs_per_week,jobs_per_week_ci95,\
+proc_hours_per_week,proc_hours_per_week_ci95,utilization,utilization_ci95,mean_wait,\
+mean_wait_ci95,jobs_per_session,session_hours,jobs_per_week_change,early,late\n";
+
+/// The rows as CSV.
+fn rows_csv(s: &CalibrateSummary) -> String {
+    let mut out = String::from(CSV_HEADER);
+    let f = &s.log;
+    let _ = writeln!(
+        out,
+        "log,,,0,{},0,{},0,{},0,{},0,{},{},0,0,0",
+        f.jobs_per_week,
+        f.proc_hours_per_week,
+        f.utilization,
+        f.mean_wait,
+        f.jobs_per_session,
+        f.session_hours
+    );
+    let r = &s.replay;
+    let _ = writeln!(
+        out,
+        "open-loop replay,{},false,1,{},0,{},0,{},0,{},0,,,{},0,0",
+        s.scheduler,
+        r.jobs_per_week,
+        r.proc_hours_per_week,
+        r.utilization,
+        r.mean_wait,
+        r.jobs_per_week / f.jobs_per_week - 1.0
+    );
+    let i = &s.identity;
+    let _ = writeln!(
+        out,
+        "feedback replay,logged,true,1,{},0,{},0,,,,,,,{},{},{}",
+        i.jobs_per_week,
+        i.proc_hours_per_week,
+        i.jobs_per_week / f.jobs_per_week - 1.0,
+        i.drift.early(),
+        i.drift.late()
+    );
+    for row in &s.rows {
+        let m = |k: &str| {
+            row.stat(k)
+                .map_or((f64::NAN, f64::NAN), |x| (x.mean, x.ci95))
+        };
+        let (j, jc) = m("jobs_per_week");
+        let (p, pc) = m("proc_hours_per_week");
+        let (u, uc) = m("utilization");
+        let (mw, mwc) = m("mean_wait");
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{j},{jc},{p},{pc},{u},{uc},{mw},{mwc},{},{},{},{},{}",
+            row.label,
+            row.scheduler,
+            row.feedback,
+            row.replications.len(),
+            m("jobs_per_session").0,
+            m("session_hours").0,
+            row.jobs_per_week_change,
+            row.drift.early(),
+            row.drift.late()
+        );
+    }
+    out
+}
+
+/// Every user's part as CSV.
+fn users_csv(s: &CalibrateSummary) -> String {
+    let mut out = String::from(
+        "user,pool,flurry,log_jobs,log_work,replay_wait,resampled_jobs,resampled_work,\
+         resampled_wait,overload_work,feedback_wait\n",
+    );
+    for c in &s.contributions {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            c.user,
+            serde_json::to_value(c.pool)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            c.flurry,
+            c.log_jobs,
+            c.log_work,
+            c.replay_wait,
+            c.resampled_jobs,
+            c.resampled_work,
+            c.resampled_wait,
+            c.overload_work,
+            c.feedback_wait
+        );
+    }
+    out
+}
+
+/// A histogram of `metric` over a row's replications, with marks.
+fn histogram(
+    row: &ResampledRow,
+    metric: &str,
+    title: String,
+    x: &str,
+    marks: Vec<(f64, String)>,
+) -> Option<Histogram> {
+    let m = row.stat(metric)?;
+    Some(Histogram {
+        title,
+        x_label: x.into(),
+        y_label: "replications".into(),
+        bins: m
+            .histogram
+            .iter()
+            .map(|b| (b.lo, b.hi, b.count as f64))
+            .collect(),
+        marks,
+    })
+}
+
+/// Writes `calibrate.json`, `calibrate.csv`, `users.csv` and the report page
+/// (`index.html` with its histograms) into `dir`.
+pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), ReplayError> {
+    let io = |p: &Path, source: std::io::Error| ReplayError::Output {
+        path: p.display().to_string(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let json = serde_json::to_string_pretty(s)
+        .map_err(|e| ReplayError::Options(format!("calibrate.json: {e}")))?;
+    for (name, text) in [
+        ("calibrate.json", json + "\n"),
+        ("calibrate.csv", rows_csv(s)),
+        ("users.csv", users_csv(s)),
+    ] {
+        let p = dir.join(name);
+        write_atomic(&p, text.as_bytes()).map_err(|e| io(&p, e))?;
+    }
+    let mut plots = Vec::new();
+    let replay = (
+        s.replay.mean_wait,
+        format!("the log replayed under {}", s.scheduler),
+    );
+    for (row, file) in [
+        (s.under_scheduler(false), "wait-without-feedback.svg"),
+        (s.under_scheduler(true), "wait-with-feedback.svg"),
+    ] {
+        if let Some(row) = row
+            && let Some(h) = histogram(
+                row,
+                "mean_wait",
+                format!(
+                    "Mean wait of {} resampled workloads under {}, {} (seed 003 Fig. 15)",
+                    row.replications.len(),
+                    row.scheduler,
+                    if row.feedback {
+                        "with feedback"
+                    } else {
+                        "without feedback"
+                    }
+                ),
+                "mean wait of a replication (s)",
+                vec![replay.clone()],
+            )
+        {
+            plots.push((file, h));
+        }
+    }
+    for (i, row) in s.rows.iter().enumerate() {
+        let marks = vec![(s.log.jobs_per_week, "the log".to_owned())];
+        let title = format!(
+            "Jobs per week of {} resampled workloads: {} (seed 003 Fig. 17)",
+            row.replications.len(),
+            row.label
+        );
+        if let Some(h) = histogram(row, "jobs_per_week", title, "jobs per week", marks) {
+            plots.push((
+                [
+                    "throughput-logged.svg",
+                    "throughput-feedback.svg",
+                    "throughput-no-feedback.svg",
+                ][i.min(2)],
+                h,
+            ));
+        }
+    }
+    for (file, h) in &plots {
+        let p = dir.join(file);
+        write_histogram(&p, h)
+            .map_err(|e| ReplayError::Options(format!("{}: {e}", p.display())))?;
+    }
+    let page = report_page(s, plots.iter().map(|(f, _)| *f));
+    let p = dir.join("index.html");
+    write_atomic(&p, page.as_bytes())
+        .map(|_| ())
+        .map_err(|e| io(&p, e))
+}
+
+/// The report page.
+fn report_page<'a>(s: &CalibrateSummary, plots: impl Iterator<Item = &'a str>) -> String {
+    let escape = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut page = format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>sitesim calibrate: {0}</title>\
+         <style>body{{font-family:sans-serif;max-width:80em;margin:2em auto}}\
+         pre{{background:#f6f6f6;padding:1em;overflow-x:auto}}img{{max-width:48%}}</style></head>\
+         <body><h1>Calibration of {0}</h1>\n<p>Files: calibrate.json, calibrate.csv, users.csv. \
+         The check before a closed-loop study (docs/MODELS.md, \"Calibration\").</p>\n<pre>{1}</pre>\n",
+        escape(&s.input),
+        escape(&render_calibrate(s))
+    );
+    for p in plots {
+        let _ = writeln!(page, "<img src=\"{p}\" alt=\"{p}\">");
+    }
+    page.push_str("</body></html>\n");
+    page
+}
