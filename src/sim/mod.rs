@@ -371,8 +371,10 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         }
         if self.logged_service && spec.logged_wait.is_none() {
             return Err(invalid(format!(
-                "job {} has no logged wait, and policy '{}' replays the log's waits \
-                 (a log without waits needs --unknown-waits)",
+                "job {} has no logged wait (SWF field 3), and policy '{}' replays the log's \
+                 own service: it needs a log that records waits (a model-based site has none; \
+                 for a log without them, feedback, resample and calibrate can estimate them \
+                 with --unknown-waits)",
                 spec.job,
                 self.scheduler.name()
             )));
