@@ -338,3 +338,26 @@ fn conservative_refuses_predictors() {
         "{err}"
     );
 }
+
+/// The log's own service (`logged`): on 2 processors, three jobs of 2 processors each,
+/// submitted at 0, 0 and 5 with logged waits 0, 10 and 0, start at 0, 10 and 5 whatever
+/// the machine holds (it is unbounded: up to 6 processors run at once here), and run
+/// their logged 100 s although they asked for 50 (no kill). With `scale=3` the second
+/// starts at 30.
+#[test]
+fn the_logs_own_service_starts_each_job_its_logged_wait_after_submission() {
+    let swf = [
+        common::logged(1, 1, 0, 0, 100, 2),
+        common::logged(2, 2, 0, 10, 100, 2),
+        common::logged(3, 3, 5, 0, 100, 2),
+    ]
+    .concat()
+    .replace(" 1000 -1 1 ", " 50 -1 1 ");
+    for (policy, second) in [("logged", 10), ("logged:scale=3", 30)] {
+        let spec: sitesim::sched::SchedulerSpec = policy.parse().unwrap();
+        let jobs = run_with(&swf, 2, spec, Kill, &[]).expect("the log's service runs");
+        assert_eq!(starts(&jobs), [(1, 0), (2, second), (3, 5)], "{policy}");
+        assert!(jobs.iter().all(|j| j.runtime() == 100 && !j.killed));
+        assert!(jobs.iter().all(|j| j.estimate == 50));
+    }
+}
