@@ -709,13 +709,14 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
     let u = &s.users;
     let _ = writeln!(
         w,
-        "  user model    sessions split at {} s ({} job), dependencies up to {}, windows end at {}, opener think time {}, negative think time {}; local time {}{}{}",
+        "  user model    sessions split at {} s ({} job), dependencies up to {}, windows end at {}, opener think time {}, negative think time {}, flow forward {}; local time {}{}{}",
         u.trace.threshold,
         u.trace.rule.name(),
         u.trace.cutoff.name(),
         u.trace.window_end.name(),
         u.opening_think.name(),
         u.negative_think.name(),
+        u.flow_forward.name(),
         u.time_zone,
         u.continuation
             .as_ref()

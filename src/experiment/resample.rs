@@ -429,11 +429,6 @@ impl Resampler {
         &self.log_load
     }
 
-    /// The log's file name.
-    pub fn input(&self) -> &str {
-        &self.input
-    }
-
     /// What a scheduler is built for: the machine and the log's clock.
     pub(crate) fn build_context(&self) -> BuildContext {
         let clock = SiteClock::from_header(&self.header, self.time_zone.as_deref())
@@ -729,7 +724,7 @@ pub fn render_resample(s: &ResampleSummary) -> String {
     }
     out.push_str(&s.pools.render());
     out.push_str(&format!(
-        "  population             long-term x{}, temporary x{}, long-term users regenerated {} after {}\n",
+        "  population             long-term x{}, temporary x{}, long-term users regenerated {} after {}, starting in a week of their {}\n",
         s.population.long_term,
         s.population.temporary,
         match s.population.regenerate_after {
@@ -739,7 +734,8 @@ pub fn render_resample(s: &ResampleSummary) -> String {
         match s.population.regenerate_from {
             RegenerateFrom::Calendar => "their trace's end on the log's calendar (or their finish if later)",
             RegenerateFrom::Finish => "they finish their trace",
-        }
+        },
+        s.population.start_week.name()
     ));
     out.push_str(&render_stats(&s.stats));
     for w in &s.warnings {

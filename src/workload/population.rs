@@ -101,16 +101,6 @@ pub enum RegenerateFrom {
     Finish,
 }
 
-impl RegenerateFrom {
-    /// The option's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            RegenerateFrom::Calendar => "calendar",
-            RegenerateFrom::Finish => "finish",
-        }
-    }
-}
-
 impl std::str::FromStr for RegenerateFrom {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
