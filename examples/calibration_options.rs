@@ -16,8 +16,10 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use sitesim::experiment::feedback::{FeedbackOptions, feedback};
+use sitesim::experiment::metric::MetricStats;
 use sitesim::experiment::replay::ReplayOptions;
-use sitesim::experiment::resample::{MetricStats, ResampleOptions, Resampler, with_threads};
+use sitesim::experiment::replicate::with_threads;
+use sitesim::experiment::resample::{ResampleOptions, Resampler};
 use sitesim::sched::SchedulerSpec;
 use sitesim::swf::SwfReader;
 use sitesim::time::WEEK;

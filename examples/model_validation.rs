@@ -19,11 +19,12 @@ use std::time::Instant;
 use rayon::prelude::*;
 use sitesim::experiment::feedback::UnknownWaits;
 use sitesim::experiment::fit::read_log;
+use sitesim::experiment::metric::MetricStats;
 use sitesim::experiment::model::{
     ModelFiles, ModelOptions, ModelReplication, ModelSummary, run_model,
 };
 use sitesim::experiment::replay::ReplayOptions;
-use sitesim::experiment::resample::{MetricStats, replication_seed};
+use sitesim::experiment::replicate::replication_seed;
 use sitesim::localtime::{LocalTime, SiteClock, WEEKDAYS};
 use sitesim::model::fit::{DAYTIME_END, DAYTIME_START, FitLog, classify};
 use sitesim::model::plan::PlanConfig;
@@ -457,7 +458,7 @@ fn table_28(files: &ModelFiles) -> Result<String> {
         };
         let (own, queue) = (CollisionRoom::OwnDuration, BusyUser::Queue);
         let (cal, raw) = (run(true, own, queue, None)?, run(false, own, queue, None)?);
-        let c = cal.calibration;
+        let c = cal.source.calibration;
         writeln!(
             out,
             "**{procs} processors**: users x{:.3} (the thesis's counts give {:.1} jobs/day), \
@@ -758,7 +759,7 @@ fn main() -> Result<()> {
          {} replications; Table 28 parameters at {PROCS} processors: Cm {:.0} s, CL {:.3}, \
          JD {:.1}.\n",
         LENGTH / WEEK,
-        on.warmup / WEEK,
+        on.run.warmup / WEEK,
         on.replications.len(),
         site.cpu_work,
         site.load,

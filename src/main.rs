@@ -1,45 +1,42 @@
 //! The `sitesim` command line.
 
+//!
+//! This file holds the argument definitions, their conversion to each command's
+//! options, and the dispatch; each command's code lives in `sitesim::experiment`.
+
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 
-use sitesim::experiment::calibrate::{calibrate, render_calibrate, write_calibrate};
+use sitesim::experiment::analyze::{AnalyzeOptions, analyze_command};
+use sitesim::experiment::calibrate::calibrate_command;
+use sitesim::experiment::estimates::{EstimatesInput, estimates_command};
 use sitesim::experiment::feedback::{
-    ContinuationSource, FeedbackOptions, UnknownWaits, feedback, read_trace, render_feedback,
+    ContinuationSource, FeedbackOptions, UnknownWaits, feedback_command,
 };
-use sitesim::experiment::fit::fit_logs;
-use sitesim::experiment::output::write_atomic;
-use sitesim::experiment::replay::{ReplayOptions, machine_size, render, render_modal, replay};
-use sitesim::experiment::report::write_report;
-use sitesim::experiment::resample::{
-    ResampleOptions, Resampler, SweepPoint, SweepSummary, render_resample, render_sweep,
-    saturation, stats_of, with_threads, write_resample, write_sweep,
-};
-use sitesim::experiment::scenario::{DEFAULT_SCENARIO, RunSummary, Scenario};
-use sitesim::experiment::study::{Shard, Study, merge};
+use sitesim::experiment::fit::fit_command;
+use sitesim::experiment::generate::generate_command;
+use sitesim::experiment::replay::{ReplayOptions, replay_command};
+use sitesim::experiment::report::report_command;
+use sitesim::experiment::resample::{ResampleOptions, resample_command};
+use sitesim::experiment::run::run_command;
+use sitesim::experiment::study::{Shard, sweep_command};
+use sitesim::experiment::summary::merge_command;
 use sitesim::job::OverrunPolicy;
-use sitesim::localtime::SiteClock;
 use sitesim::metrics::{Bsld, BsldForm};
-use sitesim::model::JobLayer;
-use sitesim::model::fit::{render_summary, to_toml};
+use sitesim::predict::PredictorSpec;
 use sitesim::predict::estimates::EstimateModel;
-use sitesim::predict::{ModalModel, ModalParams, PredictorSpec};
-use sitesim::sched::{BuildContext, SchedulerSpec};
+use sitesim::sched::SchedulerSpec;
 use sitesim::session::SessionRule;
-use sitesim::swf::{SwfHeader, SwfReader, SwfWriter};
 use sitesim::time::{Time, WEEK, parse_duration};
 use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Patience};
-use sitesim::workload::analysis::{DEFAULT_FLURRY_FACTOR, LogAnalysis};
-use sitesim::workload::pools::{PoolConfig, Pools};
+use sitesim::workload::SyntheticConfig;
+use sitesim::workload::analysis::DEFAULT_FLURRY_FACTOR;
+use sitesim::workload::pools::PoolConfig;
 use sitesim::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use sitesim::workload::questionable::{Policies, PolicySetting};
 use sitesim::workload::trace::{DependenceCutoff, TraceConfig, WindowEnd};
-use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 
 #[derive(Parser)]
 #[command(
@@ -65,7 +62,9 @@ enum Command {
     /// arriving every week), run with feedback in parallel replications.
     Resample(ResampleArgs),
     /// Resampled runs over a grid of population multipliers and schedulers: where added
-    /// users stop adding load.
+    /// users stop adding load. An experiment, as a scenario's `[experiment.sweep] axis =
+    /// "population"` over `source = "resample"` gives: its results directory is --out
+    /// [default: results/sweep-LOG]; an interrupted sweep resumes, --shard splits it.
     Sweep(SweepArgs),
     /// The check before a closed-loop study of a log: the log's own figures beside its
     /// users fed the log's own service (which must give back the log), resampled under
@@ -303,13 +302,53 @@ const CALIBRATE_REPLICATIONS: u32 = 100;
 struct SweepArgs {
     #[command(flatten)]
     population_args: PopulationArgs,
-    /// Population multipliers, comma-separated.
+    /// Population multipliers, comma-separated; each multiplies the base population
+    /// (--long-term, --temporary, both 1 by default).
     #[arg(long, value_delimiter = ',', required = true, value_parser = non_negative_factor)]
     populations: Vec<f64>,
     /// A scheduler to compare, `NAME[:key=value,...]`; repeat the option for more
     /// [default: --scheduler].
     #[arg(long = "schedulers")]
     schedulers: Vec<SchedulerSpec>,
+    /// Run only shard K of N of the sweep's runs (1 <= K <= N); merge the shards'
+    /// directories with `sitesim merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+}
+
+impl SweepArgs {
+    /// Runs the sweep as the experiment it is (`--out` is its results directory).
+    fn run(&self) -> Result<(), String> {
+        let p = &self.population_args;
+        let opts = p.options(1.0, RESAMPLE_REPLICATIONS)?;
+        let schedulers = if self.schedulers.is_empty() {
+            vec![opts.users.run.policy.clone()]
+        } else {
+            self.schedulers.clone()
+        };
+        // What identifies the experiment for resuming and merging: every option but the
+        // output directory, the shard and the threads.
+        let identity = ResampleOptions {
+            out: None,
+            threads: None,
+            ..opts.clone()
+        };
+        let text = format!(
+            "sitesim sweep --swf {} --populations {:?} --schedulers {:?}\n{identity:#?}\n",
+            p.swf().display(),
+            self.populations,
+            schedulers.iter().map(|s| s.label()).collect::<Vec<_>>(),
+        );
+        sweep_command(
+            p.swf(),
+            &opts,
+            &schedulers,
+            &self.populations,
+            opts.out.clone(),
+            self.shard,
+            &text,
+        )
+    }
 }
 
 /// How a log is split into users, sessions and dependencies.
@@ -459,162 +498,27 @@ fn positive_factor(s: &str) -> Result<f64, String> {
     }
 }
 
-fn run_scenario(a: RunArgs) -> Result<(), String> {
-    let started = Instant::now();
-    let (scenario, text) = match &a.scenario {
-        Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            (Scenario::parse(&text, &path.display().to_string())?, text)
+impl AnalyzeArgs {
+    fn options(&self) -> Result<AnalyzeOptions, String> {
+        let mut questionable = Policies::default();
+        for s in &self.questionable {
+            questionable.set(s);
         }
-        None => (
-            Scenario::parse(DEFAULT_SCENARIO, "scenarios/default.toml (built in)")?,
-            DEFAULT_SCENARIO.to_owned(),
-        ),
-    };
-    if scenario.experiment.is_some() {
-        return run_experiment(&scenario, &text, a, started);
+        Ok(AnalyzeOptions {
+            procs: self.procs,
+            questionable,
+            trace: self.users.trace_config()?,
+            time_zone: self.users.time_zone.clone(),
+            unknown_waits: self.users.unknown_waits.clone(),
+            flurry_factor: self.flurry_factor,
+            pools: PoolConfig {
+                long_term_share: self.long_term_share,
+                edge: self.edge,
+            },
+            json: self.json,
+            fit_continuation: self.fit_continuation.clone(),
+        })
     }
-    if a.shard.is_some() || a.out.is_some() {
-        return Err("--out and --shard apply to scenarios with an [experiment] section".into());
-    }
-    if let Some(d) = &scenario.description {
-        println!(
-            "scenario {}: {d}",
-            scenario.name.as_deref().unwrap_or("(unnamed)")
-        );
-    }
-    let runs = scenario.runs();
-    let bar = if runs > 1 {
-        progress(u64::from(runs), "replications")
-    } else {
-        ProgressBar::hidden()
-    };
-    let summary = scenario.run(stop_flag(), &|| bar.inc(1))?;
-    bar.finish_and_clear();
-    print!("{}", summary.render());
-    match summary.single() {
-        Some(run) => {
-            report_time(started, run.input.jobs, run.counts.checked_passes > 0);
-            if let Some(dir) = &scenario.output.dir {
-                report_outputs(dir, matches!(summary, RunSummary::Feedback(_)));
-            }
-        }
-        None => {
-            if let Some(dir) = &scenario.output.dir {
-                eprintln!("wrote {}/summary.json and replications.csv", dir.display());
-            }
-            eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
-        }
-    }
-    Ok(())
-}
-
-fn run_experiment(
-    scenario: &Scenario,
-    text: &str,
-    a: RunArgs,
-    started: Instant,
-) -> Result<(), String> {
-    let mut study = Study::new(scenario, text)?;
-    let dir = a
-        .out
-        .or_else(|| scenario.output.dir.clone())
-        .unwrap_or_else(|| PathBuf::from("results").join(&study.plan().name));
-    let shard = a.shard.unwrap_or(Shard::ALL);
-    let plan = study.plan();
-    let total = study.pending(&dir, shard);
-    println!(
-        "experiment {}: {} point(s) x {} replication(s){}, results in {}",
-        plan.name,
-        plan.points.len(),
-        plan.replications,
-        if shard == Shard::ALL {
-            String::new()
-        } else {
-            format!(", shard {}/{}", shard.index, shard.count)
-        },
-        dir.display()
-    );
-    let bar = if study.is_capacity_search() {
-        let b = ProgressBar::new_spinner();
-        b.set_message("capacity search: runs");
-        b
-    } else {
-        progress(total, "runs")
-    };
-    let threads = scenario.threads;
-    let p = with_threads(threads, || {
-        study.run(&dir, shard, stop_flag(), &|| bar.inc(1))
-    })
-    .map_err(|e| e.to_string())??;
-    bar.finish_and_clear();
-    println!(
-        "  runs          {} of this shard: {} done now, {} found from before",
-        p.runs, p.done, p.resumed
-    );
-    if p.interrupted {
-        println!("  interrupted   run the same command again to resume");
-    } else if shard == Shard::ALL {
-        println!(
-            "  written       {0}/summary.json, {0}/runs.csv; plots: sitesim report {0}",
-            dir.display()
-        );
-        if study.is_capacity_search() {
-            println!("  capacity      {}/capacity.json", dir.display());
-        }
-    } else {
-        println!("  merge         sitesim merge --out DIR <the shards' directories>");
-    }
-    eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
-    Ok(())
-}
-
-fn run_merge(a: MergeArgs) -> Result<(), String> {
-    let summary = merge(&a.out, &a.shards)?;
-    println!(
-        "merged {} shard(s) into {}: {} point(s), {} run(s) missing",
-        a.shards.len(),
-        a.out.display(),
-        summary.points.len(),
-        summary.missing_runs
-    );
-    Ok(())
-}
-
-fn run_report(a: ReportArgs) -> Result<(), String> {
-    let files = write_report(&a.dir)?;
-    println!(
-        "wrote {} file(s); open {}",
-        files.len(),
-        a.dir.join("report").join("index.html").display()
-    );
-    Ok(())
-}
-
-fn report_time(started: Instant, jobs: u64, checked: bool) {
-    let elapsed = started.elapsed();
-    println!(
-        "  time          {:.1} ms ({:.0} jobs/s{})",
-        elapsed.as_secs_f64() * 1e3,
-        jobs as f64 / elapsed.as_secs_f64(),
-        if checked { ", invariants checked" } else { "" }
-    );
-}
-
-fn report_outputs(dir: &std::path::Path, feedback: bool) {
-    println!(
-        "  written       {0}/summary.json, {0}/jobs.csv, {0}/schedule.swf{1}",
-        dir.display(),
-        if feedback {
-            format!(
-                ", {0}/users.csv, {0}/sessions.csv, {0}/cycles.csv",
-                dir.display()
-            )
-        } else {
-            String::new()
-        }
-    );
 }
 
 impl SiteArgs {
@@ -642,13 +546,6 @@ impl SiteArgs {
             out: self.out.clone(),
         }
     }
-
-    fn header(&self) -> Result<SwfHeader, String> {
-        Ok(SwfReader::open(&self.swf)
-            .map_err(|e| e.to_string())?
-            .header()
-            .clone())
-    }
 }
 
 fn non_negative_factor(s: &str) -> Result<f64, String> {
@@ -675,27 +572,6 @@ fn user_weight(s: &str) -> Result<(i64, f64), String> {
     Ok((user, non_negative_factor(weight)?))
 }
 
-fn run_replay(a: ReplayArgs) -> Result<(), String> {
-    let started = Instant::now();
-    let opts = a.site.options(a.interarrival_factor);
-    let header = a.site.header()?;
-    let name = a.site.swf.display().to_string();
-    let summary = replay(
-        || SwfReader::open(&a.site.swf),
-        &name,
-        &header,
-        |r| r.extra_columns(),
-        &opts,
-    )
-    .map_err(|e| e.to_string())?;
-    print!("{}", render(&summary));
-    report_time(started, summary.input.jobs, opts.check);
-    if let Some(dir) = &a.site.out {
-        report_outputs(dir, false);
-    }
-    Ok(())
-}
-
 impl FeedbackArgs {
     fn options(&self) -> Result<FeedbackOptions, String> {
         Ok(FeedbackOptions {
@@ -716,6 +592,10 @@ impl FeedbackArgs {
 }
 
 impl PopulationArgs {
+    fn swf(&self) -> &std::path::Path {
+        &self.feedback.site.swf
+    }
+
     fn options(&self, population: f64, replications: u32) -> Result<ResampleOptions, String> {
         let mut users = self.feedback.options()?;
         if users.run.cooldown == 0 {
@@ -745,368 +625,48 @@ impl PopulationArgs {
             out: self.feedback.site.out.clone(),
         })
     }
-
-    fn resampler(&self, opts: &ResampleOptions) -> Result<Resampler, String> {
-        let site = &self.feedback.site;
-        let header = site.header()?;
-        let name = site.swf.display().to_string();
-        Resampler::new(
-            || SwfReader::open(&site.swf),
-            &name,
-            &header,
-            |r| r.extra_columns(),
-            opts,
-        )
-        .map_err(|e| e.to_string())
-    }
-}
-
-/// A flag set by Ctrl-C: running replications finish, no new one starts.
-fn stop_flag() -> &'static AtomicBool {
-    static STOP: AtomicBool = AtomicBool::new(false);
-    // A second handler cannot be set; the first one already sets this flag.
-    let _ = ctrlc::set_handler(|| {
-        STOP.store(true, Ordering::Relaxed);
-        eprintln!("\nstopping: finishing the running replications, keeping the finished ones");
-    });
-    &STOP
-}
-
-fn progress(total: u64, what: &str) -> ProgressBar {
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta} left)")
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
-    bar.set_message(what.to_owned());
-    bar
-}
-
-fn run_resample(a: ResampleArgs) -> Result<(), String> {
-    let started = Instant::now();
-    let p = &a.population_args;
-    let opts = p.options(a.population, RESAMPLE_REPLICATIONS)?;
-    let resampler = p.resampler(&opts)?;
-    let stop = stop_flag();
-    let bar = progress(u64::from(opts.replications), "replications");
-    let reps = with_threads(opts.threads, || {
-        resampler.replications(
-            &opts,
-            &opts.users.run.policy,
-            &opts.population,
-            opts.replications,
-            stop,
-            &|| bar.inc(1),
-        )
-    })
-    .map_err(|e| e.to_string())?
-    .map_err(|e| e.to_string())?;
-    bar.finish_and_clear();
-    let summary = resampler.summary(&opts, reps);
-    print!("{}", render_resample(&summary));
-    if let Some(dir) = &opts.out {
-        write_resample(dir, &summary).map_err(|e| e.to_string())?;
-        eprintln!("wrote {}/summary.json and replications.csv", dir.display());
-    }
-    eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
-    Ok(())
-}
-
-fn run_calibrate(a: CalibrateArgs) -> Result<(), String> {
-    let started = Instant::now();
-    let p = &a.population_args;
-    let mut opts = p.options(a.population, CALIBRATE_REPLICATIONS)?;
-    if opts.users.run.warmup == 0 {
-        opts.users.run.warmup = CALIBRATE_WARMUP;
-    }
-    let site = &p.feedback.site;
-    let header = site.header()?;
-    let name = site.swf.display().to_string();
-    let stop = stop_flag();
-    let bar = progress(3 * u64::from(opts.replications), "replications");
-    let summary = with_threads(opts.threads, || {
-        calibrate(
-            || SwfReader::open(&site.swf),
-            &name,
-            &header,
-            |r| r.extra_columns(),
-            &opts,
-            stop,
-            &|| bar.inc(1),
-        )
-    })
-    .map_err(|e| e.to_string())?
-    .map_err(|e| e.to_string())?;
-    bar.finish_and_clear();
-    print!("{}", render_calibrate(&summary));
-    if let Some(dir) = &opts.out {
-        write_calibrate(dir, &summary).map_err(|e| e.to_string())?;
-        eprintln!(
-            "wrote {0}/calibrate.json, calibrate.csv, users.csv and the report page {0}/index.html",
-            dir.display()
-        );
-    }
-    eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
-    Ok(())
-}
-
-/// The warm-up of a calibration unless --warmup gives one: four weeks, as the
-/// resampling runs of `docs/VALIDATION.md`.
-const CALIBRATE_WARMUP: Time = 4 * WEEK;
-
-fn run_sweep(a: SweepArgs) -> Result<(), String> {
-    let started = Instant::now();
-    let p = &a.population_args;
-    let opts = p.options(1.0, RESAMPLE_REPLICATIONS)?;
-    let resampler = p.resampler(&opts)?;
-    let policies = if a.schedulers.is_empty() {
-        vec![opts.users.run.policy.clone()]
-    } else {
-        a.schedulers.clone()
-    };
-    let stop = stop_flag();
-    let total = (policies.len() * a.populations.len()) as u64 * u64::from(opts.replications);
-    let bar = progress(total, "runs");
-    let mut points = Vec::new();
-    for policy in &policies {
-        for &x in &a.populations {
-            let population = PopulationConfig {
-                long_term: p.long_term.unwrap_or(x),
-                temporary: p.temporary.unwrap_or(x),
-                ..opts.population.clone()
-            };
-            let reps = with_threads(opts.threads, || {
-                resampler.replications(&opts, policy, &population, opts.replications, stop, &|| {
-                    bar.inc(1)
-                })
-            })
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
-            points.push(SweepPoint {
-                scheduler: policy.label(),
-                population: x,
-                stats: stats_of(&reps),
-                replications: reps,
-            });
-        }
-    }
-    bar.finish_and_clear();
-    let mut run = resampler.summary(&opts, Vec::new());
-    run.interrupted = points
-        .iter()
-        .any(|p| (p.replications.len() as u32) < opts.replications);
-    let summary = SweepSummary {
-        run,
-        saturation: saturation(&points),
-        points,
-    };
-    print!("{}", render_sweep(&summary));
-    if let Some(dir) = &opts.out {
-        write_sweep(dir, &summary).map_err(|e| e.to_string())?;
-        eprintln!("wrote {}/summary.json and sweep.csv", dir.display());
-    }
-    eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
-    Ok(())
-}
-
-fn run_feedback(a: FeedbackArgs) -> Result<(), String> {
-    let started = Instant::now();
-    let opts = a.options()?;
-    let header = a.site.header()?;
-    let name = a.site.swf.display().to_string();
-    let summary = feedback(
-        || SwfReader::open(&a.site.swf),
-        &name,
-        &header,
-        |r| r.extra_columns(),
-        &opts,
-    )
-    .map_err(|e| e.to_string())?;
-    print!("{}", render_feedback(&summary));
-    report_time(started, summary.run.input.jobs, opts.run.check);
-    if let Some(dir) = &a.site.out {
-        report_outputs(dir, true);
-    }
-    Ok(())
-}
-
-fn run_analyze(a: AnalyzeArgs) -> Result<(), String> {
-    let header = SwfReader::open(&a.swf)
-        .map_err(|e| e.to_string())?
-        .header()
-        .clone();
-    let name = a.swf.display().to_string();
-    let procs = match a.procs {
-        Some(p) => p,
-        None => machine_size(&name, &header).map_err(|e| e.to_string())?,
-    };
-    let mut policies = Policies::default();
-    for s in &a.questionable {
-        policies.set(s);
-    }
-    let (clock, warnings) = SiteClock::from_header(&header, a.users.time_zone.as_deref())?;
-    let ctx = BuildContext {
-        procs,
-        clock: clock.clone(),
-    };
-    let run = ReplayOptions {
-        questionable: policies,
-        ..ReplayOptions::default()
-    };
-    let (trace, _, _) = read_trace(
-        &|| SwfReader::open(&a.swf),
-        &name,
-        &header,
-        &ctx,
-        &run,
-        a.users.trace_config()?,
-        &a.users.unknown_waits,
-    )
-    .map_err(|e| e.to_string())?;
-    let analysis = LogAnalysis::of(&trace, &name, &clock, a.flurry_factor);
-    let pools = Pools::of(
-        &trace,
-        PoolConfig {
-            long_term_share: a.long_term_share,
-            edge: a.edge,
-        },
-    );
-    if a.json {
-        #[derive(serde::Serialize)]
-        struct Analysis<'a> {
-            #[serde(flatten)]
-            users: &'a LogAnalysis,
-            pools: &'a Pools,
-        }
-        let both = Analysis {
-            users: &analysis,
-            pools: &pools,
-        };
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&both).expect("analyses serialize")
-        );
-    } else {
-        print!("{}", analysis.render(&name));
-        print!("{}", pools.render());
-        for w in warnings {
-            println!("  warning: {w}");
-        }
-    }
-    if let Some(path) = &a.fit_continuation {
-        write_atomic(path, analysis.continuation.to_toml().as_bytes())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(())
-}
-
-fn run_estimates(a: EstimatesArgs) -> Result<(), String> {
-    let (jobs, max, share) = match &a.swf {
-        Some(path) => {
-            let reader = SwfReader::open(path).map_err(|e| e.to_string())?;
-            let estimates: Vec<Time> = reader
-                .map(|r| r.map(|l| l.record.req_time))
-                .collect::<Result<_, _>>()
-                .map_err(|e| e.to_string())?;
-            let max = estimates
-                .iter()
-                .copied()
-                .max()
-                .filter(|&m| m > 0)
-                .ok_or_else(|| {
-                    format!(
-                        "{}: the log has no estimates; give --jobs and --max",
-                        path.display()
-                    )
-                })?;
-            let at_max = estimates.iter().filter(|&&e| e == max).count();
-            let share = 100.0 * at_max as f64 / estimates.len() as f64;
-            (estimates.len() as u64, max, Some(share))
-        }
-        None => (
-            a.jobs.expect("clap requires --jobs"),
-            a.max.expect("clap requires --max"),
-            a.share,
-        ),
-    };
-    if let Some(s) = share
-        && !(0.0..100.0).contains(&s)
-    {
-        return Err(format!("--share {s} must be a percentage below 100"));
-    }
-    let pairs: Vec<(Time, f64)> = share.map(|s| (max, s)).into_iter().collect();
-    let model = ModalModel::build(&ModalParams::default(), jobs, max, &pairs, a.seed)?;
-    print!("{}", render_modal(&model, jobs, max));
-    Ok(())
-}
-
-fn run_fit(a: FitArgs) -> Result<(), String> {
-    let (file, warnings) = fit_logs(&a.swf, a.time_zone.as_deref(), &a.unknown_waits)?;
-    let mut command = String::from("sitesim fit");
-    for p in &a.swf {
-        command.push_str(&format!(" --swf {}", p.display()));
-    }
-    if let Some(z) = &a.time_zone {
-        command.push_str(&format!(" --time-zone {z}"));
-    }
-    command.push_str(&format!(" --out {}", a.out.display()));
-    let text = to_toml(&file, Some(&command), &warnings);
-    let out = a.out.display().to_string();
-    JobLayer::parse(&text, &out).map_err(|e| format!("the fit does not read back: {e}"))?;
-    write_atomic(&a.out, text.as_bytes()).map_err(|e| format!("{out}: {e}"))?;
-    print!("{}", render_summary(&file));
-    for w in &warnings {
-        println!("  warning: {w}");
-    }
-    eprintln!("wrote {out}");
-    Ok(())
-}
-
-fn run_generate(a: GenerateArgs) -> Result<(), String> {
-    let cfg = SyntheticConfig {
-        jobs: a.jobs,
-        procs: a.procs,
-        load: a.load,
-        seed: a.seed,
-    };
-    let model = match &a.model {
-        Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            SyntheticModel::parse(&text, &p.display().to_string())?
-        }
-        None => SyntheticModel::default(),
-    };
-    let gen_ = Synthetic::new(cfg, &model);
-    let err = |e: std::io::Error| format!("{}: {e}", a.out.display());
-    let (file, w) = sitesim::experiment::output::AtomicFile::create(&a.out).map_err(err)?;
-    let mut w = SwfWriter::new(w, &gen_.header_lines()).map_err(err)?;
-    for rec in gen_ {
-        let rec = rec.map_err(|e| e.to_string())?;
-        w.write(&rec.record).map_err(err)?;
-    }
-    w.finish().map_err(err)?;
-    file.commit().map_err(err)?;
-    println!("wrote {} jobs to {}", a.jobs, a.out.display());
-    Ok(())
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run(a) => run_scenario(a),
-        Command::Replay(a) => run_replay(a),
-        Command::Feedback(a) => run_feedback(a),
-        Command::Resample(a) => run_resample(a),
-        Command::Sweep(a) => run_sweep(a),
-        Command::Calibrate(a) => run_calibrate(a),
-        Command::Analyze(a) => run_analyze(a),
-        Command::Generate(a) => run_generate(a),
-        Command::Estimates(a) => run_estimates(a),
-        Command::Fit(a) => run_fit(a),
-        Command::Merge(a) => run_merge(a),
-        Command::Report(a) => run_report(a),
+        Command::Run(a) => run_command(a.scenario.as_deref(), a.out, a.shard),
+        Command::Replay(a) => replay_command(&a.site.swf, &a.site.options(a.interarrival_factor)),
+        Command::Feedback(a) => a
+            .options()
+            .and_then(|opts| feedback_command(&a.site.swf, &opts)),
+        Command::Resample(a) => a
+            .population_args
+            .options(a.population, RESAMPLE_REPLICATIONS)
+            .and_then(|opts| resample_command(a.population_args.swf(), &opts)),
+        Command::Sweep(a) => a.run(),
+        Command::Calibrate(a) => a
+            .population_args
+            .options(a.population, CALIBRATE_REPLICATIONS)
+            .and_then(|opts| calibrate_command(a.population_args.swf(), &opts)),
+        Command::Analyze(a) => a.options().and_then(|opts| analyze_command(&a.swf, &opts)),
+        Command::Generate(a) => generate_command(
+            SyntheticConfig {
+                jobs: a.jobs,
+                procs: a.procs,
+                load: a.load,
+                seed: a.seed,
+            },
+            a.model.as_deref(),
+            &a.out,
+        ),
+        Command::Estimates(a) => match &a.swf {
+            Some(path) => EstimatesInput::of_log(path),
+            None => Ok(EstimatesInput {
+                jobs: a.jobs.expect("clap requires --jobs"),
+                max: a.max.expect("clap requires --max"),
+                share: a.share,
+            }),
+        }
+        .and_then(|input| estimates_command(input, a.seed)),
+        Command::Fit(a) => fit_command(&a.swf, a.time_zone.as_deref(), &a.unknown_waits, &a.out),
+        Command::Merge(a) => merge_command(&a.out, &a.shards),
+        Command::Report(a) => report_command(&a.dir),
         Command::Policies => {
             for (name, about) in sitesim::sched::registry::policies() {
                 println!("{name:14} {about}");

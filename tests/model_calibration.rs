@@ -11,9 +11,10 @@ use std::sync::atomic::AtomicBool;
 
 use rayon::prelude::*;
 
+use sitesim::experiment::metric::MetricStats;
 use sitesim::experiment::model::{ModelFiles, ModelOptions, ModelReplication, run_model};
 use sitesim::experiment::replay::ReplayOptions;
-use sitesim::experiment::resample::{MetricStats, replication_seed};
+use sitesim::experiment::replicate::replication_seed;
 use sitesim::model::plan::PlanConfig;
 use sitesim::model::tally::generated;
 use sitesim::model::{

@@ -9,8 +9,9 @@ use std::sync::atomic::AtomicBool;
 
 use sitesim::experiment::model::{ModelFiles, ModelOptions, replicate, run_model};
 use sitesim::experiment::replay::ReplayOptions;
-use sitesim::experiment::resample::with_threads;
-use sitesim::experiment::scenario::{DEFAULT_SCENARIO, RunSummary, Scenario};
+use sitesim::experiment::replicate::with_threads;
+use sitesim::experiment::run::RunSummary;
+use sitesim::experiment::scenario::{DEFAULT_SCENARIO, Scenario};
 use sitesim::model::dist::Quantiles;
 use sitesim::model::jobs::{ClassJobs, JobLayerFile};
 use sitesim::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel};
@@ -348,8 +349,8 @@ fn the_default_scenario_is_a_model_site() {
     let RunSummary::Model(s) = run(&text).unwrap() else {
         panic!("not a model run");
     };
-    assert_eq!(s.procs, 128);
-    assert_eq!(s.scheduler, "easy");
+    assert_eq!(s.run.procs, 128);
+    assert_eq!(s.run.scheduler, "easy");
     assert_eq!(s.replications.len(), 2);
     assert!(
         s.stats
@@ -357,8 +358,8 @@ fn the_default_scenario_is_a_model_site() {
             .any(|m| m.metric == "jobs_per_week" && m.mean > 0.0)
     );
     // The targets of Table 28 beside what was generated, submitted and delivered.
-    assert!((s.site.jobs_per_day - 46.0).abs() < 0.1);
-    assert!(s.calibration.users > 0.0 && s.calibration.users < 1.0);
+    assert!((s.source.site.jobs_per_day - 46.0).abs() < 0.1);
+    assert!(s.source.calibration.users > 0.0 && s.source.calibration.users < 1.0);
     for m in [
         "generated_jobs_per_day",
         "generated_median_runtime",
@@ -371,7 +372,7 @@ fn the_default_scenario_is_a_model_site() {
         "sessions_not_opened",
         "session_delay",
     ] {
-        assert!(s.workload.iter().any(|w| w.metric == m), "{m}");
+        assert!(s.source.workload.iter().any(|w| w.metric == m), "{m}");
     }
     let text = sitesim::experiment::model::render_model(&s);
     assert!(
@@ -467,6 +468,6 @@ fn a_resample_scenario_runs() {
         panic!("not a resampled run");
     };
     assert_eq!(s.replications.len(), 2);
-    assert_eq!(s.weeks, 4);
-    assert_eq!(s.population.temporary, 0.5);
+    assert_eq!(s.source.weeks, 4);
+    assert_eq!(s.source.population.temporary, 0.5);
 }

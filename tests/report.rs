@@ -4,9 +4,10 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use sitesim::experiment::metric::Replication;
 use sitesim::experiment::report::write_report;
 use sitesim::experiment::results::{
-    ClassFigures, HourFigures, Metrics, Point, RunPlan, RunRecord, run_path, write_plan, write_run,
+    ClassFigures, HourFigures, Point, RunPlan, RunRecord, run_path, write_plan, write_run,
 };
 
 const SCHEDULERS: [&str; 2] = ["EASY", "FCFS"];
@@ -53,7 +54,7 @@ fn plan(xs: &[Option<f64>]) -> RunPlan {
 ///
 /// | figure            | value                      | p000 over r = 0, 1, 2        |
 /// |-------------------|----------------------------|------------------------------|
-/// | jobs/day          | 100 p + 10 (r + 1)         | 10, 20, 30: 20 ± 25          |
+/// | jobs/week         | 100 p + 10 (r + 1)         | 10, 20, 30: 20 ± 25          |
 /// | utilization       | 0.40 + 0.05 r              | 40, 45, 50 %: 45 ± 12        |
 /// | mean wait         | 30 + 10 p + 3 (r + 1) min  | 33, 36, 39 min: 36.0 ± 7.5   |
 /// | mean response     | wait + 60 min              | 1.55, 1.60, 1.65 h: 1.60 ± 0.12 |
@@ -72,11 +73,11 @@ fn record(p: usize, r: u32) -> RunRecord {
     };
     RunRecord {
         point: format!("p{p:03}"),
-        replication: r,
-        seed: 1000 + u64::from(r),
-        metrics: Metrics {
+        figures: Replication {
+            replication: r,
+            seed: 1000 + u64::from(r),
             jobs: 1000,
-            jobs_per_day: 100.0 * pf + 10.0 * (rf + 1.0),
+            jobs_per_week: 100.0 * pf + 10.0 * (rf + 1.0),
             proc_hours_per_week: 5000.0,
             utilization: 0.40 + 0.05 * rf,
             mean_wait: wait,
@@ -85,7 +86,10 @@ fn record(p: usize, r: u32) -> RunRecord {
             sessions: 50,
             jobs_per_session: 4.0 + rf,
             session_hours: 2.0 + 0.5 * rf,
+            users: 0,
             frustrated: 0,
+            arrivals: 0,
+            regenerations: 0,
             narrowed_jobs: 0,
         },
         by_hour: (0..24)
@@ -198,7 +202,7 @@ fn row<'h>(html: &'h str, id: &str) -> &'h str {
 }
 
 const AXIS_SVGS: [(&str, &str); 6] = [
-    ("axis_jobs_per_day.svg", "throughput (jobs/day)"),
+    ("axis_jobs_per_week.svg", "throughput (jobs/week)"),
     ("axis_utilization.svg", "utilization (%)"),
     ("axis_mean_wait.svg", "mean wait (min)"),
     ("axis_mean_response.svg", "mean response time (h)"),
@@ -232,7 +236,7 @@ fn focus_svgs(scheduler_labels: &[&'static str]) -> Vec<(String, Vec<&'static st
         s.1.extend(scheduler_labels.iter().copied());
     }
     for (key, axis) in [
-        ("jobs_per_day", "throughput (jobs/day)"),
+        ("jobs_per_week", "throughput (jobs/week)"),
         ("mean_wait", "mean wait (min)"),
     ] {
         for (i, label) in SCHEDULERS.iter().enumerate() {
@@ -335,7 +339,7 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
         assert!(p0.contains(cell), "p000 lacks {cell}: {p0}");
     }
     assert!(row(&html, "p003").contains("<td>320 ± 25</td>"));
-    // Point 5 (FCFS, population 4) has runs 0 and 1: 510, 520 jobs/day.
+    // Point 5 (FCFS, population 4) has runs 0 and 1: 510, 520 jobs/week.
     let p5 = row(&html, "p005");
     assert!(
         p5.contains("incomplete") && p5.contains("<td>2 / 3</td>"),
@@ -346,7 +350,7 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     assert!(html.contains("p005 (FCFS, population = 4): 1 of 3 runs missing (r0002)"));
     for header in [
         "population (users ×)",
-        "throughput (jobs/day)",
+        "throughput (jobs/week)",
         "utilization (%)",
         "mean wait (min)",
         "mean response time (h)",
@@ -414,7 +418,7 @@ fn a_point_without_runs_is_left_out_of_the_plots_with_a_note() {
     assert!(row(&html, "p005").contains("<td>0 / 3</td>"));
     // FCFS still has its line against the axis, but no histograms at population 4.
     assert_svgs(&dir, &focus_svgs(&["EASY"]));
-    let axis = fs::read_to_string(dir.join("report/axis_jobs_per_day.svg")).unwrap();
+    let axis = fs::read_to_string(dir.join("report/axis_jobs_per_week.svg")).unwrap();
     assert!(axis.contains("\nFCFS\n"));
     let queue = fs::read_to_string(dir.join("report/hour_queue.svg")).unwrap();
     assert!(queue.contains("\nEASY\n") && !queue.contains("FCFS"));

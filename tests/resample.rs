@@ -11,7 +11,8 @@ use std::sync::atomic::AtomicBool;
 use common::{Collect, shared_log};
 use sitesim::experiment::feedback::FeedbackOptions;
 use sitesim::experiment::replay::ReplayOptions;
-use sitesim::experiment::resample::{ResampleOptions, Resampler, with_threads};
+use sitesim::experiment::replicate::with_threads;
+use sitesim::experiment::resample::{ResampleOptions, Resampler};
 use sitesim::job::{JobOutcome, OverrunPolicy};
 use sitesim::sched::Policy;
 use sitesim::sim::{Simulation, SiteConfig};
@@ -158,7 +159,7 @@ fn a_set_stop_flag_starts_no_replication() {
         .unwrap();
     assert!(reps.is_empty());
     let s = r.summary(&opts, reps);
-    assert!(s.interrupted && s.stats.is_empty());
+    assert!(s.run.interrupted && s.stats.is_empty());
 }
 
 /// Temporary users arrive around the log's weekly rate, never twice in one week, and

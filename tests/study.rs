@@ -9,7 +9,8 @@ use std::sync::atomic::AtomicBool;
 
 use sitesim::experiment::results::{read_plan, read_run, run_path};
 use sitesim::experiment::scenario::Scenario;
-use sitesim::experiment::study::{CapacityResult, Shard, Study, merge};
+use sitesim::experiment::study::{CapacityResult, Shard, Study};
+use sitesim::experiment::summary::merge;
 
 /// A short model-based experiment: 3 weeks, 2 replications.
 fn scenario(experiment: &str) -> String {
@@ -66,7 +67,7 @@ fn shards_merge_into_the_results_of_one_run_on_any_thread_count() {
         let seeds: Vec<u64> = plan
             .points
             .iter()
-            .map(|pt| read_run(&whole, &pt.id, r).unwrap().unwrap().seed)
+            .map(|pt| read_run(&whole, &pt.id, r).unwrap().unwrap().figures.seed)
             .collect();
         assert!(seeds.windows(2).all(|w| w[0] == w[1]), "{seeds:?}");
     }
@@ -167,7 +168,7 @@ fn a_parameter_sweep_changes_only_the_schedulers_that_take_it() {
     for r in 0..2 {
         let easy = read_run(&out, &plan.points[0].id, r).unwrap().unwrap();
         let zero = read_run(&out, &plan.points[1].id, r).unwrap().unwrap();
-        assert_eq!(easy.metrics, zero.metrics);
+        assert_eq!(easy.figures, zero.figures);
     }
 }
 
@@ -258,8 +259,8 @@ fn a_resampled_population_sweeps_like_a_model_site() {
     assert_eq!(plan.points[2].population, 2.0);
     // Common random numbers, and doubled users submit more.
     let rec = |pt: usize, r: u32| read_run(&whole, &plan.points[pt].id, r).unwrap().unwrap();
-    assert_eq!(rec(0, 1).seed, rec(3, 1).seed);
-    assert!(rec(3, 0).metrics.jobs > rec(1, 0).metrics.jobs);
+    assert_eq!(rec(0, 1).figures.seed, rec(3, 1).figures.seed);
+    assert!(rec(3, 0).figures.jobs > rec(1, 0).figures.jobs);
     assert_eq!(rec(1, 0).by_hour.len(), 24);
     // Shards merge into the same bytes here too.
     let (a, b) = (dir("resampled-1"), dir("resampled-2"));

@@ -33,6 +33,12 @@ use crate::users::{
 use crate::workload::questionable::Report;
 use crate::workload::trace::{MissingWaits, Trace, TraceConfig};
 use crate::workload::{LogReplay, PopulationSummary, TraceUsers};
+use std::path::Path;
+use std::time::Instant;
+
+use super::replay::open_log;
+use super::terminal::{report_outputs, report_time};
+use crate::swf::SwfReader;
 
 /// Where the continuation curve comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -800,4 +806,25 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
         let _ = writeln!(w, "  warning: {warning}");
     }
     out
+}
+
+/// `sitesim feedback`: replays the log `swf` with feedback under `opts`, prints the
+/// summary and writes the outputs `opts.run.out` asks for.
+pub fn feedback_command(swf: &Path, opts: &FeedbackOptions) -> Result<(), String> {
+    let started = Instant::now();
+    let (header, name) = open_log(swf)?;
+    let summary = feedback(
+        || SwfReader::open(swf),
+        &name,
+        &header,
+        |r| r.extra_columns(),
+        opts,
+    )
+    .map_err(|e| e.to_string())?;
+    print!("{}", render_feedback(&summary));
+    report_time(started, summary.run.input.jobs, opts.run.check);
+    if let Some(dir) = &opts.run.out {
+        report_outputs(dir, true);
+    }
+    Ok(())
 }

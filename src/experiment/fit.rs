@@ -6,9 +6,12 @@
 use std::path::{Path, PathBuf};
 
 use super::feedback::{UnknownWaits, estimate_waits};
+use super::output::write_atomic;
 use super::replay::{ReplayOptions, machine_size};
 use crate::localtime::SiteClock;
+use crate::model::JobLayer;
 use crate::model::fit::{FitLog, fit};
+use crate::model::fit::{render_summary, to_toml};
 use crate::model::jobs::JobLayerFile;
 use crate::sched::BuildContext;
 use crate::swf::SwfReader;
@@ -100,4 +103,33 @@ pub fn fit_logs(
     }
     let file = fit(&logs, TraceConfig::default().threshold)?;
     Ok((file, warnings))
+}
+
+/// `sitesim fit`: fits the job layer to the logs `swf` and writes it to `out`, after
+/// checking that it reads back; `command` is the command line, kept in the file.
+pub fn fit_command(
+    swf: &[PathBuf],
+    time_zone: Option<&str>,
+    unknown: &UnknownWaits,
+    out: &Path,
+) -> Result<(), String> {
+    let (file, warnings) = fit_logs(swf, time_zone, unknown)?;
+    let mut command = String::from("sitesim fit");
+    for p in swf {
+        command.push_str(&format!(" --swf {}", p.display()));
+    }
+    if let Some(z) = time_zone {
+        command.push_str(&format!(" --time-zone {z}"));
+    }
+    command.push_str(&format!(" --out {}", out.display()));
+    let text = to_toml(&file, Some(&command), &warnings);
+    let name = out.display().to_string();
+    JobLayer::parse(&text, &name).map_err(|e| format!("the fit does not read back: {e}"))?;
+    write_atomic(out, text.as_bytes()).map_err(|e| format!("{name}: {e}"))?;
+    print!("{}", render_summary(&file));
+    for w in &warnings {
+        println!("  warning: {w}");
+    }
+    eprintln!("wrote {name}");
+    Ok(())
 }

@@ -10,11 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
+use super::metric::{MetricStats, Replication};
 use super::replay::{ReplayError, ReplayOptions, site};
-use super::resample::{
-    MetricStats, Replication, in_parallel, render_stats, replication_seed, stats_of,
-    write_replicated,
-};
+use super::replicate::{Replicated, RunHeader, in_parallel, render_stats, replication_seed};
 use crate::localtime::SiteClock;
 use crate::metrics::{
     ClassSummary, CycleRecorder, CycleSummary, MetricsConfig, Recorder, SessionRecorder,
@@ -145,11 +143,10 @@ pub struct ModelReplication {
     pub sessions: Vec<SessionRecord>,
 }
 
-/// The result of a model-based run: what `summary.json` holds.
+/// Where a model-based run's users came from: the model files, the site they were
+/// fitted to, and the session rules.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ModelSummary {
-    /// sitesim's version.
-    pub sitesim_version: &'static str,
+pub struct ModelSource {
     /// The model files.
     pub model: String,
     /// The job layer file.
@@ -162,10 +159,6 @@ pub struct ModelSummary {
     pub workload: Vec<MetricStats>,
     /// Class shares of new users (Table 30, clamped).
     pub class_shares: [f64; 4],
-    /// Machine size.
-    pub procs: u32,
-    /// The policy.
-    pub scheduler: String,
     /// When in the day sessions start.
     pub day_cycle: DayCycle,
     /// What a session occupies in the plan's collision rule.
@@ -176,20 +169,15 @@ pub struct ModelSummary {
     pub users: f64,
     /// Simulated time, seconds.
     pub length: Time,
-    /// Warm-up, seconds.
-    pub warmup: Time,
-    /// Cool-down, seconds.
-    pub cooldown: Time,
-    /// The run's seed.
-    pub seed: u64,
-    /// Replications asked for.
-    pub replications_asked: u32,
-    /// Whether the run was stopped before every replication finished.
-    pub interrupted: bool,
-    /// Each finished replication, in order.
-    pub replications: Vec<ModelReplication>,
-    /// Every metric over the replications.
-    pub stats: Vec<MetricStats>,
+}
+
+/// The result of a model-based run: what `summary.json` holds.
+pub type ModelSummary = Replicated<ModelSource, ModelReplication>;
+
+impl AsRef<Replication> for ModelReplication {
+    fn as_ref(&self) -> &Replication {
+        &self.figures
+    }
 }
 
 /// The site's parameters and its calibration (none if `opts.calibrate` is off).
@@ -346,75 +334,66 @@ pub fn run_model(
 ) -> Result<ModelSummary, ReplayError> {
     let (site_params, calibration) = calibration(files, opts)?;
     let replications = in_parallel(opts.replications, stop, done, |r| replicate(files, opts, r))?;
-    let figures: Vec<Replication> = replications.iter().map(|r| r.figures).collect();
     let run = &opts.run;
-    Ok(ModelSummary {
-        sitesim_version: env!("CARGO_PKG_VERSION"),
+    let header = RunHeader::new(
+        site_params.procs,
+        run.policy.label(),
+        (run.warmup, run.cooldown),
+        run.seed,
+        opts.replications,
+    );
+    let source = ModelSource {
         model: files.talby_name.clone(),
         jobs_model: files.jobs_name.clone(),
         class_shares: files.talby.class_shares(&site_params),
         site: site_params,
         calibration,
         workload: workload_stats(&replications),
-        procs: site_params.procs,
-        scheduler: run.policy.label(),
         day_cycle: opts.day,
         collision_room: opts.room,
         busy_user: opts.busy,
         users: opts.users,
         length: opts.length,
-        warmup: run.warmup,
-        cooldown: run.cooldown,
-        seed: run.seed,
-        replications_asked: opts.replications,
-        interrupted: (replications.len() as u32) < opts.replications,
-        stats: stats_of(&figures),
-        replications,
-    })
-}
-
-/// Writes `summary.json` and `replications.csv` into `dir`.
-pub fn write_model(dir: &std::path::Path, s: &ModelSummary) -> Result<(), ReplayError> {
-    let figures: Vec<Replication> = s.replications.iter().map(|r| r.figures).collect();
-    write_replicated(dir, &figures, s)
+    };
+    Ok(header.summary(source, replications))
 }
 
 /// The terminal summary of a model-based run.
 pub fn render_model(s: &ModelSummary) -> String {
     let mut out = format!(
         "model site ({} + {}): {} replications of {} weeks ({} weeks' warm-up), {} processors, {}, daily cycle {}\n",
-        s.model,
-        s.jobs_model,
+        s.source.model,
+        s.source.jobs_model,
         s.replications.len(),
-        s.length / WEEK,
-        s.warmup / WEEK,
-        s.procs,
-        s.scheduler,
-        match s.day_cycle {
+        s.source.length / WEEK,
+        s.run.warmup / WEEK,
+        s.run.procs,
+        s.run.scheduler,
+        match s.source.day_cycle {
             DayCycle::Fitted => "fitted".to_owned(),
             DayCycle::Flat => "off".to_owned(),
             DayCycle::Window { from, to } => format!("sessions start {from:02}:00-{to:02}:00"),
         },
     );
-    if s.interrupted {
+    if s.run.interrupted {
         out.push_str(&format!(
             "  interrupted: {} of {} replications finished\n",
             s.replications.len(),
-            s.replications_asked
+            s.run.replications_asked
         ));
     }
-    let c = &s.calibration;
+    let c = &s.source.calibration;
     out.push_str(&format!(
         "  targets                {:.1} jobs/day, median CPU work {:.0} s, load {:.3} ({}); population x{}\n",
-        s.site.jobs_per_day,
-        s.site.cpu_work,
-        s.site.load,
-        if s.site.explicit {
+        s.source.site.jobs_per_day,
+        s.source.site.cpu_work,
+        s.source.site.load,
+        if s.source.site.explicit {
             "Cm and load given, jobs/day by Table 28"
         } else {
             "Table 28"
         },
-        s.users
+        s.source.users
     ));
     if c.users.is_nan() {
         out.push_str(
@@ -432,9 +411,9 @@ pub fn render_model(s: &ModelSummary) -> String {
     }
     out.push_str(&format!(
         "  user classes           LTLU {:.3}, LTHU {:.3}, STWE {:.3}, STWD {:.3} (Table 30, clamped)\n",
-        s.class_shares[0], s.class_shares[1], s.class_shares[2], s.class_shares[3]
+        s.source.class_shares[0], s.source.class_shares[1], s.source.class_shares[2], s.source.class_shares[3]
     ));
-    let stat = |name: &str| s.workload.iter().find(|m| m.metric == name);
+    let stat = |name: &str| s.source.workload.iter().find(|m| m.metric == name);
     let cell = |name: &str, decimals: usize| {
         stat(name).map_or_else(
             || "-".to_owned(),
@@ -448,13 +427,13 @@ pub fn render_model(s: &ModelSummary) -> String {
     for (label, target, key, decimals) in [
         (
             "jobs/day",
-            format!("{:.1}", s.site.jobs_per_day),
+            format!("{:.1}", s.source.site.jobs_per_day),
             "jobs_per_day",
             1,
         ),
         (
             "median CPU work (s)",
-            format!("{:.0}", s.site.cpu_work),
+            format!("{:.0}", s.source.site.cpu_work),
             "median_runtime",
             0,
         ),
@@ -464,7 +443,7 @@ pub fn render_model(s: &ModelSummary) -> String {
             "median_cpu_work",
             0,
         ),
-        ("load", format!("{:.3}", s.site.load), "load", 3),
+        ("load", format!("{:.3}", s.source.site.load), "load", 3),
     ] {
         out.push_str(&format!(
             "  {:<26} {:>10} {:>20} {:>20}\n",
@@ -477,17 +456,17 @@ pub fn render_model(s: &ModelSummary) -> String {
     out.push_str(&format!(
         "  {:<26} {:>10} {:>20} {:>20}\n",
         "utilization (delivered)",
-        format!("{:.3}", s.site.load),
+        format!("{:.3}", s.source.site.load),
         "",
         cell("utilization", 3)
     ));
     out.push_str(&format!(
         "  closed loop            sessions kept apart by {}; a busy user's sessions {}\n",
-        match s.collision_room {
+        match s.source.collision_room {
             CollisionRoom::OwnDuration => "their own duration",
             CollisionRoom::ClassMedian => "their class's median duration",
         },
-        match s.busy_user {
+        match s.source.busy_user {
             BusyUser::Queue => "queue",
             BusyUser::Skip => "are skipped once its next is due",
         },

@@ -20,6 +20,10 @@ use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader, SwfWriter};
 use crate::time::{Hms, Time};
 use crate::workload::questionable::{Policies, Report};
 use crate::workload::{LogReplay, ReplayConfig};
+use std::time::Instant;
+
+use super::terminal::{report_outputs, report_time};
+use crate::swf::SwfReader;
 
 /// Everything a replay needs besides the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -476,50 +480,32 @@ pub(crate) fn render_run(s: &ReplaySummary, w: &mut String) {
     }
 }
 
-/// The modal estimate model's table, for `sitesim estimates`.
-pub fn render_modal(model: &crate::predict::ModalModel, jobs: u64, max: Time) -> String {
-    let mut out = String::new();
-    let w = &mut out;
-    let _ = writeln!(
-        w,
-        "modal estimate model (Tsafrir, Etsion & Feitelson): {jobs} jobs, maximum {} ({max} s)",
-        Hms(max)
-    );
-    let _ = writeln!(
-        w,
-        "  {} distinct values, curve exponent a = {:.4}",
-        model.k, model.a
-    );
-    let mut by_share: Vec<f64> = model.modes.iter().map(|m| m.share).collect();
-    by_share.sort_by(|a, b| b.total_cmp(a));
-    let mut acc = 0.0;
-    for (i, s) in by_share.iter().enumerate() {
-        acc += s;
-        if [0, 4, 9, 19].contains(&i) {
-            let _ = writeln!(
-                w,
-                "  the {:>2} most popular cover {:>6.2}% of jobs",
-                i + 1,
-                acc
-            );
-        }
+/// The header of the log `swf`, and its name for messages and summaries.
+pub fn open_log(swf: &Path) -> Result<(SwfHeader, String), String> {
+    let header = SwfReader::open(swf)
+        .map_err(|e| e.to_string())?
+        .header()
+        .clone();
+    Ok((header, swf.display().to_string()))
+}
+
+/// `sitesim replay`: replays the log `swf` open-loop under `opts`, prints the summary
+/// and writes the outputs `opts.out` asks for.
+pub fn replay_command(swf: &Path, opts: &ReplayOptions) -> Result<(), String> {
+    let started = Instant::now();
+    let (header, name) = open_log(swf)?;
+    let summary = replay(
+        || SwfReader::open(swf),
+        &name,
+        &header,
+        |r| r.extra_columns(),
+        opts,
+    )
+    .map_err(|e| e.to_string())?;
+    print!("{}", render(&summary));
+    report_time(started, summary.input.jobs, opts.check);
+    if let Some(dir) = &opts.out {
+        report_outputs(dir, false);
     }
-    let counts = model.counts(jobs);
-    let _ = writeln!(
-        w,
-        "  {:>5}  {:>12}  {:>8}  {:>8}  head",
-        "rank", "estimate", "share %", "jobs"
-    );
-    for (m, c) in model.modes.iter().zip(counts) {
-        let _ = writeln!(
-            w,
-            "  {:>5}  {:>12}  {:>8.3}  {:>8}  {}",
-            m.rank,
-            Hms(m.time).to_string(),
-            m.share,
-            c,
-            if m.head { "*" } else { "" }
-        );
-    }
-    out
+    Ok(())
 }

@@ -22,9 +22,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::metric::{Metric, MetricStats, Scale, metric};
 use super::output::write_atomic;
-use super::resample::MetricStats;
-use super::results::{self, Metrics, RunPlan, RunRecord};
+use super::results::{self, RunPlan, RunRecord};
 use crate::plot::{
     self, Band, Bar, BarChart, BarSeries, ErrorLineChart, ErrorSeries, Estimate, Histogram,
     LineChart, PlotError, Series, XTicks,
@@ -164,31 +164,27 @@ impl Experiment {
         Some(Focus { points, x: Some(x) })
     }
 
-    /// How to show `measure` throughout the report: durations in minutes, or in hours
-    /// when some mean over a run reaches two hours.
-    fn scale(&self, measure: &Measure) -> Scale {
-        match measure.unit {
-            Unit::Fixed(unit, factor) => Scale { unit, factor },
-            Unit::Duration => {
-                let longest = self
-                    .runs
-                    .iter()
-                    .flatten()
-                    .map(|r| (measure.get)(&r.metrics))
-                    .filter(|v| v.is_finite())
-                    .fold(0.0, f64::max);
-                duration_scale(longest)
-            }
-        }
+    /// How to show `measure` throughout the report: one scale for every table and
+    /// plot, chosen by the largest value of any run (durations in hours from two hours
+    /// on, else in minutes).
+    fn scale(&self, measure: &Metric) -> Scale {
+        let largest = self
+            .runs
+            .iter()
+            .flatten()
+            .map(|r| (measure.read)(&r.figures))
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max);
+        measure.scale(largest)
     }
 
     /// `measure` over the runs of point `p` (scaled), `None` without runs.
-    fn stats(&self, p: usize, measure: &Measure, scale: Scale) -> Option<MetricStats> {
+    fn stats(&self, p: usize, measure: &Metric, scale: Scale) -> Option<MetricStats> {
         let values: Vec<f64> = self.runs[p]
             .iter()
-            .map(|r| (measure.get)(&r.metrics) * scale.factor)
+            .map(|r| (measure.read)(&r.figures) * scale.factor)
             .collect();
-        (!values.is_empty()).then(|| MetricStats::of(measure.key, &values))
+        (!values.is_empty()).then(|| MetricStats::of(measure.name, &values))
     }
 }
 
@@ -210,128 +206,22 @@ impl Focus {
 }
 
 // ---------------------------------------------------------------------------------------
-// What is measured, and in which unit.
-
-/// The unit of a measure.
-#[derive(Debug, Clone, Copy)]
-enum Unit {
-    /// A fixed unit, and the factor from the run records' values to it.
-    Fixed(&'static str, f64),
-    /// Seconds in the records, shown in minutes or hours.
-    Duration,
-}
-
-/// The unit a measure is shown in, and the factor from the records' values to it.
-#[derive(Debug, Clone, Copy)]
-struct Scale {
-    unit: &'static str,
-    factor: f64,
-}
-
-/// Minutes, or hours for durations reaching two hours.
-fn duration_scale(longest_seconds: f64) -> Scale {
-    if longest_seconds >= 7200.0 {
-        Scale {
-            unit: "h",
-            factor: 1.0 / 3600.0,
-        }
-    } else {
-        Scale {
-            unit: "min",
-            factor: 1.0 / 60.0,
-        }
-    }
-}
-
-/// A scalar figure of a run, as the report shows it.
-struct Measure {
-    /// Its name in [`results::METRICS`] and in file names.
-    key: &'static str,
-    /// Its name in titles.
-    title: &'static str,
-    /// Its name on axes and in table headers.
-    quantity: &'static str,
-    /// What it is, for captions.
-    meaning: &'static str,
-    /// Its value in a run.
-    get: fn(&Metrics) -> f64,
-    /// Its unit.
-    unit: Unit,
-    /// Its axis starts at 0.
-    from_zero: bool,
-}
-
-impl Measure {
-    /// Its axis label with `scale`'s unit.
-    fn label(&self, scale: Scale) -> String {
-        format!("{} ({})", self.quantity, scale.unit)
-    }
-}
-
-const THROUGHPUT: Measure = Measure {
-    key: "jobs_per_day",
-    title: "Throughput",
-    quantity: "throughput",
-    meaning: "jobs ended per day",
-    get: |m| m.jobs_per_day,
-    unit: Unit::Fixed("jobs/day", 1.0),
-    from_zero: false,
-};
-const UTILIZATION: Measure = Measure {
-    key: "utilization",
-    title: "Utilization",
-    quantity: "utilization",
-    meaning: "share of the processors busy",
-    get: |m| m.utilization,
-    unit: Unit::Fixed("%", 100.0),
-    from_zero: false,
-};
-const WAIT: Measure = Measure {
-    key: "mean_wait",
-    title: "Mean wait",
-    quantity: "mean wait",
-    meaning: "mean time from submission to start",
-    get: |m| m.mean_wait,
-    unit: Unit::Duration,
-    from_zero: true,
-};
-const RESPONSE: Measure = Measure {
-    key: "mean_response",
-    title: "Mean response time",
-    quantity: "mean response time",
-    meaning: "mean time from submission to end",
-    get: |m| m.mean_response,
-    unit: Unit::Duration,
-    from_zero: true,
-};
-const SESSION: Measure = Measure {
-    key: "session_hours",
-    title: "Mean session length",
-    quantity: "mean session length",
-    meaning: "mean length of a user's working session",
-    get: |m| m.session_hours,
-    unit: Unit::Fixed("h", 1.0),
-    from_zero: false,
-};
-const JOBS_PER_SESSION: Measure = Measure {
-    key: "jobs_per_session",
-    title: "Jobs per session",
-    quantity: "jobs per session",
-    meaning: "mean jobs submitted in a session",
-    get: |m| m.jobs_per_session,
-    unit: Unit::Fixed("jobs", 1.0),
-    from_zero: false,
-};
+// What is measured, and in which unit: the metrics of [`super::metric::METRICS`].
 
 /// The measures plotted against the swept axis and shown in the table, in order.
-const MEASURES: [&Measure; 6] = [
-    &THROUGHPUT,
-    &UTILIZATION,
-    &WAIT,
-    &RESPONSE,
-    &SESSION,
-    &JOBS_PER_SESSION,
+const MEASURES: [&str; 6] = [
+    "jobs_per_week",
+    "utilization",
+    "mean_wait",
+    "mean_response",
+    "session_hours",
+    "jobs_per_session",
 ];
+
+/// The metrics of [`MEASURES`].
+fn measures() -> impl Iterator<Item = &'static Metric> {
+    MEASURES.iter().map(|n| metric(n).expect("a listed metric"))
+}
 
 // ---------------------------------------------------------------------------------------
 // The plots.
@@ -375,7 +265,7 @@ fn drawn(svg: Result<String, PlotError>) -> Result<Option<String>, String> {
 fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
     let axis = exp.plan.axis.as_deref().unwrap_or("x");
     let mut figures = Vec::new();
-    for measure in MEASURES {
+    for measure in measures() {
         let scale = exp.scale(measure);
         let series: Vec<ErrorSeries> = exp
             .schedulers()
@@ -411,7 +301,7 @@ fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
         if let Some(svg) = drawn(plot::error_line_chart_svg(&chart))? {
             figures.push(Figure {
                 section: format!("Against {axis}"),
-                file: format!("axis_{}.svg", measure.key),
+                file: format!("axis_{}.svg", measure.name),
                 caption: format!(
                     "{} ({}, {}) against {}, one line per scheduler: mean over \
                      replications, error bars the 95% confidence interval.",
@@ -537,7 +427,7 @@ fn class_figure(exp: &Experiment, focus: &Focus) -> Result<Option<Figure>, Strin
         .iter()
         .flat_map(|&p| classes.iter().flat_map(move |(id, _)| responses(p, id)))
         .fold(0.0, f64::max);
-    let scale = duration_scale(longest);
+    let scale = metric("mean_response").expect("a metric").scale(longest);
     let series: Vec<BarSeries> = focus
         .points
         .iter()
@@ -597,7 +487,7 @@ fn class_figure(exp: &Experiment, focus: &Focus) -> Result<Option<Figure>, Strin
 fn histogram_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, String> {
     let schedulers = exp.schedulers();
     let mut figures = Vec::new();
-    for measure in [&THROUGHPUT, &WAIT] {
+    for measure in ["jobs_per_week", "mean_wait"].map(|n| metric(n).expect("a metric")) {
         let scale = exp.scale(measure);
         for &p in &focus.points {
             let Some(stats) = exp.stats(p, measure, scale) else {
@@ -620,7 +510,7 @@ fn histogram_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, Str
             if let Some(svg) = drawn(plot::histogram_svg(&chart, Some(&band)))? {
                 figures.push(Figure {
                     section: "Over replications".into(),
-                    file: format!("hist_{}_{n}_{}.svg", measure.key, slug(label)),
+                    file: format!("hist_{}_{n}_{}.svg", measure.name, slug(label)),
                     caption: format!(
                         "{} ({}) of {label} in each of {} replications{}: the line marks \
                          the mean, the shaded band its 95% confidence interval.",
@@ -867,7 +757,8 @@ fn notes(h: &mut String, exp: &Experiment) {
 fn points_table(h: &mut String, exp: &Experiment) {
     let plan = &exp.plan;
     let specs = plan.points.iter().any(|p| p.scheduler != p.label);
-    let scales: Vec<Scale> = MEASURES.iter().map(|m| exp.scale(m)).collect();
+    let measures: Vec<&Metric> = measures().collect();
+    let scales: Vec<Scale> = measures.iter().map(|m| exp.scale(m)).collect();
     h.push_str("<h2>Points</h2>\n<table>\n<thead><tr><th class=\"l\">point</th><th class=\"l\">scheduler</th>");
     if specs {
         h.push_str("<th class=\"l\">policy</th>");
@@ -876,7 +767,7 @@ fn points_table(h: &mut String, exp: &Experiment) {
         let _ = write!(h, "<th>{}</th>", escape(&exp.axis_label()));
     }
     h.push_str("<th>runs found / expected</th>");
-    for (m, s) in MEASURES.iter().zip(&scales) {
+    for (m, s) in measures.iter().zip(&scales) {
         let _ = write!(h, "<th>{}</th>", escape(&m.label(*s)));
     }
     h.push_str("</tr></thead>\n<tbody>\n");
@@ -901,7 +792,7 @@ fn points_table(h: &mut String, exp: &Experiment) {
             let _ = write!(h, "<td>{}</td>", escape(&x));
         }
         let _ = write!(h, "<td>{found} / {}</td>", plan.replications);
-        for (m, s) in MEASURES.iter().zip(&scales) {
+        for (m, s) in measures.iter().zip(&scales) {
             let cell = exp
                 .stats(p, m, *s)
                 .map_or_else(|| "—".into(), |st| mean_ci(&st));
@@ -916,22 +807,38 @@ fn points_table(h: &mut String, exp: &Experiment) {
     );
 }
 
-/// Reads one figure of a run.
-type RunReader = fn(&RunRecord) -> f64;
+/// A figure compared run by run: its header, with the unit it is shown in, and its
+/// value in a run, in that unit.
+type Paired = (String, Box<dyn Fn(&RunRecord) -> f64>);
 
-/// The figures compared run by run: name with unit, and how to read them.
-const PAIRED: [(&str, RunReader); 6] = [
-    ("jobs/day", |r| r.metrics.jobs_per_day),
-    ("utilization (%)", |r| 100.0 * r.metrics.utilization),
-    ("mean wait (min)", |r| r.metrics.mean_wait / 60.0),
-    ("jobs/session", |r| r.metrics.jobs_per_session),
-    ("response <= 1 min jobs (min)", |r| {
-        class_response(r, "short") / 60.0
-    }),
-    ("response > 10 min jobs (min)", |r| {
-        class_response(r, "long") / 60.0
-    }),
-];
+/// The figures compared run by run, each metric in the scale the points table shows
+/// it in (the class responses in that of the mean response).
+fn paired_figures(exp: &Experiment) -> Vec<Paired> {
+    let mut out: Vec<Paired> = [
+        "jobs_per_week",
+        "utilization",
+        "mean_wait",
+        "jobs_per_session",
+    ]
+    .into_iter()
+    .map(|name| {
+        let m = metric(name).expect("a metric");
+        let scale = exp.scale(m);
+        let read = m.read;
+        let value: Box<dyn Fn(&RunRecord) -> f64> =
+            Box::new(move |r| read(&r.figures) * scale.factor);
+        (m.label(scale), value)
+    })
+    .collect();
+    let response = exp.scale(metric("mean_response").expect("a metric"));
+    for (class, what) in [("short", "runtime <= 1 min"), ("long", "runtime > 10 min")] {
+        out.push((
+            format!("response of jobs of {what} ({})", response.unit),
+            Box::new(move |r| class_response(r, class) * response.factor),
+        ));
+    }
+    out
+}
 
 /// The mean response time of a run's jobs of runtime class `class`, seconds.
 fn class_response(r: &RunRecord, class: &str) -> f64 {
@@ -955,6 +862,7 @@ fn paired_table(h: &mut String, exp: &Experiment) {
             q.label == first && q.x == pt.x && q.procs == pt.procs && q.population == pt.population
         })
     };
+    let paired = paired_figures(exp);
     let mut rows = String::new();
     for (p, point) in plan.points.iter().enumerate() {
         let Some(base) = reference(p).filter(|&b| b != p) else {
@@ -965,7 +873,7 @@ fn paired_table(h: &mut String, exp: &Experiment) {
             .filter_map(|r| {
                 exp.runs[base]
                     .iter()
-                    .find(|b| b.replication == r.replication)
+                    .find(|b| b.figures.replication == r.figures.replication)
                     .map(|b| (r, b))
             })
             .collect();
@@ -978,7 +886,7 @@ fn paired_table(h: &mut String, exp: &Experiment) {
             let _ = write!(rows, "<td>{}</td>", escape(&x));
         }
         let _ = write!(rows, "<td>{}</td>", pairs.len());
-        for (_, read) in PAIRED {
+        for (_, read) in &paired {
             let d: Vec<f64> = pairs.iter().map(|(r, b)| read(r) - read(b)).collect();
             let cell = if d.iter().all(|v| v.is_finite()) {
                 mean_ci(&MetricStats::of("difference", &d))
@@ -1001,7 +909,7 @@ fn paired_table(h: &mut String, exp: &Experiment) {
         let _ = write!(h, "<th>{}</th>", escape(&exp.axis_label()));
     }
     h.push_str("<th>pairs</th>");
-    for (name, _) in PAIRED {
+    for (name, _) in &paired {
         let _ = write!(h, "<th>Δ {}</th>", escape(name));
     }
     let _ = write!(
@@ -1106,6 +1014,18 @@ fn json_cell(v: &Value) -> String {
     }
 }
 
+/// `sitesim report`: writes the report of the results directory `dir` and says where to
+/// open it.
+pub fn report_command(dir: &Path) -> Result<(), String> {
+    let files = write_report(dir)?;
+    println!(
+        "wrote {} file(s); open {}",
+        files.len(),
+        dir.join(REPORT_DIR).join("index.html").display()
+    );
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1126,12 +1046,6 @@ mod tests {
         assert_eq!(mean_ci(&s), "1.10 ± 0.25");
         let s = MetricStats::of("x", &[12.345]);
         assert_eq!(mean_ci(&s), "12.3");
-    }
-
-    #[test]
-    fn durations_switch_to_hours_at_two_hours() {
-        assert_eq!(duration_scale(7199.0).unit, "min");
-        assert_eq!(duration_scale(7200.0).unit, "h");
     }
 
     #[test]

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::metric::Replication;
 use super::output::write_atomic;
 
 /// One point of an experiment: a scheduler at one value of the swept parameter.
@@ -98,68 +99,15 @@ pub struct ClassFigures {
 pub struct RunRecord {
     /// The point's identifier.
     pub point: String,
-    /// The replication, from 0.
-    pub replication: u32,
-    /// The seed its users were drawn from (the same for every scheduler: common random
-    /// numbers).
-    pub seed: u64,
-    /// Scalar figures by name (see [`METRICS`]).
-    pub metrics: Metrics,
+    /// The replication's number, seed and scalar figures, named as in
+    /// [`super::metric::METRICS`].
+    #[serde(flatten)]
+    pub figures: Replication,
     /// By local hour of the day.
     pub by_hour: Vec<HourFigures>,
     /// By runtime class.
     pub by_runtime_class: Vec<ClassFigures>,
 }
-
-/// The scalar figures of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Metrics {
-    /// Jobs submitted in the measurement window.
-    pub jobs: u64,
-    /// Jobs ended per day in the window: throughput.
-    pub jobs_per_day: f64,
-    /// Processor-hours ended per week in the window.
-    pub proc_hours_per_week: f64,
-    /// Share of the machine busy in the window.
-    pub utilization: f64,
-    /// Mean wait, seconds.
-    pub mean_wait: f64,
-    /// Mean response time, seconds.
-    pub mean_response: f64,
-    /// Mean bounded slowdown.
-    pub mean_bsld: f64,
-    /// Sessions.
-    pub sessions: u64,
-    /// Jobs per session.
-    pub jobs_per_session: f64,
-    /// Mean session length, hours.
-    pub session_hours: f64,
-    /// Users who left for good after long waits.
-    pub frustrated: u64,
-    /// Jobs cut to the size of a machine smaller than the one the population was sized
-    /// for (`procs` sweeps and capacity searches).
-    #[serde(default)]
-    pub narrowed_jobs: u64,
-}
-
-/// Reads one scalar figure of a run.
-pub type MetricReader = fn(&Metrics) -> f64;
-
-/// The scalar metrics: name, unit, and how to read them from [`Metrics`].
-pub const METRICS: [(&str, &str, MetricReader); 10] = [
-    ("jobs_per_day", "jobs/day", |m| m.jobs_per_day),
-    ("utilization", "share of processors", |m| m.utilization),
-    ("mean_wait", "s", |m| m.mean_wait),
-    ("mean_response", "s", |m| m.mean_response),
-    ("mean_bsld", "", |m| m.mean_bsld),
-    ("session_hours", "h", |m| m.session_hours),
-    ("jobs_per_session", "jobs", |m| m.jobs_per_session),
-    ("proc_hours_per_week", "processor-hours/week", |m| {
-        m.proc_hours_per_week
-    }),
-    ("sessions", "sessions", |m| m.sessions as f64),
-    ("frustrated", "users", |m| m.frustrated as f64),
-];
 
 /// The file of run `replication` of point `point` under `dir`.
 pub fn run_path(dir: &Path, point: &str, replication: u32) -> PathBuf {
@@ -170,7 +118,7 @@ pub fn run_path(dir: &Path, point: &str, replication: u32) -> PathBuf {
 
 /// Writes `record` under `dir`, atomically (a partial file never has the final name).
 pub fn write_run(dir: &Path, record: &RunRecord) -> io::Result<()> {
-    let path = run_path(dir, &record.point, record.replication);
+    let path = run_path(dir, &record.point, record.figures.replication);
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent)?;
     }

@@ -19,103 +19,30 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::metric::{MetricStats, Replication};
 use super::model::{ModelFiles, ModelOptions, replicate};
 use super::output::write_atomic;
 use super::replay::ReplayError;
-use super::resample::{MetricStats, Replication, ResampleOptions, Resampler};
+use super::resample::{ResampleOptions, Resampler};
 use super::results::{
-    ClassFigures, HourFigures, METRICS, Metrics, Point, RunPlan, RunRecord, read_plan, read_run,
-    run_path, write_plan, write_run,
+    ClassFigures, HourFigures, Point, RunPlan, RunRecord, read_plan, run_path, write_plan,
+    write_run,
 };
-use super::scenario::{Scenario, WorkloadSection};
+use super::scenario::{
+    CapacitySection, Contender, ExperimentSection, Scenario, SweepSection, WorkloadSection,
+    check_capacity,
+};
+use super::summary::{metric_values, summarize};
 use crate::metrics::{ClassSummary, CycleSummary};
 use crate::sched::SchedulerSpec;
 use crate::sched::registry::is_unknown_parameter;
+use std::time::Instant;
 
-/// A scheduler of an experiment, with the label its results carry.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Contender {
-    /// The policy.
-    pub spec: SchedulerSpec,
-    /// Its label in tables and plots (the spec when not given).
-    pub label: String,
-}
+use indicatif::ProgressBar;
 
-impl<'de> Deserialize<'de> for Contender {
-    /// A spec string, or a table with `name`, the policy's parameters and an optional
-    /// `label`.
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut v = toml::Value::deserialize(d)?;
-        let label = match &mut v {
-            toml::Value::Table(t) => match t.remove("label") {
-                Some(toml::Value::String(l)) => Some(l),
-                Some(_) => return Err(serde::de::Error::custom("label must be a string")),
-                None => None,
-            },
-            _ => None,
-        };
-        let spec = SchedulerSpec::from_value(&v).map_err(serde::de::Error::custom)?;
-        Ok(Contender {
-            label: label.unwrap_or_else(|| spec.label()),
-            spec,
-        })
-    }
-}
-
-/// `[experiment]`: what to compare and what to vary.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExperimentSection {
-    /// The schedulers, compared under common random numbers; `[scheduler] policy` when
-    /// empty.
-    #[serde(default)]
-    pub schedulers: Vec<Contender>,
-    /// A sweep.
-    pub sweep: Option<SweepSection>,
-    /// A capacity search, instead of a sweep.
-    pub capacity: Option<CapacitySection>,
-}
-
-/// `[experiment.sweep]`: one axis and its values.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SweepSection {
-    /// `population` (a multiplier on the users), `procs` (the machine, the population
-    /// staying the one sized for `[machine] procs`), or a policy parameter such as
-    /// `alpha` (set on every scheduler that takes it; the others run unchanged at every
-    /// value, as references).
-    pub axis: String,
-    /// The values.
-    pub values: Vec<f64>,
-}
-
-/// `[experiment.capacity]`: the smallest machine that keeps a metric on the right side
-/// of a target for the scenario's population, found by bisection.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CapacitySection {
-    /// The metric (a name of [`METRICS`], mean over replications).
-    pub metric: String,
-    /// The target.
-    pub target: f64,
-    /// `below` (the default: the mean must not exceed the target) or `above`.
-    #[serde(default = "below")]
-    pub goal: String,
-    /// Smallest machine tried.
-    pub min_procs: u32,
-    /// Largest machine tried.
-    pub max_procs: u32,
-    /// Machine sizes are multiples of this (1 by default).
-    #[serde(default = "one")]
-    pub step: u32,
-}
-
-fn below() -> String {
-    "below".into()
-}
-fn one() -> u32 {
-    1
-}
+use super::replicate::with_threads;
+use super::summary::render_summary;
+use super::terminal::{progress, report_elapsed, stop_flag};
 
 /// Which runs a process takes: shard `index` (from 1) of `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,6 +100,14 @@ enum Setup {
 }
 
 impl Setup {
+    /// The policy.
+    fn policy(&self) -> &SchedulerSpec {
+        match self {
+            Setup::Model(o) => &o.run.policy,
+            Setup::Resample(o) => &o.users.run.policy,
+        }
+    }
+
     fn set_policy(&mut self, spec: SchedulerSpec) {
         match self {
             Setup::Model(o) => o.run.policy = spec,
@@ -250,10 +185,72 @@ impl Study {
                 );
             }
         };
+        let plan = RunPlan {
+            sitesim_version: env!("CARGO_PKG_VERSION").to_owned(),
+            name: scenario.name.clone().unwrap_or_else(|| "experiment".into()),
+            scenario: text.to_owned(),
+            axis: None,
+            axis_unit: None,
+            replications: scenario.runs(),
+            points: Vec::new(),
+        };
+        Study::build(source, base, procs, &section, plan)
+    }
+
+    /// A population sweep of the users resampled from a log (`sitesim sweep`, the
+    /// scenario form's `[experiment.sweep] axis = "population"` built from command-line
+    /// options): each of `schedulers` at each multiplier of `populations` (which
+    /// multiply the base population of `opts`). `name` and `text` (the command line)
+    /// identify the experiment in its results, for resuming and merging.
+    pub fn population_sweep(
+        resampler: Resampler,
+        opts: ResampleOptions,
+        schedulers: Vec<Contender>,
+        populations: Vec<f64>,
+        name: &str,
+        text: &str,
+    ) -> Result<Study, String> {
+        let section = ExperimentSection {
+            schedulers,
+            sweep: Some(SweepSection {
+                axis: "population".into(),
+                values: populations,
+            }),
+            capacity: None,
+        };
+        let plan = RunPlan {
+            sitesim_version: env!("CARGO_PKG_VERSION").to_owned(),
+            name: name.to_owned(),
+            scenario: text.to_owned(),
+            axis: None,
+            axis_unit: None,
+            replications: opts.replications,
+            points: Vec::new(),
+        };
+        let procs = resampler.procs();
+        Study::build(
+            Source::Resample(Box::new(resampler)),
+            Setup::Resample(opts),
+            procs,
+            &section,
+            plan,
+        )
+    }
+
+    /// The points of `section` over `source` (the users), from the options `base`, for
+    /// a population sized for `procs` processors; `plan` names the experiment.
+    fn build(
+        source: Source,
+        base: Setup,
+        procs: u32,
+        section: &ExperimentSection,
+        plan: RunPlan,
+    ) -> Result<Study, String> {
         let contenders = if section.schedulers.is_empty() {
+            let spec = base.policy().clone();
             vec![Contender {
-                label: scenario.scheduler.policy.label(),
-                spec: scenario.scheduler.policy.clone(),
+                label: spec.label(),
+                spec,
             }]
         } else {
             section.schedulers.clone()
@@ -285,15 +282,7 @@ impl Study {
             procs,
             contenders,
             capacity: section.capacity.clone(),
-            plan: RunPlan {
-                sitesim_version: env!("CARGO_PKG_VERSION").to_owned(),
-                name: scenario.name.clone().unwrap_or_else(|| "experiment".into()),
-                scenario: text.to_owned(),
-                axis: None,
-                axis_unit: None,
-                replications: scenario.runs(),
-                points: Vec::new(),
-            },
+            plan,
             variants: Vec::new(),
         };
         match (&section.sweep, &section.capacity) {
@@ -667,34 +656,6 @@ impl Study {
     }
 }
 
-/// Checks a capacity section.
-fn check_capacity(c: &CapacitySection) -> Result<(), String> {
-    if !METRICS.iter().any(|(n, _, _)| *n == c.metric) {
-        return Err(format!(
-            "[experiment.capacity] metric '{}' is not one of {}",
-            c.metric,
-            METRICS.map(|m| m.0).join(", ")
-        ));
-    }
-    if c.goal != "below" && c.goal != "above" {
-        return Err("[experiment.capacity] goal is \"below\" or \"above\"".into());
-    }
-    if c.min_procs < 1
-        || c.min_procs > c.max_procs
-        || c.step < 1
-        || c.max_procs / c.step < c.min_procs.div_ceil(c.step)
-    {
-        return Err(
-            "[experiment.capacity] needs 1 <= min_procs <= max_procs and a multiple of step between them"
-                .into(),
-        );
-    }
-    if !c.target.is_finite() {
-        return Err("[experiment.capacity] target must be a number".into());
-    }
-    Ok(())
-}
-
 /// One machine size tried by a capacity search.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Probe {
@@ -745,21 +706,9 @@ fn record(
 ) -> RunRecord {
     RunRecord {
         point: point.to_owned(),
-        replication: f.replication,
-        seed: f.seed,
-        metrics: Metrics {
-            jobs: f.jobs,
-            jobs_per_day: f.jobs_per_week / 7.0,
-            proc_hours_per_week: f.proc_hours_per_week,
-            utilization: f.utilization,
-            mean_wait: f.mean_wait,
-            mean_response: f.mean_response,
-            mean_bsld: f.mean_bsld,
-            sessions: f.sessions,
-            jobs_per_session: f.jobs_per_session,
-            session_hours: f.session_hours,
-            frustrated: f.frustrated,
+        figures: Replication {
             narrowed_jobs,
+            ..*f
         },
         by_hour: cycles
             .by_hour
@@ -786,179 +735,107 @@ fn record(
     }
 }
 
-/// The values of `metric` over the replications of `point` found in `dir`.
-fn metric_values(dir: &Path, point: &Point, reps: u32, metric: &str) -> Result<Vec<f64>, String> {
-    let read = METRICS
-        .iter()
-        .find(|m| m.0 == metric)
-        .map(|m| m.2)
-        .ok_or_else(|| format!("unknown metric '{metric}'"))?;
-    let mut values = Vec::new();
-    for r in 0..reps {
-        if let Some(rec) = read_run(dir, &point.id, r)? {
-            values.push(read(&rec.metrics));
-        }
-    }
-    Ok(values)
-}
-
-/// A point's statistics over its replications.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PointSummary {
-    /// The point.
-    #[serde(flatten)]
-    pub point: Point,
-    /// Runs found.
-    pub runs: u32,
-    /// Every metric over the runs found.
-    pub stats: Vec<MetricStats>,
-}
-
-/// `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Summary {
-    /// sitesim's version.
-    pub sitesim_version: String,
-    /// The scenario's name.
-    pub name: String,
-    /// The swept axis.
-    pub axis: Option<String>,
-    /// Replications per point.
-    pub replications: u32,
-    /// Runs missing (an unfinished experiment).
-    pub missing_runs: u64,
-    /// Every point.
-    pub points: Vec<PointSummary>,
-}
-
-/// Reads every run in `dir` and writes `summary.json` and `runs.csv`; returns the
-/// summary. The same runs give the same bytes, however they were produced.
-pub fn summarize(dir: &Path) -> Result<Summary, String> {
-    let plan = read_plan(dir)?;
-    let mut points = Vec::new();
-    let mut missing = 0;
-    let mut csv = String::from("point,scheduler,label,procs,population,x,replication,seed");
-    for (name, _, _) in METRICS {
-        csv.push(',');
-        csv.push_str(name);
-    }
-    csv.push('\n');
-    for point in &plan.points {
-        let mut records = Vec::new();
-        for r in 0..plan.replications {
-            match read_run(dir, &point.id, r)? {
-                Some(rec) => records.push(rec),
-                None => missing += 1,
-            }
-        }
-        for rec in &records {
-            csv.push_str(&format!(
-                "{},{},{},{},{},{},{},{}",
-                point.id,
-                csv_field(&point.scheduler),
-                csv_field(&point.label),
-                point.procs,
-                point.population,
-                point.x.map_or(String::new(), |x| x.to_string()),
-                rec.replication,
-                rec.seed
-            ));
-            for (_, _, read) in METRICS {
-                csv.push_str(&format!(",{}", read(&rec.metrics)));
-            }
-            csv.push('\n');
-        }
-        let stats = if records.is_empty() {
-            Vec::new()
+/// `sitesim run` on an experiment, and `sitesim sweep`: runs `shard` (every run without
+/// one) of `study`'s runs missing from `dir` on `threads` threads, resuming what is
+/// there; prints its progress and, once every run is there, the table of means.
+pub fn experiment_command(
+    study: &mut Study,
+    dir: &Path,
+    shard: Option<Shard>,
+    threads: Option<usize>,
+    started: Instant,
+) -> Result<(), String> {
+    let shard = shard.unwrap_or(Shard::ALL);
+    let plan = study.plan();
+    let total = study.pending(dir, shard);
+    println!(
+        "experiment {}: {} point(s) x {} replication(s){}, results in {}",
+        plan.name,
+        plan.points.len(),
+        plan.replications,
+        if shard == Shard::ALL {
+            String::new()
         } else {
-            METRICS
-                .iter()
-                .map(|(name, _, read)| {
-                    let v: Vec<f64> = records.iter().map(|r| read(&r.metrics)).collect();
-                    MetricStats::of(name, &v)
-                })
-                .collect()
-        };
-        points.push(PointSummary {
-            point: point.clone(),
-            runs: records.len() as u32,
-            stats,
-        });
-    }
-    let summary = Summary {
-        sitesim_version: plan.sitesim_version.clone(),
-        name: plan.name.clone(),
-        axis: plan.axis.clone(),
-        replications: plan.replications,
-        missing_runs: missing,
-        points,
-    };
-    let json = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
-    let err = |e: std::io::Error| format!("{}: {e}", dir.display());
-    write_atomic(&dir.join("summary.json"), &json).map_err(err)?;
-    write_atomic(&dir.join("runs.csv"), csv.as_bytes()).map_err(err)?;
-    Ok(summary)
-}
-
-/// Quotes a CSV field if it needs it.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+            format!(", shard {}/{}", shard.index, shard.count)
+        },
+        dir.display()
+    );
+    let bar = if study.is_capacity_search() {
+        let b = ProgressBar::new_spinner();
+        b.set_message("capacity search: runs");
+        b
     } else {
-        s.to_owned()
+        progress(total, "runs")
+    };
+    let p = with_threads(threads, || {
+        study.run(dir, shard, stop_flag(), &|| bar.inc(1))
+    })
+    .map_err(|e| e.to_string())??;
+    bar.finish_and_clear();
+    println!(
+        "  runs          {} of this shard: {} done now, {} found from before",
+        p.runs, p.done, p.resumed
+    );
+    if p.interrupted {
+        println!("  interrupted   run the same command again to resume");
+    } else if shard == Shard::ALL {
+        print!("{}", render_summary(&summarize(dir)?));
+        println!(
+            "  written       {0}/summary.json, {0}/runs.csv; plots: sitesim report {0}",
+            dir.display()
+        );
+        if study.is_capacity_search() {
+            println!("  capacity      {}/capacity.json", dir.display());
+        }
+    } else {
+        println!("  merge         sitesim merge --out DIR <the shards' directories>");
     }
+    report_elapsed(started);
+    Ok(())
 }
 
-/// Merges the results directories `shards` (of one experiment) into `out`: copies every
-/// run file, then writes the summary. Fails if the shards ran different scenarios.
-pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<Summary, String> {
-    let first = shards
-        .first()
-        .ok_or("merge needs at least one shard directory")?;
-    let plan = read_plan(first)?;
-    for s in &shards[1..] {
-        let other = read_plan(s)?;
-        if other != plan {
-            return Err(format!(
-                "{} and {} hold different experiments",
-                first.display(),
-                s.display()
-            ));
-        }
-    }
-    if out.join("experiment.json").exists() && read_plan(out)? != plan {
-        return Err(format!(
-            "{} holds the results of another experiment; merge into a new directory",
-            out.display()
-        ));
-    }
-    write_plan(out, &plan).map_err(|e| format!("{}: {e}", out.display()))?;
-    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
-    for (p, r) in plan.runs() {
-        let id = &plan.points[p].id;
-        for s in shards {
-            // Checked by parsing, copied byte for byte.
-            if read_run(s, id, r)?.is_some() {
-                let from = run_path(s, id, r);
-                let bytes = std::fs::read(&from).map_err(|e| err(&from, e))?;
-                let to = run_path(out, id, r);
-                if let Some(parent) = to.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| err(parent, e))?;
-                }
-                write_atomic(&to, &bytes).map_err(|e| err(&to, e))?;
-                break;
-            }
-        }
-    }
-    for s in shards {
-        let cap = s.join("capacity.json");
-        if cap.exists() {
-            let bytes = std::fs::read(&cap).map_err(|e| format!("{}: {e}", cap.display()))?;
-            write_atomic(&out.join("capacity.json"), &bytes)
-                .map_err(|e| format!("{}: {e}", out.display()))?;
-        }
-    }
-    summarize(out)
+/// `sitesim sweep`: the thin front of a population sweep, the experiment a scenario
+/// writes as `[experiment.sweep] axis = "population"` over `source = "resample"`: each
+/// of `schedulers` (the options' own policy without any) at each multiplier of
+/// `populations` over the users of the log `swf`, into the results directory `out`
+/// (default `results/sweep-LOG`), resumable and shardable as any experiment.
+/// `command` is the command line, which identifies the experiment for resuming and
+/// merging.
+pub fn sweep_command(
+    swf: &Path,
+    opts: &ResampleOptions,
+    schedulers: &[SchedulerSpec],
+    populations: &[f64],
+    out: Option<PathBuf>,
+    shard: Option<Shard>,
+    command: &str,
+) -> Result<(), String> {
+    let started = Instant::now();
+    let resampler = Resampler::open(swf, opts)?;
+    let contenders = schedulers
+        .iter()
+        .map(|spec| Contender {
+            label: spec.label(),
+            spec: spec.clone(),
+        })
+        .collect();
+    let log = swf
+        .file_stem()
+        .map_or("log".into(), |s| s.to_string_lossy().into_owned());
+    let name = format!("sweep-{log}");
+    let dir = out.unwrap_or_else(|| PathBuf::from("results").join(&name));
+    let mut study = Study::population_sweep(
+        resampler,
+        ResampleOptions {
+            out: None,
+            ..opts.clone()
+        },
+        contenders,
+        populations.to_vec(),
+        &name,
+        command,
+    )?;
+    experiment_command(&mut study, &dir, shard, opts.threads, started)
 }
 
 #[cfg(test)]

@@ -24,18 +24,25 @@ use std::sync::atomic::AtomicBool;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::feedback::{FeedbackOptions, LogFigures, UserSettings, feedback};
+use super::feedback::{FeedbackOptions, LogFigures, feedback};
+use super::metric::{Bin, MetricStats, Replication, stats_of};
 use super::replay::{ReplayError, ReplayOptions, log_jobs, site};
-use super::resample::{
-    Bin, MetricStats, Replication, ResampleOptions, ResampleRun, Resampler, in_parallel, stats_of,
-};
+use super::replicate::{RunHeader, in_parallel};
+use super::resample::{ResampleOptions, ResampleRun, Resampled, Resampler};
 use crate::metrics::{LoadRecorder, LoadSummary, MetricsConfig, Recorder, UserLoad};
 use crate::sched::SchedulerSpec;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
-use crate::time::{Time, WEEK};
+use crate::time::WEEK;
 use crate::users::Drift;
 use crate::workload::pools::{Pool, Pools};
-use crate::workload::population::PopulationConfig;
+use std::path::Path;
+use std::time::Instant;
+
+use super::replay::open_log;
+use super::replicate::with_threads;
+use super::terminal::{progress, report_elapsed, stop_flag};
+use crate::swf::SwfReader;
+use crate::time::Time;
 
 /// The central share of a distribution called its body (seed 003 §4.4: "in most cases
 /// the value ... is within the body of this distribution").
@@ -171,32 +178,15 @@ pub struct UserContribution {
 /// The result of `sitesim calibrate`: what `calibrate.json` holds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CalibrateSummary {
-    /// The version that made it.
-    pub sitesim_version: &'static str,
-    /// The log.
-    pub input: String,
-    /// Processors.
-    pub procs: u32,
-    /// The scheduler compared with the log's own service.
-    pub scheduler: String,
-    /// The user model.
-    pub users: UserSettings,
-    /// The pools.
-    pub pools: Pools,
-    /// The population (x1 unless asked otherwise).
-    pub population: PopulationConfig,
-    /// Measured weeks of a resampled run.
-    pub weeks: u32,
-    /// Its warm-up, seconds.
-    pub warmup: Time,
-    /// Its cool-down, seconds.
-    pub cooldown: Time,
-    /// The seed.
-    pub seed: u64,
-    /// Replications asked for, per resampled row.
-    pub replications_asked: u32,
-    /// Whether the run was stopped before every replication finished.
-    pub interrupted: bool,
+    /// The machine, the scheduler compared with the log's own service, the window, the
+    /// seed, and the replications asked for each resampled row (interrupted if a row has
+    /// fewer).
+    #[serde(flatten)]
+    pub run: RunHeader,
+    /// The log, its pools, the user model and the population (x1 unless asked
+    /// otherwise) of the resampled rows; `feedback` is the scheduler's main row's.
+    #[serde(flatten)]
+    pub source: Resampled,
     /// The log's own figures (jobs and processor time submitted per week of its span,
     /// its offered load, its logged mean wait, its sessions).
     pub log: Figures,
@@ -217,8 +207,6 @@ pub struct CalibrateSummary {
     pub weekly_load: Vec<WeeklyLoad>,
     /// Every log user's part, by its share of the resampled waits (largest first).
     pub contributions: Vec<UserContribution>,
-    /// Warnings about the input.
-    pub warnings: Vec<String>,
 }
 
 impl CalibrateSummary {
@@ -353,23 +341,16 @@ where
             .map(|r| r.mean_wait)
             .collect::<Vec<_>>()
     };
-    let settings = resampler.summary(opts, Vec::new());
+    let settings = resampler.summary(opts, Vec::<Replication>::new());
+    let interrupted = rows
+        .iter()
+        .any(|r| (r.replications.len() as u32) < opts.replications);
     Ok(CalibrateSummary {
-        sitesim_version: env!("CARGO_PKG_VERSION"),
-        input: file.to_owned(),
-        procs,
-        scheduler: scheduler.label(),
-        users: settings.users,
-        pools: settings.pools,
-        population: settings.population,
-        weeks: opts.weeks,
-        warmup: opts.users.run.warmup,
-        cooldown: opts.users.run.cooldown,
-        seed: opts.users.run.seed,
-        replications_asked: opts.replications,
-        interrupted: rows
-            .iter()
-            .any(|r| (r.replications.len() as u32) < opts.replications),
+        run: RunHeader {
+            interrupted,
+            ..settings.run
+        },
+        source: settings.source,
         wait_without_feedback: placement(replay.mean_wait, &place(&rows[2])),
         wait_with_feedback: placement(replay.mean_wait, &place(&rows[1])),
         log,
@@ -379,7 +360,6 @@ where
         rows,
         weekly_load,
         contributions,
-        warnings: settings.warnings,
     })
 }
 
@@ -639,4 +619,45 @@ fn contributions(
             .then(a.user.cmp(&b.user))
     });
     out
+}
+
+/// The warm-up of a calibration when the options give none: four weeks, as the
+/// resampling runs of `docs/VALIDATION.md`.
+pub const CALIBRATE_WARMUP: Time = 4 * WEEK;
+
+/// `sitesim calibrate`: the calibration of the log `swf` under `opts` (its warm-up
+/// [`CALIBRATE_WARMUP`] when it has none); prints the summary and writes
+/// `calibrate.json`, `calibrate.csv`, `users.csv` and the report page into `opts.out`.
+pub fn calibrate_command(swf: &Path, opts: &ResampleOptions) -> Result<(), String> {
+    let started = Instant::now();
+    let mut opts = opts.clone();
+    if opts.users.run.warmup == 0 {
+        opts.users.run.warmup = CALIBRATE_WARMUP;
+    }
+    let (header, name) = open_log(swf)?;
+    let bar = progress(3 * u64::from(opts.replications), "replications");
+    let summary = with_threads(opts.threads, || {
+        calibrate(
+            || SwfReader::open(swf),
+            &name,
+            &header,
+            |r| r.extra_columns(),
+            &opts,
+            stop_flag(),
+            &|| bar.inc(1),
+        )
+    })
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    print!("{}", render_calibrate(&summary));
+    if let Some(dir) = &opts.out {
+        write_calibrate(dir, &summary).map_err(|e| e.to_string())?;
+        eprintln!(
+            "wrote {0}/calibrate.json, calibrate.csv, users.csv and the report page {0}/index.html",
+            dir.display()
+        );
+    }
+    report_elapsed(started);
+    Ok(())
 }

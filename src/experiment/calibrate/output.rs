@@ -7,9 +7,9 @@ use std::path::Path;
 
 use super::{CalibrateSummary, Figures, ResampledRow};
 use crate::experiment::feedback::render_drift;
+use crate::experiment::metric::MetricStats;
 use crate::experiment::output::write_atomic;
 use crate::experiment::replay::ReplayError;
-use crate::experiment::resample::MetricStats;
 use crate::plot::{Histogram, write_histogram};
 use crate::time::{Hms, WEEK};
 use crate::workload::pools::Pool;
@@ -32,13 +32,17 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
         w,
         "calibration of {} on {} processors against {}: {} replications of {} weeks \
          ({} weeks' warm-up) per resampled row{}",
-        s.input,
-        s.procs,
-        s.scheduler,
-        s.replications_asked,
-        s.weeks,
-        s.warmup / WEEK,
-        if s.interrupted { " (interrupted)" } else { "" }
+        s.source.input,
+        s.run.procs,
+        s.run.scheduler,
+        s.run.replications_asked,
+        s.source.weeks,
+        s.run.warmup / WEEK,
+        if s.run.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         w,
@@ -75,7 +79,7 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
     single(&mut w, "the log", &s.log, "  (offered load; logged waits)");
     single(
         &mut w,
-        &format!("open-loop replay, {}", s.scheduler),
+        &format!("open-loop replay, {}", s.run.scheduler),
         &s.replay,
         "",
     );
@@ -225,7 +229,7 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
              leave out (0) a user; --flurry-weight W for every user with a flurry"
         );
     }
-    for warning in &s.warnings {
+    for warning in &s.source.warnings {
         let _ = writeln!(w, "  warning: {warning}");
     }
     w
@@ -254,7 +258,7 @@ fn rows_csv(s: &CalibrateSummary) -> String {
     let _ = writeln!(
         out,
         "open-loop replay,{},false,1,{},0,{},0,{},0,{},0,,,{},0,0",
-        s.scheduler,
+        s.run.scheduler,
         r.jobs_per_week,
         r.proc_hours_per_week,
         r.utilization,
@@ -369,7 +373,7 @@ pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), ReplayErr
     let mut plots = Vec::new();
     let replay = (
         s.replay.mean_wait,
-        format!("the log replayed under {}", s.scheduler),
+        format!("the log replayed under {}", s.run.scheduler),
     );
     for (row, file) in [
         (s.under_scheduler(false), "wait-without-feedback.svg"),
@@ -439,7 +443,7 @@ fn report_page<'a>(s: &CalibrateSummary, plots: impl Iterator<Item = &'a str>) -
          pre{{background:#f6f6f6;padding:1em;overflow-x:auto}}img{{max-width:48%}}</style></head>\
          <body><h1>Calibration of {0}</h1>\n<p>Files: calibrate.json, calibrate.csv, users.csv. \
          The check before a closed-loop study (docs/MODELS.md, \"Calibration\").</p>\n<pre>{1}</pre>\n",
-        escape(&s.input),
+        escape(&s.source.input),
         escape(&render_calibrate(s))
     );
     for p in plots {

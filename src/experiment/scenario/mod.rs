@@ -13,26 +13,30 @@
 //! `"synthetic"` (the benchmark workload of `models/synthetic.toml`). Unknown keys are
 //! errors that name the key and its line; keys that do not apply to the source are
 //! errors too.
+//!
+//! This module only reads and checks scenarios and turns them into options: a scenario
+//! is run by [`super::run`] (one run, or the replications of one source) or by
+//! [`super::study`] (an `[experiment]`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use serde::Deserialize;
 
-use super::feedback::{FeedbackOptions, FeedbackSummary, UnknownWaits, feedback, render_feedback};
-use super::model::{ModelFiles, ModelOptions, ModelSummary, render_model, run_model, write_model};
-use super::replay::{ReplayError, ReplayOptions, ReplaySummary, render, replay};
-use super::resample::{
-    ResampleOptions, ResampleSummary, Resampler, render_resample, with_threads, write_resample,
-};
-use super::study::ExperimentSection;
+mod experiment;
+
+pub use experiment::{CapacitySection, Contender, ExperimentSection, SweepSection, check_capacity};
+
+use super::feedback::{FeedbackOptions, UnknownWaits};
+use super::model::{ModelFiles, ModelOptions};
+use super::replay::{ReplayError, ReplayOptions};
+use super::resample::{ResampleOptions, Resampler};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel};
 use crate::sched::SchedulerSpec;
-use crate::swf::{SwfHeader, SwfReader};
+use crate::swf::SwfReader;
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::{
     Behaviour, ContinuationCurve, FlowForward, NegativeThink, OpeningThink, Patience,
@@ -41,10 +45,9 @@ use crate::workload::pools::PoolConfig;
 use crate::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::workload::questionable::{Policies, PolicySetting};
 use crate::workload::trace::TraceConfig;
-use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 
 /// The default scenario, built into the binary so that `sitesim run` works anywhere.
-pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/default.toml");
+pub const DEFAULT_SCENARIO: &str = include_str!("../../../scenarios/default.toml");
 
 /// A scenario file.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -410,7 +413,7 @@ pub struct UsersSection {
 
 impl UsersSection {
     /// The feedback options this section stands for, on top of `run`.
-    fn options(&self, run: ReplayOptions) -> Result<FeedbackOptions, String> {
+    pub fn options(&self, run: ReplayOptions) -> Result<FeedbackOptions, String> {
         fn pick<T: std::str::FromStr<Err = String>>(
             key: &str,
             v: &Option<String>,
@@ -475,40 +478,6 @@ impl UsersSection {
                 UnknownWaits::default(),
             )?,
         })
-    }
-}
-
-/// What a scenario's run produced.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RunSummary {
-    /// An open-loop replay.
-    Replay(Box<ReplaySummary>),
-    /// A replay with feedback.
-    Feedback(Box<FeedbackSummary>),
-    /// Replications of a resampled population.
-    Resample(Box<ResampleSummary>),
-    /// Replications of a model-based site.
-    Model(Box<ModelSummary>),
-}
-
-impl RunSummary {
-    /// The terminal summary.
-    pub fn render(&self) -> String {
-        match self {
-            RunSummary::Replay(s) => render(s),
-            RunSummary::Feedback(s) => render_feedback(s),
-            RunSummary::Resample(s) => render_resample(s),
-            RunSummary::Model(s) => render_model(s),
-        }
-    }
-
-    /// The figures of a single run (replay or feedback); `None` for replications.
-    pub fn single(&self) -> Option<&ReplaySummary> {
-        match self {
-            RunSummary::Replay(s) => Some(s),
-            RunSummary::Feedback(s) => Some(&s.run),
-            RunSummary::Resample(_) | RunSummary::Model(_) => None,
-        }
     }
 }
 
@@ -718,7 +687,7 @@ impl Scenario {
     }
 
     /// Refuses the keys of replicated runs for a single run.
-    fn single_run(&self, source: &str) -> Result<(), String> {
+    pub(crate) fn single_run(&self, source: &str) -> Result<(), String> {
         let given = [
             ("duration", self.duration.is_some()),
             ("replications", self.replications.is_some()),
@@ -878,130 +847,6 @@ impl Scenario {
             busy: *busy_user,
         };
         Ok((files, mopts, out))
-    }
-
-    /// Runs the scenario; replicated runs stop starting replications once `stop` is
-    /// set and call `done` as each finishes.
-    pub fn run(&self, stop: &AtomicBool, done: &(dyn Fn() + Sync)) -> Result<RunSummary, String> {
-        let opts = self.replay_options()?;
-        if self.replications == Some(0) {
-            return Err("replications must be at least 1".into());
-        }
-        if self.threads == Some(0) {
-            return Err("threads must be at least 1".into());
-        }
-        let err = |e: ReplayError| e.to_string();
-        let log = |path: &Path| -> Result<(SwfHeader, String), String> {
-            let header = SwfReader::open(path)
-                .map_err(|e| e.to_string())?
-                .header()
-                .clone();
-            Ok((header, path.display().to_string()))
-        };
-        match &self.workload {
-            WorkloadSection::Swf { path, .. } => {
-                self.single_run("swf")?;
-                let (header, name) = log(path)?;
-                replay(
-                    || SwfReader::open(path),
-                    &name,
-                    &header,
-                    |r| r.extra_columns(),
-                    &opts,
-                )
-                .map(|s| RunSummary::Replay(Box::new(s)))
-                .map_err(err)
-            }
-            WorkloadSection::Feedback { path, users, .. } => {
-                self.single_run("feedback")?;
-                let (header, name) = log(path)?;
-                let fopts = users.options(opts)?;
-                feedback(
-                    || SwfReader::open(path),
-                    &name,
-                    &header,
-                    |r| r.extra_columns(),
-                    &fopts,
-                )
-                .map(|s| RunSummary::Feedback(Box::new(s)))
-                .map_err(err)
-            }
-            WorkloadSection::Resample { .. } => {
-                let (resampler, ropts) = self.resample_setup()?;
-                let reps = with_threads(ropts.threads, || {
-                    resampler.replications(
-                        &ropts,
-                        &ropts.users.run.policy,
-                        &ropts.population,
-                        ropts.replications,
-                        stop,
-                        done,
-                    )
-                })
-                .map_err(err)?
-                .map_err(err)?;
-                let summary = resampler.summary(&ropts, reps);
-                if let Some(dir) = &ropts.out {
-                    write_resample(dir, &summary).map_err(err)?;
-                }
-                Ok(RunSummary::Resample(Box::new(summary)))
-            }
-            WorkloadSection::Model { .. } => {
-                let (files, mopts, out) = self.model_setup()?;
-                let summary = with_threads(mopts.threads, || run_model(&files, &mopts, stop, done))
-                    .map_err(err)?
-                    .map_err(err)?;
-                if let Some(dir) = &out {
-                    write_model(dir, &summary).map_err(err)?;
-                }
-                Ok(RunSummary::Model(Box::new(summary)))
-            }
-            WorkloadSection::Synthetic {
-                jobs,
-                load,
-                seed,
-                model,
-                ..
-            } => {
-                self.single_run("synthetic")?;
-                let model = match model {
-                    Some(p) => {
-                        let text = std::fs::read_to_string(p)
-                            .map_err(|e| format!("{}: {e}", p.display()))?;
-                        SyntheticModel::parse(&text, &p.display().to_string())?
-                    }
-                    None => SyntheticModel::default(),
-                };
-                let procs = opts
-                    .procs
-                    .ok_or("[machine] procs is required for a synthetic workload")?;
-                if !(load.is_finite() && *load > 0.0) || *jobs == 0 {
-                    return Err("[workload] needs jobs >= 1 and a positive load".into());
-                }
-                let seed = seed.unwrap_or(self.seed);
-                let cfg = SyntheticConfig {
-                    jobs: *jobs,
-                    procs,
-                    load: *load,
-                    seed,
-                };
-                let header = SwfHeader {
-                    lines: Synthetic::new(cfg, &model).header_lines(),
-                    max_procs: Some(i64::from(procs)),
-                    ..SwfHeader::default()
-                };
-                let name = format!("synthetic({jobs} jobs, load {load}, seed {seed})");
-                replay(
-                    || Ok(Synthetic::new(cfg, &model)),
-                    &name,
-                    &header,
-                    |_| Default::default(),
-                    &opts,
-                )
-                .map(|s| RunSummary::Replay(Box::new(s)))
-                .map_err(err)
-            }
-        }
     }
 }
 

@@ -1,0 +1,35 @@
+//! `sitesim generate`: the synthetic benchmark log written as an SWF file.
+
+use std::path::Path;
+
+use super::output::AtomicFile;
+use crate::swf::SwfWriter;
+use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
+
+/// `sitesim generate`: writes the synthetic log of `cfg` (its model from the file
+/// `model`, else the shipped one) to `out`, atomically.
+pub fn generate_command(
+    cfg: SyntheticConfig,
+    model: Option<&Path>,
+    out: &Path,
+) -> Result<(), String> {
+    let model = match model {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            SyntheticModel::parse(&text, &p.display().to_string())?
+        }
+        None => SyntheticModel::default(),
+    };
+    let generator = Synthetic::new(cfg, &model);
+    let err = |e: std::io::Error| format!("{}: {e}", out.display());
+    let (file, w) = AtomicFile::create(out).map_err(err)?;
+    let mut w = SwfWriter::new(w, &generator.header_lines()).map_err(err)?;
+    for rec in generator {
+        let rec = rec.map_err(|e| e.to_string())?;
+        w.write(&rec.record).map_err(err)?;
+    }
+    w.finish().map_err(err)?;
+    file.commit().map_err(err)?;
+    println!("wrote {} jobs to {}", cfg.jobs, out.display());
+    Ok(())
+}

@@ -1,0 +1,533 @@
+//! The figures of one replicated run and the one list of metrics every output reads them
+//! by: the summaries' statistics (`summary.json`), the CSV columns (`replications.csv`,
+//! `runs.csv`), the terminal tables and the report's plots and tables all take a
+//! metric's name, title and unit from [`METRICS`].
+//!
+//! A name is the JSON key and the CSV column; values are kept in the unit the name
+//! says (seconds for waits and responses, a share in [0, 1] for the utilization, hours
+//! for sessions), and only a display chooses another scale ([`Unit`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::metrics::{MetricsSummary, SessionsSummary};
+use crate::time::HOUR;
+
+/// The figures of one run of a replicated source (a resampled population, a model-based
+/// site) or of one run of an experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Replication {
+    /// Its number, from 0.
+    pub replication: u32,
+    /// The seed its population was drawn from (the same for every scheduler: common
+    /// random numbers).
+    pub seed: u64,
+    /// Jobs submitted in the measurement window.
+    pub jobs: u64,
+    /// Jobs ended per week in the window: throughput.
+    pub jobs_per_week: f64,
+    /// Processor-hours ended per week in the window.
+    pub proc_hours_per_week: f64,
+    /// Share of the machine busy in the window.
+    pub utilization: f64,
+    /// Mean wait of the measured jobs, seconds.
+    pub mean_wait: f64,
+    /// Mean response time, seconds.
+    pub mean_response: f64,
+    /// Mean bounded slowdown.
+    pub mean_bsld: f64,
+    /// Sessions of the run (all weeks).
+    pub sessions: u64,
+    /// Jobs per session.
+    pub jobs_per_session: f64,
+    /// Mean session duration, hours.
+    pub session_hours: f64,
+    /// User instances started.
+    pub users: u64,
+    /// Users who left for good after long waits.
+    pub frustrated: u64,
+    /// Temporary users that arrived during the run.
+    pub arrivals: u64,
+    /// Long-term users regenerated.
+    pub regenerations: u64,
+    /// Jobs cut to the size of a machine smaller than the one the population was sized
+    /// for (`procs` sweeps and capacity searches); left out of files when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub narrowed_jobs: u64,
+}
+
+impl AsRef<Replication> for Replication {
+    fn as_ref(&self) -> &Replication {
+        self
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Replication {
+    /// The figures of replication `replication` (drawn from `seed`) from its metrics and
+    /// sessions; the population's figures are 0, for the caller to fill in.
+    pub fn measured(
+        replication: u32,
+        seed: u64,
+        m: &MetricsSummary,
+        s: &SessionsSummary,
+    ) -> Replication {
+        Replication {
+            replication,
+            seed,
+            jobs: m.jobs.jobs,
+            jobs_per_week: m.throughput.jobs_per_week,
+            proc_hours_per_week: m.throughput.proc_hours_per_week,
+            utilization: m.utilization,
+            mean_wait: m.jobs.wait.mean,
+            mean_response: m.jobs.response.mean,
+            mean_bsld: m.jobs.bounded_slowdown.mean,
+            sessions: s.sessions,
+            jobs_per_session: s.jobs_per_session.mean,
+            session_hours: s.duration.mean / HOUR as f64,
+            users: 0,
+            frustrated: 0,
+            arrivals: 0,
+            regenerations: 0,
+            narrowed_jobs: 0,
+        }
+    }
+}
+
+/// How a metric's values are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// As they are, in this unit (empty for a ratio).
+    Fixed(&'static str),
+    /// A share in [0, 1], shown in percent.
+    Share,
+    /// Seconds, shown in minutes, or in hours from two hours on.
+    Seconds,
+}
+
+/// One metric of a run.
+#[derive(Debug, Clone, Copy)]
+pub struct Metric {
+    /// Its JSON key and CSV column.
+    pub name: &'static str,
+    /// Its title in headings.
+    pub title: &'static str,
+    /// Its name on axes and in table headers.
+    pub quantity: &'static str,
+    /// What it is, for captions.
+    pub meaning: &'static str,
+    /// Its unit.
+    pub unit: Unit,
+    /// Whether a plot of it starts at 0.
+    pub from_zero: bool,
+    /// Its value in a run.
+    pub read: fn(&Replication) -> f64,
+}
+
+/// A scale a metric is shown in: its unit and the factor from the stored values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scale {
+    /// The unit shown.
+    pub unit: &'static str,
+    /// Shown value = stored value × factor.
+    pub factor: f64,
+}
+
+impl Metric {
+    /// The scale to show values up to `largest` in: one scale for every table and plot
+    /// of one report, so a metric is never in hours in one place and minutes in
+    /// another.
+    pub fn scale(&self, largest: f64) -> Scale {
+        match self.unit {
+            Unit::Fixed(unit) => Scale { unit, factor: 1.0 },
+            Unit::Share => Scale {
+                unit: "%",
+                factor: 100.0,
+            },
+            Unit::Seconds if largest >= 2.0 * HOUR as f64 => Scale {
+                unit: "h",
+                factor: 1.0 / HOUR as f64,
+            },
+            Unit::Seconds => Scale {
+                unit: "min",
+                factor: 1.0 / 60.0,
+            },
+        }
+    }
+
+    /// `quantity (unit)`, or the quantity alone for a ratio.
+    pub fn label(&self, scale: Scale) -> String {
+        if scale.unit.is_empty() {
+            self.quantity.to_owned()
+        } else {
+            format!("{} ({})", self.quantity, scale.unit)
+        }
+    }
+}
+
+/// Every metric summarized over replications, in the order of summaries and CSV files.
+pub const METRICS: [Metric; 10] = [
+    Metric {
+        name: "jobs_per_week",
+        title: "Throughput",
+        quantity: "throughput",
+        meaning: "jobs ended per week",
+        unit: Unit::Fixed("jobs/week"),
+        from_zero: false,
+        read: |r| r.jobs_per_week,
+    },
+    Metric {
+        name: "proc_hours_per_week",
+        title: "Work done",
+        quantity: "work done",
+        meaning: "processor-hours of the jobs ended per week",
+        unit: Unit::Fixed("processor-hours/week"),
+        from_zero: false,
+        read: |r| r.proc_hours_per_week,
+    },
+    Metric {
+        name: "utilization",
+        title: "Utilization",
+        quantity: "utilization",
+        meaning: "share of the processors busy",
+        unit: Unit::Share,
+        from_zero: false,
+        read: |r| r.utilization,
+    },
+    Metric {
+        name: "mean_wait",
+        title: "Mean wait",
+        quantity: "mean wait",
+        meaning: "mean time from submission to start",
+        unit: Unit::Seconds,
+        from_zero: true,
+        read: |r| r.mean_wait,
+    },
+    Metric {
+        name: "mean_response",
+        title: "Mean response time",
+        quantity: "mean response time",
+        meaning: "mean time from submission to end",
+        unit: Unit::Seconds,
+        from_zero: true,
+        read: |r| r.mean_response,
+    },
+    Metric {
+        name: "mean_bsld",
+        title: "Mean bounded slowdown",
+        quantity: "mean bounded slowdown",
+        meaning: "mean of (wait + runtime) / max(runtime, threshold), at least 1",
+        unit: Unit::Fixed(""),
+        from_zero: false,
+        read: |r| r.mean_bsld,
+    },
+    Metric {
+        name: "sessions",
+        title: "Sessions",
+        quantity: "sessions",
+        meaning: "users' working sessions in the run",
+        unit: Unit::Fixed("sessions"),
+        from_zero: false,
+        read: |r| r.sessions as f64,
+    },
+    Metric {
+        name: "jobs_per_session",
+        title: "Jobs per session",
+        quantity: "jobs per session",
+        meaning: "mean jobs submitted in a session",
+        unit: Unit::Fixed("jobs"),
+        from_zero: false,
+        read: |r| r.jobs_per_session,
+    },
+    Metric {
+        name: "session_hours",
+        title: "Mean session length",
+        quantity: "mean session length",
+        meaning: "mean length of a user's working session",
+        unit: Unit::Fixed("h"),
+        from_zero: false,
+        read: |r| r.session_hours,
+    },
+    Metric {
+        name: "frustrated",
+        title: "Frustrated users",
+        quantity: "frustrated users",
+        meaning: "users who left for good after long waits",
+        unit: Unit::Fixed("users"),
+        from_zero: true,
+        read: |r| r.frustrated as f64,
+    },
+];
+
+/// The metric named `name`.
+pub fn metric(name: &str) -> Result<&'static Metric, String> {
+    METRICS.iter().find(|m| m.name == name).ok_or_else(|| {
+        format!(
+            "unknown metric '{name}' (known: {})",
+            METRICS.map(|m| m.name).join(", ")
+        )
+    })
+}
+
+/// One bin of a histogram.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Bin {
+    /// Lower bound (inclusive).
+    pub lo: f64,
+    /// Upper bound (exclusive, inclusive for the last bin).
+    pub hi: f64,
+    /// Replications in it.
+    pub count: u64,
+}
+
+/// A metric over replications.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetricStats {
+    /// The metric.
+    pub metric: &'static str,
+    /// Replications.
+    pub n: u64,
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation.
+    pub sd: f64,
+    /// Half-width of the 95% confidence interval of the mean (Student's t).
+    pub ci95: f64,
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+    /// The distribution: 20 equal bins from the smallest to the largest value.
+    pub histogram: Vec<Bin>,
+}
+
+/// Bins of a histogram.
+const BINS: usize = 20;
+
+impl MetricStats {
+    /// The statistics of `values` (at least one).
+    pub fn of(metric: &'static str, values: &[f64]) -> MetricStats {
+        let n = values.len();
+        let mean = values.iter().sum::<f64>() / n as f64;
+        let sd = if n > 1 {
+            (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        let ci95 = if n > 1 {
+            use statrs::distribution::{ContinuousCDF, StudentsT};
+            let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+                .expect("degrees of freedom are positive")
+                .inverse_cdf(0.975);
+            t * sd / (n as f64).sqrt()
+        } else {
+            0.0
+        };
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let width = (max - min) / BINS as f64;
+        let mut counts = [0u64; BINS];
+        for v in values {
+            let i = if width > 0.0 {
+                (((v - min) / width) as usize).min(BINS - 1)
+            } else {
+                0
+            };
+            counts[i] += 1;
+        }
+        let bins = if width > 0.0 { BINS } else { 1 };
+        MetricStats {
+            metric,
+            n: n as u64,
+            mean,
+            sd,
+            ci95,
+            min,
+            max,
+            histogram: (0..bins)
+                .map(|i| Bin {
+                    lo: min + i as f64 * width,
+                    hi: if i + 1 == bins {
+                        max
+                    } else {
+                        min + (i + 1) as f64 * width
+                    },
+                    count: counts[i],
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The statistics of every metric over `reps` (empty when there are none).
+pub fn stats_of(reps: &[Replication]) -> Vec<MetricStats> {
+    if reps.is_empty() {
+        return Vec::new();
+    }
+    METRICS
+        .iter()
+        .map(|m| {
+            let v: Vec<f64> = reps.iter().map(m.read).collect();
+            MetricStats::of(m.name, &v)
+        })
+        .collect()
+}
+
+/// The columns of a replication in CSV files, in order.
+const COLUMNS: [&str; 16] = [
+    "replication",
+    "seed",
+    "jobs",
+    "jobs_per_week",
+    "proc_hours_per_week",
+    "utilization",
+    "mean_wait",
+    "mean_response",
+    "mean_bsld",
+    "sessions",
+    "jobs_per_session",
+    "session_hours",
+    "users",
+    "frustrated",
+    "arrivals",
+    "regenerations",
+];
+
+/// Replications as CSV, one row each, after `leading` columns that every row fills in
+/// with its own values (`runs.csv` puts the point first): `replications.csv` and
+/// `runs.csv` have the same replication columns, named as in [`METRICS`] and
+/// `summary.json`. Numbers are written in full (the shortest text that reads back as
+/// the same value).
+pub struct ReplicationsCsv {
+    writer: csv::Writer<Vec<u8>>,
+}
+
+impl ReplicationsCsv {
+    /// A file whose rows start with the columns `leading`.
+    pub fn new(leading: &[&str]) -> ReplicationsCsv {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let header = leading
+            .iter()
+            .chain(&COLUMNS)
+            .chain(["narrowed_jobs"].iter());
+        writer
+            .write_record(header)
+            .expect("writing to memory cannot fail");
+        ReplicationsCsv { writer }
+    }
+
+    /// A row: the leading values, then `r`'s.
+    pub fn row(&mut self, leading: &[String], r: &Replication) {
+        let numbers = [
+            r.replication.to_string(),
+            r.seed.to_string(),
+            r.jobs.to_string(),
+            r.jobs_per_week.to_string(),
+            r.proc_hours_per_week.to_string(),
+            r.utilization.to_string(),
+            r.mean_wait.to_string(),
+            r.mean_response.to_string(),
+            r.mean_bsld.to_string(),
+            r.sessions.to_string(),
+            r.jobs_per_session.to_string(),
+            r.session_hours.to_string(),
+            r.users.to_string(),
+            r.frustrated.to_string(),
+            r.arrivals.to_string(),
+            r.regenerations.to_string(),
+            r.narrowed_jobs.to_string(),
+        ];
+        self.writer
+            .write_record(leading.iter().chain(&numbers))
+            .expect("writing to memory cannot fail");
+    }
+
+    /// The file's bytes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.writer
+            .into_inner()
+            .expect("writing to memory cannot fail")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statistics_over_replications() {
+        let s = MetricStats::of("x", &[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(s.mean, 2.5);
+        assert!((s.sd - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        // t(0.975, 3) = 3.182446...
+        assert!((s.ci95 - 3.182_446 * s.sd / 2.0).abs() < 1e-5);
+        assert_eq!(s.histogram.len(), BINS);
+        assert_eq!(s.histogram.iter().map(|b| b.count).sum::<u64>(), 4);
+        assert_eq!(s.histogram[0].count, 1);
+        assert_eq!(s.histogram[BINS - 1].count, 1);
+        let one = MetricStats::of("x", &[5.0, 5.0]);
+        assert_eq!((one.sd, one.ci95, one.histogram.len()), (0.0, 0.0, 1));
+    }
+
+    #[test]
+    fn every_metric_is_named_once_and_found_by_name() {
+        for m in &METRICS {
+            assert_eq!(metric(m.name).unwrap().name, m.name);
+            assert_eq!(METRICS.iter().filter(|n| n.name == m.name).count(), 1);
+        }
+        assert!(
+            metric("jobs_per_day")
+                .unwrap_err()
+                .contains("jobs_per_week")
+        );
+    }
+
+    #[test]
+    fn durations_share_one_scale() {
+        let wait = metric("mean_wait").unwrap();
+        assert_eq!(wait.scale(7199.0).unit, "min");
+        assert_eq!(wait.scale(7200.0).unit, "h");
+        assert_eq!(wait.label(wait.scale(60.0)), "mean wait (min)");
+        let bsld = metric("mean_bsld").unwrap();
+        assert_eq!(bsld.label(bsld.scale(3.0)), "mean bounded slowdown");
+    }
+
+    #[test]
+    fn csv_rows_quote_what_needs_it() {
+        let mut csv = ReplicationsCsv::new(&["label"]);
+        let r = Replication {
+            replication: 1,
+            seed: 7,
+            jobs: 3,
+            jobs_per_week: 2.5,
+            proc_hours_per_week: 0.0,
+            utilization: 0.5,
+            mean_wait: 10.0,
+            mean_response: 20.0,
+            mean_bsld: 1.0,
+            sessions: 1,
+            jobs_per_session: 3.0,
+            session_hours: 0.25,
+            users: 1,
+            frustrated: 0,
+            arrivals: 0,
+            regenerations: 0,
+            narrowed_jobs: 0,
+        };
+        csv.row(&["a, \"b\"".into()], &r);
+        let text = String::from_utf8(csv.into_bytes()).unwrap();
+        let mut lines = text.lines();
+        assert!(
+            lines
+                .next()
+                .unwrap()
+                .starts_with("label,replication,seed,jobs,")
+        );
+        assert_eq!(
+            lines.next().unwrap(),
+            "\"a, \"\"b\"\"\",1,7,3,2.5,0,0.5,10,20,1,1,3,0.25,1,0,0,0,0"
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! Replicated runs, whatever their source (a resampled population, a model-based site):
+//! replication `r` of a run seeded `s` draws its users from [`replication_seed`]`(s, r)`,
+//! whatever the scheduler, the multipliers or the thread count, so the same seed gives
+//! the same users under every scheduler (common random numbers); replications run in
+//! parallel and come back in order ([`in_parallel`]), so outputs are identical on any
+//! number of threads. [`Replicated`] is the one summary every replicated source writes.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::metric::{MetricStats, Replication, ReplicationsCsv, stats_of};
+use super::output::write_atomic;
+use super::replay::ReplayError;
+use crate::time::Time;
+
+/// What every replicated run states about itself: the machine, the policy, the
+/// measurement window, the seed and its replications.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunHeader {
+    /// sitesim's version.
+    pub sitesim_version: &'static str,
+    /// Machine size.
+    pub procs: u32,
+    /// The policy.
+    pub scheduler: String,
+    /// Warm-up, seconds.
+    pub warmup: Time,
+    /// Cool-down, seconds.
+    pub cooldown: Time,
+    /// The run's seed.
+    pub seed: u64,
+    /// Replications asked for.
+    pub replications_asked: u32,
+    /// Whether the run was stopped before every replication finished.
+    pub interrupted: bool,
+}
+
+impl RunHeader {
+    /// The header of a run on `procs` processors under `scheduler`, measured between
+    /// `warmup` and `cooldown`, seeded `seed`, asking for `replications`; not
+    /// interrupted until [`RunHeader::summary`] finds replications missing.
+    pub fn new(
+        procs: u32,
+        scheduler: String,
+        (warmup, cooldown): (Time, Time),
+        seed: u64,
+        replications: u32,
+    ) -> RunHeader {
+        RunHeader {
+            sitesim_version: env!("CARGO_PKG_VERSION"),
+            procs,
+            scheduler,
+            warmup,
+            cooldown,
+            seed,
+            replications_asked: replications,
+            interrupted: false,
+        }
+    }
+
+    /// The summary of `replications` (the finished ones, in order) with users from
+    /// `source`.
+    pub fn summary<S, R: AsRef<Replication>>(
+        mut self,
+        source: S,
+        replications: Vec<R>,
+    ) -> Replicated<S, R> {
+        self.interrupted = (replications.len() as u32) < self.replications_asked;
+        let figures: Vec<Replication> = replications.iter().map(|r| *r.as_ref()).collect();
+        Replicated {
+            run: self,
+            source,
+            stats: stats_of(&figures),
+            replications,
+        }
+    }
+}
+
+/// The result of a replicated run, whatever its source: what its `summary.json` holds.
+/// `S` says where the users came from (the log and its pools, or the model and its
+/// site); `R` is what each replication reports (its [`Replication`] figures at least).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Replicated<S, R = Replication> {
+    /// The machine, the policy, the window, the seed.
+    #[serde(flatten)]
+    pub run: RunHeader,
+    /// Where the users came from.
+    #[serde(flatten)]
+    pub source: S,
+    /// Each finished replication, in order.
+    pub replications: Vec<R>,
+    /// Every metric of [`super::metric::METRICS`] over the replications.
+    pub stats: Vec<MetricStats>,
+}
+
+impl<S, R> Replicated<S, R> {
+    /// The statistics of metric `name`.
+    pub fn stat(&self, name: &str) -> Option<&MetricStats> {
+        self.stats.iter().find(|m| m.metric == name)
+    }
+}
+
+/// Runs `run(r)` for replications `0..n` on the current rayon pool; `done` is called as
+/// each finishes; no new one starts once `stop` is set. Returns the finished ones in
+/// order, so results do not depend on the thread count.
+pub fn in_parallel<T: Send>(
+    n: u32,
+    stop: &AtomicBool,
+    done: &(dyn Fn() + Sync),
+    run: impl Fn(u32) -> Result<T, ReplayError> + Sync,
+) -> Result<Vec<T>, ReplayError> {
+    let results: Vec<Option<Result<T, ReplayError>>> = (0..n)
+        .into_par_iter()
+        .map(|r| {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let rep = run(r);
+            done();
+            Some(rep)
+        })
+        .collect();
+    results.into_iter().flatten().collect()
+}
+
+/// The seed of replication `r` of a run seeded `seed`.
+pub fn replication_seed(seed: u64, r: u32) -> u64 {
+    crate::seed::mix(seed, u64::from(r) + 1)
+}
+
+/// Runs `f` on a rayon pool of `threads` threads (all cores when `None`).
+pub fn with_threads<T: Send>(
+    threads: Option<usize>,
+    f: impl FnOnce() -> T + Send,
+) -> Result<T, ReplayError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| ReplayError::Options(format!("cannot start worker threads: {e}")))?;
+    Ok(pool.install(f))
+}
+
+/// Writes `files` (name, bytes) into `dir`, each atomically.
+fn write_files(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), ReplayError> {
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |e: std::io::Error| ReplayError::Output { path, source: e }
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        write_atomic(&path, bytes).map_err(io(&path))?;
+    }
+    Ok(())
+}
+
+/// Writes `summary` as `summary.json` and its replications' figures as
+/// `replications.csv` into `dir`.
+pub fn write_replicated<S: Serialize, R: AsRef<Replication> + Serialize>(
+    dir: &Path,
+    summary: &Replicated<S, R>,
+) -> Result<(), ReplayError> {
+    let mut csv = ReplicationsCsv::new(&[]);
+    for r in &summary.replications {
+        csv.row(&[], r.as_ref());
+    }
+    let csv = csv.into_bytes();
+    let json = serde_json::to_vec_pretty(summary).expect("summaries serialize");
+    write_files(dir, &[("replications.csv", &csv), ("summary.json", &json)])
+}
+
+/// The table of metrics over replications: mean, sd, 95% CI, min and max.
+pub fn render_stats(stats: &[MetricStats]) -> String {
+    let mut out =
+        "  metric                     mean         sd      95% CI         min         max\n"
+            .to_string();
+    for m in stats {
+        out.push_str(&format!(
+            "  {:<20} {:>10.4} {:>10.4} {:>11.4} {:>11.4} {:>11.4}\n",
+            m.metric, m.mean, m.sd, m.ci95, m.min, m.max
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replication_seeds_differ_and_repeat() {
+        assert_ne!(replication_seed(1, 0), replication_seed(1, 1));
+        assert_ne!(replication_seed(1, 0), replication_seed(2, 0));
+        assert_eq!(replication_seed(7, 3), replication_seed(7, 3));
+    }
+}

@@ -1,0 +1,240 @@
+//! Running a scenario without an `[experiment]` section: one replay, one feedback
+//! replay, or the replications of a resampled population or a model-based site, with
+//! the scenario's outputs.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use super::feedback::{FeedbackSummary, feedback, render_feedback};
+use super::model::{ModelSummary, render_model, run_model};
+use super::replay::{ReplayError, ReplaySummary, render, replay};
+use super::replicate::{with_threads, write_replicated};
+use super::resample::{ResampleSummary, render_resample};
+use super::scenario::{Scenario, WorkloadSection};
+use crate::swf::{SwfHeader, SwfReader};
+use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::scenario::DEFAULT_SCENARIO;
+use super::study::{Shard, Study, experiment_command};
+use super::terminal::{progress_of, report_elapsed, report_outputs, report_time, stop_flag};
+
+/// What a scenario's run produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunSummary {
+    /// An open-loop replay.
+    Replay(Box<ReplaySummary>),
+    /// A replay with feedback.
+    Feedback(Box<FeedbackSummary>),
+    /// Replications of a resampled population.
+    Resample(Box<ResampleSummary>),
+    /// Replications of a model-based site.
+    Model(Box<ModelSummary>),
+}
+
+impl RunSummary {
+    /// The terminal summary.
+    pub fn render(&self) -> String {
+        match self {
+            RunSummary::Replay(s) => render(s),
+            RunSummary::Feedback(s) => render_feedback(s),
+            RunSummary::Resample(s) => render_resample(s),
+            RunSummary::Model(s) => render_model(s),
+        }
+    }
+
+    /// The figures of a single run (replay or feedback); `None` for replications.
+    pub fn single(&self) -> Option<&ReplaySummary> {
+        match self {
+            RunSummary::Replay(s) => Some(s),
+            RunSummary::Feedback(s) => Some(&s.run),
+            RunSummary::Resample(_) | RunSummary::Model(_) => None,
+        }
+    }
+}
+
+impl Scenario {
+    /// Runs the scenario; replicated runs stop starting replications once `stop` is
+    /// set and call `done` as each finishes.
+    pub fn run(&self, stop: &AtomicBool, done: &(dyn Fn() + Sync)) -> Result<RunSummary, String> {
+        let opts = self.replay_options()?;
+        if self.replications == Some(0) {
+            return Err("replications must be at least 1".into());
+        }
+        if self.threads == Some(0) {
+            return Err("threads must be at least 1".into());
+        }
+        let err = |e: ReplayError| e.to_string();
+        let log = |path: &Path| -> Result<(SwfHeader, String), String> {
+            let header = SwfReader::open(path)
+                .map_err(|e| e.to_string())?
+                .header()
+                .clone();
+            Ok((header, path.display().to_string()))
+        };
+        match &self.workload {
+            WorkloadSection::Swf { path, .. } => {
+                self.single_run("swf")?;
+                let (header, name) = log(path)?;
+                replay(
+                    || SwfReader::open(path),
+                    &name,
+                    &header,
+                    |r| r.extra_columns(),
+                    &opts,
+                )
+                .map(|s| RunSummary::Replay(Box::new(s)))
+                .map_err(err)
+            }
+            WorkloadSection::Feedback { path, users, .. } => {
+                self.single_run("feedback")?;
+                let (header, name) = log(path)?;
+                let fopts = users.options(opts)?;
+                feedback(
+                    || SwfReader::open(path),
+                    &name,
+                    &header,
+                    |r| r.extra_columns(),
+                    &fopts,
+                )
+                .map(|s| RunSummary::Feedback(Box::new(s)))
+                .map_err(err)
+            }
+            WorkloadSection::Resample { .. } => {
+                let (resampler, ropts) = self.resample_setup()?;
+                let reps = with_threads(ropts.threads, || {
+                    resampler.replications(
+                        &ropts,
+                        &ropts.users.run.policy,
+                        &ropts.population,
+                        ropts.replications,
+                        stop,
+                        done,
+                    )
+                })
+                .map_err(err)?
+                .map_err(err)?;
+                let summary = resampler.summary(&ropts, reps);
+                if let Some(dir) = &ropts.out {
+                    write_replicated(dir, &summary).map_err(err)?;
+                }
+                Ok(RunSummary::Resample(Box::new(summary)))
+            }
+            WorkloadSection::Model { .. } => {
+                let (files, mopts, out) = self.model_setup()?;
+                let summary = with_threads(mopts.threads, || run_model(&files, &mopts, stop, done))
+                    .map_err(err)?
+                    .map_err(err)?;
+                if let Some(dir) = &out {
+                    write_replicated(dir, &summary).map_err(err)?;
+                }
+                Ok(RunSummary::Model(Box::new(summary)))
+            }
+            WorkloadSection::Synthetic {
+                jobs,
+                load,
+                seed,
+                model,
+                ..
+            } => {
+                self.single_run("synthetic")?;
+                let model = match model {
+                    Some(p) => {
+                        let text = std::fs::read_to_string(p)
+                            .map_err(|e| format!("{}: {e}", p.display()))?;
+                        SyntheticModel::parse(&text, &p.display().to_string())?
+                    }
+                    None => SyntheticModel::default(),
+                };
+                let procs = opts
+                    .procs
+                    .ok_or("[machine] procs is required for a synthetic workload")?;
+                if !(load.is_finite() && *load > 0.0) || *jobs == 0 {
+                    return Err("[workload] needs jobs >= 1 and a positive load".into());
+                }
+                let seed = seed.unwrap_or(self.seed);
+                let cfg = SyntheticConfig {
+                    jobs: *jobs,
+                    procs,
+                    load: *load,
+                    seed,
+                };
+                let header = SwfHeader {
+                    lines: Synthetic::new(cfg, &model).header_lines(),
+                    max_procs: Some(i64::from(procs)),
+                    ..SwfHeader::default()
+                };
+                let name = format!("synthetic({jobs} jobs, load {load}, seed {seed})");
+                replay(
+                    || Ok(Synthetic::new(cfg, &model)),
+                    &name,
+                    &header,
+                    |_| Default::default(),
+                    &opts,
+                )
+                .map(|s| RunSummary::Replay(Box::new(s)))
+                .map_err(err)
+            }
+        }
+    }
+}
+
+/// `sitesim run`: reads the scenario at `path` (the built-in default scenario without
+/// one) and runs it: an `[experiment]` into the results directory `out` (default: the
+/// scenario's `[output] dir`, else `results/NAME`), `shard` of its runs; any other
+/// scenario as one run or one set of replications, printed and written to its
+/// `[output] dir`.
+pub fn run_command(
+    path: Option<&Path>,
+    out: Option<PathBuf>,
+    shard: Option<Shard>,
+) -> Result<(), String> {
+    let started = Instant::now();
+    let (scenario, text) = match path {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            (Scenario::parse(&text, &path.display().to_string())?, text)
+        }
+        None => (
+            Scenario::parse(DEFAULT_SCENARIO, "scenarios/default.toml (built in)")?,
+            DEFAULT_SCENARIO.to_owned(),
+        ),
+    };
+    if scenario.experiment.is_some() {
+        let mut study = Study::new(&scenario, &text)?;
+        let dir = out
+            .or_else(|| scenario.output.dir.clone())
+            .unwrap_or_else(|| PathBuf::from("results").join(&study.plan().name));
+        return experiment_command(&mut study, &dir, shard, scenario.threads, started);
+    }
+    if shard.is_some() || out.is_some() {
+        return Err("--out and --shard apply to scenarios with an [experiment] section".into());
+    }
+    if let Some(d) = &scenario.description {
+        println!(
+            "scenario {}: {d}",
+            scenario.name.as_deref().unwrap_or("(unnamed)")
+        );
+    }
+    let bar = progress_of(u64::from(scenario.runs()), "replications");
+    let summary = scenario.run(stop_flag(), &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    print!("{}", summary.render());
+    match summary.single() {
+        Some(run) => {
+            report_time(started, run.input.jobs, run.counts.checked_passes > 0);
+            if let Some(dir) = &scenario.output.dir {
+                report_outputs(dir, matches!(summary, RunSummary::Feedback(_)));
+            }
+        }
+        None => {
+            if let Some(dir) = &scenario.output.dir {
+                eprintln!("wrote {}/summary.json and replications.csv", dir.display());
+            }
+            report_elapsed(started);
+        }
+    }
+    Ok(())
+}

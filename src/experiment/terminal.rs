@@ -1,0 +1,73 @@
+//! What a command shows while and after it runs: progress bars, the Ctrl-C stop flag,
+//! the run time, and the files it wrote.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// A flag set by Ctrl-C: running replications finish, no new one starts.
+pub fn stop_flag() -> &'static AtomicBool {
+    static STOP: AtomicBool = AtomicBool::new(false);
+    // A second handler cannot be set; the first one already sets this flag.
+    let _ = ctrlc::set_handler(|| {
+        STOP.store(true, Ordering::Relaxed);
+        eprintln!("\nstopping: finishing the running replications, keeping the finished ones");
+    });
+    &STOP
+}
+
+/// A progress bar over `total` steps of `what`.
+pub fn progress(total: u64, what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta} left)")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message(what.to_owned());
+    bar
+}
+
+/// A progress bar over `total` steps of `what`, hidden for a single step.
+pub fn progress_of(total: u64, what: &str) -> ProgressBar {
+    if total > 1 {
+        progress(total, what)
+    } else {
+        ProgressBar::hidden()
+    }
+}
+
+/// The time line of a single run: wall time and jobs per second.
+pub fn report_time(started: Instant, jobs: u64, checked: bool) {
+    let elapsed = started.elapsed();
+    println!(
+        "  time          {:.1} ms ({:.0} jobs/s{})",
+        elapsed.as_secs_f64() * 1e3,
+        jobs as f64 / elapsed.as_secs_f64(),
+        if checked { ", invariants checked" } else { "" }
+    );
+}
+
+/// The wall time of a replicated run, on stderr.
+pub fn report_elapsed(started: Instant) {
+    eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
+}
+
+/// The files a single run wrote into `dir` (a feedback run writes the users' files
+/// too).
+pub fn report_outputs(dir: &Path, feedback: bool) {
+    println!(
+        "  written       {0}/summary.json, {0}/jobs.csv, {0}/schedule.swf{1}",
+        dir.display(),
+        if feedback {
+            format!(
+                ", {0}/users.csv, {0}/sessions.csv, {0}/cycles.csv",
+                dir.display()
+            )
+        } else {
+            String::new()
+        }
+    );
+}
