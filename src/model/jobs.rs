@@ -14,10 +14,34 @@
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
-use super::calibrate::RuntimeScale;
 use super::dist::{Categorical, Quantiles, Zipf};
 use super::{PerSessionClass, SessionClass};
 use crate::time::{DAY, HOUR, Time};
+
+/// How generated runtimes are mapped: `median x (r / fitted_median)^spread`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RuntimeScale {
+    /// The median runtime of the fitted job layer over the site's session classes, s.
+    pub fitted_median: f64,
+    /// The median runtime of the site (Cm), s.
+    pub median: f64,
+    /// The exponent on runtimes relative to the median (1 keeps their spread).
+    pub spread: f64,
+}
+
+impl RuntimeScale {
+    /// Runtimes as fitted.
+    pub const FITTED: RuntimeScale = RuntimeScale {
+        fitted_median: 1.0,
+        median: 1.0,
+        spread: 1.0,
+    };
+
+    /// The runtime of a job drawn as `r` seconds.
+    pub fn apply(&self, r: f64) -> f64 {
+        self.median * (r.max(0.0) / self.fitted_median).powf(self.spread)
+    }
+}
 
 /// The job layer of one session class, as a model file holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -18,8 +18,8 @@ pub mod site;
 pub mod talby;
 pub mod tally;
 
-pub use calibrate::{Calibration, RuntimeScale, calibrate};
-pub use jobs::{DayCycle, JobLayer};
+pub use calibrate::{Calibration, calibrate};
+pub use jobs::{DayCycle, JobLayer, RuntimeScale};
 pub use plan::{CollisionRoom, PlanConfig, PlannedSession, SitePlan};
 pub use site::{BusyUser, ModelSite, ModelSiteReport};
 pub use talby::{Parameterization, SiteParams, TalbyModel};

@@ -24,7 +24,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
-use super::calibrate::RuntimeScale;
+use super::jobs::RuntimeScale;
 use super::dist::Categorical;
 use super::jobs::{DayCycle, JobLayer, SessionJob, idle_duration};
 use super::talby::{SiteParams, TalbyModel};
