@@ -37,7 +37,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::replay::open_log;
-use super::terminal::{report_outputs, report_time};
+use super::terminal::report_single_run;
 use crate::swf::SwfReader;
 
 /// Where the continuation curve comes from.
@@ -808,23 +808,25 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
     out
 }
 
-/// `sitesim feedback`: replays the log `swf` with feedback under `opts`, prints the
-/// summary and writes the outputs `opts.run.out` asks for.
-pub fn feedback_command(swf: &Path, opts: &FeedbackOptions) -> Result<(), String> {
-    let started = Instant::now();
+/// Replays the log `swf` with feedback under `opts`.
+pub fn feedback_file(swf: &Path, opts: &FeedbackOptions) -> Result<FeedbackSummary, String> {
     let (header, name) = open_log(swf)?;
-    let summary = feedback(
+    feedback(
         || SwfReader::open(swf),
         &name,
         &header,
         |r| r.extra_columns(),
         opts,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| e.to_string())
+}
+
+/// `sitesim feedback`: replays the log `swf` with feedback under `opts`, prints the
+/// summary and writes the outputs `opts.run.out` asks for.
+pub fn feedback_command(swf: &Path, opts: &FeedbackOptions) -> Result<(), String> {
+    let started = Instant::now();
+    let summary = feedback_file(swf, opts)?;
     print!("{}", render_feedback(&summary));
-    report_time(started, summary.run.input.jobs, opts.run.check);
-    if let Some(dir) = &opts.run.out {
-        report_outputs(dir, true);
-    }
+    report_single_run(started, &summary.run, opts.run.out.as_deref(), true);
     Ok(())
 }

@@ -335,13 +335,7 @@ pub fn run_model(
     let (site_params, calibration) = calibration(files, opts)?;
     let replications = in_parallel(opts.replications, stop, done, |r| replicate(files, opts, r))?;
     let run = &opts.run;
-    let header = RunHeader::new(
-        site_params.procs,
-        run.policy.label(),
-        (run.warmup, run.cooldown),
-        run.seed,
-        opts.replications,
-    );
+    let header = RunHeader::new(site_params.procs, run, opts.replications);
     let source = ModelSource {
         model: files.talby_name.clone(),
         jobs_model: files.jobs_name.clone(),

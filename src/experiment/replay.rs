@@ -22,7 +22,7 @@ use crate::workload::questionable::{Policies, Report};
 use crate::workload::{LogReplay, ReplayConfig};
 use std::time::Instant;
 
-use super::terminal::{report_outputs, report_time};
+use super::terminal::report_single_run;
 use crate::swf::SwfReader;
 
 /// Everything a replay needs besides the log.
@@ -489,23 +489,25 @@ pub fn open_log(swf: &Path) -> Result<(SwfHeader, String), String> {
     Ok((header, swf.display().to_string()))
 }
 
-/// `sitesim replay`: replays the log `swf` open-loop under `opts`, prints the summary
-/// and writes the outputs `opts.out` asks for.
-pub fn replay_command(swf: &Path, opts: &ReplayOptions) -> Result<(), String> {
-    let started = Instant::now();
+/// Replays the log `swf` open-loop under `opts`.
+pub fn replay_file(swf: &Path, opts: &ReplayOptions) -> Result<ReplaySummary, String> {
     let (header, name) = open_log(swf)?;
-    let summary = replay(
+    replay(
         || SwfReader::open(swf),
         &name,
         &header,
         |r| r.extra_columns(),
         opts,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| e.to_string())
+}
+
+/// `sitesim replay`: replays the log `swf` open-loop under `opts`, prints the summary
+/// and writes the outputs `opts.out` asks for.
+pub fn replay_command(swf: &Path, opts: &ReplayOptions) -> Result<(), String> {
+    let started = Instant::now();
+    let summary = replay_file(swf, opts)?;
     print!("{}", render(&summary));
-    report_time(started, summary.input.jobs, opts.check);
-    if let Some(dir) = &opts.out {
-        report_outputs(dir, false);
-    }
+    report_single_run(started, &summary, opts.out.as_deref(), false);
     Ok(())
 }

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::metric::{MetricStats, Replication, ReplicationsCsv, stats_of};
 use super::output::write_atomic;
-use super::replay::ReplayError;
+use super::replay::{ReplayError, ReplayOptions};
 use crate::time::Time;
 
 /// What every replicated run states about itself: the machine, the policy, the
@@ -39,23 +39,17 @@ pub struct RunHeader {
 }
 
 impl RunHeader {
-    /// The header of a run on `procs` processors under `scheduler`, measured between
-    /// `warmup` and `cooldown`, seeded `seed`, asking for `replications`; not
-    /// interrupted until [`RunHeader::summary`] finds replications missing.
-    pub fn new(
-        procs: u32,
-        scheduler: String,
-        (warmup, cooldown): (Time, Time),
-        seed: u64,
-        replications: u32,
-    ) -> RunHeader {
+    /// The header of a run on `procs` processors under the policy, window and seed of
+    /// `run`, asking for `replications`; not interrupted until [`RunHeader::summary`]
+    /// finds replications missing.
+    pub fn new(procs: u32, run: &ReplayOptions, replications: u32) -> RunHeader {
         RunHeader {
             sitesim_version: env!("CARGO_PKG_VERSION"),
             procs,
-            scheduler,
-            warmup,
-            cooldown,
-            seed,
+            scheduler: run.policy.label(),
+            warmup: run.warmup,
+            cooldown: run.cooldown,
+            seed: run.seed,
             replications_asked: replications,
             interrupted: false,
         }

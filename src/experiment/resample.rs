@@ -333,13 +333,7 @@ impl Resampler {
         replications: Vec<Replication>,
     ) -> ResampleSummary {
         let run = &opts.users.run;
-        let header = RunHeader::new(
-            self.procs,
-            run.policy.label(),
-            (run.warmup, run.cooldown),
-            run.seed,
-            opts.replications,
-        );
+        let header = RunHeader::new(self.procs, run, opts.replications);
         let source = Resampled {
             input: self.input.clone(),
             feedback: !opts.open_loop,

@@ -5,20 +5,20 @@
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use super::feedback::{FeedbackSummary, feedback, render_feedback};
+use super::feedback::{FeedbackSummary, feedback_file, render_feedback};
 use super::model::{ModelSummary, render_model, run_model};
-use super::replay::{ReplayError, ReplaySummary, render, replay};
+use super::replay::{ReplayError, ReplaySummary, render, replay, replay_file};
 use super::replicate::{with_threads, write_replicated};
 use super::resample::{ResampleSummary, render_resample};
 use super::scenario::{Scenario, WorkloadSection};
-use crate::swf::{SwfHeader, SwfReader};
+use crate::swf::SwfHeader;
 use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 use std::path::PathBuf;
 use std::time::Instant;
 
 use super::scenario::DEFAULT_SCENARIO;
 use super::study::{Shard, Study, experiment_command};
-use super::terminal::{progress_of, report_elapsed, report_outputs, report_time, stop_flag};
+use super::terminal::{progress_of, report_elapsed, report_single_run, stop_flag};
 
 /// What a scenario's run produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,40 +66,15 @@ impl Scenario {
             return Err("threads must be at least 1".into());
         }
         let err = |e: ReplayError| e.to_string();
-        let log = |path: &Path| -> Result<(SwfHeader, String), String> {
-            let header = SwfReader::open(path)
-                .map_err(|e| e.to_string())?
-                .header()
-                .clone();
-            Ok((header, path.display().to_string()))
-        };
         match &self.workload {
             WorkloadSection::Swf { path, .. } => {
                 self.single_run("swf")?;
-                let (header, name) = log(path)?;
-                replay(
-                    || SwfReader::open(path),
-                    &name,
-                    &header,
-                    |r| r.extra_columns(),
-                    &opts,
-                )
-                .map(|s| RunSummary::Replay(Box::new(s)))
-                .map_err(err)
+                replay_file(path, &opts).map(|s| RunSummary::Replay(Box::new(s)))
             }
             WorkloadSection::Feedback { path, users, .. } => {
                 self.single_run("feedback")?;
-                let (header, name) = log(path)?;
-                let fopts = users.options(opts)?;
-                feedback(
-                    || SwfReader::open(path),
-                    &name,
-                    &header,
-                    |r| r.extra_columns(),
-                    &fopts,
-                )
-                .map(|s| RunSummary::Feedback(Box::new(s)))
-                .map_err(err)
+                feedback_file(path, &users.options(opts)?)
+                    .map(|s| RunSummary::Feedback(Box::new(s)))
             }
             WorkloadSection::Resample { .. } => {
                 let (resampler, ropts) = self.resample_setup()?;
@@ -223,12 +198,12 @@ pub fn run_command(
     bar.finish_and_clear();
     print!("{}", summary.render());
     match summary.single() {
-        Some(run) => {
-            report_time(started, run.input.jobs, run.counts.checked_passes > 0);
-            if let Some(dir) = &scenario.output.dir {
-                report_outputs(dir, matches!(summary, RunSummary::Feedback(_)));
-            }
-        }
+        Some(run) => report_single_run(
+            started,
+            run,
+            scenario.output.dir.as_deref(),
+            matches!(summary, RunSummary::Feedback(_)),
+        ),
         None => {
             if let Some(dir) = &scenario.output.dir {
                 eprintln!("wrote {}/summary.json and replications.csv", dir.display());

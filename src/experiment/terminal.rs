@@ -7,6 +7,8 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::replay::ReplaySummary;
+
 /// A flag set by Ctrl-C: running replications finish, no new one starts.
 pub fn stop_flag() -> &'static AtomicBool {
     static STOP: AtomicBool = AtomicBool::new(false);
@@ -39,35 +41,42 @@ pub fn progress_of(total: u64, what: &str) -> ProgressBar {
     }
 }
 
-/// The time line of a single run: wall time and jobs per second.
-pub fn report_time(started: Instant, jobs: u64, checked: bool) {
+/// After a single run's summary: its wall time and jobs per second, and the files it
+/// wrote into `out` (a feedback run writes the users' files too).
+pub fn report_single_run(
+    started: Instant,
+    run: &ReplaySummary,
+    out: Option<&Path>,
+    feedback: bool,
+) {
     let elapsed = started.elapsed();
     println!(
         "  time          {:.1} ms ({:.0} jobs/s{})",
         elapsed.as_secs_f64() * 1e3,
-        jobs as f64 / elapsed.as_secs_f64(),
-        if checked { ", invariants checked" } else { "" }
+        run.input.jobs as f64 / elapsed.as_secs_f64(),
+        if run.counts.checked_passes > 0 {
+            ", invariants checked"
+        } else {
+            ""
+        }
     );
+    if let Some(dir) = out {
+        println!(
+            "  written       {0}/summary.json, {0}/jobs.csv, {0}/schedule.swf{1}",
+            dir.display(),
+            if feedback {
+                format!(
+                    ", {0}/users.csv, {0}/sessions.csv, {0}/cycles.csv",
+                    dir.display()
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
 }
 
 /// The wall time of a replicated run, on stderr.
 pub fn report_elapsed(started: Instant) {
     eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
-}
-
-/// The files a single run wrote into `dir` (a feedback run writes the users' files
-/// too).
-pub fn report_outputs(dir: &Path, feedback: bool) {
-    println!(
-        "  written       {0}/summary.json, {0}/jobs.csv, {0}/schedule.swf{1}",
-        dir.display(),
-        if feedback {
-            format!(
-                ", {0}/users.csv, {0}/sessions.csv, {0}/cycles.csv",
-                dir.display()
-            )
-        } else {
-            String::new()
-        }
-    );
 }
