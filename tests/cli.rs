@@ -517,3 +517,62 @@ fn calibrate_gives_back_the_log_and_writes_the_same_files_on_any_thread_count() 
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("wait          mean       39.8 s"));
 }
+
+/// `sitesim sweep` is an experiment: shards merge into the results of one process, byte
+/// for byte, and running it again into the merged directory redoes nothing.
+#[test]
+fn a_sweep_is_an_experiment_that_shards_merges_and_resumes() {
+    let log = temp("sweep-ten-weeks.swf");
+    std::fs::write(&log, ten_weeks()).unwrap();
+    let sweep = |out: &PathBuf, shard: Option<&str>| {
+        let mut args = vec![
+            "sweep",
+            "--swf",
+            log.to_str().unwrap(),
+            "--schedulers",
+            "fcfs",
+            "--schedulers",
+            "easy",
+            "--populations",
+            "1,2",
+            "--weeks",
+            "3",
+            "--warmup",
+            "1w",
+            "--replications",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        let o = sitesim(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let whole = temp("sweep-whole");
+    let text = sweep(&whole, None);
+    assert!(text.contains("4 point(s) x 2 replication(s)"), "{text}");
+    assert!(text.contains("easy: highest utilization"), "{text}");
+    let (a, b, merged) = (temp("sweep-a"), temp("sweep-b"), temp("sweep-merged"));
+    sweep(&a, Some("1/2"));
+    sweep(&b, Some("2/2"));
+    let o = sitesim(&[
+        "merge",
+        "--out",
+        merged.to_str().unwrap(),
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in ["experiment.json", "summary.json", "runs.csv"] {
+        assert_eq!(
+            std::fs::read(whole.join(f)).unwrap(),
+            std::fs::read(merged.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    let again = sweep(&merged, None);
+    assert!(again.contains("0 done now, 8 found from before"), "{again}");
+}
