@@ -506,6 +506,21 @@ fn calibrate_gives_back_the_log_and_writes_the_same_files_on_any_thread_count() 
         let a = std::fs::read(one.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert_eq!(a, std::fs::read(two.join(f)).unwrap(), "{f} differs");
     }
+    // Every row of calibrate.csv has the header's columns (its labels hold commas).
+    let mut rows = csv::Reader::from_path(one.join("calibrate.csv")).unwrap();
+    let columns = rows.headers().unwrap().len();
+    let labels: Vec<String> = rows
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            assert_eq!(r.len(), columns, "{r:?}");
+            r[0].to_owned()
+        })
+        .collect();
+    assert!(
+        labels.contains(&"resampled, without feedback".to_owned()),
+        "{labels:?}"
+    );
     // The log's own service replays the logged waits: (100 x 30 + 14 x 120 + 14 x 30) / 128.
     let o = sitesim(&[
         "replay",

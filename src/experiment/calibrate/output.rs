@@ -235,46 +235,101 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
     w
 }
 
-/// The header of `calibrate.csv`.
-const CSV_HEADER: &str = "row,scheduler,feedback,replications,jobs_per_week,jobs_per_week_ci95,\
-proc_hours_per_week,proc_hours_per_week_ci95,utilization,utilization_ci95,mean_wait,\
-mean_wait_ci95,jobs_per_session,session_hours,jobs_per_week_change,early,late\n";
+/// The columns of `calibrate.csv`.
+const CSV_COLUMNS: [&str; 17] = [
+    "row",
+    "scheduler",
+    "feedback",
+    "replications",
+    "jobs_per_week",
+    "jobs_per_week_ci95",
+    "proc_hours_per_week",
+    "proc_hours_per_week_ci95",
+    "utilization",
+    "utilization_ci95",
+    "mean_wait",
+    "mean_wait_ci95",
+    "jobs_per_session",
+    "session_hours",
+    "jobs_per_week_change",
+    "early",
+    "late",
+];
 
-/// The rows as CSV.
-fn rows_csv(s: &CalibrateSummary) -> String {
-    let mut out = String::from(CSV_HEADER);
+/// `records` as CSV (fields quoted where they need it: labels hold commas).
+fn to_csv<const N: usize>(header: [&str; N], records: Vec<[String; N]>) -> Vec<u8> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let written: csv::Result<()> = std::iter::once(header.map(str::to_owned))
+        .chain(records)
+        .try_for_each(|r| w.write_record(&r));
+    written.expect("writing to memory cannot fail");
+    w.into_inner().expect("writing to memory cannot fail")
+}
+
+/// The rows as CSV: the log, its open-loop replay, its feedback replay under its own
+/// service, and the resampled rows (empty cells where a figure does not apply).
+fn rows_csv(s: &CalibrateSummary) -> Vec<u8> {
+    let n = |v: f64| v.to_string();
     let f = &s.log;
-    let _ = writeln!(
-        out,
-        "log,,,0,{},0,{},0,{},0,{},0,{},{},0,0,0",
-        f.jobs_per_week,
-        f.proc_hours_per_week,
-        f.utilization,
-        f.mean_wait,
-        f.jobs_per_session,
-        f.session_hours
-    );
+    let mut records = vec![[
+        "log".into(),
+        String::new(),
+        String::new(),
+        "0".into(),
+        n(f.jobs_per_week),
+        "0".into(),
+        n(f.proc_hours_per_week),
+        "0".into(),
+        n(f.utilization),
+        "0".into(),
+        n(f.mean_wait),
+        "0".into(),
+        n(f.jobs_per_session),
+        n(f.session_hours),
+        "0".into(),
+        "0".into(),
+        "0".into(),
+    ]];
     let r = &s.replay;
-    let _ = writeln!(
-        out,
-        "open-loop replay,{},false,1,{},0,{},0,{},0,{},0,,,{},0,0",
-        s.run.scheduler,
-        r.jobs_per_week,
-        r.proc_hours_per_week,
-        r.utilization,
-        r.mean_wait,
-        r.jobs_per_week / f.jobs_per_week - 1.0
-    );
+    records.push([
+        "open-loop replay".into(),
+        s.run.scheduler.clone(),
+        "false".into(),
+        "1".into(),
+        n(r.jobs_per_week),
+        "0".into(),
+        n(r.proc_hours_per_week),
+        "0".into(),
+        n(r.utilization),
+        "0".into(),
+        n(r.mean_wait),
+        "0".into(),
+        String::new(),
+        String::new(),
+        n(r.jobs_per_week / f.jobs_per_week - 1.0),
+        "0".into(),
+        "0".into(),
+    ]);
     let i = &s.identity;
-    let _ = writeln!(
-        out,
-        "feedback replay,logged,true,1,{},0,{},0,,,,,,,{},{},{}",
-        i.jobs_per_week,
-        i.proc_hours_per_week,
-        i.jobs_per_week / f.jobs_per_week - 1.0,
-        i.drift.early(),
-        i.drift.late()
-    );
+    records.push([
+        "feedback replay".into(),
+        "logged".into(),
+        "true".into(),
+        "1".into(),
+        n(i.jobs_per_week),
+        "0".into(),
+        n(i.proc_hours_per_week),
+        "0".into(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        n(i.jobs_per_week / f.jobs_per_week - 1.0),
+        i.drift.early().to_string(),
+        i.drift.late().to_string(),
+    ]);
     for row in &s.rows {
         let m = |k: &str| {
             row.stat(k)
@@ -284,50 +339,69 @@ fn rows_csv(s: &CalibrateSummary) -> String {
         let (p, pc) = m("proc_hours_per_week");
         let (u, uc) = m("utilization");
         let (mw, mwc) = m("mean_wait");
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{j},{jc},{p},{pc},{u},{uc},{mw},{mwc},{},{},{},{},{}",
-            row.label,
-            row.scheduler,
-            row.feedback,
-            row.replications.len(),
-            m("jobs_per_session").0,
-            m("session_hours").0,
-            row.jobs_per_week_change,
-            row.drift.early(),
-            row.drift.late()
-        );
+        records.push([
+            row.label.clone(),
+            row.scheduler.clone(),
+            row.feedback.to_string(),
+            row.replications.len().to_string(),
+            n(j),
+            n(jc),
+            n(p),
+            n(pc),
+            n(u),
+            n(uc),
+            n(mw),
+            n(mwc),
+            n(m("jobs_per_session").0),
+            n(m("session_hours").0),
+            n(row.jobs_per_week_change),
+            row.drift.early().to_string(),
+            row.drift.late().to_string(),
+        ]);
     }
-    out
+    to_csv(CSV_COLUMNS, records)
 }
 
 /// Every user's part as CSV.
-fn users_csv(s: &CalibrateSummary) -> String {
-    let mut out = String::from(
-        "user,pool,flurry,log_jobs,log_work,replay_wait,resampled_jobs,resampled_work,\
-         resampled_wait,overload_work,feedback_wait\n",
-    );
-    for c in &s.contributions {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{}",
-            c.user,
-            serde_json::to_value(c.pool)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default(),
-            c.flurry,
-            c.log_jobs,
-            c.log_work,
-            c.replay_wait,
-            c.resampled_jobs,
-            c.resampled_work,
-            c.resampled_wait,
-            c.overload_work,
-            c.feedback_wait
-        );
-    }
-    out
+fn users_csv(s: &CalibrateSummary) -> Vec<u8> {
+    let records = s
+        .contributions
+        .iter()
+        .map(|c| {
+            [
+                c.user.to_string(),
+                serde_json::to_value(c.pool)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                c.flurry.to_string(),
+                c.log_jobs.to_string(),
+                c.log_work.to_string(),
+                c.replay_wait.to_string(),
+                c.resampled_jobs.to_string(),
+                c.resampled_work.to_string(),
+                c.resampled_wait.to_string(),
+                c.overload_work.to_string(),
+                c.feedback_wait.to_string(),
+            ]
+        })
+        .collect();
+    to_csv(
+        [
+            "user",
+            "pool",
+            "flurry",
+            "log_jobs",
+            "log_work",
+            "replay_wait",
+            "resampled_jobs",
+            "resampled_work",
+            "resampled_wait",
+            "overload_work",
+            "feedback_wait",
+        ],
+        records,
+    )
 }
 
 /// A histogram of `metric` over a row's replications, with marks.
@@ -362,13 +436,13 @@ pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), ReplayErr
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let json = serde_json::to_string_pretty(s)
         .map_err(|e| ReplayError::Options(format!("calibrate.json: {e}")))?;
-    for (name, text) in [
-        ("calibrate.json", json + "\n"),
+    for (name, bytes) in [
+        ("calibrate.json", (json + "\n").into_bytes()),
         ("calibrate.csv", rows_csv(s)),
         ("users.csv", users_csv(s)),
     ] {
         let p = dir.join(name);
-        write_atomic(&p, text.as_bytes()).map_err(|e| io(&p, e))?;
+        write_atomic(&p, &bytes).map_err(|e| io(&p, e))?;
     }
     let mut plots = Vec::new();
     let replay = (
