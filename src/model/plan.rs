@@ -24,8 +24,8 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
-use super::jobs::RuntimeScale;
 use super::dist::Categorical;
+use super::jobs::RuntimeScale;
 use super::jobs::{DayCycle, JobLayer, SessionJob, idle_duration};
 use super::talby::{SiteParams, TalbyModel};
 use super::{SessionClass, UserClass};
