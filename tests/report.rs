@@ -433,3 +433,38 @@ fn a_directory_without_a_plan_is_an_error() {
     assert!(err.contains("experiment.json"), "{err}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn labels_and_names_are_escaped_in_the_page() {
+    let dir = scratch("escaped");
+    let mut plan = plan(&XS.map(Some));
+    plan.name = "it's <b>".into();
+    for point in &mut plan.points {
+        if point.label == "EASY" {
+            point.label = "a<b & \"c\"".into();
+        }
+    }
+    // The scheduler lacks a run at the largest population, so a note names it too.
+    results_dir(&dir, &plan, &[(4, 2)]);
+    write_report(&dir).unwrap();
+    let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
+    let label = "a&lt;b &amp; &quot;c&quot;";
+    assert!(html.contains("<title>it&#39;s &lt;b&gt;: sitesim report</title>"));
+    assert!(html.contains("<h1>it&#39;s &lt;b&gt;</h1>"));
+    // The points table, the paired table (the label is the reference), the note and the
+    // histograms' captions, in the text and in the `alt` attribute.
+    assert!(row(&html, "p000").contains(&format!("<td class=\"l\">{label}</td>")));
+    assert!(html.contains(&format!("<h2>Paired differences from {label}</h2>")));
+    assert!(html.contains(&format!("minus {label}'s run")));
+    assert!(html.contains(&format!(
+        "<li>p004 ({label}, population = 4): 1 of 3 runs missing"
+    )));
+    let caption = format!("Throughput (jobs/week) of {label} in each of 2 replications");
+    assert!(html.contains(&format!("alt=\"{caption}")), "{caption}");
+    assert!(
+        html.contains(&format!("<figcaption>{caption}")),
+        "{caption}"
+    );
+    assert!(!html.contains("a<b") && !html.contains("\"c\"") && !html.contains("<b>"));
+    fs::remove_dir_all(&dir).unwrap();
+}

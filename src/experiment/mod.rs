@@ -6,6 +6,7 @@ pub mod estimates;
 pub mod feedback;
 pub mod fit;
 pub mod generate;
+mod html;
 pub mod metric;
 pub mod model;
 pub mod output;

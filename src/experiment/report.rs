@@ -14,14 +14,17 @@
 //! The report reads what is there: missing runs (an unfinished experiment) are counted and
 //! listed, and a point without runs is left out of the plots. Statistics over
 //! replications are [`MetricStats`] (mean, 95% confidence interval by Student's t). The
-//! same results give byte-identical files.
+//! same results give byte-identical files. The plots are drawn by [`crate::plot`]; the
+//! page is the template `templates/report.html` laid out from a `Page` this module
+//! computes (see `experiment::html`).
 
-use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
 use serde_json::Value;
 
+use super::html;
 use super::metric::{Metric, MetricStats, Scale, metric};
 use super::output::write_atomic;
 use super::results::{self, RunPlan, RunRecord};
@@ -49,7 +52,7 @@ pub fn write_report(dir: &Path) -> Result<Vec<PathBuf>, String> {
     }
     written.push(write(
         &out.join("index.html"),
-        page(&exp, &figures).as_bytes(),
+        page(&exp, &figures)?.as_bytes(),
     )?);
     Ok(written)
 }
@@ -605,206 +608,229 @@ fn mean_ci(stats: &MetricStats) -> String {
 }
 
 // ---------------------------------------------------------------------------------------
-// The page.
+// The page: `templates/report.html` laid out from a [`Page`] (see [`super::html`]).
 
-/// `text` with the characters HTML gives a meaning escaped.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+/// Everything `index.html` shows, as text and numbers ready to print.
+#[derive(Serialize)]
+struct Page<'a> {
+    /// The experiment's name.
+    name: &'a str,
+    /// The sitesim that ran the experiment.
+    version: &'a str,
+    /// This sitesim, when it is another.
+    report_version: Option<&'static str>,
+    points: usize,
+    replications: u32,
+    /// The swept parameter's axis label, `None` without a sweep.
+    axis: Option<String>,
+    unfinished: Option<Unfinished>,
+    /// The scenario file.
+    scenario: &'a str,
+    table: PointsTable,
+    paired: Option<PairedTable>,
+    capacity: Option<CapacityTables>,
+    /// The plots, by section in page order.
+    sections: Vec<Section<'a>>,
 }
 
-const STYLE: &str = "body{font-family:sans-serif;max-width:62em;margin:2em auto;padding:0 1em;\
-color:#222;line-height:1.45}\
-h1{margin-bottom:.2em}.meta{color:#555;margin-top:0}\
-table{border-collapse:collapse;margin:1em 0;font-variant-numeric:tabular-nums}\
-th,td{border:1px solid #bbb;padding:.25em .6em;text-align:right;vertical-align:top}\
-th{background:#eee}.l{text-align:left}tr.incomplete td{background:#fff2e0}\
-pre{background:#f6f6f6;border:1px solid #ddd;padding:1em;overflow-x:auto}\
-figure{margin:2em 0}figure img{max-width:100%;height:auto;border:1px solid #ddd}\
-figcaption{color:#444;margin-top:.3em}.note{color:#8a4b00}";
+/// Consecutive plots of one section.
+#[derive(Serialize)]
+struct Section<'a> {
+    title: &'a str,
+    figures: Vec<PageFigure<'a>>,
+}
+
+/// A plot as the page shows it.
+#[derive(Serialize)]
+struct PageFigure<'a> {
+    file: &'a str,
+    caption: &'a str,
+}
 
 /// `index.html`: the scenario, a table of every point, the capacity search and the plots.
-fn page(exp: &Experiment, figures: &[Figure]) -> String {
+fn page(exp: &Experiment, figures: &[Figure]) -> Result<String, String> {
     let plan = &exp.plan;
-    let mut h = String::new();
-    let name = escape(&plan.name);
-    let _ = write!(
-        h,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>{name}: sitesim report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
-         <h1>{name}</h1>\n"
-    );
-    let mut meta = format!("sitesim {}", escape(&plan.sitesim_version));
     let this = env!("CARGO_PKG_VERSION");
-    if plan.sitesim_version != this {
-        let _ = write!(meta, " (report by sitesim {this})");
-    }
-    let _ = write!(
-        meta,
-        " · {} points · {} replications per point",
-        plan.points.len(),
-        plan.replications
-    );
-    if exp.has_axis() {
-        let _ = write!(meta, " · swept: {}", escape(&exp.axis_label()));
-    }
-    let _ = writeln!(h, "<p class=\"meta\">{meta}</p>");
-    notes(&mut h, exp);
-    let _ = writeln!(
-        h,
-        "<h2>Scenario</h2>\n<pre>{}</pre>",
-        escape(plan.scenario.trim_end())
-    );
-    points_table(&mut h, exp);
-    paired_table(&mut h, exp);
-    if let Some(capacity) = &exp.capacity {
-        capacity_tables(&mut h, capacity);
-    }
-    let mut section = None;
+    let mut sections: Vec<Section> = Vec::new();
     for f in figures {
-        if section != Some(&f.section) {
-            let _ = writeln!(h, "<h2>{}</h2>", escape(&f.section));
-            section = Some(&f.section);
+        let figure = PageFigure {
+            file: &f.file,
+            caption: &f.caption,
+        };
+        match sections.last_mut() {
+            Some(s) if s.title == f.section => s.figures.push(figure),
+            _ => sections.push(Section {
+                title: &f.section,
+                figures: vec![figure],
+            }),
         }
-        let _ = writeln!(
-            h,
-            "<figure>\n<img src=\"{file}\" alt=\"{alt}\" width=\"800\" height=\"450\">\n\
-             <figcaption>{caption}</figcaption>\n</figure>",
-            file = escape(&f.file),
-            alt = escape(&f.caption),
-            caption = escape(&f.caption),
-        );
     }
-    if figures.is_empty() {
-        let _ = writeln!(h, "<p class=\"note\">No runs found: nothing to plot.</p>");
-    }
-    h.push_str("</body>\n</html>\n");
-    h
+    let page = Page {
+        name: &plan.name,
+        version: &plan.sitesim_version,
+        report_version: (plan.sitesim_version != this).then_some(this),
+        points: plan.points.len(),
+        replications: plan.replications,
+        axis: exp.has_axis().then(|| exp.axis_label()),
+        unfinished: unfinished(exp),
+        scenario: plan.scenario.trim_end(),
+        table: points_table(exp),
+        paired: paired_table(exp),
+        capacity: exp.capacity.as_ref().map(capacity_tables),
+        sections,
+    };
+    html::render("report.html", &page)
 }
 
-/// Missing runs and points left out of the plots.
-fn notes(h: &mut String, exp: &Experiment) {
+/// Missing runs, and the schedulers left out of the plots at the focus.
+#[derive(Serialize)]
+struct Unfinished {
+    missing: u64,
+    expected: u64,
+    /// The points with runs missing.
+    points: Vec<MissingRuns>,
+    absent: Option<Absent>,
+}
+
+/// A point's missing runs.
+#[derive(Serialize)]
+struct MissingRuns {
+    /// The point's id, scheduler and swept value.
+    point: String,
+    missing: usize,
+    replications: u32,
+    /// The missing replications (`r0002`).
+    runs: Vec<String>,
+    /// Whether the point has no run at all, and so no plot.
+    left_out: bool,
+}
+
+/// Schedulers without runs at the focus point.
+#[derive(Serialize)]
+struct Absent {
+    /// `axis = x` of the focus, `None` without a sweep.
+    at: Option<String>,
+    schedulers: Vec<String>,
+}
+
+/// Missing runs and points left out of the plots, `None` when every run is there.
+fn unfinished(exp: &Experiment) -> Option<Unfinished> {
     let expected = exp.plan.points.len() as u64 * u64::from(exp.plan.replications);
     let missing: u64 = exp.missing.iter().map(|m| m.len() as u64).sum();
     if missing == 0 {
-        return;
+        return None;
     }
-    let _ = writeln!(
-        h,
-        "<h2>Unfinished</h2>\n<p class=\"note\">{missing} of {expected} runs missing; \
-         statistics are over the runs found.</p>\n<ul>"
-    );
-    for (p, m) in exp
+    let points = exp
         .missing
         .iter()
         .enumerate()
         .filter(|(_, m)| !m.is_empty())
-    {
-        let which: Vec<String> = m.iter().map(|r| format!("r{r:04}")).collect();
-        let left_out = if exp.runs[p].is_empty() {
-            ": no runs, left out of the plots"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            h,
-            "<li>{}: {} of {} runs missing ({}){left_out}</li>",
-            escape(&exp.describe(p)),
-            m.len(),
-            exp.plan.replications,
-            which.join(", ")
-        );
-    }
-    h.push_str("</ul>\n");
-    if let Some(focus) = exp.focus() {
+        .map(|(p, m)| MissingRuns {
+            point: exp.describe(p),
+            missing: m.len(),
+            replications: exp.plan.replications,
+            runs: m.iter().map(|r| format!("r{r:04}")).collect(),
+            left_out: exp.runs[p].is_empty(),
+        })
+        .collect();
+    let absent = exp.focus().and_then(|focus| {
         let shown: Vec<&str> = focus
             .points
             .iter()
             .map(|&p| exp.plan.points[p].label.as_str())
             .collect();
-        let absent: Vec<&str> = exp
+        let schedulers: Vec<String> = exp
             .schedulers()
             .into_iter()
             .filter(|s| !shown.contains(s))
+            .map(str::to_owned)
             .collect();
-        if !absent.is_empty() {
-            let _ = writeln!(
-                h,
-                "<p class=\"note\">No runs{} for {}: not in the plots by hour, by runtime \
-                 class and over replications.</p>",
-                focus
-                    .x
-                    .map(|x| format!(" at {}", exp.at(x)))
-                    .unwrap_or_default(),
-                escape(&absent.join(", "))
-            );
-        }
-    }
+        (!schedulers.is_empty()).then(|| Absent {
+            at: focus.x.map(|x| exp.at(x)),
+            schedulers,
+        })
+    });
+    Some(Unfinished {
+        missing,
+        expected,
+        points,
+        absent,
+    })
 }
 
 /// Every point: scheduler, swept value, runs found, and the measures' means with their
 /// 95% confidence intervals.
-fn points_table(h: &mut String, exp: &Experiment) {
+#[derive(Serialize)]
+struct PointsTable {
+    /// Whether a point's policy differs from its label: a column of policies.
+    policies: bool,
+    /// The measures' headers, with their units.
+    measures: Vec<String>,
+    rows: Vec<PointRow>,
+}
+
+#[derive(Serialize)]
+struct PointRow {
+    id: String,
+    label: String,
+    /// The scheduler spec.
+    policy: String,
+    /// The swept value.
+    x: String,
+    /// Runs found.
+    found: usize,
+    /// Fewer runs found than planned.
+    incomplete: bool,
+    /// Each measure's `mean ± ci`.
+    cells: Vec<String>,
+}
+
+/// The table of every point.
+fn points_table(exp: &Experiment) -> PointsTable {
     let plan = &exp.plan;
-    let specs = plan.points.iter().any(|p| p.scheduler != p.label);
     let measures: Vec<&Metric> = measures().collect();
     let scales: Vec<Scale> = measures.iter().map(|m| exp.scale(m)).collect();
-    h.push_str("<h2>Points</h2>\n<table>\n<thead><tr><th class=\"l\">point</th><th class=\"l\">scheduler</th>");
-    if specs {
-        h.push_str("<th class=\"l\">policy</th>");
+    let rows = plan
+        .points
+        .iter()
+        .enumerate()
+        .map(|(p, point)| {
+            let found = exp.runs[p].len();
+            PointRow {
+                id: point.id.clone(),
+                label: point.label.clone(),
+                policy: point.scheduler.clone(),
+                x: swept(point.x),
+                found,
+                incomplete: found < plan.replications as usize,
+                cells: measures
+                    .iter()
+                    .zip(&scales)
+                    .map(|(m, s)| {
+                        exp.stats(p, m, *s)
+                            .map_or_else(|| NONE.into(), |st| mean_ci(&st))
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    PointsTable {
+        policies: plan.points.iter().any(|p| p.scheduler != p.label),
+        measures: measures
+            .iter()
+            .zip(&scales)
+            .map(|(m, s)| m.label(*s))
+            .collect(),
+        rows,
     }
-    if exp.has_axis() {
-        let _ = write!(h, "<th>{}</th>", escape(&exp.axis_label()));
-    }
-    h.push_str("<th>runs found / expected</th>");
-    for (m, s) in measures.iter().zip(&scales) {
-        let _ = write!(h, "<th>{}</th>", escape(&m.label(*s)));
-    }
-    h.push_str("</tr></thead>\n<tbody>\n");
-    for (p, point) in plan.points.iter().enumerate() {
-        let found = exp.runs[p].len();
-        let class = if found < plan.replications as usize {
-            " class=\"incomplete\""
-        } else {
-            ""
-        };
-        let _ = write!(
-            h,
-            "<tr{class}><td class=\"l\">{}</td><td class=\"l\">{}</td>",
-            escape(&point.id),
-            escape(&point.label)
-        );
-        if specs {
-            let _ = write!(h, "<td class=\"l\">{}</td>", escape(&point.scheduler));
-        }
-        if exp.has_axis() {
-            let x = point.x.map(number).unwrap_or_else(|| "—".into());
-            let _ = write!(h, "<td>{}</td>", escape(&x));
-        }
-        let _ = write!(h, "<td>{found} / {}</td>", plan.replications);
-        for (m, s) in measures.iter().zip(&scales) {
-            let cell = exp
-                .stats(p, m, *s)
-                .map_or_else(|| "—".into(), |st| mean_ci(&st));
-            let _ = write!(h, "<td>{}</td>", escape(&cell));
-        }
-        h.push_str("</tr>\n");
-    }
-    h.push_str("</tbody>\n</table>\n");
-    h.push_str(
-        "<p>Means over the replications found ± the half-width of their 95% confidence \
-         interval (Student's t); a single run shows its value alone.</p>\n",
-    );
+}
+
+/// A cell without a value.
+const NONE: &str = "—";
+
+/// A point's swept value as a cell.
+fn swept(x: Option<f64>) -> String {
+    x.map(number).unwrap_or_else(|| NONE.into())
 }
 
 /// A figure compared run by run: its header, with the unit it is shown in, and its
@@ -849,13 +875,33 @@ fn class_response(r: &RunRecord, class: &str) -> f64 {
 }
 
 /// Differences from the first scheduler at the same point, replication by replication.
-/// Replication r of every scheduler faces the same users (common random numbers), so
-/// the paired differences have much narrower intervals than the means' difference.
-fn paired_table(h: &mut String, exp: &Experiment) {
+#[derive(Serialize)]
+struct PairedTable {
+    /// The first scheduler, the reference.
+    first: String,
+    /// The figures' headers, with their units.
+    columns: Vec<String>,
+    rows: Vec<PairedRow>,
+}
+
+#[derive(Serialize)]
+struct PairedRow {
+    label: String,
+    /// The swept value.
+    x: String,
+    /// Replications with a run of both schedulers.
+    pairs: usize,
+    /// Each figure's mean difference ± ci.
+    cells: Vec<String>,
+}
+
+/// Differences from the first scheduler at the same point, replication by replication,
+/// `None` without a pair. Replication r of every scheduler faces the same users (common
+/// random numbers), so the paired differences have much narrower intervals than the
+/// means' difference.
+fn paired_table(exp: &Experiment) -> Option<PairedTable> {
     let plan = &exp.plan;
-    let Some(first) = plan.points.first().map(|p| p.label.clone()) else {
-        return;
-    };
+    let first = plan.points.first()?.label.clone();
     let reference = |p: usize| {
         let pt = &plan.points[p];
         plan.points.iter().position(|q| {
@@ -863,7 +909,7 @@ fn paired_table(h: &mut String, exp: &Experiment) {
         })
     };
     let paired = paired_figures(exp);
-    let mut rows = String::new();
+    let mut rows = Vec::new();
     for (p, point) in plan.points.iter().enumerate() {
         let Some(base) = reference(p).filter(|&b| b != p) else {
             continue;
@@ -880,55 +926,64 @@ fn paired_table(h: &mut String, exp: &Experiment) {
         if pairs.is_empty() {
             continue;
         }
-        let _ = write!(rows, "<tr><td class=\"l\">{}</td>", escape(&point.label));
-        if exp.has_axis() {
-            let x = point.x.map(number).unwrap_or_else(|| "—".into());
-            let _ = write!(rows, "<td>{}</td>", escape(&x));
-        }
-        let _ = write!(rows, "<td>{}</td>", pairs.len());
-        for (_, read) in &paired {
-            let d: Vec<f64> = pairs.iter().map(|(r, b)| read(r) - read(b)).collect();
-            let cell = if d.iter().all(|v| v.is_finite()) {
-                mean_ci(&MetricStats::of("difference", &d))
-            } else {
-                "—".into()
-            };
-            let _ = write!(rows, "<td>{}</td>", escape(&cell));
-        }
-        rows.push_str("</tr>\n");
+        let cells = paired
+            .iter()
+            .map(|(_, read)| {
+                let d: Vec<f64> = pairs.iter().map(|(r, b)| read(r) - read(b)).collect();
+                if d.iter().all(|v| v.is_finite()) {
+                    mean_ci(&MetricStats::of("difference", &d))
+                } else {
+                    NONE.into()
+                }
+            })
+            .collect();
+        rows.push(PairedRow {
+            label: point.label.clone(),
+            x: swept(point.x),
+            pairs: pairs.len(),
+            cells,
+        });
     }
-    if rows.is_empty() {
-        return;
-    }
-    let _ = write!(
-        h,
-        "<h2>Paired differences from {}</h2>\n<table>\n<thead><tr><th class=\"l\">scheduler</th>",
-        escape(&first)
-    );
-    if exp.has_axis() {
-        let _ = write!(h, "<th>{}</th>", escape(&exp.axis_label()));
-    }
-    h.push_str("<th>pairs</th>");
-    for (name, _) in &paired {
-        let _ = write!(h, "<th>Δ {}</th>", escape(name));
-    }
-    let _ = write!(
-        h,
-        "</tr></thead>\n<tbody>\n{rows}</tbody>\n</table>\n<p>Each scheduler's run minus {}'s \
-         run of the same replication (the same users: common random numbers); mean over the \
-         pairs ± the half-width of its 95% confidence interval.</p>\n",
-        escape(&first)
-    );
+    (!rows.is_empty()).then(|| PairedTable {
+        first,
+        columns: paired.into_iter().map(|(name, _)| name).collect(),
+        rows,
+    })
 }
 
 /// `capacity.json`: its scalar fields as one table, each list of records (the probes) as
-/// another.
-fn capacity_tables(h: &mut String, capacity: &Value) {
-    h.push_str("<h2>Capacity search</h2>\n");
+/// another; anything but an object as text.
+#[derive(Serialize)]
+struct CapacityTables {
+    /// The whole file, pretty-printed, when it is not an object.
+    text: Option<String>,
+    fields: Vec<CapacityField>,
+    tables: Vec<CapacityTable>,
+}
+
+/// A scalar field: its name and value as a cell.
+#[derive(Serialize)]
+struct CapacityField {
+    name: String,
+    value: String,
+}
+
+/// A list of records: its name, the records' keys and their values as cells.
+#[derive(Serialize)]
+struct CapacityTable {
+    name: String,
+    columns: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+/// The capacity search's tables.
+fn capacity_tables(capacity: &Value) -> CapacityTables {
     let Value::Object(fields) = capacity else {
-        let text = serde_json::to_string_pretty(capacity).unwrap_or_default();
-        let _ = writeln!(h, "<pre>{}</pre>", escape(&text));
-        return;
+        return CapacityTables {
+            text: Some(serde_json::to_string_pretty(capacity).unwrap_or_default()),
+            fields: Vec::new(),
+            tables: Vec::new(),
+        };
     };
     const FIRST: [&str; 3] = ["metric", "target", "procs"];
     let ordered = |keys: Vec<&String>| -> Vec<String> {
@@ -952,18 +1007,7 @@ fn capacity_tables(h: &mut String, capacity: &Value) {
             .map(|(k, _)| k)
             .collect(),
     );
-    if !scalars.is_empty() {
-        h.push_str("<table>\n<tbody>\n");
-        for key in &scalars {
-            let _ = writeln!(
-                h,
-                "<tr><th class=\"l\">{}</th><td class=\"l\">{}</td></tr>",
-                escape(key),
-                escape(&json_cell(&fields[key.as_str()]))
-            );
-        }
-        h.push_str("</tbody>\n</table>\n");
-    }
+    let mut tables = Vec::new();
     for (key, value) in fields.iter().filter(|(_, v)| is_table(v)) {
         let Value::Array(rows) = value else { continue };
         let mut columns: Vec<&String> = Vec::new();
@@ -980,20 +1024,31 @@ fn capacity_tables(h: &mut String, capacity: &Value) {
             .filter_map(|p| columns.iter().copied().find(|c| c.as_str() == *p))
             .collect();
         ordered.extend(columns.iter().filter(|c| !PROBE.contains(&c.as_str())));
-        let _ = write!(h, "<h3>{}</h3>\n<table>\n<thead><tr>", escape(key));
-        for c in &ordered {
-            let _ = write!(h, "<th>{}</th>", escape(c));
-        }
-        h.push_str("</tr></thead>\n<tbody>\n");
-        for row in rows.iter().filter_map(Value::as_object) {
-            h.push_str("<tr>");
-            for c in &ordered {
-                let cell = row.get(c.as_str()).map(json_cell).unwrap_or_default();
-                let _ = write!(h, "<td>{}</td>", escape(&cell));
-            }
-            h.push_str("</tr>\n");
-        }
-        h.push_str("</tbody>\n</table>\n");
+        tables.push(CapacityTable {
+            name: key.clone(),
+            rows: rows
+                .iter()
+                .filter_map(Value::as_object)
+                .map(|row| {
+                    ordered
+                        .iter()
+                        .map(|c| row.get(c.as_str()).map(json_cell).unwrap_or_default())
+                        .collect()
+                })
+                .collect(),
+            columns: ordered.into_iter().cloned().collect(),
+        });
+    }
+    CapacityTables {
+        text: None,
+        fields: scalars
+            .into_iter()
+            .map(|name| CapacityField {
+                value: json_cell(&fields[name.as_str()]),
+                name,
+            })
+            .collect(),
+        tables,
     }
 }
 
@@ -1049,9 +1104,8 @@ mod tests {
     }
 
     #[test]
-    fn slugs_and_escapes() {
+    fn slugs() {
         assert_eq!(slug("EASY (α=0.5)"), "easy-0-5");
         assert_eq!(slug("ßß"), "s");
-        assert_eq!(escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
     }
 }

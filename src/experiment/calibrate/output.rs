@@ -5,8 +5,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use serde::Serialize;
+
 use super::{CalibrateSummary, Figures, ResampledRow};
 use crate::experiment::feedback::render_drift;
+use crate::experiment::html;
 use crate::experiment::metric::MetricStats;
 use crate::experiment::output::write_atomic;
 use crate::experiment::replay::ReplayError;
@@ -497,32 +500,28 @@ pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), ReplayErr
         write_histogram(&p, h)
             .map_err(|e| ReplayError::Options(format!("{}: {e}", p.display())))?;
     }
-    let page = report_page(s, plots.iter().map(|(f, _)| *f));
+    let page = html::render(
+        "calibrate.html",
+        &Page {
+            input: &s.source.input,
+            text: render_calibrate(s),
+            plots: plots.iter().map(|(f, _)| *f).collect(),
+        },
+    )
+    .map_err(ReplayError::Options)?;
     let p = dir.join("index.html");
     write_atomic(&p, page.as_bytes())
         .map(|_| ())
         .map_err(|e| io(&p, e))
 }
 
-/// The report page.
-fn report_page<'a>(s: &CalibrateSummary, plots: impl Iterator<Item = &'a str>) -> String {
-    let escape = |t: &str| {
-        t.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-    };
-    let mut page = format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>sitesim calibrate: {0}</title>\
-         <style>body{{font-family:sans-serif;max-width:80em;margin:2em auto}}\
-         pre{{background:#f6f6f6;padding:1em;overflow-x:auto}}img{{max-width:48%}}</style></head>\
-         <body><h1>Calibration of {0}</h1>\n<p>Files: calibrate.json, calibrate.csv, users.csv. \
-         The check before a closed-loop study (docs/MODELS.md, \"Calibration\").</p>\n<pre>{1}</pre>\n",
-        escape(&s.source.input),
-        escape(&render_calibrate(s))
-    );
-    for p in plots {
-        let _ = writeln!(page, "<img src=\"{p}\" alt=\"{p}\">");
-    }
-    page.push_str("</body></html>\n");
-    page
+/// What `templates/calibrate.html` lays out.
+#[derive(Serialize)]
+struct Page<'a> {
+    /// The log calibrated against.
+    input: &'a str,
+    /// The calibration as text ([`render_calibrate`]).
+    text: String,
+    /// The histograms beside the page, by file name.
+    plots: Vec<&'a str>,
 }

@@ -1,0 +1,96 @@
+//! The HTML pages of `sitesim report` and `sitesim calibrate`: minijinja templates
+//! embedded in the binary (`templates/report.html`, `templates/calibrate.html`), each
+//! rendered from a serializable context its command builds. The command computes every
+//! figure and text; the template lays them out.
+//!
+//! Every value a template prints is HTML-escaped (auto-escaping is on for `.html`
+//! templates), by [`write_value`]: `&`, `<`, `>`, `"` and `'`. Block tags take the line
+//! they stand on and no more (`trim_blocks`, `lstrip_blocks`), so a template reads as the
+//! page it writes; a line ending with an empty comment continues on the next one.
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::{Serde, Value};
+use minijinja::{AutoEscape, Environment, Error, Output, State, escape_formatter};
+use serde::Serialize;
+
+/// The templates, by name.
+const TEMPLATES: [(&str, &str); 2] = [
+    ("report.html", include_str!("templates/report.html")),
+    ("calibrate.html", include_str!("templates/calibrate.html")),
+];
+
+/// The page of template `name` (one of [`TEMPLATES`]) with `context`.
+pub fn render(name: &str, context: &impl Serialize) -> Result<String, String> {
+    let fail = |e: Error| format!("template {name}: {e}");
+    let source = TEMPLATES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, source)| *source)
+        .ok_or_else(|| format!("no template {name}"))?;
+    let mut env = Environment::new();
+    env.set_syntax(
+        SyntaxConfig::builder()
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .keep_trailing_newline(true)
+            .build()
+            .map_err(fail)?,
+    );
+    env.set_formatter(write_value);
+    env.add_template(name, source).map_err(fail)?;
+    env.get_template(name)
+        .and_then(|t| t.render(Value::from(Serde(context))))
+        .map_err(fail)
+}
+
+/// Prints `value` into the page. minijinja's own HTML escaping also writes `/` as `&#x2f;`
+/// (every unit such as `jobs/week` in the page's source); this one escapes only the
+/// characters HTML gives a meaning, as the pages always have: `'` as `&#39;`.
+fn write_value(out: &mut Output, state: &mut State, value: &Value) -> Result<(), Error> {
+    match value.as_str() {
+        Some(text) if *state.auto_escape() == AutoEscape::Html && !value.is_safe() => {
+            let mut rest = text;
+            while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
+                out.write_str(&rest[..at])?;
+                out.write_str(match rest.as_bytes()[at] {
+                    b'&' => "&amp;",
+                    b'<' => "&lt;",
+                    b'>' => "&gt;",
+                    b'"' => "&quot;",
+                    _ => "&#39;",
+                })?;
+                rest = &rest[at + 1..];
+            }
+            out.write_str(rest).map_err(Error::from)
+        }
+        _ => escape_formatter(out, state, value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_and_slashes_kept() {
+        #[derive(Serialize)]
+        struct Context {
+            input: &'static str,
+            text: &'static str,
+            plots: [&'static str; 1],
+        }
+        let page = render(
+            "calibrate.html",
+            &Context {
+                input: "a<b & \"c\"",
+                text: "jobs/week of the log's users: <1 & >2",
+                plots: ["x.svg"],
+            },
+        )
+        .unwrap();
+        assert!(page.contains("<h1>Calibration of a&lt;b &amp; &quot;c&quot;</h1>"));
+        assert!(page.contains("<pre>jobs/week of the log&#39;s users: &lt;1 &amp; &gt;2</pre>"));
+        assert!(page.contains("<img src=\"x.svg\" alt=\"x.svg\">\n</body></html>\n"));
+        assert!(render("nothing.html", &()).is_err());
+    }
+}
