@@ -150,7 +150,10 @@ pub fn write_csv<T: Serialize + Default>(
         let mut first = csv::Writer::from_writer(Vec::new());
         first.serialize(T::default())?;
         let bytes = first.into_inner().map_err(|e| e.into_error())?;
-        let end = bytes.iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| i + 1);
+        let end = bytes
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| i + 1);
         let mut w = csv.into_inner().map_err(|e| e.into_error())?;
         w.write_all(&bytes[..end])?;
         return w.flush();
