@@ -122,7 +122,37 @@ pub struct Fixed<const D: usize>(pub f64);
 
 impl<const D: usize> Serialize for Fixed<D> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&format_args!("{:.*}", D, self.0))
+        // Formatted on the stack; a value too long for it (about 1e25 and up) takes a String.
+        let mut buf = StackText::default();
+        match fmt::write(&mut buf, format_args!("{self}")) {
+            Ok(()) => s.serialize_str(buf.as_str()),
+            Err(_) => s.collect_str(self),
+        }
+    }
+}
+
+/// Text formatted into a small stack buffer; writing past its end fails.
+#[derive(Default)]
+struct StackText {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl StackText {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.buf[..self.len]).expect("only whole str were written")
+    }
+}
+
+impl fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        self.buf
+            .get_mut(self.len..end)
+            .ok_or(fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
@@ -207,12 +237,20 @@ mod tests {
                 count: 0,
                 share: Fixed(-2.0),
             },
+            Row {
+                name: "big",
+                count: 1,
+                share: Fixed(1e50),
+            },
         ];
         let mut out = Vec::new();
         write_csv(&mut out, rows).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "name,count,share\nplain,3,0.001\n\"a, b\",0,-2.000\n"
+            format!(
+                "name,count,share\nplain,3,0.001\n\"a, b\",0,-2.000\nbig,1,{:.3}\n",
+                1e50
+            )
         );
         let mut out = Vec::new();
         write_csv(&mut out, Vec::<Row>::new()).unwrap();
