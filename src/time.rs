@@ -18,38 +18,56 @@ pub const DAY: Time = 86_400;
 /// Seconds in a week.
 pub const WEEK: Time = 7 * DAY;
 
-/// Parses a duration such as `3600`, `90s`, `20m`, `4h`, `2d` or `1w` into seconds.
+/// The forms a duration takes, for error messages.
+const FORMS: &str = "e.g. 3600, 90s, 20m, 1h30m, 4h, 2d, 1w or 01:30:00";
+
+/// Parses a duration into whole seconds, with jiff's "friendly" format
+/// ([`jiff::fmt::friendly`]): a number and a unit, or several (`90s`, `20m`, `20 min`,
+/// `4h`, `1h30m`, `1h 30m`, `2d`, `1w`, `52w`, `3 days, 4 hours`), or `HH:MM:SS`
+/// (`01:30:00`). A bare number is seconds (`3600`, `0`). Days are 24 hours and weeks 7
+/// such days. A fraction of the last unit, hours or smaller, is taken when it comes to
+/// whole seconds (`1.5h` is 5400).
 ///
-/// A bare number is seconds. Negative durations are refused.
+/// Refused, each with its reason: a fraction of a second (`0.5s`, `1500ms`), negative
+/// durations (`-5`, `5m ago`), months and years, which have no fixed length (give weeks
+/// or days: `52w`, `365d`), and anything beyond jiff's range (about 20,000 years).
 pub fn parse_duration(text: &str) -> Result<Time, String> {
+    use jiff::SpanRelativeTo;
+    use jiff::fmt::friendly::SpanParser;
+    static PARSER: SpanParser = SpanParser::new();
+
     let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (digits, unit) = text.split_at(split);
-    if digits.is_empty() {
+    if text.starts_with('-') {
+        return Err(format!("'{text}' is negative: durations are 0 or more"));
+    }
+    let span = if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        PARSER.parse_span(format!("{text}s"))
+    } else {
+        PARSER.parse_span(text)
+    }
+    .map_err(|e| format!("'{text}' is not a duration ({FORMS}): {e}"))?;
+    if span.is_negative() {
+        return Err(format!("'{text}' is negative: durations are 0 or more"));
+    }
+    let name = match (span.get_years(), span.get_months()) {
+        (0, 0) => None,
+        (0, _) => Some("months"),
+        _ => Some("years"),
+    };
+    if let Some(name) = name {
         return Err(format!(
-            "'{text}' is not a duration (expected e.g. 3600, 90s, 20m, 4h, 2d, 1w)"
+            "'{text}' counts {name}, which have no fixed length: give weeks or days (52w, 365d)"
         ));
     }
-    let value: Time = digits
-        .parse()
-        .map_err(|_| format!("'{text}' is too large for a duration in seconds"))?;
-    let scale = match unit {
-        "" | "s" => 1,
-        "m" | "min" => MINUTE,
-        "h" => HOUR,
-        "d" => DAY,
-        "w" => WEEK,
-        _ => {
-            return Err(format!(
-                "'{text}' has an unknown unit '{unit}' (use s, m, h, d or w)"
-            ));
-        }
-    };
-    value
-        .checked_mul(scale)
-        .ok_or_else(|| format!("'{text}' is too large for a duration in seconds"))
+    let d = span
+        .to_duration(SpanRelativeTo::days_are_24_hours())
+        .map_err(|e| format!("'{text}' is too large for a duration: {e}"))?;
+    if d.subsec_nanos() != 0 {
+        return Err(format!(
+            "'{text}' is not a whole number of seconds: the clock counts whole seconds"
+        ));
+    }
+    Ok(d.as_secs())
 }
 
 /// Displays a number of seconds as `1d 02:03:04`, for terminal summaries.
@@ -74,16 +92,68 @@ mod tests {
 
     #[test]
     fn durations_parse_with_units() {
-        assert_eq!(parse_duration("3600"), Ok(3600));
-        assert_eq!(parse_duration("90s"), Ok(90));
-        assert_eq!(parse_duration("20m"), Ok(1200));
-        assert_eq!(parse_duration("4h"), Ok(14_400));
-        assert_eq!(parse_duration("2d"), Ok(172_800));
-        assert_eq!(parse_duration("1w"), Ok(604_800));
-        assert!(parse_duration("-5").is_err());
-        assert!(parse_duration("5y").is_err());
-        assert!(parse_duration("h").is_err());
-        assert!(parse_duration("99999999999999999999").is_err());
+        // Every form the scenarios, the docs and the tests use, with its old value.
+        for (text, secs) in [
+            ("3600", 3600),
+            ("42", 42),
+            ("0", 0),
+            ("90s", 90),
+            ("20m", 1200),
+            ("20min", 1200),
+            ("4h", 14_400),
+            ("12h", 43_200),
+            ("18h", 64_800),
+            ("2d", 172_800),
+            ("1w", 604_800),
+            ("2w", 1_209_600),
+            ("52w", 52 * WEEK),
+            ("57w", 57 * WEEK),
+            (" 20m ", 1200),
+        ] {
+            assert_eq!(parse_duration(text), Ok(secs), "{text}");
+        }
+    }
+
+    #[test]
+    fn durations_take_jiffs_friendly_forms() {
+        for (text, secs) in [
+            ("1h30m", 5400),
+            ("1h 30m", 5400),
+            ("1 hour 30 minutes", 5400),
+            ("3 days, 4 hours", 3 * DAY + 4 * HOUR),
+            ("1w4d", 11 * DAY),
+            ("01:30:00", 5400),
+            ("1.5h", 5400),
+            ("2000ms", 2),
+            ("0s", 0),
+            ("+5m", 300),
+        ] {
+            assert_eq!(parse_duration(text), Ok(secs), "{text}");
+        }
+    }
+
+    #[test]
+    fn bad_durations_are_refused_with_a_reason() {
+        for (text, reason) in [
+            ("-5", "negative"),
+            ("-0", "negative"),
+            ("-5m", "negative"),
+            ("5m ago", "negative"),
+            ("5y", "years, which have no fixed length"),
+            ("1 year", "years"),
+            ("2mo", "months, which have no fixed length"),
+            ("0.5s", "whole number of seconds"),
+            ("1500ms", "whole number of seconds"),
+            ("h", "not a duration"),
+            ("", "not a duration"),
+            ("5x", "not a duration"),
+            ("1H", "not a duration"),
+            ("99999999999999999999", "not a duration"),
+            ("2000000w", "not a duration"),
+        ] {
+            let err = parse_duration(text).expect_err(text);
+            assert!(err.contains(reason), "{text}: {err}");
+        }
     }
 
     #[test]

@@ -44,7 +44,7 @@ fn usage_errors_exit_with_code_2() {
         ),
         (
             vec!["replay", "--swf", "x.swf", "--warmup", "3y"],
-            "unknown unit",
+            "no fixed length",
         ),
         (vec!["replay"], "--swf"),
         (vec!["frobnicate"], "frobnicate"),

@@ -25,6 +25,7 @@ use crate::predict::estimates::ModalReport;
 use crate::sched::{BuildContext, SchedulerSpec};
 use crate::sim::Observer;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
+use crate::textfmt::{Fixed, write_csv};
 use crate::time::{HOUR, Hms, Time, WEEK};
 use crate::users::{
     Behaviour, ContinuationCurve, Drift, FlowForward, NegativeThink, OpeningThink, Patience,
@@ -303,67 +304,88 @@ pub(crate) fn log_figures(trace: &Trace, procs: u32) -> LogFigures {
     }
 }
 
-/// The header of `users.csv`.
-const USERS_CSV_HEADER: &str = "user,state,trace_jobs,submitted,ended,log_sessions,sessions,\
-mean_wait,mean_response,processor_seconds,first_submit,last_end,inside_window,next_window,\
-after_last_window,flowed_forward,after_own_window,gave_up,strikes,on_time,early,late,max_lead,\
-max_lateness\n";
+/// A row of `users.csv`: one user of the trace, with its simulated jobs and sessions,
+/// where its submissions fell and how far they drifted from the log's times.
+#[derive(Serialize, Default)]
+struct UserRow {
+    user: i64,
+    state: &'static str,
+    trace_jobs: usize,
+    submitted: u64,
+    ended: u64,
+    log_sessions: usize,
+    sessions: u32,
+    mean_wait: Fixed<1>,
+    mean_response: Fixed<1>,
+    processor_seconds: i64,
+    first_submit: Time,
+    last_end: Time,
+    inside_window: u64,
+    next_window: u64,
+    after_last_window: u64,
+    flowed_forward: u64,
+    after_own_window: u64,
+    gave_up: u64,
+    strikes: u64,
+    on_time: u64,
+    early: u64,
+    late: u64,
+    max_lead: Time,
+    max_lateness: Time,
+}
 
 fn write_users_csv(
     w: &mut impl std::io::Write,
     users: &TraceUsers,
     records: &[UserRecord],
 ) -> std::io::Result<()> {
-    w.write_all(USERS_CSV_HEADER.as_bytes())?;
     // Both are in user order; a user appears in `records` once a job of it was submitted.
     let mut records = records.iter().peekable();
-    for a in users.agents() {
+    let rows = users.agents().iter().map(|a| {
         let r = records
             .next_if(|r| r.user == a.user())
             .copied()
             .unwrap_or_default();
         let c = a.counts();
         let mean = |sum: i64| {
-            if r.jobs > 0 {
+            Fixed(if r.jobs > 0 {
                 sum as f64 / r.jobs as f64
             } else {
                 0.0
-            }
+            })
         };
-        let state = match a.state() {
-            UserState::Done => "done",
-            UserState::Left => "frustrated",
-            UserState::Waiting | UserState::Ready(..) => "active",
-        };
-        writeln!(
-            w,
-            "{},{state},{},{},{},{},{},{:.1},{:.1},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            a.user(),
-            a.trace().jobs.len(),
-            c.submitted,
-            r.jobs,
-            a.trace().windows.len(),
-            r.sessions,
-            mean(r.wait_sum),
-            mean(r.response_sum),
-            r.work,
-            r.first_submit,
-            r.last_end,
-            c.inside_window,
-            c.next_window,
-            c.after_last_window,
-            c.flowed_forward,
-            c.after_own_window,
-            c.gave_up,
-            c.strikes,
-            c.drift.on_time,
-            c.drift.early(),
-            c.drift.late(),
-            c.drift.max_lead,
-            c.drift.max_lateness,
-        )?;
-    }
-    Ok(())
+        UserRow {
+            user: a.user(),
+            state: match a.state() {
+                UserState::Done => "done",
+                UserState::Left => "frustrated",
+                UserState::Waiting | UserState::Ready(..) => "active",
+            },
+            trace_jobs: a.trace().jobs.len(),
+            submitted: c.submitted,
+            ended: r.jobs,
+            log_sessions: a.trace().windows.len(),
+            sessions: r.sessions,
+            mean_wait: mean(r.wait_sum),
+            mean_response: mean(r.response_sum),
+            processor_seconds: r.work,
+            first_submit: r.first_submit,
+            last_end: r.last_end,
+            inside_window: c.inside_window,
+            next_window: c.next_window,
+            after_last_window: c.after_last_window,
+            flowed_forward: c.flowed_forward,
+            after_own_window: c.after_own_window,
+            gave_up: c.gave_up,
+            strikes: c.strikes,
+            on_time: c.drift.on_time,
+            early: c.drift.early(),
+            late: c.drift.late(),
+            max_lead: c.drift.max_lead,
+            max_lateness: c.drift.max_lateness,
+        }
+    });
+    write_csv(w, rows)
 }
 
 /// A log read into users, with everything a run of them needs.

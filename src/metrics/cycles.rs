@@ -14,6 +14,7 @@ use crate::job::JobRequest;
 use crate::localtime::{SiteClock, WEEKDAYS};
 use crate::sched::SystemView;
 use crate::sim::Observer;
+use crate::textfmt::{Fixed, write_csv};
 use crate::time::{HOUR, Time};
 
 const HOURS_OF_WEEK: usize = 168;
@@ -154,22 +155,32 @@ impl CycleRecorder {
 
     /// Writes one row per hour of the week.
     pub fn write_csv(&self, w: &mut impl Write) -> io::Result<()> {
-        w.write_all(b"weekday,hour,seconds,arrivals,mean_queue,utilization\n")?;
-        for (i, b) in self.buckets.iter().enumerate() {
-            let secs = b.seconds.max(1) as f64;
-            writeln!(
-                w,
-                "{},{},{},{},{:.4},{:.4}",
-                WEEKDAYS[i / 24],
-                i % 24,
-                b.seconds,
-                b.arrivals,
-                b.queue_seconds as f64 / secs,
-                b.busy_seconds as f64 / (secs * f64::from(self.procs))
-            )?;
-        }
-        Ok(())
+        write_csv(
+            w,
+            self.buckets.iter().enumerate().map(|(i, b)| {
+                let secs = b.seconds.max(1) as f64;
+                HourRow {
+                    weekday: WEEKDAYS[i / 24],
+                    hour: i % 24,
+                    seconds: b.seconds,
+                    arrivals: b.arrivals,
+                    mean_queue: Fixed(b.queue_seconds as f64 / secs),
+                    utilization: Fixed(b.busy_seconds as f64 / (secs * f64::from(self.procs))),
+                }
+            }),
+        )
     }
+}
+
+/// A row of `cycles.csv`: one hour of the week.
+#[derive(Serialize, Default)]
+struct HourRow {
+    weekday: &'static str,
+    hour: usize,
+    seconds: i64,
+    arrivals: u64,
+    mean_queue: Fixed<4>,
+    utilization: Fixed<4>,
 }
 
 impl Observer for CycleRecorder {

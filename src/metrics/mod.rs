@@ -23,8 +23,7 @@ pub use dist::{Dist, DistSummary};
 pub use load::{LoadRecorder, LoadSummary, UserLoad};
 pub use per_job::{CSV_HEADER, PerJobWriter, simulated_record};
 pub use sessions::{
-    SESSIONS_CSV_HEADER, SessionRecord, SessionRecorder, SessionsSummary, UserRecord,
-    write_sessions_csv,
+    SessionRecord, SessionRecorder, SessionsSummary, UserRecord, write_sessions_csv,
 };
 pub use slowdown::{Bsld, BsldForm};
 pub use spread::Spread;

@@ -1,5 +1,21 @@
 //! Per-job outputs: a CSV of every job's simulated times and the simulated schedule as an
 //! SWF log, both in submission order although jobs end out of order.
+//!
+//! `jobs.csv` stays hand-written (a [`Line`] per row, digits written in place) where the
+//! smaller CSV files go through the csv crate ([`crate::textfmt::write_csv`]): every
+//! replay with `--out` writes it, a row per job, and the csv crate was measured slower
+//! than the 5% issue 14 allows on the whole replay. A `csv::Writer` serializing a
+//! `#[derive(Serialize)]` row with the same bytes (three-decimal fields through a
+//! newtype writing digits in place too; `benches/csv.rs`), on KTH under EASY, 28,489 rows:
+//! - `sitesim replay --out`, instructions (callgrind): 408.8 M against 353.8 M, +15.5%
+//!   (the CSV rows alone 134 M against 79 M; 184.6 M without `--out`);
+//! - the whole process, CPU time, paired runs (30 and 40 pairs): medians 1.10 and 1.09
+//!   times the hand-written writer's;
+//! - the writers alone into a `Vec<u8>` (`cargo bench --bench csv`): 13.1 ms against
+//!   7.8 ms (12.7 ms with the crate's quoting check off), +5.2 ms on a replay with
+//!   outputs that takes 48.9 ms in the same run: +10.7%.
+//!
+//! The rows are numbers only, so the crate's quoting would have nothing to do.
 
 use std::collections::VecDeque;
 use std::io::{self, Write};

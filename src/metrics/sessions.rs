@@ -12,6 +12,7 @@ use super::Spread;
 use crate::job::{JobOutcome, JobRequest};
 use crate::session::{SessionRule, SessionTracker};
 use crate::sim::Observer;
+use crate::textfmt::{Fixed, write_csv};
 use crate::time::{HOUR, Time};
 
 /// A simulated session.
@@ -209,29 +210,37 @@ impl Observer for SessionRecorder {
     }
 }
 
-/// The header of `sessions.csv`.
-pub const SESSIONS_CSV_HEADER: &str =
-    "user,session,first_submit,last_submit,last_end,jobs,duration,processor_seconds,productivity\n";
+/// A row of `sessions.csv`.
+#[derive(Serialize, Default)]
+struct SessionRow {
+    user: i64,
+    session: u32,
+    first_submit: Time,
+    last_submit: Time,
+    last_end: Time,
+    jobs: u32,
+    duration: Time,
+    processor_seconds: i64,
+    /// Jobs per session-hour.
+    productivity: Fixed<3>,
+}
 
 /// Writes sessions as CSV rows.
 pub fn write_sessions_csv(w: &mut impl Write, sessions: &[SessionRecord]) -> io::Result<()> {
-    w.write_all(SESSIONS_CSV_HEADER.as_bytes())?;
-    for s in sessions {
-        writeln!(
-            w,
-            "{},{},{},{},{},{},{},{},{:.3}",
-            s.user,
-            s.index,
-            s.first_submit,
-            s.last_submit,
-            s.last_end,
-            s.jobs,
-            s.duration(),
-            s.work,
-            s.productivity()
-        )?;
-    }
-    Ok(())
+    write_csv(
+        w,
+        sessions.iter().map(|s| SessionRow {
+            user: s.user,
+            session: s.index,
+            first_submit: s.first_submit,
+            last_submit: s.last_submit,
+            last_end: s.last_end,
+            jobs: s.jobs,
+            duration: s.duration(),
+            processor_seconds: s.work,
+            productivity: Fixed(s.productivity()),
+        }),
+    )
 }
 
 #[cfg(test)]
