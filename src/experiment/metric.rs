@@ -14,7 +14,7 @@ use crate::time::HOUR;
 
 /// The figures of one run of a replicated source (a resampled population, a model-based
 /// site) or of one run of an experiment.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Replication {
     /// Its number, from 0.
     pub replication: u32,
@@ -50,8 +50,8 @@ pub struct Replication {
     /// Long-term users regenerated.
     pub regenerations: u64,
     /// Jobs cut to the size of a machine smaller than the one the population was sized
-    /// for (`procs` sweeps and capacity searches); left out of files when 0.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    /// for (`procs` sweeps and capacity searches).
+    #[serde(default)]
     pub narrowed_jobs: u64,
 }
 
@@ -59,10 +59,6 @@ impl AsRef<Replication> for Replication {
     fn as_ref(&self) -> &Replication {
         self
     }
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 impl Replication {
@@ -375,31 +371,11 @@ pub fn stats_of(reps: &[Replication]) -> Vec<MetricStats> {
         .collect()
 }
 
-/// The columns of a replication in CSV files, in order.
-const COLUMNS: [&str; 16] = [
-    "replication",
-    "seed",
-    "jobs",
-    "jobs_per_week",
-    "proc_hours_per_week",
-    "utilization",
-    "mean_wait",
-    "mean_response",
-    "mean_bsld",
-    "sessions",
-    "jobs_per_session",
-    "session_hours",
-    "users",
-    "frustrated",
-    "arrivals",
-    "regenerations",
-];
-
 /// Replications as CSV, one row each, after `leading` columns that every row fills in
 /// with its own values (`runs.csv` puts the point first): `replications.csv` and
-/// `runs.csv` have the same replication columns, named as in [`METRICS`] and
-/// `summary.json`. Numbers are written in full (the shortest text that reads back as
-/// the same value).
+/// `runs.csv` have the same replication columns, the fields of [`Replication`], named
+/// as in [`METRICS`] and `summary.json`. Numbers are written in full (the shortest text
+/// that reads back as the same value).
 pub struct ReplicationsCsv {
     writer: csv::Writer<Vec<u8>>,
 }
@@ -407,40 +383,27 @@ pub struct ReplicationsCsv {
 impl ReplicationsCsv {
     /// A file whose rows start with the columns `leading`.
     pub fn new(leading: &[&str]) -> ReplicationsCsv {
-        let mut writer = csv::Writer::from_writer(Vec::new());
-        let header = leading
-            .iter()
-            .chain(&COLUMNS)
-            .chain(["narrowed_jobs"].iter());
+        // The fields' names: the header the csv crate writes before a first row.
+        let mut names = csv::Writer::from_writer(Vec::new());
+        names
+            .serialize(Replication::default())
+            .expect("writing to memory cannot fail");
+        let names = names.into_inner().expect("writing to memory cannot fail");
+        let header = String::from_utf8(names).expect("field names are text");
+        let header = header.lines().next().expect("a header line");
+        let mut writer = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
         writer
-            .write_record(header)
+            .write_record(leading.iter().copied().chain(header.split(',')))
             .expect("writing to memory cannot fail");
         ReplicationsCsv { writer }
     }
 
     /// A row: the leading values, then `r`'s.
     pub fn row(&mut self, leading: &[String], r: &Replication) {
-        let numbers = [
-            r.replication.to_string(),
-            r.seed.to_string(),
-            r.jobs.to_string(),
-            r.jobs_per_week.to_string(),
-            r.proc_hours_per_week.to_string(),
-            r.utilization.to_string(),
-            r.mean_wait.to_string(),
-            r.mean_response.to_string(),
-            r.mean_bsld.to_string(),
-            r.sessions.to_string(),
-            r.jobs_per_session.to_string(),
-            r.session_hours.to_string(),
-            r.users.to_string(),
-            r.frustrated.to_string(),
-            r.arrivals.to_string(),
-            r.regenerations.to_string(),
-            r.narrowed_jobs.to_string(),
-        ];
         self.writer
-            .write_record(leading.iter().chain(&numbers))
+            .serialize((leading, r))
             .expect("writing to memory cannot fail");
     }
 
@@ -527,7 +490,7 @@ mod tests {
         );
         assert_eq!(
             lines.next().unwrap(),
-            "\"a, \"\"b\"\"\",1,7,3,2.5,0,0.5,10,20,1,1,3,0.25,1,0,0,0,0"
+            "\"a, \"\"b\"\"\",1,7,3,2.5,0.0,0.5,10.0,20.0,1.0,1,3.0,0.25,1,0,0,0,0"
         );
     }
 }
