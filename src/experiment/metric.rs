@@ -132,6 +132,15 @@ pub struct Scale {
 }
 
 impl Metric {
+    /// The unit of the stored values, as files hold them.
+    pub fn stored_unit(&self) -> &'static str {
+        match self.unit {
+            Unit::Fixed(unit) => unit,
+            Unit::Share => "share",
+            Unit::Seconds => "s",
+        }
+    }
+
     /// The scale to show values up to `largest` in: one scale for every table and plot
     /// of one report, so a metric is never in hours in one place and minutes in
     /// another.

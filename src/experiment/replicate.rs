@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::metric::{MetricStats, Replication, ReplicationsCsv, stats_of};
+use super::metric::{MetricStats, Replication, ReplicationsCsv, metric, stats_of};
 use super::output::write_atomic;
 use super::replay::{ReplayError, ReplayOptions};
 use crate::time::Time;
@@ -166,15 +166,16 @@ pub fn write_replicated<S: Serialize, R: AsRef<Replication> + Serialize>(
     write_files(dir, &[("replications.csv", &csv), ("summary.json", &json)])
 }
 
-/// The table of metrics over replications: mean, sd, 95% CI, min and max.
+/// The table of metrics over replications, each in the unit its files hold: mean, sd,
+/// the half-width of the 95% confidence interval of the mean, min and max.
 pub fn render_stats(stats: &[MetricStats]) -> String {
-    let mut out =
-        "  metric                     mean         sd      95% CI         min         max\n"
-            .to_string();
+    let mut out = "  metric               unit                         mean          sd  ± 95% CI         min         max\n"
+        .to_string();
     for m in stats {
+        let unit = metric(m.metric).map_or("", |x| x.stored_unit());
         out.push_str(&format!(
-            "  {:<20} {:>10.4} {:>10.4} {:>11.4} {:>11.4} {:>11.4}\n",
-            m.metric, m.mean, m.sd, m.ci95, m.min, m.max
+            "  {:<20} {:<20} {:>12.4} {:>11.4} {:>9.4} {:>11.4} {:>11.4}\n",
+            m.metric, unit, m.mean, m.sd, m.ci95, m.min, m.max
         ));
     }
     out
