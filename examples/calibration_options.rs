@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 use sitesim::experiment::feedback::{FeedbackOptions, feedback};
 use sitesim::experiment::replay::ReplayOptions;
 use sitesim::experiment::resample::{MetricStats, ResampleOptions, Resampler, with_threads};
-use sitesim::sched::SchedulerSpec;
+use sitesim::registry::SchedulerSpec;
 use sitesim::swf::SwfReader;
 use sitesim::time::WEEK;
 use sitesim::users::{Drift, FlowForward, NegativeThink, OpeningThink};

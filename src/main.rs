@@ -29,7 +29,8 @@ use sitesim::model::JobLayer;
 use sitesim::model::fit::{render_summary, to_toml};
 use sitesim::predict::estimates::EstimateModel;
 use sitesim::predict::{ModalModel, ModalParams, PredictorSpec};
-use sitesim::sched::{BuildContext, SchedulerSpec};
+use sitesim::registry::SchedulerSpec;
+use sitesim::sched::BuildContext;
 use sitesim::session::SessionRule;
 use sitesim::swf::{SwfHeader, SwfReader, SwfWriter};
 use sitesim::time::{Time, WEEK, parse_duration};
@@ -1108,7 +1109,7 @@ fn main() -> ExitCode {
         Command::Merge(a) => run_merge(a),
         Command::Report(a) => run_report(a),
         Command::Policies => {
-            for (name, about) in sitesim::sched::registry::policies() {
+            for (name, about) in sitesim::registry::policies() {
                 println!("{name:14} {about}");
             }
             Ok(())

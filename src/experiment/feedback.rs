@@ -22,7 +22,8 @@ use crate::metrics::{
     SessionsSummary, UserRecord, write_sessions_csv,
 };
 use crate::predict::estimates::ModalReport;
-use crate::sched::{BuildContext, SchedulerSpec};
+use crate::registry::SchedulerSpec;
+use crate::sched::BuildContext;
 use crate::sim::Observer;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{HOUR, Hms, Time, WEEK};

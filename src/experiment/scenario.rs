@@ -31,7 +31,7 @@ use super::study::ExperimentSection;
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel};
-use crate::sched::SchedulerSpec;
+use crate::registry::SchedulerSpec;
 use crate::swf::{SwfHeader, SwfReader};
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::{

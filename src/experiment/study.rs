@@ -29,8 +29,8 @@ use super::results::{
 };
 use super::scenario::{Scenario, WorkloadSection};
 use crate::metrics::{ClassSummary, CycleSummary};
-use crate::sched::SchedulerSpec;
-use crate::sched::registry::is_unknown_parameter;
+use crate::registry::SchedulerSpec;
+use crate::registry::is_unknown_parameter;
 
 /// A scheduler of an experiment, with the label its results carry.
 #[derive(Debug, Clone, PartialEq)]

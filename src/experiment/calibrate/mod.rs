@@ -30,7 +30,7 @@ use super::resample::{
     Bin, MetricStats, Replication, ResampleOptions, ResampleRun, Resampler, in_parallel, stats_of,
 };
 use crate::metrics::{LoadRecorder, LoadSummary, MetricsConfig, Recorder, UserLoad};
-use crate::sched::SchedulerSpec;
+use crate::registry::SchedulerSpec;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{Time, WEEK};
 use crate::users::Drift;

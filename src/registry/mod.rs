@@ -4,18 +4,27 @@
 //! A spec is written `NAME[:key=value,...]` (`creasy:alpha=0.5,short=5m`) or, in a
 //! scenario, as a table (`{ name = "pbas", candidates = ["easy", "sjbf"] }`). It is
 //! resolved against the registry when it is read, so a misspelt name or key is an error
-//! before anything runs. The registry holds the built-in policies; a program adds its
-//! own with [`register`] before it reads scenarios:
+//! before anything runs. The registry holds the built-in policies (`builtin.rs`: the
+//! scheduling layer's; `adaptive.rs`: the adaptive meta-schedulers, whose candidates are
+//! specs too); a program adds its own with [`register`] before it reads scenarios:
 //!
 //! ```
-//! use sitesim::sched::{Fcfs, register, registry};
+//! use sitesim::registry::{SchedulerSpec, register};
+//! use sitesim::sched::{Fcfs, builder};
 //! register("my-fcfs", "FCFS under another name", |params| {
 //!     params.finish()?;
-//!     Ok(registry::builder(|_ctx| Fcfs))
+//!     Ok(builder(|_ctx| Fcfs))
 //! });
-//! let spec: sitesim::sched::SchedulerSpec = "my-fcfs".parse().unwrap();
+//! let spec: SchedulerSpec = "my-fcfs".parse().unwrap();
 //! assert_eq!(spec.name(), "my-fcfs");
 //! ```
+//!
+//! The registry is the layer above the adaptive meta-schedulers (`crate::adaptive`),
+//! since it builds them; what a scheduler is built for and by ([`BuildContext`],
+//! [`Builder`]) is the scheduling layer's own (`crate::sched`).
+
+mod adaptive;
+mod builtin;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -23,41 +32,11 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, LazyLock, RwLock};
 
-use super::{Conservative, Creasy, CreasyParams, Easy, Fcfs, Logged, Policy, Scheduler};
-use crate::localtime::SiteClock;
+use crate::sched::{BuildContext, Builder, Policy, Scheduler};
 use crate::time::{Time, parse_duration};
-
-/// What a policy is built for: the machine and its clock.
-#[derive(Debug, Clone)]
-pub struct BuildContext {
-    /// Processors.
-    pub procs: u32,
-    /// The site's local time (for policies that follow the time of day).
-    pub clock: SiteClock,
-}
-
-impl BuildContext {
-    /// A machine of `procs` processors on a UTC clock.
-    pub fn new(procs: u32) -> Self {
-        BuildContext {
-            procs,
-            clock: SiteClock::utc(),
-        }
-    }
-}
-
-/// Builds a fresh scheduler of a configured policy.
-pub type Builder = Arc<dyn Fn(&BuildContext) -> Box<dyn Scheduler> + Send + Sync>;
 
 /// Checks a policy's parameters and returns its [`Builder`].
 pub type Configure = Arc<dyn Fn(&Params) -> Result<Builder, String> + Send + Sync>;
-
-/// A [`Builder`] from a function returning a concrete scheduler.
-pub fn builder<S: Scheduler + 'static>(
-    build: impl Fn(&BuildContext) -> S + Send + Sync + 'static,
-) -> Builder {
-    Arc::new(move |ctx| Box::new(build(ctx)))
-}
 
 struct Entry {
     about: String,
@@ -66,7 +45,7 @@ struct Entry {
 
 static REGISTRY: LazyLock<RwLock<BTreeMap<String, Entry>>> = LazyLock::new(|| {
     let mut map = BTreeMap::new();
-    for (name, about, configure) in builtins() {
+    for (name, about, configure) in builtin::entries().into_iter().chain(adaptive::entries()) {
         map.insert(
             name.to_owned(),
             Entry {
@@ -380,83 +359,6 @@ impl serde::Serialize for SchedulerSpec {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.to_string())
     }
-}
-
-/// The CREASY parameters a spec gives, defaults for the rest.
-fn creasy_params(p: &Params) -> Result<CreasyParams, String> {
-    let d = CreasyParams::default();
-    let need =
-        |key: &str, v: Option<Time>| v.ok_or_else(|| format!("creasy: {key} cannot be none"));
-    let params = CreasyParams {
-        alpha: p.f64("alpha", d.alpha)?,
-        wait_scale: need("wait_scale", p.duration("wait_scale", Some(d.wait_scale))?)?,
-        short: need("short", p.duration("short", Some(d.short))?)?,
-        session_gap: need(
-            "session_gap",
-            p.duration("session_gap", Some(d.session_gap))?,
-        )?,
-        half_life: p.duration("half_life", d.half_life)?,
-    };
-    params.check().map_err(|e| format!("creasy: {e}"))?;
-    Ok(params)
-}
-
-/// A policy without parameters.
-fn plain(build: fn(&BuildContext) -> Box<dyn Scheduler>) -> Configure {
-    Arc::new(move |p: &Params| {
-        p.finish()?;
-        Ok(Arc::new(build) as Builder)
-    })
-}
-
-fn builtins() -> Vec<(&'static str, &'static str, Configure)> {
-    let mut list: Vec<(&'static str, &'static str, Configure)> = vec![
-        (
-            "fcfs",
-            "first come, first served, no backfilling",
-            plain(|_| Box::new(Fcfs)),
-        ),
-        (
-            "easy",
-            "EASY backfilling (EASY++ with a predictor)",
-            plain(|_| Box::new(Easy::new())),
-        ),
-        (
-            "sjbf",
-            "EASY with backfilling candidates shortest plan first",
-            plain(|_| Box::new(Easy::sjbf())),
-        ),
-        (
-            "conservative",
-            "conservative backfilling with compression",
-            plain(|ctx| Box::new(Conservative::new(ctx.procs))),
-        ),
-        (
-            "creasy",
-            "EASY with priority to critical interactive jobs \
-             (alpha, wait_scale, short, session_gap, half_life)",
-            Arc::new(|p: &Params| {
-                let params = creasy_params(p)?;
-                Ok(builder(move |_| Creasy::new(params)))
-            }),
-        ),
-        (
-            "logged",
-            "the log's own service: each job starts its logged wait (times scale) after \
-             submission, on an unbounded machine; the calibration baseline (scale)",
-            Arc::new(|p: &Params| {
-                let scale = p.f64("scale", 1.0)?;
-                if !(scale.is_finite() && scale >= 0.0) {
-                    return Err(format!(
-                        "policy 'logged': scale must be a number >= 0, not {scale}"
-                    ));
-                }
-                Ok(builder(move |_| Logged::new(scale)))
-            }),
-        ),
-    ];
-    list.extend(super::adaptive::entries());
-    list
 }
 
 #[cfg(test)]
