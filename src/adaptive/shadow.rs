@@ -127,56 +127,8 @@ pub(super) struct Period<'a> {
     first: usize,
     /// The runtime of every job from `first` on, in the order of `jobs`.
     runtimes: Vec<Time>,
-    /// The runtime of every job of the snapshot.
-    snapshot_runtimes: SnapshotRuntimes,
-}
-
-/// The runtimes of a snapshot's jobs, found by their id in the snapshot when ids are
-/// distinct and few (as in a simulation's snapshot), by submission number otherwise.
-enum SnapshotRuntimes {
-    /// Indexed by id; [`Time::MIN`] where no job has that id.
-    ById(Vec<Time>),
-    /// Sorted by submission number.
-    BySeq(Vec<(u64, Time)>),
-}
-
-impl SnapshotRuntimes {
-    /// From `(job, runtime)` of every job of a snapshot.
-    fn new(jobs: Vec<(&JobRequest, Time)>) -> Self {
-        let size = jobs
-            .iter()
-            .map(|(j, _)| j.id as usize + 1)
-            .max()
-            .unwrap_or(0);
-        if size <= 64 * jobs.len() + 1024 {
-            let mut by_id = vec![Time::MIN; size];
-            let mut distinct = true;
-            for &(job, runtime) in &jobs {
-                let slot = &mut by_id[job.id as usize];
-                distinct &= *slot == Time::MIN;
-                *slot = runtime;
-            }
-            if distinct {
-                return SnapshotRuntimes::ById(by_id);
-            }
-        }
-        let mut by_seq: Vec<(u64, Time)> = jobs.iter().map(|&(j, r)| (j.seq, r)).collect();
-        by_seq.sort_unstable_by_key(|&(seq, _)| seq);
-        SnapshotRuntimes::BySeq(by_seq)
-    }
-
-    /// The runtime of `job`, of the snapshot.
-    fn of(&self, job: &JobRequest) -> Time {
-        match self {
-            SnapshotRuntimes::ById(by_id) => by_id[job.id as usize],
-            SnapshotRuntimes::BySeq(by_seq) => {
-                let i = by_seq
-                    .binary_search_by_key(&job.seq, |&(seq, _)| seq)
-                    .expect("a job of the snapshot");
-                by_seq[i].1
-            }
-        }
-    }
+    /// The runtime of every job of the snapshot, by submission number.
+    snapshot_runtimes: Vec<(u64, Time)>,
 }
 
 impl<'a> Period<'a> {
@@ -214,17 +166,17 @@ impl<'a> Period<'a> {
         for (start, request) in running {
             let runtime = known.of(request);
             jobs.push(job(request, Some(start), runtime));
-            snapshot_runtimes.push((request, runtime));
+            snapshot_runtimes.push((request.seq, runtime));
         }
         for (i, request) in snapshot.queue.iter().chain(arrivals).enumerate() {
             let runtime = known.of(request);
             jobs.push(job(request, None, runtime));
             runtimes.push(runtime);
             if i < snapshot.queue.len() {
-                snapshot_runtimes.push((request, runtime));
+                snapshot_runtimes.push((request.seq, runtime));
             }
         }
-        let snapshot_runtimes = SnapshotRuntimes::new(snapshot_runtimes);
+        snapshot_runtimes.sort_unstable_by_key(|&(seq, _)| seq);
         let first = snapshot.running.len();
         debug_assert!(jobs[first..].is_sorted_by_key(|j| j.seq));
         Period {
@@ -237,6 +189,15 @@ impl<'a> Period<'a> {
             runtimes,
             snapshot_runtimes,
         }
+    }
+
+    /// The runtime of `job`, of the snapshot.
+    fn snapshot_runtime(&self, job: &JobRequest) -> Time {
+        let i = self
+            .snapshot_runtimes
+            .binary_search_by_key(&job.seq, |&(seq, _)| seq)
+            .expect("a job of the snapshot");
+        self.snapshot_runtimes[i].1
     }
 
     /// Runs `scheduler` over the period: from the snapshot (to which it is first synced,
@@ -288,7 +249,7 @@ impl<'a> Period<'a> {
         };
         let sim = Simulation::new(site, scheduler, workload, starts)
             .reserve(alive)
-            .from_snapshot(snapshot, |j| self.snapshot_runtimes.of(j));
+            .from_snapshot(snapshot, |j| self.snapshot_runtime(j));
         let (_, starts, _) = sim.run(Some(self.until - 1)).ok()?;
         Some(ShadowRun {
             from,
