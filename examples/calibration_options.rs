@@ -20,7 +20,7 @@ use sitesim::experiment::metric::MetricStats;
 use sitesim::experiment::replay::ReplayOptions;
 use sitesim::experiment::replicate::with_threads;
 use sitesim::experiment::resample::{ResampleOptions, Resampler};
-use sitesim::sched::SchedulerSpec;
+use sitesim::registry::SchedulerSpec;
 use sitesim::swf::SwfReader;
 use sitesim::time::WEEK;
 use sitesim::users::{Drift, FlowForward, NegativeThink, OpeningThink};

@@ -19,7 +19,8 @@ use std::sync::atomic::AtomicBool;
 
 use sitesim::experiment::scenario::Scenario;
 use sitesim::job::JobId;
-use sitesim::sched::{Scheduler, SystemView, register, registry};
+use sitesim::registry::register;
+use sitesim::sched::{Scheduler, SystemView, builder};
 
 /// The policy: stateless, so `Clone` and an empty `sync` are all adaptive schedulers need.
 #[derive(Debug, Clone)]
@@ -70,7 +71,7 @@ fn main() -> Result<(), String> {
                 return Err("fair-start: max_running must be a whole number of 1 or more".into());
             }
             let max_running = max_running as u32;
-            Ok(registry::builder(move |_ctx| FairStart { max_running }))
+            Ok(builder(move |_ctx| FairStart { max_running }))
         },
     );
     let mut args = std::env::args().skip(1);

@@ -1,14 +1,18 @@
 //! sitesim: a closed-loop, site-level simulator for parallel job scheduling on HPC
 //! machines.
 //!
-//! The layers follow `docs/ARCHITECTURE.md`: [`engine`] (clock, event queue, run loop),
-//! [`swf`] (the Standard Workload Format), [`job`] (job records), [`sched`] (the
-//! `Scheduler` trait and the policies), [`sim`] (a site: workload + scheduler + machine),
-//! [`predict`] (estimate models and runtime predictors), [`users`] (simulated users),
-//! [`workload`] (logs turned into workloads), [`metrics`] (observers and summaries) and
-//! [`experiment`] (commands that run and report); [`session`] (the think-time session
-//! rule), [`localtime`] (the site's clock), [`time`] and [`textfmt`] are small helpers.
+//! The layers follow `docs/ARCHITECTURE.md`, from the bottom: [`time`], [`textfmt`] and
+//! [`seed`] (small helpers); [`swf`] (the Standard Workload Format), [`engine`] (clock,
+//! event queue, run loop), [`session`] (the think-time session rule) and [`localtime`]
+//! (the site's clock); [`job`] (job records); [`sched`] (the `Scheduler` trait and the
+//! policies) and [`predict`] (estimate models and runtime predictors); [`sim`] (a site:
+//! workload + scheduler + machine); [`adaptive`] (the adaptive meta-schedulers, which
+//! simulate their candidates); [`registry`] (policies by name); [`users`] (simulated
+//! users) and [`metrics`] (observers and summaries); [`workload`] (logs turned into
+//! workloads); [`model`] (the model-based site); [`experiment`] (commands that run and
+//! report). A module uses only modules of its own layer or below. [`plot`] draws charts.
 
+pub mod adaptive;
 pub mod engine;
 pub mod experiment;
 pub mod job;
@@ -17,6 +21,7 @@ pub mod metrics;
 pub mod model;
 pub mod plot;
 pub mod predict;
+pub mod registry;
 pub mod sched;
 pub mod seed;
 pub mod session;

@@ -27,7 +27,7 @@ use sitesim::job::OverrunPolicy;
 use sitesim::metrics::{Bsld, BsldForm};
 use sitesim::predict::PredictorSpec;
 use sitesim::predict::estimates::EstimateModel;
-use sitesim::sched::SchedulerSpec;
+use sitesim::registry::SchedulerSpec;
 use sitesim::session::SessionRule;
 use sitesim::time::{Time, WEEK, parse_duration};
 use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Patience};
@@ -668,7 +668,7 @@ fn main() -> ExitCode {
         Command::Merge(a) => merge_command(&a.out, &a.shards),
         Command::Report(a) => report_command(&a.dir),
         Command::Policies => {
-            for (name, about) in sitesim::sched::registry::policies() {
+            for (name, about) in sitesim::registry::policies() {
                 println!("{name:14} {about}");
             }
             Ok(())

@@ -9,12 +9,13 @@ use std::sync::{Arc, Mutex};
 
 use common::{Collect, job, job_of};
 use proptest::prelude::*;
+use sitesim::adaptive::{
+    AdaptiveReport, Pbas, PbasMetric, PbasParams, TimeOfDay, TimeOfDayParams, Wbas, WbasParams,
+};
 use sitesim::job::{JobId, JobOutcome, JobRequest, OverrunPolicy};
 use sitesim::predict::{PredictorDefaults, PredictorSpec};
-use sitesim::sched::{
-    AdaptiveReport, BuildContext, Pbas, PbasMetric, PbasParams, RunningJob, Scheduler,
-    SchedulerSpec, SystemView, TimeOfDay, TimeOfDayParams, Wbas, WbasParams,
-};
+use sitesim::registry::SchedulerSpec;
+use sitesim::sched::{BuildContext, RunningJob, Scheduler, SystemView};
 use sitesim::sim::{SimError, Simulation, SiteConfig};
 use sitesim::swf::SwfReader;
 use sitesim::time::{HOUR, Time};
@@ -183,8 +184,8 @@ fn time_of_day_backfills_only_at_night() {
     .concat();
     let evening = [(1, t), (2, t + 2000), (3, 18 * HOUR)];
     let params = TimeOfDayParams {
-        day: spec("fcfs"),
-        night: spec("easy"),
+        day: spec("fcfs").into(),
+        night: spec("easy").into(),
         day_start: 8,
         day_end: 18,
     };
@@ -226,7 +227,7 @@ fn pbas_switches_to_the_candidate_that_waited_less() {
         swf += &job(3 + i, 10 + 50 * i, 50, 2, 50);
     }
     let params = PbasParams {
-        candidates: vec![spec("fcfs"), spec("easy")],
+        candidates: vec![spec("fcfs").into(), spec("easy").into()],
         period: 1000,
         metric: PbasMetric::Wait,
     };
@@ -285,8 +286,8 @@ fn wbas_switches_to_high_after_wide_jobs() {
     }
     swf += &job(15, 2500, 10, 2, 10);
     let params = WbasParams {
-        high: spec("easy"),
-        low: spec("fcfs"),
+        high: spec("easy").into(),
+        low: spec("fcfs").into(),
         period: 1000,
         maf: 10.0,
     };
@@ -331,11 +332,7 @@ fn parameters_are_checked_and_errors_name_them() {
     assert_eq!(s.build(&BuildContext::new(4)).name(), "pbas");
     assert_eq!(s.to_string().parse::<SchedulerSpec>().unwrap(), s);
     for name in ["pbas", "wbas", "time-of-day"] {
-        assert!(
-            sitesim::sched::registry::policies()
-                .iter()
-                .any(|(n, _)| n == name)
-        );
+        assert!(sitesim::registry::policies().iter().any(|(n, _)| n == name));
         assert_eq!(spec(name).build(&BuildContext::new(4)).name(), name);
     }
     // A predictor is for policies that all take one.

@@ -7,7 +7,8 @@ mod common;
 use common::{job_of, run, run_full, starts};
 use proptest::prelude::*;
 use sitesim::job::OverrunPolicy;
-use sitesim::sched::{Policy, SchedulerSpec};
+use sitesim::registry::SchedulerSpec;
+use sitesim::sched::Policy;
 
 fn spec(s: &str) -> SchedulerSpec {
     s.parse().expect("a valid spec")

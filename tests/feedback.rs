@@ -5,7 +5,8 @@ mod common;
 
 use common::{feedback_run, logged, trace_of, users_of};
 use sitesim::job::JobOutcome;
-use sitesim::sched::{Policy, SchedulerSpec};
+use sitesim::registry::SchedulerSpec;
+use sitesim::sched::Policy;
 use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Rule, UserConfig};
 use sitesim::workload::trace::{DependenceCutoff, TraceConfig};
 

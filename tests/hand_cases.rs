@@ -354,7 +354,7 @@ fn the_logs_own_service_starts_each_job_its_logged_wait_after_submission() {
     .concat()
     .replace(" 1000 -1 1 ", " 50 -1 1 ");
     for (policy, second) in [("logged", 10), ("logged:scale=3", 30)] {
-        let spec: sitesim::sched::SchedulerSpec = policy.parse().unwrap();
+        let spec: sitesim::registry::SchedulerSpec = policy.parse().unwrap();
         let jobs = run_with(&swf, 2, spec, Kill, &[]).expect("the log's service runs");
         assert_eq!(starts(&jobs), [(1, 0), (2, second), (3, 5)], "{policy}");
         assert!(jobs.iter().all(|j| j.runtime() == 100 && !j.killed));

@@ -93,6 +93,11 @@ impl<P> EventQueue<P> {
         self.heap.push(MinFirst { key, item: payload });
     }
 
+    /// Makes room for `additional` more events without growing.
+    pub fn reserve(&mut self, additional: usize) {
+        self.heap.reserve(additional);
+    }
+
     /// The time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {

@@ -22,7 +22,8 @@ use crate::metrics::{
     SessionsSummary, UserRecord, write_sessions_csv,
 };
 use crate::predict::estimates::ModalReport;
-use crate::sched::{BuildContext, SchedulerSpec};
+use crate::registry::SchedulerSpec;
+use crate::sched::BuildContext;
 use crate::sim::Observer;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::textfmt::{Fixed, write_csv};
@@ -849,6 +850,11 @@ pub fn feedback_command(swf: &Path, opts: &FeedbackOptions) -> Result<(), String
     let started = Instant::now();
     let summary = feedback_file(swf, opts)?;
     print!("{}", render_feedback(&summary));
-    report_single_run(started, &summary.run, opts.run.out.as_deref(), true);
+    report_single_run(
+        started,
+        summary.run.jobs_checked(),
+        opts.run.out.as_deref(),
+        true,
+    );
     Ok(())
 }

@@ -25,7 +25,8 @@ use crate::metrics::{
     ClassSummary, CycleRecorder, CycleSummary, LoadRecorder, LoadSummary, MetricsConfig, Recorder,
     SessionRecorder, UserLoad,
 };
-use crate::sched::{BuildContext, SchedulerSpec};
+use crate::registry::SchedulerSpec;
+use crate::sched::BuildContext;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{Time, WEEK};
 use crate::users::{Drift, UserConfig};

@@ -200,7 +200,7 @@ pub fn run_command(
     match summary.single() {
         Some(run) => report_single_run(
             started,
-            run,
+            run.jobs_checked(),
             scenario.output.dir.as_deref(),
             matches!(summary, RunSummary::Feedback(_)),
         ),

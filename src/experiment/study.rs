@@ -34,8 +34,7 @@ use super::scenario::{
 };
 use super::summary::{metric_values, summarize};
 use crate::metrics::{ClassSummary, CycleSummary};
-use crate::sched::SchedulerSpec;
-use crate::sched::registry::is_unknown_parameter;
+use crate::registry::{SchedulerSpec, is_unknown_parameter};
 use std::time::Instant;
 
 use indicatif::ProgressBar;

@@ -7,8 +7,6 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::replay::ReplaySummary;
-
 /// A flag set by Ctrl-C: running replications finish, no new one starts.
 pub fn stop_flag() -> &'static AtomicBool {
     static STOP: AtomicBool = AtomicBool::new(false);
@@ -41,11 +39,12 @@ pub fn progress_of(total: u64, what: &str) -> ProgressBar {
     }
 }
 
-/// After a single run's summary: its wall time and jobs per second, and the files it
-/// wrote into `out` (a feedback run writes the users' files too).
+/// After a single run's summary: its wall time and `jobs` per second (and whether the
+/// invariants were `checked`), and the files it wrote into `out` (a feedback run writes
+/// the users' files too).
 pub fn report_single_run(
     started: Instant,
-    run: &ReplaySummary,
+    (jobs, checked): (u64, bool),
     out: Option<&Path>,
     feedback: bool,
 ) {
@@ -53,12 +52,8 @@ pub fn report_single_run(
     println!(
         "  time          {:.1} ms ({:.0} jobs/s{})",
         elapsed.as_secs_f64() * 1e3,
-        run.input.jobs as f64 / elapsed.as_secs_f64(),
-        if run.counts.checked_passes > 0 {
-            ", invariants checked"
-        } else {
-            ""
-        }
+        jobs as f64 / elapsed.as_secs_f64(),
+        if checked { ", invariants checked" } else { "" }
     );
     if let Some(dir) = out {
         println!(

@@ -6,35 +6,31 @@
 //! estimate, or a predictor's prediction); it never learns a job's runtime before the job
 //! ends.
 //!
-//! Policies are chosen by name through the [`registry`]: the built-in ones, and any a
-//! program registers with [`register`] before it reads its scenarios (see
-//! `examples/custom_policy.rs`).
+//! Policies are chosen by name through the registry (`crate::registry`, a layer above):
+//! the built-in ones, and any a program registers there before it reads its scenarios
+//! (see `examples/custom_policy.rs`). This layer only says how a scheduler is built
+//! ([`BuildContext`], [`Builder`]). The adaptive meta-schedulers, which simulate their
+//! candidates, are in `crate::adaptive`, above the simulation.
 
-mod adaptive;
+mod build;
 mod conservative;
 mod creasy;
 mod easy;
 mod fcfs;
 mod logged;
 mod profile;
-pub mod registry;
 mod running;
-mod shadow;
 mod users;
 
 use std::collections::VecDeque;
 
-pub use adaptive::{
-    AdaptiveReport, CandidateReport, Pbas, PbasMetric, PbasParams, TimeOfDay, TimeOfDayParams,
-    Wbas, WbasParams,
-};
+pub use build::{BuildContext, Builder, builder};
 pub use conservative::Conservative;
 pub use creasy::{Creasy, CreasyParams};
 pub use easy::Easy;
 pub use fcfs::Fcfs;
 pub use logged::Logged;
 pub use profile::Profile;
-pub use registry::{BuildContext, Params, SchedulerSpec, register};
 pub use running::RunningByEnd;
 pub use users::{UserActivity, UserTable};
 
@@ -203,7 +199,7 @@ impl Clone for Box<dyn Scheduler> {
     }
 }
 
-/// The classic policies, by name (the [`registry`] knows these and more).
+/// The classic policies, by name (the registry, `crate::registry`, knows these and more).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
 )]

@@ -7,6 +7,8 @@
 //! gap ago: the 20-minute think-time boundary of seed 003 §4.4 (after Shmueli and
 //! Feitelson), within which a user is taken to be waiting at the terminal.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use crate::time::Time;
@@ -48,9 +50,14 @@ impl UserActivity {
 }
 
 /// Every user's [`UserActivity`], kept by the simulation.
+///
+/// A [`frozen`](UserTable::frozen) copy shares its users with its own copies (the
+/// snapshots of PBAS's shadow runs): each copy then holds only the users it changed.
 #[derive(Debug, Clone, Default)]
 pub struct UserTable {
     users: FxHashMap<i64, UserActivity>,
+    /// Users read through when not in `users`, shared by copies.
+    base: Option<Arc<FxHashMap<i64, UserActivity>>>,
 }
 
 impl UserTable {
@@ -61,19 +68,61 @@ impl UserTable {
 
     /// The activity of `user` (all zero for a user never seen).
     pub fn get(&self, user: i64) -> UserActivity {
-        self.users.get(&user).copied().unwrap_or_default()
+        match self.users.get(&user) {
+            Some(a) => *a,
+            None => self.shared(user),
+        }
+    }
+
+    /// `user`'s activity in the shared part (all zero if none).
+    fn shared(&self, user: i64) -> UserActivity {
+        shared(&self.base, user)
+    }
+
+    /// `user`'s own entry, copied from the shared part when it has none yet.
+    #[inline]
+    fn entry(&mut self, user: i64) -> &mut UserActivity {
+        let base = &self.base;
+        self.users.entry(user).or_insert_with(|| shared(base, user))
+    }
+
+    /// Makes room for `users` more users of its own.
+    pub fn reserve(&mut self, users: usize) {
+        self.users.reserve(users);
+    }
+
+    /// The same table, its users shared by its copies, which are then cheap.
+    pub fn frozen(&self) -> Self {
+        let all = match &self.base {
+            None => self.users.clone(),
+            Some(base) if self.users.is_empty() => {
+                return UserTable {
+                    users: FxHashMap::default(),
+                    base: Some(base.clone()),
+                };
+            }
+            Some(base) => {
+                let mut all = FxHashMap::clone(base);
+                all.extend(self.users.iter().map(|(&u, &a)| (u, a)));
+                all
+            }
+        };
+        UserTable {
+            users: FxHashMap::default(),
+            base: Some(Arc::new(all)),
+        }
     }
 
     /// A job of `user` joined the queue at `now`.
     pub fn submitted(&mut self, user: i64, now: Time) {
-        let u = self.users.entry(user).or_default();
+        let u = self.entry(user);
         u.waiting += 1;
         u.last_submit = Some(now);
     }
 
     /// A waiting job of `user` started.
     pub fn started(&mut self, user: i64) {
-        let u = self.users.entry(user).or_default();
+        let u = self.entry(user);
         debug_assert!(
             u.waiting > 0,
             "user {user} started a job it was not waiting for"
@@ -84,7 +133,7 @@ impl UserTable {
 
     /// A running job of `user` ended at `now`.
     pub fn ended(&mut self, user: i64, now: Time) {
-        let u = self.users.entry(user).or_default();
+        let u = self.entry(user);
         debug_assert!(u.running > 0, "user {user} ended a job it was not running");
         u.running -= 1;
         u.last_end = Some(now);
@@ -92,8 +141,21 @@ impl UserTable {
 
     /// Users with a job in the system or seen before, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (i64, UserActivity)> + '_ {
-        self.users.iter().map(|(&u, &a)| (u, a))
+        let shared = self.base.iter().flat_map(|b| {
+            b.iter()
+                .filter(|(u, _)| !self.users.contains_key(u))
+                .map(|(&u, &a)| (u, a))
+        });
+        self.users.iter().map(|(&u, &a)| (u, a)).chain(shared)
     }
+}
+
+/// `user`'s activity in `base` (all zero if none).
+#[cold]
+fn shared(base: &Option<Arc<FxHashMap<i64, UserActivity>>>, user: i64) -> UserActivity {
+    base.as_ref()
+        .and_then(|b| b.get(&user).copied())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -118,5 +180,26 @@ mod tests {
         assert!(!a.in_session(1500, 1200));
         assert_eq!(a.think_before(1000), 700);
         assert_eq!(t.get(8), UserActivity::default());
+    }
+
+    #[test]
+    fn copies_of_a_frozen_table_change_apart() {
+        let mut t = UserTable::new();
+        t.submitted(1, 10);
+        t.submitted(2, 20);
+        let frozen = t.frozen();
+        let mut copy = frozen.clone();
+        copy.started(1);
+        copy.submitted(3, 30);
+        assert_eq!((copy.get(1).waiting, copy.get(1).running), (0, 1));
+        assert_eq!(copy.get(2), t.get(2));
+        assert_eq!(frozen.get(1), t.get(1), "the frozen table is unchanged");
+        assert_eq!(frozen.get(3), UserActivity::default());
+        let mut users: Vec<i64> = copy.iter().map(|(u, _)| u).collect();
+        users.sort();
+        assert_eq!(users, [1, 2, 3]);
+        let again = copy.frozen();
+        assert_eq!(again.get(1), copy.get(1));
+        assert_eq!(again.get(3), copy.get(3));
     }
 }

@@ -6,14 +6,21 @@
 //! ending at `t` frees its processors before the pass at `t`, and a user woken by it can
 //! submit at `t`); then one scheduling pass runs. Submissions stream in as the workload
 //! decides them; nothing is preloaded.
+//!
+//! A run starts from an empty machine, or from a [`Snapshot`] of one
+//! ([`Simulation::from_snapshot`]): PBAS (`crate::adaptive`) replays each candidate policy
+//! over a past period this way, its workload resubmitting the period's arrivals as the
+//! site once saw them ([`SourceCtx::resubmit`]).
 
 mod checker;
 mod planning;
+mod snapshot;
 
 use std::collections::VecDeque;
 
 pub use checker::Checker;
 pub use planning::Planner;
+pub use snapshot::Snapshot;
 
 use crate::engine::{self, EventQueue, Model, Phase, RunCounts};
 use crate::job::{JobId, JobOutcome, JobRequest, JobSpec, OverrunPolicy};
@@ -65,7 +72,22 @@ pub enum SimError {
 pub struct SourceCtx {
     now: Time,
     submits: Vec<JobSpec>,
+    /// What is kept of the resubmissions among `submits`, by their index there.
+    kept: Vec<(usize, Kept)>,
     wakes: Vec<(Time, u64)>,
+}
+
+/// A submission replayed as a site once saw it (PBAS's shadow runs): its submission
+/// number, plan and think time are kept instead of those this site would give it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kept {
+    /// Its submission number; at least the next one this site would give (submission
+    /// numbers only grow), and the next submission's comes after it.
+    pub seq: u64,
+    /// Its plan (the estimate, or the prediction it had): not predicted again.
+    pub plan: Time,
+    /// Its think time ([`JobRequest::think`]).
+    pub think: Time,
 }
 
 impl SourceCtx {
@@ -75,6 +97,12 @@ impl SourceCtx {
     }
     /// Submits a job now.
     pub fn submit(&mut self, job: JobSpec) {
+        self.submits.push(job);
+    }
+    /// Submits a job now as a site once saw it: with the submission number, plan and
+    /// think time in `kept`.
+    pub fn resubmit(&mut self, job: JobSpec, kept: Kept) {
+        self.kept.push((self.submits.len(), kept));
         self.submits.push(job);
     }
     /// Asks for [`Workload::on_wake`] with `token` at time `at` (not before now).
@@ -260,6 +288,8 @@ pub struct Simulation<W, O> {
     planner: Planner,
     updates: Vec<(JobId, Time)>,
     counts: SimCounts,
+    /// Started from a snapshot taken at this time ([`Simulation::from_snapshot`]).
+    resume: Option<Time>,
 }
 
 impl<W: Workload, O: Observer> Simulation<W, O> {
@@ -287,7 +317,96 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             planner: Planner::new(None),
             updates: Vec::new(),
             counts: SimCounts::default(),
+            resume: None,
         }
+    }
+
+    /// Makes room for `jobs` jobs waiting or running at once, so that the tables need
+    /// not grow while they are fewer (a hint, for short runs).
+    pub fn reserve(mut self, jobs: usize) -> Self {
+        self.slots.reserve(jobs);
+        self.records.reserve(jobs);
+        self.free_slots.reserve(jobs);
+        self.queue.reserve(jobs);
+        self.running.reserve(jobs);
+        self.planner.reserve(jobs);
+        self
+    }
+
+    /// Starts from the machine state in `snapshot` instead of an empty machine (a new
+    /// simulation only). The running jobs, in order of start (then submission), keep
+    /// running, not killed and not backfilled, and end after the runtime `runtime` gives
+    /// them (at the snapshot's time if that is later); the waiting jobs wait, in their
+    /// order, and run `runtime`'s runtime once started; users are as in the snapshot.
+    /// Jobs keep everything but their id (their slot here; `runtime` sees the snapshot's
+    /// request); submissions go on after the largest submission number present.
+    ///
+    /// [`Simulation::run`] then syncs the scheduler to the state at the snapshot's time
+    /// ([`Scheduler::sync`]) and makes one scheduling pass there before any event, of
+    /// that time or later, is applied: the snapshot is the state a pass saw.
+    pub fn from_snapshot(
+        mut self,
+        snapshot: Snapshot,
+        runtime: impl Fn(&JobRequest) -> Time,
+    ) -> Self {
+        assert!(
+            self.slots.is_empty() && self.resume.is_none(),
+            "a simulation starts from a snapshot before anything else"
+        );
+        let Snapshot {
+            time,
+            queue,
+            mut running,
+            users,
+        } = snapshot;
+        running.sort_by_key(|j| (j.start, j.request.seq));
+        let total = running.len() + queue.len();
+        self.slots.reserve(total);
+        self.records.reserve(total);
+        self.queue.reserve(queue.len());
+        self.running.reserve(running.len());
+        // The snapshot's job (its id is the snapshot's) in a new slot.
+        let slot = |sim: &mut Self, job: &JobRequest, state: SlotState| -> JobRequest {
+            let request = JobRequest {
+                id: sim.slots.len() as JobId,
+                ..*job
+            };
+            let run = runtime(job);
+            sim.slots.push(Slot {
+                request,
+                runtime: run,
+                requested_runtime: run,
+                job: -1,
+                tag: job.seq,
+                state,
+            });
+            sim.records.push(None);
+            sim.next_seq = sim.next_seq.max(job.seq + 1);
+            request
+        };
+        for job in running {
+            let state = SlotState::Running {
+                index: self.running.len() as u32,
+                start: job.start,
+                killed: false,
+                backfilled: false,
+            };
+            let request = slot(&mut self, &job.request, state);
+            self.running.push(RunningJob {
+                request,
+                start: job.start,
+            });
+            self.free -= i64::from(request.size);
+        }
+        for job in &queue {
+            let request = slot(&mut self, job, SlotState::Waiting);
+            self.queue.push_back(request);
+        }
+        self.users = users;
+        // Room for as many users of their own as jobs.
+        self.users.reserve(self.slots.capacity());
+        self.resume = Some(time);
+        self
     }
 
     /// Plans with `predictor`'s predictions instead of estimates. Fails if the policy
@@ -319,9 +438,14 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             ));
         }
         self.apply_ctx(&mut events)?;
+        // Whether events past the horizon were left out.
+        let mut beyond = false;
+        if let Some(at) = self.resume {
+            beyond = self.resume_at(at, horizon, &mut events)?;
+        }
         let RunCounts { events: n, .. } = engine::run(&mut self, &mut events, horizon)?;
         self.counts.events = n;
-        if events.is_empty() && !self.queue.is_empty() {
+        if events.is_empty() && !beyond && !self.queue.is_empty() {
             return Err(SimError::Scheduler {
                 scheduler: self.scheduler.name().to_owned(),
                 now: events.now(),
@@ -337,7 +461,47 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         Ok((self.workload, self.observer, self.counts))
     }
 
+    /// The start from a snapshot taken at `at`: the running jobs' ends (those up to
+    /// `horizon`: later ones would never be applied), the scheduler synced, one pass.
+    /// Returns whether ends were left out.
+    fn resume_at(
+        &mut self,
+        at: Time,
+        horizon: Option<Time>,
+        events: &mut EventQueue<Event>,
+    ) -> Result<bool, SimError> {
+        let mut beyond = false;
+        self.planner.reserve(self.slots.len());
+        for slot in &self.slots {
+            self.planner.adopt(&slot.request, slot.runtime, at);
+        }
+        // The running jobs are the first slots, in order of start.
+        events.reserve(self.running.len());
+        for index in 0..self.running.len() {
+            let RunningJob { request, start } = self.running[index];
+            let runtime = self.slots[request.id as usize].runtime;
+            let end = (start + runtime).max(at);
+            if runtime > request.estimate
+                && let Some(c) = &mut self.checker
+            {
+                c.record_overrun(start + request.estimate, end);
+            }
+            if horizon.is_some_and(|h| end > h) {
+                beyond = true;
+            } else {
+                events.push(end, PHASE_END, Event::End(request.id));
+            }
+            self.arm_deadline(request.id, start, events);
+        }
+        self.scheduler.sync(&view!(self, at));
+        self.settle(at, events)?;
+        Ok(beyond)
+    }
+
     fn apply_ctx(&mut self, events: &mut EventQueue<Event>) -> Result<(), SimError> {
+        if self.ctx.wakes.is_empty() && self.ctx.submits.is_empty() {
+            return Ok(());
+        }
         let now = self.ctx.now;
         for (at, token) in self.ctx.wakes.drain(..) {
             if at < now {
@@ -348,14 +512,25 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             events.push(at, PHASE_WAKE, Event::Wake(token));
         }
         let mut submits = std::mem::take(&mut self.ctx.submits);
-        for spec in submits.drain(..) {
-            self.submit(now, spec)?;
+        if self.ctx.kept.is_empty() {
+            for spec in submits.drain(..) {
+                self.submit(now, spec, None)?;
+            }
+        } else {
+            let mut kept = std::mem::take(&mut self.ctx.kept);
+            let mut next = kept.drain(..).peekable();
+            for (i, spec) in submits.drain(..).enumerate() {
+                let keep = next.next_if(|(at, _)| *at == i).map(|(_, k)| k);
+                self.submit(now, spec, keep)?;
+            }
+            drop(next);
+            self.ctx.kept = kept;
         }
         self.ctx.submits = submits;
         Ok(())
     }
 
-    fn submit(&mut self, now: Time, spec: JobSpec) -> Result<(), SimError> {
+    fn submit(&mut self, now: Time, spec: JobSpec, kept: Option<Kept>) -> Result<(), SimError> {
         let invalid = |problem: String| SimError::InvalidJob { now, problem };
         if spec.size == 0 || spec.size > self.cfg.procs {
             return Err(invalid(format!(
@@ -367,6 +542,16 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             return Err(invalid(format!(
                 "job {} has estimate {} and runtime {} (need estimate >= 1, runtime >= 0)",
                 spec.job, spec.estimate, spec.runtime
+            )));
+        }
+        if let Some(k) = kept
+            && k.seq < self.next_seq
+        {
+            return Err(invalid(format!(
+                "job {} is resubmitted as submission {}, but submission {} came before",
+                spec.job,
+                k.seq,
+                self.next_seq - 1
             )));
         }
         if self.logged_service && spec.logged_wait.is_none() {
@@ -425,16 +610,25 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             plan: estimate,
             user: spec.user,
             app: spec.app,
-            // SWF's -1 (and any negative number) is an unknown user, not one user.
-            think: if spec.user < 0 {
-                Time::MAX
-            } else {
-                self.users.get(spec.user).think_before(now)
-            },
+            think: Time::MAX,
             logged_wait: spec.logged_wait,
         };
-        request.plan = self.planner.submitted(&request, runtime, now);
-        self.next_seq += 1;
+        match kept {
+            None => {
+                // SWF's -1 (and any negative number) is an unknown user, not one user.
+                if spec.user >= 0 {
+                    request.think = self.users.get(spec.user).think_before(now);
+                }
+                request.plan = self.planner.submitted(&request, runtime, now);
+            }
+            Some(k) => {
+                request.seq = k.seq;
+                request.plan = k.plan;
+                request.think = k.think;
+                self.planner.adopt(&request, runtime, now);
+            }
+        }
+        self.next_seq = request.seq + 1;
         self.slots[id as usize] = Slot {
             request,
             runtime,
@@ -457,6 +651,10 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     /// Applies the prediction updates the predictor handed back. A running job's new plan
     /// is kept beyond its elapsed time, and its deadline re-armed.
     fn apply_updates(&mut self, now: Time, events: &mut EventQueue<Event>) {
+        if !self.planner.predicts() {
+            // Only a predictor hands back updates.
+            return;
+        }
         self.planner.take_updates(&mut self.updates);
         let mut updates = std::mem::take(&mut self.updates);
         for (id, prediction) in updates.drain(..) {
@@ -509,10 +707,14 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
 
     /// With a predictor, schedules the deadline-miss event of running job `id` (started at
     /// `start`) if it will outlive its plan.
+    #[inline]
     fn arm_deadline(&mut self, id: JobId, start: Time, events: &mut EventQueue<Event>) {
-        if !self.planner.predicts() {
-            return;
+        if self.planner.predicts() {
+            self.arm_deadline_now(id, start, events);
         }
+    }
+
+    fn arm_deadline_now(&mut self, id: JobId, start: Time, events: &mut EventQueue<Event>) {
         let slot = &self.slots[id as usize];
         let stamp = self.planner.arm(id);
         if slot.runtime > slot.request.plan {
@@ -759,5 +961,136 @@ impl<W, O> Simulation<W, O> {
         if removed < n {
             self.queue.retain(|j| waiting(j));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::{Easy, Fcfs};
+
+    /// Resubmits `(time, kept)` jobs of 1 processor, runtime 10, estimate 20.
+    struct Replayed(Vec<(Time, Kept)>);
+
+    impl Workload for Replayed {
+        fn start(&mut self, ctx: &mut SourceCtx) -> Result<(), SimError> {
+            for (i, &(t, _)) in self.0.iter().enumerate() {
+                ctx.wake_at(t, i as u64);
+            }
+            Ok(())
+        }
+        fn on_wake(&mut self, token: u64, ctx: &mut SourceCtx) -> Result<(), SimError> {
+            let spec = JobSpec {
+                size: 1,
+                runtime: 10,
+                estimate: 20,
+                user: 1,
+                app: -1,
+                job: token as i64,
+                tag: token,
+                record: None,
+                logged_wait: None,
+            };
+            // An ordinary submission between two resubmissions gets the next number.
+            if token == 1 {
+                ctx.submit(spec.clone());
+            }
+            ctx.resubmit(spec, self.0[token as usize].1);
+            Ok(())
+        }
+    }
+
+    /// `(seq, submit, plan, think)` of every submission and `(seq, start)` of every start.
+    #[derive(Default)]
+    struct Seen(Vec<(u64, Time, Time, Time)>, Vec<(u64, Time)>);
+
+    impl Observer for Seen {
+        fn on_submit(&mut self, _now: Time, job: &JobRequest) {
+            self.0.push((job.seq, job.submit, job.plan, job.think));
+        }
+        fn on_start(&mut self, now: Time, job: &JobRequest) {
+            self.1.push((job.seq, now));
+        }
+    }
+
+    fn site(procs: u32) -> SiteConfig {
+        SiteConfig {
+            procs,
+            overrun: OverrunPolicy::Overrun,
+            check: true,
+        }
+    }
+
+    fn kept(seq: u64, plan: Time, think: Time) -> Kept {
+        Kept { seq, plan, think }
+    }
+
+    #[test]
+    fn resubmissions_keep_their_number_plan_and_think_time() {
+        let jobs = vec![(5, kept(3, 7, 100)), (6, kept(9, 8, 0))];
+        let sim = Simulation::new(site(4), Box::new(Fcfs), Replayed(jobs), Seen::default());
+        let (_, seen, _) = sim.run(None).unwrap();
+        assert_eq!(seen.0, [(3, 5, 7, 100), (4, 6, 20, 0), (9, 6, 8, 0)]);
+        let late = vec![(5, kept(3, 7, 100)), (6, kept(4, 8, 0))];
+        let sim = Simulation::new(site(4), Box::new(Fcfs), Replayed(late), Seen::default());
+        let e = sim
+            .run(None)
+            .err()
+            .expect("submission 4 is taken")
+            .to_string();
+        assert!(e.contains("resubmitted as submission 4"), "{e}");
+    }
+
+    #[test]
+    fn a_run_from_a_snapshot_passes_first_and_ends_its_running_jobs() {
+        let job = |seq: u64, size: u32| JobRequest {
+            id: 7,
+            seq,
+            submit: 0,
+            size,
+            estimate: 50,
+            plan: 50,
+            user: 2,
+            app: -1,
+            think: Time::MAX,
+            logged_wait: None,
+        };
+        let mut users = UserTable::new();
+        for _ in 0..3 {
+            users.submitted(2, 0);
+        }
+        users.started(2);
+        users.started(2);
+        let snapshot = Snapshot {
+            time: 100,
+            queue: vec![job(2, 2)],
+            running: vec![
+                RunningJob {
+                    request: job(1, 2),
+                    start: 40,
+                },
+                RunningJob {
+                    request: job(0, 1),
+                    start: 10,
+                },
+            ],
+            users: users.frozen(),
+        };
+        // Job 0 ran past the snapshot's time already: it ends at 100; job 1 at 130.
+        let runtime = |j: &JobRequest| if j.seq == 0 { 60 } else { 90 };
+        let arrival = vec![(100, kept(5, 30, 0))];
+        let sim = Simulation::new(
+            site(4),
+            Box::new(Easy::new()),
+            Replayed(arrival),
+            Seen::default(),
+        )
+        .from_snapshot(snapshot, runtime);
+        let (_, seen, counts) = sim.run(None).unwrap();
+        // The pass at 100 sees 1 processor free: job 2 (2 processors) waits for the end
+        // of job 0 at 100 and starts in the next pass at 100; the arrival then waits for
+        // job 1, which runs past its estimate.
+        assert_eq!(seen.1, [(2, 100), (5, 130)]);
+        assert_eq!((counts.submitted, counts.ended), (1, 4));
     }
 }

@@ -84,6 +84,21 @@ impl Planner {
         plan
     }
 
+    /// Makes room for the histories of `jobs` jobs alive at once.
+    pub fn reserve(&mut self, jobs: usize) {
+        self.tracks.reserve(jobs.saturating_sub(self.tracks.len()));
+    }
+
+    /// A job whose plan was set elsewhere (a snapshot's, or a resubmission's): its
+    /// history starts at `now` with `req.plan`, and the predictor is not asked.
+    pub fn adopt(&mut self, req: &JobRequest, runtime: Time, now: Time) {
+        *self.track(req.id) = Track {
+            since: now,
+            tally: AccuracyTally::new(runtime, req.plan),
+            stamp: 0,
+        };
+    }
+
     /// A job started at `now`.
     pub fn started(&mut self, req: &JobRequest, now: Time) {
         if let Some(p) = &mut self.predictor {

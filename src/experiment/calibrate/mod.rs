@@ -30,7 +30,7 @@ use super::replay::{ReplayError, ReplayOptions, log_jobs, site};
 use super::replicate::{RunHeader, in_parallel};
 use super::resample::{ResampleOptions, ResampleRun, Resampled, Resampler};
 use crate::metrics::{LoadRecorder, LoadSummary, MetricsConfig, Recorder, UserLoad};
-use crate::sched::SchedulerSpec;
+use crate::registry::SchedulerSpec;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::WEEK;
 use crate::users::Drift;

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 
 use crate::experiment::metric::metric;
-use crate::sched::SchedulerSpec;
+use crate::registry::SchedulerSpec;
 
 /// A scheduler of an experiment, with the label its results carry.
 #[derive(Debug, Clone, PartialEq)]

@@ -35,7 +35,7 @@ use super::resample::{ResampleOptions, Resampler};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel};
-use crate::sched::SchedulerSpec;
+use crate::registry::SchedulerSpec;
 use crate::swf::SwfReader;
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::{

@@ -1,0 +1,399 @@
+//! The performance-based adaptive scheduler, PBAS (seed 004 §7.3, Figure 8).
+
+use std::str::FromStr;
+
+use rustc_hash::FxHashMap;
+
+use super::shadow::{KnownRuntimes, Period, ShadowRun};
+use super::{AdaptiveReport, Candidate, Candidates};
+use crate::job::{JobId, JobRequest};
+use crate::sched::{BuildContext, RunningJob, Scheduler, SystemView};
+use crate::sim::Snapshot;
+use crate::time::Time;
+
+/// What PBAS compares its candidates by, over the last switch period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PbasMetric {
+    /// Mean wait of the jobs that started in the period, and of those still waiting at
+    /// its end (counted up to the end). Lower is better.
+    Wait,
+    /// Mean response time (end − submit) of the jobs that ended in the period. Lower is
+    /// better.
+    Response,
+    /// Mean bounded slowdown `max(1, (wait + run) / max(run, 10 s))` of the jobs that
+    /// ended in the period. Lower is better.
+    Bsld,
+    /// Busy processor-seconds in the period over processors × its length. Higher is
+    /// better.
+    Utilization,
+}
+
+impl PbasMetric {
+    /// Every metric.
+    pub const ALL: [PbasMetric; 4] = [
+        PbasMetric::Wait,
+        PbasMetric::Response,
+        PbasMetric::Bsld,
+        PbasMetric::Utilization,
+    ];
+
+    /// The metric's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            PbasMetric::Wait => "wait",
+            PbasMetric::Response => "response",
+            PbasMetric::Bsld => "bsld",
+            PbasMetric::Utilization => "utilization",
+        }
+    }
+
+    fn higher_is_better(self) -> bool {
+        self == PbasMetric::Utilization
+    }
+
+    /// The score of a shadow run; `None` when no job counts.
+    fn measure(self, run: &ShadowRun) -> Option<f64> {
+        fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
+            let (n, sum) = values.fold((0u64, 0.0), |(n, s), v| (n + 1, s + v));
+            (n > 0).then(|| sum / n as f64)
+        }
+        let ended = || {
+            run.ended().map(|j| {
+                let (start, end) = (j.start.expect("ended"), j.end.expect("ended"));
+                (j.submit, start, end)
+            })
+        };
+        match self {
+            PbasMetric::Wait => mean(
+                run.scheduled()
+                    .iter()
+                    .map(|j| (j.start.unwrap_or(run.until) - j.submit) as f64),
+            ),
+            PbasMetric::Response => mean(ended().map(|(submit, _, end)| (end - submit) as f64)),
+            PbasMetric::Bsld => mean(ended().map(|(submit, start, end)| {
+                let (wait, run) = ((start - submit) as f64, (end - start) as f64);
+                ((wait + run) / run.max(10.0)).max(1.0)
+            })),
+            PbasMetric::Utilization => {
+                let busy: f64 = run
+                    .jobs
+                    .iter()
+                    .filter_map(|j| {
+                        let (start, end) = (j.start?.max(run.from), j.end?.min(run.until));
+                        Some(f64::from(j.size) * (end - start).max(0) as f64)
+                    })
+                    .sum();
+                Some(busy / (f64::from(run.procs) * (run.until - run.from).max(1) as f64))
+            }
+        }
+    }
+
+    /// The best of `scores`: `current` unless another is strictly better, else the
+    /// earliest of the best. A candidate without a score is worse than any with one.
+    fn best(self, scores: &[Option<f64>], current: usize) -> usize {
+        let better = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) if self.higher_is_better() => a > b,
+            (Some(a), Some(b)) => a < b,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        let mut best = current;
+        for (i, &score) in scores.iter().enumerate() {
+            if better(score, scores[best]) {
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+impl FromStr for PbasMetric {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        PbasMetric::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                format!("pbas: metric must be wait, response, bsld or utilization, not '{s}'")
+            })
+    }
+}
+
+/// The parameters of [`Pbas`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PbasParams {
+    /// The candidate policies; the first is active until the first switch.
+    pub candidates: Vec<Candidate>,
+    /// The switch period, which is also the history window (as in the thesis), seconds.
+    pub period: Time,
+    /// What the candidates are compared by.
+    pub metric: PbasMetric,
+}
+
+impl PbasParams {
+    /// Checks the ranges.
+    pub fn check(&self) -> Result<(), String> {
+        if self.candidates.is_empty() {
+            return Err("pbas: candidates must name at least one policy".into());
+        }
+        if self.period < 1 {
+            return Err(format!(
+                "pbas: period must be at least 1 second, not {}",
+                self.period
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The current switch period of PBAS: the state at its start and what happened since.
+#[derive(Clone)]
+struct Window {
+    /// The real state at the start of the period, before that time's pass.
+    snapshot: Snapshot,
+    /// Jobs submitted since, as submitted.
+    arrivals: Vec<JobRequest>,
+    /// Real runtimes of the jobs that ended since, by submission number.
+    runtimes: FxHashMap<u64, Time>,
+    /// The next switch time.
+    switch_at: Time,
+}
+
+impl Window {
+    /// A period that starts from `snapshot` and lasts `period`.
+    fn new(snapshot: Snapshot, period: Time) -> Self {
+        Window {
+            switch_at: snapshot.time + period,
+            snapshot,
+            arrivals: Vec::new(),
+            runtimes: FxHashMap::default(),
+        }
+    }
+}
+
+/// The performance-based adaptive scheduler, PBAS (seed 004 §7.3, Figure 8).
+///
+/// The first candidate is active at first. Every `period`, at switch time `T`, each
+/// candidate is simulated in the background over the period just ended: from the real
+/// state at its start (the jobs waiting and running then), the jobs that really arrived
+/// are fed at their submit times up to `T` (the shadow run, a run of the site simulation
+/// in `adaptive/shadow.rs`, gives jobs their real runtimes if they ended by `T`, runtimes
+/// censored at `T` otherwise; a candidate whose shadow run fails, a policy that
+/// misbehaves, gets no score). The candidate with the best `metric` over the period takes over in the
+/// real state (ties keep the active one, then the earliest); the state at `T` starts the
+/// next period. The history window is the switch period, as in the thesis.
+///
+/// Every candidate, the active one included, is scored as if it had taken over at the
+/// start of the period, so for a policy whose [`Scheduler::sync`] rebuilds its plan
+/// (conservative backfilling) the score of the active candidate is that of a fresh copy,
+/// not of its real history. The active candidate is not re-synced when it is kept.
+///
+/// Between switches PBAS only records arrivals and the runtimes of ended jobs. It reports
+/// no promises: a switch legitimately moves reservations.
+#[derive(Clone)]
+pub struct Pbas {
+    candidates: Candidates,
+    period: Time,
+    metric: PbasMetric,
+    procs: u32,
+    /// `None` before the first event.
+    window: Option<Window>,
+}
+
+impl Pbas {
+    /// PBAS for `ctx` (`params` checked by [`PbasParams::check`]).
+    pub fn new(params: &PbasParams, ctx: &BuildContext) -> Self {
+        Pbas {
+            candidates: Candidates::new(&params.candidates, ctx),
+            period: params.period,
+            metric: params.metric,
+            procs: ctx.procs,
+            window: None,
+        }
+    }
+
+    /// Starts the first period at the first event, from `snapshot`.
+    fn begin(&mut self, snapshot: impl FnOnce() -> Snapshot) {
+        if self.window.is_none() {
+            let snapshot = snapshot();
+            self.candidates.begin(snapshot.time, 0);
+            self.window = Some(Window::new(snapshot, self.period));
+        }
+    }
+
+    fn window(&mut self) -> &mut Window {
+        self.window.as_mut().expect("begun")
+    }
+
+    /// A switch time: scores every candidate over the period that ends at `view.now`,
+    /// activates the best, and starts the next period.
+    fn switch(&mut self, view: &SystemView<'_>) {
+        let now = view.now;
+        let mut window = self.window.take().expect("begun");
+        let current = self.candidates.active;
+        let best = if self.candidates.prototypes.len() > 1 {
+            let known = KnownRuntimes::new(&window.runtimes, view);
+            // The period's snapshot goes to its last shadow run; the next one is taken
+            // below.
+            let snapshot = std::mem::replace(&mut window.snapshot, Snapshot::empty(now));
+            let period = Period::new(self.procs, snapshot, &window.arrivals, &known, now);
+            let (last, others) = self
+                .candidates
+                .prototypes
+                .split_last()
+                .expect("a candidate");
+            let mut scores: Vec<Option<f64>> = others
+                .iter()
+                .map(|prototype| self.metric.measure(&period.simulate(prototype.clone())?))
+                .collect();
+            scores.push(
+                period
+                    .simulate_last(last.clone())
+                    .and_then(|run| self.metric.measure(&run)),
+            );
+            let best = self.metric.best(&scores, current);
+            self.candidates.last_scores = scores;
+            best
+        } else {
+            current
+        };
+        self.candidates.switch(best, view);
+        window.snapshot = Snapshot::of(view);
+        window.arrivals.clear();
+        window.runtimes.clear();
+        window.switch_at = now + self.period;
+        self.window = Some(window);
+    }
+
+    /// How the candidates were used.
+    pub fn report(&self) -> AdaptiveReport {
+        self.candidates.report("pbas")
+    }
+}
+
+impl Scheduler for Pbas {
+    fn name(&self) -> &str {
+        "pbas"
+    }
+
+    /// Adopts the state in `view` with the active candidate, and starts a new period
+    /// there.
+    fn sync(&mut self, view: &SystemView<'_>) {
+        self.candidates.sync(self.candidates.active, view);
+        self.window = Some(Window::new(Snapshot::of(view), self.period));
+    }
+
+    fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
+        // The first event: the machine was empty before this arrival.
+        self.begin(|| Snapshot::empty(view.now));
+        self.window().arrivals.push(*job);
+        self.candidates.scheduler.on_submit(job, view);
+    }
+
+    fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
+        self.begin(|| Snapshot::of(view));
+        self.window()
+            .runtimes
+            .insert(job.request.seq, view.now - job.start);
+        self.candidates.scheduler.on_end(job, view);
+    }
+
+    fn on_replan(
+        &mut self,
+        job: &JobRequest,
+        old_plan: Time,
+        started: Option<Time>,
+        view: &SystemView<'_>,
+    ) {
+        self.begin(|| Snapshot::of(view));
+        self.candidates
+            .scheduler
+            .on_replan(job, old_plan, started, view);
+    }
+
+    fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
+        self.begin(|| Snapshot::of(view));
+        self.candidates.pass(view);
+        if view.now >= self.window().switch_at {
+            self.switch(view);
+        }
+        self.candidates.scheduler.schedule(view, starts);
+    }
+
+    fn accepts_predictions(&self) -> bool {
+        self.candidates.accepts_predictions()
+    }
+
+    fn wake_at(&self) -> Option<Time> {
+        self.candidates
+            .wake_at(self.window.as_ref().map(|w| w.switch_at))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adaptive::shadow::ShadowJob;
+
+    fn job(submit: Time, size: u32, start: Option<Time>, end: Option<Time>) -> ShadowJob {
+        ShadowJob {
+            seq: 0,
+            submit,
+            size,
+            start,
+            end,
+        }
+    }
+
+    /// A period [100, 200] on 4 processors: one job running since 50 that ends at 150,
+    /// one that started at 120 and ended at 130 (submitted at 90), one started at 180 and
+    /// still running, one still waiting (submitted at 160).
+    fn run() -> ShadowRun {
+        ShadowRun {
+            from: 100,
+            until: 200,
+            procs: 4,
+            jobs: vec![
+                job(0, 2, Some(50), Some(150)),
+                job(90, 1, Some(120), Some(130)),
+                job(100, 4, Some(180), Some(300)),
+                job(160, 1, None, None),
+            ],
+            already_running: 1,
+        }
+    }
+
+    #[test]
+    fn metrics_follow_their_definitions() {
+        let r = run();
+        // Waits: 30, 80 and 40 (waiting at 200).
+        assert_eq!(PbasMetric::Wait.measure(&r), Some(50.0));
+        // Ended: responses 150 and 40.
+        assert_eq!(PbasMetric::Response.measure(&r), Some(95.0));
+        // Bounded slowdowns: (50 + 100) / 100 = 1.5 and (30 + 10) / 10 = 4.
+        assert_eq!(PbasMetric::Bsld.measure(&r), Some(2.75));
+        // Busy: 2 × 50 + 1 × 10 + 4 × 20 = 190 of 400.
+        assert_eq!(PbasMetric::Utilization.measure(&r), Some(190.0 / 400.0));
+        let empty = ShadowRun {
+            jobs: Vec::new(),
+            already_running: 0,
+            ..r
+        };
+        assert_eq!(PbasMetric::Response.measure(&empty), None);
+        assert_eq!(PbasMetric::Utilization.measure(&empty), Some(0.0));
+    }
+
+    #[test]
+    fn ties_keep_the_active_candidate_then_the_earliest() {
+        let w = PbasMetric::Wait;
+        assert_eq!(w.best(&[Some(5.0), Some(3.0), Some(3.0)], 0), 1);
+        assert_eq!(w.best(&[Some(5.0), Some(3.0), Some(3.0)], 2), 2);
+        assert_eq!(w.best(&[Some(3.0), Some(3.0)], 1), 1);
+        assert_eq!(w.best(&[None, Some(9.0)], 0), 1, "a score beats none");
+        assert_eq!(w.best(&[None, None], 1), 1);
+        let u = PbasMetric::Utilization;
+        assert_eq!(u.best(&[Some(0.5), Some(0.7)], 0), 1, "higher is better");
+    }
+}
