@@ -8,9 +8,11 @@
 //! policies) and [`predict`] (estimate models and runtime predictors); [`sim`] (a site:
 //! workload + scheduler + machine); [`adaptive`] (the adaptive meta-schedulers, which
 //! simulate their candidates); [`registry`] (policies by name); [`users`] (simulated
-//! users) and [`metrics`] (observers and summaries); [`workload`] (logs turned into
-//! workloads); [`model`] (the model-based site); [`experiment`] (commands that run and
-//! report). A module uses only modules of its own layer or below. [`plot`] draws charts.
+//! users), [`metrics`] (observers and summaries) and [`workload`] (logs turned into
+//! workloads), on one layer; [`model`] (the model-based site); [`experiment`] (each
+//! command's code, and the one-way pipeline of an experiment: scenario, plan, runs,
+//! records, summary, report). A module uses only modules of its own layer or below
+//! (`tests/layers.rs` checks it). [`plot`] draws charts.
 
 pub mod adaptive;
 pub mod engine;
