@@ -90,13 +90,6 @@ pub struct Replicated<S, R = Replication> {
     pub stats: Vec<MetricStats>,
 }
 
-impl<S, R> Replicated<S, R> {
-    /// The statistics of metric `name`.
-    pub fn stat(&self, name: &str) -> Option<&MetricStats> {
-        self.stats.iter().find(|m| m.metric == name)
-    }
-}
-
 /// Runs `run(r)` for replications `0..n` on the current rayon pool; `done` is called as
 /// each finishes; no new one starts once `stop` is set. Returns the finished ones in
 /// order, so results do not depend on the thread count.
