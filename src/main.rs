@@ -205,10 +205,12 @@ struct FeedbackArgs {
     /// into any earlier window its ready time falls in (any).
     #[arg(long, default_value = "next", value_name = "RULE")]
     flow_forward: FlowForward,
-    /// Break sessions after long responses with this continuation curve (a file such as
-    /// models/continuation-kth.toml, or 'fit' to fit it from the log). Off by default.
-    #[arg(long, value_name = "FILE|fit")]
-    continuation: Option<ContinuationSource>,
+    /// How users react to service: the continuation curve that breaks sessions after
+    /// long responses and extends them after short ones ('fit': fitted from the log, the
+    /// default; a file such as models/continuation-kth.toml; 'off': sessions keep the
+    /// log's length whatever the service).
+    #[arg(long, default_value = "fit", value_name = "FILE|fit|off")]
+    continuation: ContinuationSource,
     /// A user whose jobs wait longer than this, --strikes times, leaves for good
     /// (frustrated). Off by default.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]

@@ -12,7 +12,9 @@ use std::sync::atomic::AtomicBool;
 
 use common::shared_log;
 use sitesim::experiment::calibrate::calibrate;
-use sitesim::experiment::feedback::{FeedbackOptions, FeedbackSummary, UnknownWaits, feedback};
+use sitesim::experiment::feedback::{
+    ContinuationSource, FeedbackOptions, FeedbackSummary, UnknownWaits, feedback,
+};
 use sitesim::experiment::replay::{ReplayError, ReplayOptions};
 use sitesim::experiment::replicate::with_threads;
 use sitesim::experiment::resample::ResampleOptions;
@@ -41,6 +43,15 @@ fn feedback_under(
     policy: &str,
     unknown_waits: UnknownWaits,
 ) -> Result<FeedbackSummary, ReplayError> {
+    feedback_with(log, policy, unknown_waits, ContinuationSource::Fit)
+}
+
+fn feedback_with(
+    log: &Path,
+    policy: &str,
+    unknown_waits: UnknownWaits,
+    continuation: ContinuationSource,
+) -> Result<FeedbackSummary, ReplayError> {
     let header = SwfReader::open(log).unwrap().header().clone();
     let opts = FeedbackOptions {
         run: ReplayOptions {
@@ -49,6 +60,7 @@ fn feedback_under(
             ..ReplayOptions::default()
         },
         unknown_waits,
+        continuation,
         ..FeedbackOptions::default()
     };
     let name = log.display().to_string();
@@ -100,22 +112,33 @@ fn every_shared_log_gives_back_itself_under_its_own_service() {
             (r.sessions, &r.jobs_per_session, &r.duration),
             "{name}: the log's sessions come back"
         );
-        // Twice as slow: nobody gets ahead of the log, and many fall behind.
-        let d = feedback_under(log, "logged:scale=2", UnknownWaits::Error)
-            .unwrap()
-            .population
-            .jobs
-            .drift;
+        // The fluid model alone (no reaction to service), twice as slow: nobody gets
+        // ahead of the log, and many fall behind.
+        let off = |policy| {
+            feedback_with(log, policy, UnknownWaits::Error, ContinuationSource::Off)
+                .unwrap()
+                .population
+                .jobs
+        };
+        let d = off("logged:scale=2").drift;
         assert_eq!((d.early(), d.max_lead), (0, 0), "{name}: {d:?}");
         assert!(d.late() > d.on_time, "{name}: {d:?}");
         // Twice as fast: nobody falls behind, and no lead exceeds what was saved.
-        let d = feedback_under(log, "logged:scale=0.5", UnknownWaits::Error)
-            .unwrap()
-            .population
-            .jobs
-            .drift;
+        let d = off("logged:scale=0.5").drift;
         assert_eq!((d.late(), d.lead_beyond_saved), (0, 0), "{name}: {d:?}");
         assert!(d.early() > 0, "{name}: {d:?}");
+        // Reacting to service: twice as slow gives up sessions the log kept going, twice
+        // as fast adds jobs to sessions the log broke off, and each mostly the one way.
+        let slow = feedback_under(log, "logged:scale=2", UnknownWaits::Error)
+            .unwrap()
+            .population
+            .jobs;
+        let fast = feedback_under(log, "logged:scale=0.5", UnknownWaits::Error)
+            .unwrap()
+            .population
+            .jobs;
+        assert!(slow.gave_up > 10 * slow.extended.max(1), "{name}: {slow:?}");
+        assert!(fast.extended > 10 * fast.gave_up.max(1), "{name}: {fast:?}");
     }
     // KTH and the Curie sample name their users and record their waits.
     assert!(logs.is_empty() || logs.iter().filter(|l| has_users(l)).count() >= 2);

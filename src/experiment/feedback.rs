@@ -42,13 +42,19 @@ use super::replay::open_log;
 use super::terminal::report_single_run;
 use crate::swf::SwfReader;
 
-/// Where the continuation curve comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where the continuation curve that makes users react to service comes from
+/// ([`crate::users::reaction`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ContinuationSource {
-    /// Fitted from the log being replayed.
+    /// Fitted from the log being replayed (the default: users react as the log's own
+    /// users did).
+    #[default]
     Fit,
     /// Read from a file (see `models/`).
     File(PathBuf),
+    /// No reaction: sessions keep the log's length whatever the service (for
+    /// comparison).
+    Off,
 }
 
 impl std::str::FromStr for ContinuationSource {
@@ -56,7 +62,8 @@ impl std::str::FromStr for ContinuationSource {
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "fit" => Ok(ContinuationSource::Fit),
-            "" => Err("give a curve file or 'fit'".into()),
+            "off" => Ok(ContinuationSource::Off),
+            "" => Err("give a curve file, 'fit' or 'off'".into()),
             path => Ok(ContinuationSource::File(path.into())),
         }
     }
@@ -143,7 +150,7 @@ pub struct FeedbackOptions {
     /// The site's zone, overriding the log's header.
     pub time_zone: Option<String>,
     /// Sessions broken after long responses, if on.
-    pub continuation: Option<ContinuationSource>,
+    pub continuation: ContinuationSource,
     /// Users leaving after long waits, if on.
     pub patience: Option<Patience>,
     /// What jobs whose logged wait is unknown are given.
@@ -327,6 +334,7 @@ struct UserRow {
     flowed_forward: u64,
     after_own_window: u64,
     gave_up: u64,
+    extended: u64,
     strikes: u64,
     on_time: u64,
     early: u64,
@@ -378,6 +386,7 @@ fn write_users_csv(
             flowed_forward: c.flowed_forward,
             after_own_window: c.after_own_window,
             gave_up: c.gave_up,
+            extended: c.extended,
             strikes: c.strikes,
             on_time: c.drift.on_time,
             early: c.drift.early(),
@@ -505,9 +514,9 @@ where
     let questionable = *log.report();
     drop(log);
     let continuation = match &opts.continuation {
-        None => None,
-        Some(ContinuationSource::Fit) => Some(ContinuationCurve::fit(&trace, file)),
-        Some(ContinuationSource::File(p)) => {
+        ContinuationSource::Off => None,
+        ContinuationSource::Fit => Some(ContinuationCurve::fit(&trace, file)),
+        ContinuationSource::File(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| ReplayError::Options(format!("{}: {e}", p.display())))?;
             Some(
@@ -524,8 +533,8 @@ where
         time_zone: clock.zone_name().to_owned(),
         time_zone_source: clock.source(),
         continuation: match (&opts.continuation, &continuation) {
-            (Some(ContinuationSource::Fit), _) => Some(format!("fitted from {file}")),
-            (Some(ContinuationSource::File(p)), Some(c)) => {
+            (ContinuationSource::Fit, _) => Some(format!("fitted from {file}")),
+            (ContinuationSource::File(p), Some(c)) => {
                 Some(format!("{} (fitted from {})", p.display(), c.source))
             }
             _ => None,
@@ -749,7 +758,9 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
         u.time_zone,
         u.continuation
             .as_ref()
-            .map_or(String::new(), |c| format!("; continuation curve {c}")),
+            .map_or("; no reaction to service".into(), |c| format!(
+                "; continuation curve {c}"
+            )),
         u.patience.map_or(String::new(), |p| format!(
             "; patience {} ({} strikes)",
             Hms(p.limit),
@@ -766,13 +777,13 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
     let j = &p.jobs;
     let _ = writeln!(
         w,
-        "  fluid model   {} submitted when ready, {} at the next window, {} after the last window; {} flowed forward, {} after their own window; {} sessions given up",
-        j.inside_window,
-        j.next_window,
-        j.after_last_window,
-        j.flowed_forward,
-        j.after_own_window,
-        j.gave_up
+        "  fluid model   {} submitted when ready, {} at the next window, {} after the last window; {} flowed forward, {} after their own window",
+        j.inside_window, j.next_window, j.after_last_window, j.flowed_forward, j.after_own_window,
+    );
+    let _ = writeln!(
+        w,
+        "  reactions     {} sessions given up after long responses; {} repetitions added after short ones",
+        j.gave_up, j.extended
     );
     let _ = writeln!(w, "  calendar      {}", render_drift(&j.drift));
     let l = &s.log;

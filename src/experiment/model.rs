@@ -169,6 +169,9 @@ pub struct ModelSource {
     pub users: f64,
     /// Simulated time, seconds.
     pub length: Time,
+    /// The log the continuation curve users react to service by was fitted from; none
+    /// if they do not react.
+    pub continuation: Option<String>,
 }
 
 /// The result of a model-based run: what `summary.json` holds.
@@ -237,6 +240,12 @@ fn workload_stats(reps: &[ModelReplication]) -> Vec<MetricStats> {
         }),
         of("session_delay", &|r| {
             r.users.delay as f64 / opened(r).max(1.0)
+        }),
+        of("sessions_given_up", &|r| {
+            r.users.gave_up as f64 / opened(r).max(1.0)
+        }),
+        of("repetitions_per_session", &|r| {
+            r.users.extended as f64 / opened(r).max(1.0)
         }),
     ]
 }
@@ -348,6 +357,11 @@ pub fn run_model(
         busy_user: opts.busy,
         users: opts.users,
         length: opts.length,
+        continuation: opts
+            .behaviour
+            .continuation
+            .as_ref()
+            .map(|c| c.source.clone()),
     };
     Ok(header.summary(source, replications))
 }
@@ -366,7 +380,16 @@ pub fn render_model(s: &ModelSummary) -> String {
         match s.source.day_cycle {
             DayCycle::Fitted => "fitted".to_owned(),
             DayCycle::Flat => "off".to_owned(),
-            DayCycle::Window { from, to } => format!("sessions start {from:02}:00-{to:02}:00"),
+            DayCycle::Window {
+                from,
+                to,
+                all_jobs: false,
+            } => format!("sessions start {from:02}:00-{to:02}:00"),
+            DayCycle::Window {
+                from,
+                to,
+                all_jobs: true,
+            } => format!("jobs arrive {from:02}:00-{to:02}:00"),
         },
     );
     if s.run.interrupted {
@@ -475,6 +498,18 @@ pub fn render_model(s: &ModelSummary) -> String {
         cell("sessions_deferred", 3),
         cell("sessions_skipped", 3),
         cell("sessions_not_opened", 3),
+    ));
+    out.push_str(&format!(
+        "  {:<22} {}\n",
+        "reactions",
+        match &s.source.continuation {
+            Some(c) => format!(
+                "{} of opened sessions given up after long responses, {} repetitions per session added after short ones (continuation curve fitted from {c})",
+                cell("sessions_given_up", 3),
+                cell("repetitions_per_session", 3),
+            ),
+            None => "none: sessions keep the length the model draws".into(),
+        }
     ));
     out.push_str(&render_stats(&s.stats));
     out

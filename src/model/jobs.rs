@@ -135,14 +135,55 @@ pub enum DayCycle {
     Fitted,
     /// At any hour alike: no daily cycle.
     Flat,
-    /// Only in the local hours `[from, to)`, alike (seed 003 Fig. 21: "jobs arrive only
-    /// between 8 AM and 6 PM"); a session's later jobs may still come after `to`.
+    /// Only in the local hours `[from, to)`, alike: planned sessions start then, and a
+    /// session its user could open only later (it was busy) waits for the next
+    /// `from`. With `all_jobs`, every job arrives then, as in seed 003 Fig. 21's
+    /// "simple model where jobs arrive only between 8 AM and 6 PM": a job due after
+    /// `to` waits for the next `from` (the user went home).
     Window {
         /// First hour, 0-23.
         from: u8,
         /// Hour after the last, `from + 1` to 24.
         to: u8,
+        /// Whether every job, not only session openings, keeps to the hours.
+        all_jobs: bool,
     },
+}
+
+impl DayCycle {
+    /// The first time from `at` (seconds from a Monday 00:00 local) at which a session
+    /// may open.
+    pub fn opening(self, at: Time) -> Time {
+        match self {
+            DayCycle::Window { from, to, .. } => in_hours(at, from, to),
+            DayCycle::Fitted | DayCycle::Flat => at,
+        }
+    }
+
+    /// The first time from `at` at which a job may arrive in an open session.
+    pub fn arrival(self, at: Time) -> Time {
+        match self {
+            DayCycle::Window {
+                from,
+                to,
+                all_jobs: true,
+            } => in_hours(at, from, to),
+            _ => at,
+        }
+    }
+}
+
+/// The first time from `at` within the local hours `[from, to)` of a day.
+fn in_hours(at: Time, from: u8, to: u8) -> Time {
+    let day = at.div_euclid(DAY) * DAY;
+    let (open, close) = (day + Time::from(from) * HOUR, day + Time::from(to) * HOUR);
+    if at < open {
+        open
+    } else if at >= close {
+        open + DAY
+    } else {
+        at
+    }
 }
 
 /// The size on a machine of `target` processors of a job of `procs` processors on a
@@ -258,7 +299,7 @@ impl JobLayer {
         let hour = match cycle {
             DayCycle::Fitted => s.start_hour.sample(rng) as Time,
             DayCycle::Flat => rng.random_range(0..24),
-            DayCycle::Window { from, to } => Time::from(rng.random_range(from..to)),
+            DayCycle::Window { from, to, .. } => Time::from(rng.random_range(from..to)),
         };
         day * DAY + hour * HOUR + rng.random_range(0..HOUR)
     }

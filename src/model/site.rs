@@ -11,28 +11,34 @@
 //! what is left: the machine delays planned work but does not remove it. In an open
 //! session the first job is submitted at once; each later
 //! job follows the previous one's end by its think time, or, for a concurrent job, the
-//! previous submission by its gap ([`super::jobs`]). Optional reactions to bad service,
-//! as in the feedback replay ([`crate::users::behaviour`]): after a long response the
-//! user may give up the rest of the session (continuation curve, with the job's runtime,
-//! its response on an idle machine, as the reference), and after too many long waits it
-//! leaves for good (patience). No session opens and no job is submitted after the
-//! horizon.
+//! previous submission by its gap ([`super::jobs`]). Users react to the service as trace
+//! users do ([`crate::users::reaction`]), so a session's length in jobs comes out of the
+//! run: after a job followed by a think time, a long response may make the user give up
+//! the rest of the session; after the session's last job, a short response may make it
+//! go on with a repetition of that job. The reference is the continuation share of the
+//! job's runtime under the log's own service
+//! ([`crate::users::ContinuationCurve::runtime_share`]): the session lengths the model
+//! draws are those of the log's users under the log's service. After too many long waits
+//! a user leaves for good (patience, optional). With work hours
+//! ([`super::DayCycle::Window`]) a session opens only within them, deferred or not, and
+//! with `all_jobs` every job arrives within them. No session opens and no job is
+//! submitted after the horizon.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
-use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
-use super::SessionClass;
 use super::jobs::{Follow, SessionJob};
 use super::plan::{PlanCounts, PlannedSession, SitePlan};
 use super::tally::{Tally, WorkloadFigures};
+use super::{DayCycle, SessionClass};
 use crate::job::{JobOutcome, JobSpec};
 use crate::sim::{SimError, SourceCtx, Workload};
 use crate::time::{Time, WEEK};
 use crate::users::Behaviour;
+use crate::users::reaction::{Planned, Reaction, react};
 
 /// The wake-up token of the weekly planning (the users' own is 0).
 const WEEK_TOKEN: u64 = 1;
@@ -74,6 +80,8 @@ pub struct ModelSiteReport {
     pub not_opened: u64,
     /// Sessions given up after a long response (continuation).
     pub gave_up: u64,
+    /// Jobs added to sessions after a short response: repetitions (continuation).
+    pub extended: u64,
     /// Jobs never submitted: the rest of sessions given up or of users who left.
     pub dropped_jobs: u64,
     /// Users who left for good after too many long waits.
@@ -156,6 +164,7 @@ pub struct ModelSite {
     /// [`ModelSite::on_machine`]).
     machine: u32,
     behaviour: Behaviour,
+    day: DayCycle,
     busy: BusyUser,
     gap: Time,
     horizon: Time,
@@ -187,7 +196,9 @@ impl ModelSite {
         horizon: Time,
     ) -> Self {
         let procs = plan.config().site.procs;
+        let day = plan.config().day;
         ModelSite {
+            day,
             plan,
             procs,
             machine: procs,
@@ -280,7 +291,7 @@ impl ModelSite {
             }
             a.pending.push_back(s);
             if a.open.is_none() && a.opening.is_none() {
-                let at = start.max(a.free_from + self.gap);
+                let at = self.day.opening(start.max(a.free_from + self.gap));
                 a.opening = Some(at);
                 self.schedule(at, u, ctx);
             }
@@ -395,7 +406,7 @@ impl ModelSite {
             }
             Follow::Think(think) => previous_end.map(|end| end + think),
         };
-        if let Some(at) = at.map(|t| t.max(ctx.now()))
+        if let Some(at) = at.map(|t| self.day.arrival(t.max(ctx.now())))
             && s.planned.is_none_or(|p| at < p)
         {
             s.planned = Some(at);
@@ -434,7 +445,7 @@ impl ModelSite {
         a.rng = None;
         a.free_from = now;
         if let Some(s) = a.pending.front() {
-            let at = s.start.max(now + self.gap);
+            let at = self.day.opening(s.start.max(now + self.gap));
             a.opening = Some(at);
             self.schedule(at, u, ctx);
         }
@@ -487,7 +498,7 @@ impl Workload for ModelSite {
         };
         s.ends[j] = Some(now);
         s.running -= 1;
-        let mut give_up = false;
+        let mut reaction = Reaction::AsPlanned;
         let mut leave = false;
         if let Some(p) = behaviour.patience
             && !a.left
@@ -496,20 +507,35 @@ impl Workload for ModelSite {
             a.strikes += 1;
             leave = a.strikes >= p.strikes;
         }
-        if let Some(curve) = &behaviour.continuation
-            && j + 1 == s.next
-            && matches!(s.jobs.get(s.next).map(|n| n.follow), Some(Follow::Think(_)))
-        {
-            let p = curve.continue_probability(job.response(), job.runtime().max(1));
+        // The user reacts to the result of its latest submission: a next job that
+        // follows it by a think time is a planned go-on, no next job a planned end;
+        // a concurrent next job is already decided.
+        let planned = match s.jobs.get(s.next).map(|n| n.follow) {
+            _ if j + 1 != s.next => None,
+            Some(Follow::Think(_)) => Some(Planned::GoOn),
+            None => Some(Planned::Break),
+            Some(Follow::Concurrent(_) | Follow::First) => None,
+        };
+        if let (Some(curve), Some(planned)) = (&behaviour.continuation, planned) {
             let rng = a.rng.as_mut().expect("an open session has its stream");
-            give_up = p < 1.0 && rng.random::<f64>() >= p;
+            let reference = curve.runtime_share(job.runtime());
+            reaction = react(curve, planned, job.response(), reference, rng);
+            if reaction == Reaction::Extend {
+                let repeat = SessionJob {
+                    follow: Follow::Think(curve.continued_think()),
+                    ..s.jobs[j]
+                };
+                s.jobs.push(repeat);
+                s.ends.push(None);
+                self.report.extended += 1;
+            }
         }
         if leave {
             a.left = true;
             self.report.frustrated += 1;
             a.pending.clear();
             self.drop_rest(u);
-        } else if give_up {
+        } else if reaction == Reaction::GiveUp {
             self.report.gave_up += 1;
             self.drop_rest(u);
         }

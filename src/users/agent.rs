@@ -10,15 +10,25 @@
 //! still running) keeps its logged distance from the previous submission. The fluid model
 //! ([`super::fluid`]) then places the ready time in the user's windows. Every submission
 //! is set against the logged calendar ([`super::drift`]).
+//!
+//! After each result the user reacts to the service ([`super::reaction`]), against the
+//! response the job would have had with its logged wait (the log's service; its runtime
+//! is the simulated one, which differs from the log's when the job is killed at its
+//! estimate): worse service may make it give up a session the log
+//! kept going (it goes away until its next window), better service may make it go on
+//! where the log broke off, with a repetition of the job that just ended, submitted the
+//! curve's median in-session think time after it (ours).
 
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
 use super::UserConfig;
+use super::behaviour::ContinuationCurve;
 use super::deps::Dependencies;
 use super::drift::{Drift, Rule};
 use super::fluid::{FlowForward, NegativeThink, Placement, Windows};
+use super::reaction::{Planned, Reaction, react};
 use crate::job::{JobOutcome, JobSpec};
 use crate::sim::SourceCtx;
 use crate::time::Time;
@@ -41,6 +51,9 @@ pub struct UserCounts {
     pub after_own_window: u64,
     /// Sessions the user gave up after a long response (continuation model).
     pub gave_up: u64,
+    /// Jobs added to sessions the log broke off, after a short response: repetitions
+    /// (continuation model).
+    pub extended: u64,
     /// Waits over the patience limit.
     pub strikes: u64,
     /// Submissions against the logged calendar.
@@ -57,6 +70,7 @@ impl UserCounts {
         self.flowed_forward += o.flowed_forward;
         self.after_own_window += o.after_own_window;
         self.gave_up += o.gave_up;
+        self.extended += o.extended;
         self.strikes += o.strikes;
         self.drift.add(&o.drift);
     }
@@ -76,6 +90,25 @@ pub enum UserState {
     Left,
 }
 
+/// A job added to a session after a short response: a repetition of job `of`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Repeat {
+    /// To be submitted when the user's state is ready.
+    Due { of: usize },
+    /// Submitted, not ended.
+    Running { of: usize },
+    /// Ended at `end` after `response`, `reference` with the logged wait.
+    Ended {
+        of: usize,
+        end: Time,
+        response: Time,
+        reference: Time,
+    },
+}
+
+/// The bit of a job tag's index that marks a repetition ([`Repeat`]).
+const REPEAT: usize = 1 << 31;
+
 /// A trace user in the simulation.
 #[derive(Debug, Clone)]
 pub struct TraceAgent {
@@ -88,10 +121,11 @@ pub struct TraceAgent {
     cursor: usize,
     state: UserState,
     rng: Xoshiro256PlusPlus,
-    /// The user's latest ended job and its simulated response time.
-    last_result: Option<(usize, Time)>,
-    /// Simulated end of each job, once it ended.
-    ends: Vec<Option<Time>>,
+    /// Simulated end and response time of each job, once it ended, and the response it
+    /// would have had with its logged wait.
+    ends: Vec<Option<(Time, Time, Time)>>,
+    /// The job added to the current session, if any.
+    repeat: Option<Repeat>,
     /// Response time saved against the log so far: over the ended jobs, the logged
     /// response minus the simulated one, where positive.
     saved: Time,
@@ -118,7 +152,7 @@ impl TraceAgent {
             last_submit: None,
             cursor: 0,
             state: UserState::Waiting,
-            last_result: None,
+            repeat: None,
             saved: 0,
             counts: UserCounts::default(),
         }
@@ -134,9 +168,14 @@ impl TraceAgent {
         (u64::from(index) << 32) | job as u64
     }
 
-    /// The user and job a tag stands for.
+    /// The user and job a tag stands for (a repetition's job has the [`REPEAT`] bit).
     pub fn untag(tag: u64) -> (u32, usize) {
         ((tag >> 32) as u32, (tag & 0xFFFF_FFFF) as usize)
+    }
+
+    /// Whether a tag's job is a repetition, and of which of the user's jobs.
+    pub fn repetition_of(job: usize) -> Option<usize> {
+        (job & REPEAT != 0).then_some(job & !REPEAT)
     }
 
     /// The user's number in the log.
@@ -191,10 +230,20 @@ impl TraceAgent {
         now: Time,
         cfg: &UserConfig,
     ) -> Option<Time> {
-        self.deps.ended(self.trace.rank[job], now);
-        self.ends[job] = Some(now);
-        self.last_result = Some((job, outcome.response()));
-        self.saved += (self.trace.jobs[job].response() - outcome.response()).max(0);
+        let logged = |j: usize| self.trace.jobs[j].start - self.trace.jobs[j].submit;
+        if let Some(of) = Self::repetition_of(job) {
+            self.repeat = Some(Repeat::Ended {
+                of,
+                end: now,
+                response: outcome.response(),
+                reference: logged(of) + outcome.runtime(),
+            });
+        } else {
+            let reference = logged(job) + outcome.runtime();
+            self.deps.ended(self.trace.rank[job], now);
+            self.ends[job] = Some((now, outcome.response(), reference));
+            self.saved += (self.trace.jobs[job].response() - outcome.response()).max(0);
+        }
         if self.state == UserState::Left {
             return None;
         }
@@ -224,6 +273,18 @@ impl TraceAgent {
     }
 
     fn submit(&mut self, now: Time, placement: Placement, rule: Rule, ctx: &mut SourceCtx) {
+        if let Some(Repeat::Due { of }) = self.repeat {
+            // A repetition: not in the log, so not set against its calendar.
+            ctx.submit(JobSpec {
+                tag: Self::tag(self.index, of | REPEAT),
+                record: None,
+                ..self.trace.jobs[of].spec.clone()
+            });
+            self.repeat = Some(Repeat::Running { of });
+            self.counts.submitted += 1;
+            self.counts.extended += 1;
+            return;
+        }
         let j = self.next;
         let job = &mut self.trace.jobs[j];
         let record = job.spec.record.take();
@@ -255,6 +316,9 @@ impl TraceAgent {
         };
         if cfg.open_loop {
             return UserState::Ready(job.submit.max(now), Placement::Inside, Rule::Order);
+        }
+        if let Some(Repeat::Running { .. }) = self.repeat {
+            return UserState::Waiting;
         }
         let deps = self.deps.state(job.deps);
         if deps.pending > 0 {
@@ -296,7 +360,7 @@ impl TraceAgent {
         // The think time after the job it is measured from (one of its dependencies).
         if let (Some(think), Some(from)) = (job.think, job.think_from)
             && think > 0
-            && let Some(end) = self.ends[from as usize]
+            && let Some((end, ..)) = self.ends[from as usize]
         {
             let (t, rule) = after(end, think, Rule::Think);
             bound(t, rule);
@@ -314,18 +378,26 @@ impl TraceAgent {
             bound(self.trace.windows[before].start, Rule::FlowLimit);
         }
         let (mut at, mut rule) = ready;
-        if let (Some(curve), Some((last, response))) =
-            (&cfg.behaviour.continuation, self.last_result)
-            && !job.opens_session
-            && job.dep_think.is_some()
-        {
-            let p = curve.continue_probability(response, self.trace.jobs[last].response());
-            if p < 1.0
-                && self.rng.random::<f64>() >= p
-                && let Some(next_window) = self.windows.next_start_after(at)
-            {
-                self.counts.gave_up += 1;
-                (at, rule) = (next_window, Rule::GaveUp);
+        if let Some(curve) = &cfg.behaviour.continuation {
+            let (reaction, after) = self.reaction(curve, cfg.threshold);
+            match reaction {
+                Reaction::AsPlanned => {}
+                Reaction::GiveUp => {
+                    if let Some(next_window) = self.windows.next_start_after(at) {
+                        self.counts.gave_up += 1;
+                        (at, rule) = (next_window, Rule::GaveUp);
+                    }
+                }
+                Reaction::Extend => {
+                    let (of, end) = after;
+                    self.repeat = Some(Repeat::Due { of });
+                    let t = (end + curve.continued_think()).max(now);
+                    return UserState::Ready(t, Placement::Inside, Rule::Think);
+                }
+            }
+            // The next job waits for the result of a repetition.
+            if after.1 > at {
+                (at, rule) = (after.1, Rule::Think);
             }
         }
         let (placed, placement) = self.windows.place(at, &mut self.cursor);
@@ -333,6 +405,64 @@ impl TraceAgent {
             rule = Rule::Window;
         }
         UserState::Ready(placed, placement, rule)
+    }
+
+    /// The user's reaction before its next job, and the job it reacts to with that job's
+    /// end: after a repetition, to the repetition (the user had planned a break, so it
+    /// may extend again); else to the job the next one's think time is measured from,
+    /// when the log's user submitted the next job after that one ended (concurrent
+    /// submissions follow their own rule). No reaction: `(AsPlanned, (0, Time::MIN))`.
+    fn reaction(
+        &mut self,
+        curve: &ContinuationCurve,
+        threshold: Time,
+    ) -> (Reaction, (usize, Time)) {
+        if let Some(Repeat::Ended {
+            of,
+            end,
+            response,
+            reference,
+        }) = self.repeat.take()
+        {
+            let reference = curve.share(reference);
+            let r = react(curve, Planned::Break, response, reference, &mut self.rng);
+            return (r, (of, end));
+        }
+        let job = &self.trace.jobs[self.next];
+        let (Some(think), Some(from)) = (job.think, job.think_from) else {
+            return (Reaction::AsPlanned, (0, Time::MIN));
+        };
+        let from = from as usize;
+        let Some((end, response, reference)) = self.ends[from] else {
+            return (Reaction::AsPlanned, (0, Time::MIN));
+        };
+        if think < 0 {
+            return (Reaction::AsPlanned, (0, Time::MIN));
+        }
+        let planned = if think < threshold {
+            Planned::GoOn
+        } else {
+            Planned::Break
+        };
+        let r = react(
+            curve,
+            planned,
+            response,
+            curve.share(reference),
+            &mut self.rng,
+        );
+        // A planned break's job follows the result by the break anyway.
+        (
+            r,
+            (
+                from,
+                if r == Reaction::Extend {
+                    end
+                } else {
+                    Time::MIN
+                },
+            ),
+        )
     }
 }
 

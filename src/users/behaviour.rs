@@ -18,6 +18,9 @@ use serde::{Deserialize, Serialize};
 use crate::time::{DAY, HOUR, MINUTE, Time};
 use crate::workload::trace::Trace;
 
+/// The curve fitted from KTH, built in: the default of model-based sites.
+pub const KTH_CONTINUATION: &str = include_str!("../../models/continuation-kth.toml");
+
 /// Upper bounds of the response-time buckets, seconds (the last bucket is unbounded).
 const BUCKETS: [Time; 10] = [
     MINUTE,
@@ -133,6 +136,16 @@ impl ContinuationCurve {
             .iter()
             .find(|b| b.up_to.is_none_or(|u| response <= u))
             .map_or(1.0, |b| b.share)
+    }
+
+    /// PROVISIONAL: P(continue | runtime) under the log's service.
+    pub fn runtime_share(&self, runtime: Time) -> f64 {
+        self.share(runtime)
+    }
+
+    /// PROVISIONAL: median think time of continued pairs.
+    pub fn continued_think(&self) -> Time {
+        300
     }
 
     /// The probability that a user who continued after `logged` continues after

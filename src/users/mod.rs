@@ -11,9 +11,10 @@ pub mod behaviour;
 pub mod deps;
 pub mod drift;
 pub mod fluid;
+pub mod reaction;
 
 pub use agent::{TraceAgent, UserCounts, UserState};
-pub use behaviour::{Behaviour, ContinuationCurve, Patience};
+pub use behaviour::{Behaviour, ContinuationCurve, KTH_CONTINUATION, Patience};
 pub use drift::{Drift, Rule};
 pub use fluid::{FlowForward, NegativeThink, OpeningThink, Placement, Windows};
 

@@ -39,7 +39,8 @@ use crate::registry::SchedulerSpec;
 use crate::swf::SwfReader;
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::{
-    Behaviour, ContinuationCurve, FlowForward, NegativeThink, OpeningThink, Patience,
+    Behaviour, ContinuationCurve, FlowForward, KTH_CONTINUATION, NegativeThink, OpeningThink,
+    Patience,
 };
 use crate::workload::pools::PoolConfig;
 use crate::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
@@ -175,6 +176,9 @@ pub enum WorkloadSection {
         /// Sessions start only in these local hours, `[from, to]` (`[8, 18]`: 08:00 to
         /// 18:00), at any of them alike.
         work_hours: Option<Vec<u8>>,
+        /// What keeps to the work hours: `"sessions"` (their openings, the default) or
+        /// `"jobs"` (every arrival: seed 003 Fig. 21's simple model).
+        work_hours_for: Option<String>,
         /// Median CPU work per job, seconds; with `load`, parameterizes the model
         /// instead of the machine size alone.
         cpu_work: Option<f64>,
@@ -213,12 +217,29 @@ pub enum WorkloadSection {
     },
 }
 
-/// The day cycle of a model-based site's `daily_cycle` and `work_hours` keys.
-fn day_cycle(daily_cycle: bool, work_hours: Option<&[u8]>) -> Result<DayCycle, String> {
+/// The day cycle of a model-based site's `daily_cycle`, `work_hours` and
+/// `work_hours_for` keys.
+fn day_cycle(
+    daily_cycle: bool,
+    work_hours: Option<&[u8]>,
+    work_hours_for: Option<&str>,
+) -> Result<DayCycle, String> {
+    let all_jobs = match (work_hours, work_hours_for) {
+        (_, None | Some("sessions")) => false,
+        (Some(_), Some("jobs")) => true,
+        (None, Some(_)) => return Err("[workload] work_hours_for needs work_hours".into()),
+        (Some(_), Some(other)) => {
+            return Err(format!(
+                "[workload] work_hours_for: '{other}' is not sessions or jobs"
+            ));
+        }
+    };
     match (daily_cycle, work_hours) {
         (true, None) => Ok(DayCycle::Fitted),
         (false, None) => Ok(DayCycle::Flat),
-        (true, Some(&[from, to])) if from < to && to <= 24 => Ok(DayCycle::Window { from, to }),
+        (true, Some(&[from, to])) if from < to && to <= 24 => {
+            Ok(DayCycle::Window { from, to, all_jobs })
+        }
         (true, Some(_)) => {
             Err("[workload] work_hours is [from, to] with 0 <= from < to <= 24".into())
         }
@@ -228,12 +249,14 @@ fn day_cycle(daily_cycle: bool, work_hours: Option<&[u8]>) -> Result<DayCycle, S
     }
 }
 
-/// `[workload.users]` of a model-based site: reactions to bad service, off when absent.
+/// `[workload.users]` of a model-based site: how users react to service.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BehaviourSection {
-    /// A continuation curve file (`sitesim feedback --fit-continuation` writes one).
-    pub continuation: Option<PathBuf>,
+    /// A continuation curve file (`sitesim analyze --fit-continuation` writes one), or
+    /// `"off"`; absent, the curve fitted from KTH that is built in
+    /// (`models/continuation-kth.toml`).
+    pub continuation: Option<String>,
     /// Patience, as a duration.
     pub patience: Option<String>,
     /// Waits over the patience after which a user leaves.
@@ -242,13 +265,16 @@ pub struct BehaviourSection {
 
 impl BehaviourSection {
     fn behaviour(&self) -> Result<Behaviour, String> {
-        let continuation = match &self.continuation {
+        let continuation = match self.continuation.as_deref() {
+            Some("off") => None,
             Some(p) => {
-                let text =
-                    std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-                Some(ContinuationCurve::parse(&text, &p.display().to_string())?)
+                let text = std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"))?;
+                Some(ContinuationCurve::parse(&text, p)?)
             }
-            None => None,
+            None => Some(
+                ContinuationCurve::parse(KTH_CONTINUATION, "models/continuation-kth.toml")
+                    .expect("the built-in curve parses"),
+            ),
         };
         let patience = match &self.patience {
             Some(p) => Some(Patience {
@@ -401,7 +427,7 @@ pub struct UsersSection {
     pub flow_forward: Option<String>,
     /// The site's zone.
     pub time_zone: Option<String>,
-    /// A continuation curve file, or `"fit"`.
+    /// A continuation curve file, `"fit"` (the default) or `"off"`.
     pub continuation: Option<String>,
     /// Patience, as a duration; off when absent.
     pub patience: Option<String>,
@@ -464,13 +490,7 @@ impl UsersSection {
             )?,
             flow: pick("flow_forward", &self.flow_forward, FlowForward::default())?,
             time_zone: self.time_zone.clone(),
-            continuation: match &self.continuation {
-                Some(c) => Some(
-                    c.parse()
-                        .map_err(|e| format!("[workload.users] continuation: {e}"))?,
-                ),
-                None => None,
-            },
+            continuation: pick("continuation", &self.continuation, Default::default())?,
             patience,
             unknown_waits: pick(
                 "unknown_waits",
@@ -776,6 +796,7 @@ impl Scenario {
             jobs,
             daily_cycle,
             work_hours,
+            work_hours_for,
             cpu_work,
             load,
             calibrate,
@@ -834,7 +855,11 @@ impl Scenario {
         let mopts = ModelOptions {
             run,
             params,
-            day: day_cycle(*daily_cycle, work_hours.as_deref())?,
+            day: day_cycle(
+                *daily_cycle,
+                work_hours.as_deref(),
+                work_hours_for.as_deref(),
+            )?,
             users: multiplier("users", self.population.users)?,
             behaviour: users.behaviour()?,
             length,
