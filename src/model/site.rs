@@ -150,7 +150,7 @@ struct Agent {
     free_from: Time,
     /// The time the opening of the front pending session is planned for, if it is.
     opening: Option<Time>,
-    strikes: u32,
+    strikes: u64,
     left: bool,
     rng: Option<Xoshiro256PlusPlus>,
 }
@@ -499,14 +499,10 @@ impl Workload for ModelSite {
         s.ends[j] = Some(now);
         s.running -= 1;
         let mut reaction = Reaction::AsPlanned;
-        let mut leave = false;
-        if let Some(p) = behaviour.patience
-            && !a.left
-            && job.wait() > p.limit
-        {
-            a.strikes += 1;
-            leave = a.strikes >= p.strikes;
-        }
+        let leave = match behaviour.patience {
+            Some(p) if !a.left => p.strike(job.wait(), &mut a.strikes),
+            _ => false,
+        };
         // The user reacts to the result of its latest submission: a next job that
         // follows it by a think time is a planned go-on, no next job a planned end;
         // a concurrent next job is already decided.

@@ -248,13 +248,10 @@ impl TraceAgent {
             return None;
         }
         if let Some(p) = cfg.behaviour.patience
-            && outcome.wait() > p.limit
+            && p.strike(outcome.wait(), &mut self.counts.strikes)
         {
-            self.counts.strikes += 1;
-            if self.counts.strikes >= u64::from(p.strikes) {
-                self.state = UserState::Left;
-                return None;
-            }
+            self.state = UserState::Left;
+            return None;
         }
         if self.state == UserState::Waiting {
             self.plan(now, cfg)

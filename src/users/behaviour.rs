@@ -172,6 +172,19 @@ pub struct Patience {
     pub strikes: u32,
 }
 
+impl Patience {
+    /// Counts a job's `wait` against a user with `strikes` so far; whether the user
+    /// leaves now.
+    pub fn strike(&self, wait: Time, strikes: &mut u64) -> bool {
+        if wait > self.limit {
+            *strikes += 1;
+            *strikes >= u64::from(self.strikes)
+        } else {
+            false
+        }
+    }
+}
+
 /// How users react to the service they get.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Behaviour {

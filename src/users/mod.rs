@@ -3,8 +3,11 @@
 //!
 //! A [`TraceAgent`] replays one user of a log with feedback: its jobs in log order, each
 //! once the jobs it depends on have ended on the simulated machine, plus its think time,
-//! inside the user's session windows ([`fluid`]). [`deps`] tracks the dependencies;
-//! [`behaviour`] holds the optional reactions to bad service.
+//! inside the user's session windows ([`fluid`]). [`deps`] tracks the dependencies.
+//! Trace, resampled and model-based users (`crate::model::site`) share the reactions to
+//! service: [`reaction`] decides after each result whether the user goes on with its
+//! session, breaks it off or adds a job, by the continuation curve, and [`behaviour`]
+//! holds the curve and the patience that makes a user leave for good.
 
 pub mod agent;
 pub mod behaviour;
