@@ -113,6 +113,8 @@ pub struct ErrorLineChart {
     pub y_label: String,
     /// The y axis starts at 0.
     pub y_from_zero: bool,
+    /// A horizontal line at y = 0, kept in the y range (for differences).
+    pub zero_line: bool,
     /// The lines.
     pub series: Vec<ErrorSeries>,
 }
@@ -150,6 +152,9 @@ pub struct BarChart {
     /// A logarithmic y axis (bars at or below 0 are left out); bars rise from the axis'
     /// lower end.
     pub log_y: bool,
+    /// A horizontal line at y = 0 (for differences, which bars show rising or falling
+    /// from 0); not drawn on a logarithmic axis.
+    pub zero_line: bool,
     /// The series.
     pub series: Vec<BarSeries>,
 }
@@ -455,7 +460,11 @@ fn render_error_line_chart(name: &str, chart: &ErrorLineChart) -> Result<String,
     });
     let (y_lo, y_hi) = bounds(ends).ok_or_else(|| empty(name))?;
     let x = padded(x_lo, x_hi, false);
-    let y = padded(y_lo, y_hi, chart.y_from_zero);
+    let y = if chart.zero_line {
+        padded(y_lo.min(0.0), y_hi.max(0.0), false)
+    } else {
+        padded(y_lo, y_hi, chart.y_from_zero)
+    };
     let lines: Vec<Line> = chart
         .series
         .iter()
@@ -487,7 +496,23 @@ fn render_error_line_chart(name: &str, chart: &ErrorLineChart) -> Result<String,
         counts: false,
     };
     let y: RangedCoordf64 = y.into();
-    draw(name, frame, x, y, |ctx| draw_lines(ctx, &lines, true))
+    draw(name, frame, x, y, |ctx| {
+        if chart.zero_line {
+            draw_zero_line(ctx)?;
+        }
+        draw_lines(ctx, &lines, true)
+    })
+}
+
+/// A thin black horizontal line at y = 0 across the plot, under the data.
+fn draw_zero_line(ctx: &mut Context<'_, RangedCoordf64>) -> Result<(), String> {
+    let x = ctx.x_range();
+    ctx.draw_series(std::iter::once(PathElement::new(
+        vec![(x.start, 0.0), (x.end, 0.0)],
+        BLACK.mix(0.7).stroke_width(1),
+    )))
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 /// What every chart has around its data.
@@ -887,7 +912,8 @@ fn render_bar_chart(name: &str, chart: &BarChart) -> Result<String, PlotError> {
     } else {
         let (low, _) = bounds(placed.iter().map(|p| p.bar.value - error(&p.bar)))
             .ok_or_else(|| empty(name))?;
-        let low = low.min(0.0);
+        // Bars rise or fall from 0, which stays in the range.
+        let (low, top) = (low.min(0.0), top.max(0.0));
         low..top + (top - low) * 0.35
     };
     let base = if chart.log_y { y.start } else { 0.0 };
@@ -921,6 +947,9 @@ fn render_bar_chart(name: &str, chart: &BarChart) -> Result<String, PlotError> {
     } else {
         let y: RangedCoordf64 = y.into();
         draw(name, frame, x, y, |ctx| {
+            if chart.zero_line {
+                draw_zero_line(ctx)?;
+            }
             draw_bars(ctx, chart, &placed, base)
         })
     }
@@ -1208,6 +1237,7 @@ mod tests {
             x_label: "population (users ×)".into(),
             y_label: "throughput (jobs/day)".into(),
             y_from_zero: true,
+            zero_line: false,
             series: ["EASY", "FCFS"]
                 .iter()
                 .enumerate()
@@ -1273,6 +1303,7 @@ mod tests {
             y_label: "mean response time (min)".into(),
             groups: vec!["≤ 1 min".into(), "1–10 min".into(), "> 10 min".into()],
             log_y: false,
+            zero_line: false,
             series: vec![
                 BarSeries {
                     label: "EASY".into(),
@@ -1335,6 +1366,73 @@ mod tests {
             ..chart
         };
         assert!(matches!(bar_chart_svg(&none), Err(PlotError::Empty { .. })));
+    }
+
+    #[test]
+    fn differences_get_a_zero_line_and_fall_below_it() {
+        // Every value below 0: the range still reaches 0, where the line is drawn.
+        let line = ErrorLineChart {
+            title: "Δ mean wait against EASY".into(),
+            x_label: "population (users ×)".into(),
+            y_label: "Δ mean wait (h)".into(),
+            y_from_zero: false,
+            zero_line: true,
+            series: vec![ErrorSeries {
+                label: "CREASY".into(),
+                points: (1..=3)
+                    .map(|x| Estimate {
+                        x: f64::from(x),
+                        y: -5.0 * f64::from(x),
+                        error: 1.0,
+                    })
+                    .collect(),
+            }],
+        };
+        let bars = BarChart {
+            title: "Δ mean wait against EASY".into(),
+            x_label: "scheduler".into(),
+            y_label: "Δ mean wait (h)".into(),
+            groups: vec!["CREASY".into(), "FCFS".into()],
+            log_y: false,
+            zero_line: true,
+            series: vec![BarSeries {
+                label: "mean, 95% CI".into(),
+                bars: vec![
+                    Some(Bar {
+                        value: -3.0,
+                        error: 1.0,
+                    }),
+                    Some(Bar {
+                        value: -1.0,
+                        error: 0.5,
+                    }),
+                ],
+            }],
+        };
+        let with_line = [
+            error_line_chart_svg(&line).unwrap(),
+            bar_chart_svg(&bars).unwrap(),
+        ];
+        let without = [
+            error_line_chart_svg(&ErrorLineChart {
+                zero_line: false,
+                ..line.clone()
+            })
+            .unwrap(),
+            bar_chart_svg(&BarChart {
+                zero_line: false,
+                ..bars.clone()
+            })
+            .unwrap(),
+        ];
+        let zero = "opacity=\"0.7\" stroke=\"#000000\"";
+        for (a, b) in with_line.iter().zip(&without) {
+            assert!(a.contains("Δ mean wait"));
+            assert_eq!(a.matches(zero).count(), 1, "no zero line");
+            assert!(!b.contains(zero));
+            // A tick labelled 0: 0 is in the range.
+            assert!(a.contains("\n0\n"), "no 0 tick");
+        }
     }
 
     #[test]

@@ -210,6 +210,46 @@ const AXIS_SVGS: [(&str, &str); 6] = [
     ("axis_jobs_per_session.svg", "jobs per session (jobs)"),
 ];
 
+/// The paired plots: file, the figure as its axis names it (the responses without their
+/// unit, the mean response's: hours with a sweep, minutes without).
+const PAIRED_SVGS: [(&str, &str); 6] = [
+    ("paired_jobs_per_week.svg", "throughput (jobs/week)"),
+    ("paired_utilization.svg", "utilization (%)"),
+    ("paired_mean_wait.svg", "mean wait (min)"),
+    ("paired_jobs_per_session.svg", "jobs per session (jobs)"),
+    (
+        "paired_response_short.svg",
+        "response of jobs of runtime &lt;= 1 min",
+    ),
+    (
+        "paired_response_long.svg",
+        "response of jobs of runtime &gt; 10 min",
+    ),
+];
+
+/// The paired plots with the texts they must hold: the y axis, the title and the other
+/// scheduler, against the swept axis or by scheduler.
+fn paired_svgs(x_label: &str, response_unit: &str) -> Vec<(String, Vec<String>)> {
+    PAIRED_SVGS
+        .iter()
+        .map(|(file, y)| {
+            let (quantity, y) = match y.rsplit_once(" (") {
+                Some((q, _)) => (q.to_string(), y.to_string()),
+                None => (y.to_string(), format!("{y} ({response_unit})")),
+            };
+            (
+                file.to_string(),
+                vec![
+                    format!("Δ {y}"),
+                    format!("Δ {quantity} against EASY"),
+                    "FCFS".to_string(),
+                    x_label.to_string(),
+                ],
+            )
+        })
+        .collect()
+}
+
 /// The plots drawn at the focus point whatever the sweep: file, texts it must hold.
 fn focus_svgs(scheduler_labels: &[&'static str]) -> Vec<(String, Vec<&'static str>)> {
     let mut files = vec![
@@ -251,12 +291,13 @@ fn focus_svgs(scheduler_labels: &[&'static str]) -> Vec<(String, Vec<&'static st
     files
 }
 
-fn assert_svgs(dir: &Path, expected: &[(String, Vec<&str>)]) {
+fn assert_svgs<T: AsRef<str>>(dir: &Path, expected: &[(String, Vec<T>)]) {
     for (file, texts) in expected {
         let path = dir.join("report").join(file);
         let svg = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_well_formed(file, &svg);
         for text in texts {
+            let text = text.as_ref();
             assert!(svg.contains(text), "{file}: {text:?} missing");
         }
     }
@@ -295,7 +336,17 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
         })
         .collect();
     expected.extend(focus_svgs(&SCHEDULERS));
+    // The queue by hour at the other populations, both schedulers on each.
+    for x in ["1", "2"] {
+        expected.push((
+            format!("hour_queue_{x}.svg"),
+            vec!["mean queue length (jobs waiting)", "EASY", "FCFS"],
+        ));
+    }
     assert_svgs(&dir, &expected);
+    let paired = paired_svgs("population (users ×)", "h");
+    assert_svgs(&dir, &paired);
+    expected.extend(paired.iter().map(|(file, _)| (file.clone(), Vec::new())));
     // The plots by hour, class and replication are at the largest population.
     for file in [
         "hour_queue.svg",
@@ -305,6 +356,10 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
         let svg = fs::read_to_string(dir.join("report").join(file)).unwrap();
         assert!(svg.contains("population = 4"), "{file}: no point named");
     }
+    for (x, file) in [("1", "hour_queue_1.svg"), ("2", "hour_queue_2.svg")] {
+        let svg = fs::read_to_string(dir.join("report").join(file)).unwrap();
+        assert!(svg.contains(&format!("population = {x}")), "{file}");
+    }
     let mut names: Vec<String> = written
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
@@ -312,6 +367,7 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     assert_eq!(names.last().map(String::as_str), Some("index.html"));
     names.sort();
     let mut want: Vec<String> = expected.iter().map(|e| e.0.clone()).collect();
+    want.push("paired.csv".into());
     want.push("index.html".into());
     want.sort();
     assert_eq!(names, want);
@@ -376,7 +432,7 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
 
     // Byte-identical when run again.
     let first = report_files(&dir);
-    assert_eq!(first.len(), expected.len() + 1);
+    assert_eq!(first.len(), expected.len() + 2);
     let again = write_report(&dir).unwrap();
     assert_eq!(again, written);
     assert_eq!(report_files(&dir), first);
@@ -391,7 +447,10 @@ fn without_a_sweep_there_are_no_axis_plots_and_the_rest_is_there() {
     let written = write_report(&dir).unwrap();
     let expected = focus_svgs(&SCHEDULERS);
     assert_svgs(&dir, &expected);
-    assert_eq!(written.len(), expected.len() + 1);
+    // The paired differences by scheduler, a bar each.
+    assert_svgs(&dir, &paired_svgs("scheduler", "min"));
+    // The focus plots, the paired ones, paired.csv and index.html.
+    assert_eq!(written.len(), expected.len() + PAIRED_SVGS.len() + 2);
     for (file, _) in AXIS_SVGS {
         assert!(!dir.join("report").join(file).exists(), "{file} drawn");
     }
@@ -466,5 +525,63 @@ fn labels_and_names_are_escaped_in_the_page() {
         "{caption}"
     );
     assert!(!html.contains("a<b") && !html.contains("\"c\"") && !html.contains("<b>"));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn paired_differences_are_plotted_with_the_values_of_their_table() {
+    let dir = scratch("paired");
+    let plan = plan(&XS.map(Some));
+    results_dir(&dir, &plan, &[]);
+    write_report(&dir).unwrap();
+
+    // FCFS (point 2k + 1) minus EASY (point 2k) in replication r, by `record`: 100
+    // jobs/week, 0 utilization, 10 min of wait and 0 jobs per session in every
+    // replication; the short jobs' response 30 (1 + 0.1 r) s, the long ones' 20000 (1 +
+    // 0.1 r) s, in hours (the responses' scale). Over r = 0, 1, 2 with Student's t for
+    // 2 degrees of freedom:
+    let t = 4.302_652_729_911_275 / 3f64.sqrt();
+    let want: [(&str, &str, f64, f64); 6] = [
+        ("jobs_per_week", "jobs/week", 100.0, 0.0),
+        ("utilization", "%", 0.0, 0.0),
+        ("mean_wait", "min", 10.0, 0.0),
+        ("jobs_per_session", "jobs", 0.0, 0.0),
+        ("response_short", "h", 33.0 / 3600.0, t * 3.0 / 3600.0),
+        ("response_long", "h", 22_000.0 / 3600.0, t * 2000.0 / 3600.0),
+    ];
+    // The data the plots are drawn from: one row per figure and population.
+    let text = fs::read_to_string(dir.join("report/paired.csv")).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("figure,unit,scheduler,reference,x,pairs,mean,ci95")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), want.len() * XS.len());
+    for (row, ((figure, unit, mean, ci), x)) in rows
+        .iter()
+        .zip(want.iter().flat_map(|w| XS.iter().map(move |x| (w, x))))
+    {
+        assert_eq!(&row[..4], [*figure, *unit, "FCFS", "EASY"]);
+        let close = |got: &str, want: f64| (got.parse::<f64>().unwrap() - want).abs() < 1e-9;
+        assert!(close(row[4], *x) && row[5] == "3", "{row:?}");
+        assert!(close(row[6], *mean) && close(row[7], *ci), "{row:?}");
+    }
+    // The same values in the table, as it rounds them.
+    let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
+    for x in XS {
+        let cells = "<td>100</td><td>0</td><td>10.0</td><td>0</td>\
+                     <td>0.0092 ± 0.0021</td><td>6.1 ± 1.4</td>";
+        let row = format!("<tr><td class=\"l\">FCFS</td><td>{x}</td><td>3</td>{cells}</tr>");
+        assert!(html.contains(&row), "no row {row}");
+    }
+    // The plots come right under the table, before the other sections.
+    let table = html.find("<h2>Paired differences from EASY</h2>").unwrap();
+    let plot = html.find("<img src=\"paired_jobs_per_week.svg\"").unwrap();
+    let hours = html.find("<h2>By hour of day</h2>").unwrap();
+    assert!(table < plot && plot < hours);
+    // A line for FCFS with a zero line: what the plot library draws for differences.
+    let svg = fs::read_to_string(dir.join("report/paired_response_long.svg")).unwrap();
+    assert!(svg.contains("\nFCFS\n") && svg.contains("opacity=\"0.7\" stroke=\"#000000\""));
     fs::remove_dir_all(&dir).unwrap();
 }

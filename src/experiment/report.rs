@@ -4,10 +4,15 @@
 //!
 //! ```text
 //! axis_<metric>.svg           against the swept axis (with a sweep): mean with 95% CI
+//! paired_<figure>.svg         each scheduler minus the first, run by run (common random
+//!                             numbers): mean difference with 95% CI, against the swept
+//!                             axis (a line per scheduler) or, without a sweep, a bar each
 //! hour_queue.svg              by local hour of the day, at the most loaded point
 //! hour_utilization.svg
+//! hour_queue_<x>.svg          by local hour at each other swept value, every scheduler
 //! class_response.svg          response time by runtime class, at the same point
 //! hist_<metric>_<n>_<s>.svg   over replications, per scheduler, at the same point
+//! paired.csv                  the paired plots' values: the paired table at full precision
 //! index.html                  scenario, table of every point, capacity search, plots
 //! ```
 //!
@@ -32,6 +37,7 @@ use crate::plot::{
     self, Band, Bar, BarChart, BarSeries, ErrorLineChart, ErrorSeries, Estimate, Histogram,
     LineChart, PlotError, Series, XTicks,
 };
+use crate::textfmt::write_csv;
 
 /// The report's directory under the results directory.
 pub const REPORT_DIR: &str = "report";
@@ -40,19 +46,28 @@ pub const REPORT_DIR: &str = "report";
 pub const CAPACITY_FILE: &str = "capacity.json";
 
 /// Writes the report of the experiment in `dir` to `dir/report/`: the SVG plots, then
+/// `paired.csv` (when two schedulers have runs of the same replication), then
 /// `index.html`. Returns the files written, in that order.
 pub fn write_report(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let exp = Experiment::load(dir)?;
     let out = dir.join(REPORT_DIR);
     fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let figures = figures(&exp)?;
-    let mut written = Vec::with_capacity(figures.len() + 1);
+    let diffs = PairedDiffs::of(&exp);
+    let mut figures = match &diffs {
+        Some(diffs) => paired_plots(&exp, diffs)?,
+        None => Vec::new(),
+    };
+    figures.extend(self::figures(&exp)?);
+    let mut written = Vec::with_capacity(figures.len() + 2);
     for figure in &figures {
         written.push(write(&out.join(&figure.file), figure.svg.as_bytes())?);
     }
+    if let Some(diffs) = &diffs {
+        written.push(write(&out.join(PAIRED_CSV), &paired_csv(&exp, diffs)?)?);
+    }
     written.push(write(
         &out.join("index.html"),
-        page(&exp, &figures)?.as_bytes(),
+        page(&exp, diffs.as_ref(), &figures)?.as_bytes(),
     )?);
     Ok(written)
 }
@@ -149,22 +164,35 @@ impl Experiment {
     /// runs at the largest swept value (the most loaded point), or every point with runs
     /// without a sweep. `None` when no point has runs.
     fn focus(&self) -> Option<Focus> {
-        let with_runs = |p: &usize| !self.runs[*p].is_empty();
-        let all = 0..self.plan.points.len();
-        if !self.has_axis() {
-            let points: Vec<usize> = all.filter(with_runs).collect();
-            return (!points.is_empty()).then_some(Focus { points, x: None });
+        if self.has_axis() {
+            return self.swept_points().pop();
         }
-        let x = all
-            .clone()
-            .filter(with_runs)
-            .filter_map(|p| self.plan.points[p].x)
-            .reduce(f64::max)?;
-        let points = all
-            .filter(with_runs)
-            .filter(|&p| self.plan.points[p].x == Some(x))
+        let points: Vec<usize> = (0..self.plan.points.len())
+            .filter(|&p| !self.runs[p].is_empty())
             .collect();
-        Some(Focus { points, x: Some(x) })
+        (!points.is_empty()).then_some(Focus { points, x: None })
+    }
+
+    /// The points with runs at each swept value, by increasing value; empty without a
+    /// sweep.
+    fn swept_points(&self) -> Vec<Focus> {
+        if !self.has_axis() {
+            return Vec::new();
+        }
+        let mut xs: Vec<f64> = (0..self.plan.points.len())
+            .filter(|&p| !self.runs[p].is_empty())
+            .filter_map(|p| self.plan.points[p].x)
+            .collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup();
+        xs.into_iter()
+            .map(|x| Focus {
+                points: (0..self.plan.points.len())
+                    .filter(|&p| !self.runs[p].is_empty() && self.plan.points[p].x == Some(x))
+                    .collect(),
+                x: Some(x),
+            })
+            .collect()
     }
 
     /// How to show `measure` throughout the report: one scale for every table and
@@ -299,6 +327,7 @@ fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
             x_label: exp.axis_label(),
             y_label: measure.label(scale),
             y_from_zero: measure.from_zero,
+            zero_line: false,
             series,
         };
         if let Some(svg) = drawn(plot::error_line_chart_svg(&chart))? {
@@ -320,59 +349,93 @@ fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
     Ok(figures)
 }
 
-/// Mean queue length and utilization by local hour, a line per scheduler.
+/// What is drawn by local hour: a figure of [`results::HourFigures`].
+struct HourKind {
+    /// The file name without `.svg`.
+    file: &'static str,
+    title: &'static str,
+    y_label: &'static str,
+    get: fn(&results::HourFigures) -> f64,
+    /// What it is, for captions.
+    what: &'static str,
+}
+
+const HOUR_QUEUE: HourKind = HourKind {
+    file: "hour_queue",
+    title: "Queue length by hour of day",
+    y_label: "mean queue length (jobs waiting)",
+    get: |h| h.mean_queue,
+    what: "Mean number of jobs waiting",
+};
+
+const HOUR_UTILIZATION: HourKind = HourKind {
+    file: "hour_utilization",
+    title: "Utilization by hour of day",
+    y_label: "utilization (%)",
+    get: |h| h.utilization * 100.0,
+    what: "Mean share of the processors busy (%)",
+};
+
+/// Mean queue length and utilization by local hour at the focus, a line per scheduler;
+/// with a sweep, the queue length at every other swept value too, every scheduler of
+/// the point on one plot (seed 003 Fig. 21 compares EASY's queue with CREASY's).
 fn hour_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, String> {
-    type Get = fn(&results::HourFigures) -> f64;
-    let kinds: [(&str, &str, &str, Get, &str); 2] = [
-        (
-            "hour_queue.svg",
-            "Queue length by hour of day",
-            "mean queue length (jobs waiting)",
-            |h| h.mean_queue,
-            "Mean number of jobs waiting",
-        ),
-        (
-            "hour_utilization.svg",
-            "Utilization by hour of day",
-            "utilization (%)",
-            |h| h.utilization * 100.0,
-            "Mean share of the processors busy (%)",
-        ),
-    ];
     let mut figures = Vec::new();
-    for (file, title, y_label, get, what) in kinds {
-        let series = focus
-            .points
-            .iter()
-            .map(|&p| Series {
-                label: exp.plan.points[p].label.clone(),
-                points: hourly_means(&exp.runs[p], get),
-            })
-            .filter(|s| !s.points.is_empty())
-            .collect();
-        let chart = LineChart {
-            title: format!("{title}{}", focus.suffix(exp)),
-            x_label: "local hour of day (h)".into(),
-            y_label: y_label.into(),
-            x_ticks: XTicks::HourOfDay,
-            log_y: false,
-            y_from_zero: true,
-            series,
-        };
-        if let Some(svg) = drawn(plot::line_chart_svg(&chart))? {
-            figures.push(Figure {
-                section: "By hour of day".into(),
-                file: file.into(),
-                caption: format!(
-                    "{what} in each local hour of the day{}, one line per scheduler: \
-                     mean over replications.",
-                    at_focus(exp, focus)
-                ),
-                svg,
-            });
-        }
+    for kind in [HOUR_QUEUE, HOUR_UTILIZATION] {
+        let caption = format!(
+            "{} in each local hour of the day{}, one line per scheduler: mean over \
+             replications.",
+            kind.what,
+            at_focus(exp, focus)
+        );
+        figures.extend(hour_figure(exp, focus, &kind, kind.file.into(), caption)?);
+    }
+    for other in exp.swept_points().iter().filter(|p| p.x != focus.x) {
+        let Some(x) = other.x else { continue };
+        let caption = format!(
+            "{} in each local hour of the day at {}, one line per scheduler: mean over \
+             replications.",
+            HOUR_QUEUE.what,
+            exp.at(x)
+        );
+        let file = format!("{}_{}", HOUR_QUEUE.file, slug(&number(x)));
+        figures.extend(hour_figure(exp, other, &HOUR_QUEUE, file, caption)?);
     }
     Ok(figures)
+}
+
+/// `kind` by local hour at the points of `at`, a line per scheduler, in `file`.svg.
+fn hour_figure(
+    exp: &Experiment,
+    at: &Focus,
+    kind: &HourKind,
+    file: String,
+    caption: String,
+) -> Result<Option<Figure>, String> {
+    let series = at
+        .points
+        .iter()
+        .map(|&p| Series {
+            label: exp.plan.points[p].label.clone(),
+            points: hourly_means(&exp.runs[p], kind.get),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    let chart = LineChart {
+        title: format!("{}{}", kind.title, at.suffix(exp)),
+        x_label: "local hour of day (h)".into(),
+        y_label: kind.y_label.into(),
+        x_ticks: XTicks::HourOfDay,
+        log_y: false,
+        y_from_zero: true,
+        series,
+    };
+    Ok(drawn(plot::line_chart_svg(&chart))?.map(|svg| Figure {
+        section: "By hour of day".into(),
+        file: format!("{file}.svg"),
+        caption,
+        svg,
+    }))
 }
 
 /// `get` of each hour 0-23, averaged over `runs` (hours no run has are left out).
@@ -467,6 +530,7 @@ fn class_figure(exp: &Experiment, focus: &Focus) -> Result<Option<Figure>, Strin
         y_label: format!("mean response time ({})", scale.unit),
         groups: classes.iter().map(|(_, name)| name.to_string()).collect(),
         log_y,
+        zero_line: false,
         series,
     };
     let Some(svg) = drawn(plot::bar_chart_svg(&chart))? else {
@@ -628,8 +692,10 @@ struct Page<'a> {
     scenario: &'a str,
     table: PointsTable,
     paired: Option<PairedTable>,
+    /// The plots of the paired differences, under their table.
+    paired_figures: Vec<PageFigure<'a>>,
     capacity: Option<CapacityTables>,
-    /// The plots, by section in page order.
+    /// The other plots, by section in page order.
     sections: Vec<Section<'a>>,
 }
 
@@ -648,9 +714,14 @@ struct PageFigure<'a> {
 }
 
 /// `index.html`: the scenario, a table of every point, the capacity search and the plots.
-fn page(exp: &Experiment, figures: &[Figure]) -> Result<String, String> {
+fn page(
+    exp: &Experiment,
+    diffs: Option<&PairedDiffs>,
+    figures: &[Figure],
+) -> Result<String, String> {
     let plan = &exp.plan;
     let this = env!("CARGO_PKG_VERSION");
+    let mut paired_figures = Vec::new();
     let mut sections: Vec<Section> = Vec::new();
     for f in figures {
         let figure = PageFigure {
@@ -658,6 +729,7 @@ fn page(exp: &Experiment, figures: &[Figure]) -> Result<String, String> {
             caption: &f.caption,
         };
         match sections.last_mut() {
+            _ if f.section == PAIRED_SECTION => paired_figures.push(figure),
             Some(s) if s.title == f.section => s.figures.push(figure),
             _ => sections.push(Section {
                 title: &f.section,
@@ -675,7 +747,8 @@ fn page(exp: &Experiment, figures: &[Figure]) -> Result<String, String> {
         unfinished: unfinished(exp),
         scenario: plan.scenario.trim_end(),
         table: points_table(exp),
-        paired: paired_table(exp),
+        paired: diffs.map(|d| paired_table(exp, d)),
+        paired_figures,
         capacity: exp.capacity.as_ref().map(capacity_tables),
         sections,
     };
@@ -833,14 +906,33 @@ fn swept(x: Option<f64>) -> String {
     x.map(number).unwrap_or_else(|| NONE.into())
 }
 
-/// A figure compared run by run: its header, with the unit it is shown in, and its
-/// value in a run, in that unit.
-type Paired = (String, Box<dyn Fn(&RunRecord) -> f64>);
+/// A figure compared run by run.
+struct PairedFigure {
+    /// Its key in file names (`jobs_per_week`, `response_short`, ...).
+    key: String,
+    /// What it is, without its unit (`mean wait`).
+    quantity: String,
+    /// The unit it is shown in (`min`), empty for none.
+    unit: &'static str,
+    /// Its value in a run, in that unit.
+    read: Box<dyn Fn(&RunRecord) -> f64>,
+}
+
+impl PairedFigure {
+    /// `quantity (unit)`, or the quantity alone without a unit.
+    fn header(&self) -> String {
+        if self.unit.is_empty() {
+            self.quantity.clone()
+        } else {
+            format!("{} ({})", self.quantity, self.unit)
+        }
+    }
+}
 
 /// The figures compared run by run, each metric in the scale the points table shows
 /// it in (the class responses in that of the mean response).
-fn paired_figures(exp: &Experiment) -> Vec<Paired> {
-    let mut out: Vec<Paired> = [
+fn paired_figures(exp: &Experiment) -> Vec<PairedFigure> {
+    let mut out: Vec<PairedFigure> = [
         "jobs_per_week",
         "utilization",
         "mean_wait",
@@ -851,17 +943,22 @@ fn paired_figures(exp: &Experiment) -> Vec<Paired> {
         let m = metric(name).expect("a metric");
         let scale = exp.scale(m);
         let read = m.read;
-        let value: Box<dyn Fn(&RunRecord) -> f64> =
-            Box::new(move |r| read(&r.figures) * scale.factor);
-        (m.label(scale), value)
+        PairedFigure {
+            key: name.into(),
+            quantity: m.quantity.into(),
+            unit: scale.unit,
+            read: Box::new(move |r| read(&r.figures) * scale.factor),
+        }
     })
     .collect();
     let response = exp.scale(metric("mean_response").expect("a metric"));
     for (class, what) in [("short", "runtime <= 1 min"), ("long", "runtime > 10 min")] {
-        out.push((
-            format!("response of jobs of {what} ({})", response.unit),
-            Box::new(move |r| class_response(r, class) * response.factor),
-        ));
+        out.push(PairedFigure {
+            key: format!("response_{class}"),
+            quantity: format!("response of jobs of {what}"),
+            unit: response.unit,
+            read: Box::new(move |r| class_response(r, class) * response.factor),
+        });
     }
     out
 }
@@ -874,7 +971,100 @@ fn class_response(r: &RunRecord, class: &str) -> f64 {
         .map_or(f64::NAN, |c| c.mean_response)
 }
 
-/// Differences from the first scheduler at the same point, replication by replication.
+/// Differences from the first scheduler at the same point, replication by replication:
+/// what the paired table shows and the paired plots draw. Replication r of every
+/// scheduler faces the same users (common random numbers), so the paired differences
+/// have much narrower intervals than the means' difference.
+struct PairedDiffs {
+    /// The first scheduler, the reference.
+    first: String,
+    figures: Vec<PairedFigure>,
+    rows: Vec<PairedDiffRow>,
+}
+
+/// One point of another scheduler than the first, against the first's at the same
+/// point.
+struct PairedDiffRow {
+    /// The point's index in the plan.
+    point: usize,
+    /// Replications with a run of both schedulers.
+    pairs: usize,
+    /// Each figure's differences over the pairs, `None` when a run lacks the figure.
+    stats: Vec<Option<MetricStats>>,
+}
+
+impl PairedDiffs {
+    /// The differences, `None` without a pair.
+    fn of(exp: &Experiment) -> Option<PairedDiffs> {
+        let plan = &exp.plan;
+        let first = plan.points.first()?.label.clone();
+        let reference = |p: usize| {
+            let pt = &plan.points[p];
+            plan.points.iter().position(|q| {
+                q.label == first
+                    && q.x == pt.x
+                    && q.procs == pt.procs
+                    && q.population == pt.population
+            })
+        };
+        let figures = paired_figures(exp);
+        let mut rows = Vec::new();
+        for p in 0..plan.points.len() {
+            let Some(base) = reference(p).filter(|&b| b != p) else {
+                continue;
+            };
+            let pairs: Vec<(&RunRecord, &RunRecord)> = exp.runs[p]
+                .iter()
+                .filter_map(|r| {
+                    exp.runs[base]
+                        .iter()
+                        .find(|b| b.figures.replication == r.figures.replication)
+                        .map(|b| (r, b))
+                })
+                .collect();
+            if pairs.is_empty() {
+                continue;
+            }
+            let stats = figures
+                .iter()
+                .map(|f| {
+                    let d: Vec<f64> = pairs
+                        .iter()
+                        .map(|(r, b)| (f.read)(r) - (f.read)(b))
+                        .collect();
+                    d.iter()
+                        .all(|v| v.is_finite())
+                        .then(|| MetricStats::of("difference", &d))
+                })
+                .collect();
+            rows.push(PairedDiffRow {
+                point: p,
+                pairs: pairs.len(),
+                stats,
+            });
+        }
+        (!rows.is_empty()).then_some(PairedDiffs {
+            first,
+            figures,
+            rows,
+        })
+    }
+
+    /// The schedulers compared with the first, in the plan's order.
+    fn others<'e>(&self, exp: &'e Experiment) -> Vec<&'e str> {
+        exp.schedulers()
+            .into_iter()
+            .filter(|s| {
+                self.rows
+                    .iter()
+                    .any(|r| exp.plan.points[r.point].label == *s)
+            })
+            .collect()
+    }
+}
+
+/// Differences from the first scheduler at the same point, as the page's table shows
+/// them.
 #[derive(Serialize)]
 struct PairedTable {
     /// The first scheduler, the reference.
@@ -895,60 +1085,167 @@ struct PairedRow {
     cells: Vec<String>,
 }
 
-/// Differences from the first scheduler at the same point, replication by replication,
-/// `None` without a pair. Replication r of every scheduler faces the same users (common
-/// random numbers), so the paired differences have much narrower intervals than the
-/// means' difference.
-fn paired_table(exp: &Experiment) -> Option<PairedTable> {
-    let plan = &exp.plan;
-    let first = plan.points.first()?.label.clone();
-    let reference = |p: usize| {
-        let pt = &plan.points[p];
-        plan.points.iter().position(|q| {
-            q.label == first && q.x == pt.x && q.procs == pt.procs && q.population == pt.population
-        })
-    };
-    let paired = paired_figures(exp);
-    let mut rows = Vec::new();
-    for (p, point) in plan.points.iter().enumerate() {
-        let Some(base) = reference(p).filter(|&b| b != p) else {
-            continue;
-        };
-        let pairs: Vec<(&RunRecord, &RunRecord)> = exp.runs[p]
+/// The paired table of `diffs`.
+fn paired_table(exp: &Experiment, diffs: &PairedDiffs) -> PairedTable {
+    PairedTable {
+        first: diffs.first.clone(),
+        columns: diffs.figures.iter().map(PairedFigure::header).collect(),
+        rows: diffs
+            .rows
             .iter()
-            .filter_map(|r| {
-                exp.runs[base]
-                    .iter()
-                    .find(|b| b.figures.replication == r.figures.replication)
-                    .map(|b| (r, b))
-            })
-            .collect();
-        if pairs.is_empty() {
-            continue;
-        }
-        let cells = paired
-            .iter()
-            .map(|(_, read)| {
-                let d: Vec<f64> = pairs.iter().map(|(r, b)| read(r) - read(b)).collect();
-                if d.iter().all(|v| v.is_finite()) {
-                    mean_ci(&MetricStats::of("difference", &d))
-                } else {
-                    NONE.into()
+            .map(|row| {
+                let point = &exp.plan.points[row.point];
+                PairedRow {
+                    label: point.label.clone(),
+                    x: swept(point.x),
+                    pairs: row.pairs,
+                    cells: row
+                        .stats
+                        .iter()
+                        .map(|s| s.as_ref().map_or_else(|| NONE.into(), mean_ci))
+                        .collect(),
                 }
             })
-            .collect();
-        rows.push(PairedRow {
-            label: point.label.clone(),
-            x: swept(point.x),
-            pairs: pairs.len(),
-            cells,
+            .collect(),
+    }
+}
+
+/// The section of the page the paired plots belong to: under the paired table.
+const PAIRED_SECTION: &str = "Paired differences";
+
+/// The file the paired plots are drawn from.
+const PAIRED_CSV: &str = "paired.csv";
+
+/// A row of [`PAIRED_CSV`]: one scheduler's mean difference from the first at one
+/// point, in one figure, with the half-width of its 95% interval, as plotted.
+#[derive(Serialize, Default)]
+struct PairedCsvRow {
+    figure: String,
+    unit: String,
+    scheduler: String,
+    reference: String,
+    /// The swept value, empty without a sweep.
+    x: Option<f64>,
+    pairs: usize,
+    mean: f64,
+    ci95: f64,
+}
+
+/// [`PAIRED_CSV`]'s text: every cell of the paired table with a value, at full
+/// precision.
+fn paired_csv(exp: &Experiment, diffs: &PairedDiffs) -> Result<Vec<u8>, String> {
+    let rows = diffs.figures.iter().enumerate().flat_map(|(f, figure)| {
+        diffs.rows.iter().filter_map(move |row| {
+            let stats = row.stats[f].as_ref()?;
+            let point = &exp.plan.points[row.point];
+            Some(PairedCsvRow {
+                figure: figure.key.clone(),
+                unit: figure.unit.into(),
+                scheduler: point.label.clone(),
+                reference: diffs.first.clone(),
+                x: point.x.filter(|_| exp.has_axis()),
+                pairs: row.pairs,
+                mean: stats.mean,
+                ci95: stats.ci95,
+            })
+        })
+    });
+    let mut out = Vec::new();
+    write_csv(&mut out, rows).map_err(|e| format!("{PAIRED_CSV}: {e}"))?;
+    Ok(out)
+}
+
+/// One plot per paired figure: the mean difference from the first scheduler, with the
+/// 95% interval of the paired differences, and a line at 0. Against the swept axis, a
+/// line per other scheduler; without a sweep, a bar per other scheduler.
+fn paired_plots(exp: &Experiment, diffs: &PairedDiffs) -> Result<Vec<Figure>, String> {
+    let others = diffs.others(exp);
+    let first = &diffs.first;
+    let mut figures = Vec::new();
+    for (f, figure) in diffs.figures.iter().enumerate() {
+        let title = format!("Δ {} against {first}", figure.quantity);
+        let y_label = if figure.unit.is_empty() {
+            format!("Δ {}", figure.quantity)
+        } else {
+            format!("Δ {} ({})", figure.quantity, figure.unit)
+        };
+        // A scheduler's rows: swept value, mean difference and its interval.
+        let estimates = |label: &str| -> Vec<(Option<f64>, f64, f64)> {
+            diffs
+                .rows
+                .iter()
+                .filter(|r| exp.plan.points[r.point].label == label)
+                .filter_map(|r| {
+                    let s = r.stats[f].as_ref()?;
+                    Some((exp.plan.points[r.point].x, s.mean, s.ci95))
+                })
+                .collect()
+        };
+        let svg = if exp.has_axis() {
+            let series = others
+                .iter()
+                .map(|&label| {
+                    let mut points: Vec<Estimate> = estimates(label)
+                        .into_iter()
+                        .filter_map(|(x, y, error)| Some(Estimate { x: x?, y, error }))
+                        .collect();
+                    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+                    ErrorSeries {
+                        label: label.to_string(),
+                        points,
+                    }
+                })
+                .filter(|s| !s.points.is_empty())
+                .collect();
+            drawn(plot::error_line_chart_svg(&ErrorLineChart {
+                title,
+                x_label: exp.axis_label(),
+                y_label,
+                y_from_zero: false,
+                zero_line: true,
+                series,
+            }))?
+        } else {
+            let bars = others
+                .iter()
+                .map(|&label| {
+                    estimates(label)
+                        .first()
+                        .map(|&(_, value, error)| Bar { value, error })
+                })
+                .collect();
+            drawn(plot::bar_chart_svg(&BarChart {
+                title,
+                x_label: "scheduler".into(),
+                y_label,
+                groups: others.iter().map(|s| s.to_string()).collect(),
+                log_y: false,
+                zero_line: true,
+                series: vec![BarSeries {
+                    label: format!("minus {first}: mean, 95% CI"),
+                    bars,
+                }],
+            }))?
+        };
+        let Some(svg) = svg else { continue };
+        let against = if exp.has_axis() {
+            format!(" against {}, one line per scheduler", exp.axis_label())
+        } else {
+            ", one bar per scheduler".into()
+        };
+        figures.push(Figure {
+            section: PAIRED_SECTION.into(),
+            file: format!("paired_{}.svg", figure.key),
+            caption: format!(
+                "Difference in {}: each scheduler's run minus {first}'s run of the same \
+                 replication{against}: mean over the pairs, error bars the 95% confidence \
+                 interval of the paired differences; the line marks no difference.",
+                figure.header()
+            ),
+            svg,
         });
     }
-    (!rows.is_empty()).then(|| PairedTable {
-        first,
-        columns: paired.into_iter().map(|(name, _)| name).collect(),
-        rows,
-    })
+    Ok(figures)
 }
 
 /// `capacity.json`: its scalar fields as one table, each list of records (the probes) as

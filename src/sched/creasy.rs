@@ -1,5 +1,5 @@
 //! CREASY: EASY backfilling with priority to critical interactive jobs (seed 003 §3.2 and
-//! §4.4, Figs. 19-21, after Shmueli and Feitelson).
+//! §4.4, Figs. 19-21, after Shmueli and Feitelson 2009).
 //!
 //! The seed names the idea and its knob but gives no formula; this one is ours
 //! (`docs/MODELS.md`, "CREASY"):
@@ -242,6 +242,22 @@ mod tests {
         // A non-critical job overtakes a fresh critical one after wait_scale * a/(1-a).
         assert!(c.priority(&long, 3601) > c.priority(&interactive, 0));
         assert!(c.priority(&long, 3599) < c.priority(&interactive, 0));
+    }
+
+    #[test]
+    fn a_non_critical_job_overtakes_a_fresh_critical_one_at_the_crossover_wait() {
+        // The grid of docs/MODELS.md: wait_scale * alpha / (1 - alpha), 1 h scale.
+        for (alpha, hours) in [(0.5, 1), (0.75, 3), (0.9, 9), (0.99, 99), (0.999, 999)] {
+            let c = Creasy::new(CreasyParams {
+                alpha,
+                ..CreasyParams::default()
+            });
+            let fresh = c.priority(&job(0, 0, 300, 60), 0);
+            let long = job(1, 0, 7200, 60);
+            let crossover = hours * 3600;
+            assert!(c.priority(&long, crossover - 60) < fresh, "alpha {alpha}");
+            assert!(c.priority(&long, crossover + 60) > fresh, "alpha {alpha}");
+        }
     }
 
     #[test]
