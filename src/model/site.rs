@@ -500,7 +500,12 @@ impl Workload for ModelSite {
             && j + 1 == s.next
             && matches!(s.jobs.get(s.next).map(|n| n.follow), Some(Follow::Think(_)))
         {
-            let p = curve.continue_probability(job.response(), job.runtime().max(1));
+            let logged = curve.share(job.runtime().max(1));
+            let p = if logged <= 0.0 {
+                1.0
+            } else {
+                (curve.share(job.response()) / logged).min(1.0)
+            };
             let rng = a.rng.as_mut().expect("an open session has its stream");
             give_up = p < 1.0 && rng.random::<f64>() >= p;
         }

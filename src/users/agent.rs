@@ -319,7 +319,12 @@ impl TraceAgent {
             && !job.opens_session
             && job.dep_think.is_some()
         {
-            let p = curve.continue_probability(response, self.trace.jobs[last].response());
+            let logged = curve.share(self.trace.jobs[last].response());
+            let p = if logged <= 0.0 {
+                1.0
+            } else {
+                (curve.share(response) / logged).min(1.0)
+            };
             if p < 1.0
                 && self.rng.random::<f64>() >= p
                 && let Some(next_window) = self.windows.next_start_after(at)

@@ -4,16 +4,19 @@
 //! A [`TraceAgent`] replays one user of a log with feedback: its jobs in log order, each
 //! once the jobs it depends on have ended on the simulated machine, plus its think time,
 //! inside the user's session windows ([`fluid`]). [`deps`] tracks the dependencies;
-//! [`behaviour`] holds the optional reactions to bad service.
+//! [`behaviour`] holds the optional reactions to bad service, [`continuation`] the
+//! session-continuation curve they use.
 
 pub mod agent;
 pub mod behaviour;
+pub mod continuation;
 pub mod deps;
 pub mod drift;
 pub mod fluid;
 
 pub use agent::{TraceAgent, UserCounts, UserState};
-pub use behaviour::{Behaviour, ContinuationCurve, Patience};
+pub use behaviour::{Behaviour, Patience};
+pub use continuation::ContinuationCurve;
 pub use drift::{Drift, Rule};
 pub use fluid::{FlowForward, NegativeThink, OpeningThink, Placement, Windows};
 
