@@ -18,7 +18,6 @@ use sitesim::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterizati
 use sitesim::model::{PerSessionClass, SessionClass};
 use sitesim::sched::Policy;
 use sitesim::time::{DAY, HOUR, WEEK};
-use sitesim::users::behaviour::Bucket;
 use sitesim::users::{Behaviour, ContinuationCurve, Patience};
 
 /// Every session: two jobs of one processor and `runtime` seconds, starting Monday
@@ -229,22 +228,16 @@ fn users_give_up_sessions_after_long_responses_and_leave_after_long_waits() {
     // Jobs of 30 s that queue behind each other for the whole machine: responses over a
     // minute make a user continue with probability 0.1 / 1.0.
     let jobs = files(whole_machine_sessions(30.0));
-    let curve = ContinuationCurve {
-        source: "hand-made".into(),
-        threshold: 1200,
-        buckets: vec![
-            Bucket {
-                up_to: Some(60),
-                share: 1.0,
-                jobs: 1,
-            },
-            Bucket {
-                up_to: None,
-                share: 0.1,
-                jobs: 1,
-            },
-        ],
-    };
+    let curve = ContinuationCurve::parse(
+        "source = \"hand-made\"\nthreshold = 1200\npairs = 20\nconcurrent = 0\n\
+         median_think = 60\n[logistic]\nintercept = 0.0\nslope = 0.0\n\
+         [[bucket]]\nup_to = 60\ncontinue = 1.0\njobs = 10\ncontinued = 10\n\
+         [[bucket]]\ncontinue = 0.1\njobs = 10\ncontinued = 1\n\
+         [[slowdown]]\ncontinue = 0.55\njobs = 20\ncontinued = 11\n\
+         [[runtime]]\ncontinue = 0.55\njobs = 20\ncontinued = 11\n",
+        "hand-made.toml",
+    )
+    .unwrap();
     let mut opts = options(100, 3);
     opts.users = 4.0;
     let base = replicate(&jobs, &opts, 0).unwrap();

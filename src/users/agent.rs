@@ -24,7 +24,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
 use super::UserConfig;
-use super::behaviour::ContinuationCurve;
+use super::continuation::ContinuationCurve;
 use super::deps::Dependencies;
 use super::drift::{Drift, Rule};
 use super::fluid::{FlowForward, NegativeThink, Placement, Windows};

@@ -6,18 +6,20 @@
 //! inside the user's session windows ([`fluid`]). [`deps`] tracks the dependencies.
 //! Trace, resampled and model-based users (`crate::model::site`) share the reactions to
 //! service: [`reaction`] decides after each result whether the user goes on with its
-//! session, breaks it off or adds a job, by the continuation curve, and [`behaviour`]
-//! holds the curve and the patience that makes a user leave for good.
+//! session, breaks it off or adds a job, by the [`continuation`] curve fitted from a
+//! log, and [`behaviour`] holds the patience that makes a user leave for good.
 
 pub mod agent;
 pub mod behaviour;
+pub mod continuation;
 pub mod deps;
 pub mod drift;
 pub mod fluid;
 pub mod reaction;
 
 pub use agent::{TraceAgent, UserCounts, UserState};
-pub use behaviour::{Behaviour, ContinuationCurve, KTH_CONTINUATION, Patience};
+pub use behaviour::{Behaviour, KTH_CONTINUATION, Patience};
+pub use continuation::ContinuationCurve;
 pub use drift::{Drift, Rule};
 pub use fluid::{FlowForward, NegativeThink, OpeningThink, Placement, Windows};
 

@@ -27,7 +27,7 @@
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::behaviour::ContinuationCurve;
+use super::continuation::ContinuationCurve;
 use crate::time::Time;
 
 /// What a user's stream had it do after a result.

@@ -11,6 +11,7 @@ use crate::localtime::{SiteClock, WEEKDAYS};
 use crate::metrics::Spread;
 use crate::time::{DAY, HOUR, Hms, MINUTE, Time, WEEK};
 use crate::users::ContinuationCurve;
+use crate::users::continuation::Bucket;
 
 /// Think times by range.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -69,7 +70,7 @@ pub struct LogAnalysis {
     pub flurry_factor: f64,
     /// Flurries.
     pub flurries: Vec<Flurry>,
-    /// The share of sessions continued, by response time.
+    /// The share of sessions continued, by response time and slowdown (seed 003 Fig. 18).
     pub continuation: ContinuationCurve,
 }
 
@@ -257,24 +258,66 @@ impl LogAnalysis {
                 );
             }
         }
-        let _ = writeln!(
-            w,
-            "  session continued (next think time under {} s), by response time:",
-            self.continuation.threshold
-        );
-        for b in &self.continuation.buckets {
-            let bound = b
-                .up_to
-                .map_or("longer".to_owned(), |u| format!("<= {}", Hms(u)));
-            let _ = writeln!(
-                w,
-                "    {bound:<14} {:>6.1}% of {} jobs",
-                100.0 * b.share,
-                b.jobs
-            );
-        }
+        render_continuation(w, &self.continuation);
         out
     }
+}
+
+/// The Fig. 18 table of seed 003 (after Shmueli & Feitelson 2007): the share of
+/// continued sessions by the previous job's response time and by its bounded slowdown,
+/// each with its pairs and 95% Wilson interval, and the logistic in ln(response).
+fn render_continuation(w: &mut String, c: &ContinuationCurve) {
+    let _ = writeln!(
+        w,
+        "  session continuation   {} pairs with think time >= 0 ({} submitted while the previous job ran, left out); continued: think time under {} s, median {}",
+        c.pairs,
+        c.concurrent,
+        c.threshold,
+        Hms(c.continued_think())
+    );
+    fn row<B>(w: &mut String, bound: String, b: &Bucket<B>) {
+        if b.jobs == 0 {
+            let _ = writeln!(w, "    {bound:<16} {:>7}", 0);
+        } else {
+            let (lo, hi) = b.interval();
+            let _ = writeln!(
+                w,
+                "    {bound:<16} {:>7} {:>8.1}%   [{:.1}%, {:.1}%]",
+                b.jobs,
+                100.0 * b.share,
+                100.0 * lo,
+                100.0 * hi
+            );
+        }
+    }
+    let _ = writeln!(
+        w,
+        "    {:<16} {:>7} {:>9}   95% interval",
+        "response time", "pairs", "continued"
+    );
+    for b in &c.buckets {
+        let bound = b
+            .up_to
+            .map_or("longer".to_owned(), |u| format!("<= {}", Hms(u)));
+        row(w, bound, b);
+    }
+    let _ = writeln!(w, "    {:<16}", "bounded slowdown");
+    for b in &c.slowdown {
+        let bound = b.up_to.map_or("more".to_owned(), |u| format!("<= {u}"));
+        row(w, bound, b);
+    }
+    let l = &c.logistic;
+    let _ = writeln!(
+        w,
+        "    logistic         p(r) = 1 / (1 + exp(-({:.4} {:+.4} ln r))): {:.1}% at 1 min, {:.1}% at 15 min, {:.1}% at 1 h, {:.1}% at 4 h, {:.1}% at 1 d",
+        l.intercept,
+        l.slope,
+        100.0 * l.share(MINUTE),
+        100.0 * l.share(15 * MINUTE),
+        100.0 * l.share(HOUR),
+        100.0 * l.share(4 * HOUR),
+        100.0 * l.share(DAY)
+    );
 }
 
 /// The users of `trace` with a flurry: a week of more than `factor` times the jobs of
