@@ -7,7 +7,9 @@ use common::{feedback_run, logged, trace_of, users_of};
 use sitesim::job::JobOutcome;
 use sitesim::registry::SchedulerSpec;
 use sitesim::sched::Policy;
-use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Rule, UserConfig};
+use sitesim::users::{
+    Behaviour, ContinuationCurve, FlowForward, NegativeThink, OpeningThink, Rule, UserConfig,
+};
 use sitesim::workload::trace::{DependenceCutoff, TraceConfig};
 
 /// `(job number, simulated submit)` of user `user`'s jobs.
@@ -284,5 +286,118 @@ fn dependence_by_start_waits_for_jobs_that_ended_while_a_job_waited() {
     assert_eq!(
         submits(&by(DependenceCutoff::Start), 1),
         [(2, 0), (3, 1100)]
+    );
+}
+
+/// A continuation curve of two steps: share `short` after responses (and runtimes) of at
+/// most 60 s, 0 after longer ones; median think time of continued pairs 100 s.
+fn step_curve(short: f64) -> ContinuationCurve {
+    let text = format!(
+        "source = \"hand-made\"\nthreshold = 1200\npairs = 2\nconcurrent = 0\n\
+         median_think = 100\n[logistic]\nintercept = 0.0\nslope = 0.0\n\
+         [[bucket]]\nup_to = 60\ncontinue = {short}\njobs = 1\ncontinued = 1\n\
+         [[bucket]]\ncontinue = 0.0\njobs = 1\ncontinued = 0\n\
+         [[slowdown]]\ncontinue = 0.5\njobs = 2\ncontinued = 1\n\
+         [[runtime]]\nup_to = 60\ncontinue = {short}\njobs = 1\ncontinued = 1\n\
+         [[runtime]]\ncontinue = 0.0\njobs = 1\ncontinued = 0\n"
+    );
+    ContinuationCurve::parse(&text, "hand-made.toml").expect("the hand-made curve parses")
+}
+
+/// The default user model reacting to service by `curve`.
+fn reacting(config: &TraceConfig, curve: ContinuationCurve) -> UserConfig {
+    UserConfig {
+        behaviour: Behaviour {
+            continuation: Some(curve),
+            patience: None,
+        },
+        ..users_of(config)
+    }
+}
+
+#[test]
+fn a_user_gives_up_a_session_after_a_longer_response_than_the_logs() {
+    // In the log job 2 responded in 50 s (share 1) and its user went on 100 s later with
+    // job 3, whose 3000 s keep the window open to 3150. The blocker delays job 2 to
+    // [1000, 1050]: after a response of 1050 s the share is 0, so the user gives up (with
+    // probability 1 - 0/1) and job 3 waits for the next window, job 4's at 20000. Without
+    // the reaction job 3 is submitted at 1150, inside its window.
+    let log = [
+        blocker(1, 1000),
+        logged(2, 1, 0, 0, 50, 1),
+        logged(3, 1, 150, 0, 3000, 1),
+        logged(4, 1, 20_000, 0, 50, 1),
+    ]
+    .concat();
+    let config = TraceConfig::default();
+    let run = |users| feedback_run(trace_of(&log, 1, config), 1, Policy::Fcfs, users, None);
+    let (_, jobs) = run(users_of(&config));
+    assert_eq!(submits(&jobs, 1)[..2], [(2, 0), (3, 1150)]);
+    let (users, jobs) = run(reacting(&config, step_curve(1.0)));
+    assert_eq!(submits(&jobs, 1)[..2], [(2, 0), (3, 20_000)]);
+    let c = users.summary().jobs;
+    assert_eq!((c.gave_up, c.extended), (1, 0));
+    assert_eq!(c.drift.late[Rule::GaveUp as usize], 1);
+}
+
+#[test]
+fn a_user_adds_a_repetition_after_a_shorter_response_than_the_logs() {
+    // In the log job 1 waited 5000 s (response 5050 s, share 0) and its user came back a
+    // day later with job 3. On the idle machine job 1 responds in 50 s (share 1): the
+    // user goes on (probability (1 - 0) / (1 - 0)) with a repetition of job 1, the
+    // median think time (100 s) after its end, at 150. The blocker (user 0, 100 to 1100)
+    // delays the repetition to [1100, 1150]: after a response of 1000 s (share 0, as
+    // job 1's logged wait gives) the user takes its break as planned, and job 3 comes no
+    // earlier than the repetition's end.
+    let log = [
+        logged(1, 1, 0, 5000, 50, 1),
+        logged(2, 0, 100, 0, 1000, 1),
+        logged(3, 1, 90_000, 0, 50, 1),
+    ]
+    .concat();
+    let config = TraceConfig::default();
+    let (users, jobs) = feedback_run(
+        trace_of(&log, 1, config),
+        1,
+        Policy::Fcfs,
+        reacting(&config, step_curve(1.0)),
+        None,
+    );
+    let s = submits(&jobs, 1);
+    assert_eq!(s[..2], [(1, 0), (1, 150)]);
+    assert_eq!(s[2].0, 3);
+    assert!(s[2].1 >= 1150, "{s:?}");
+    let repetition = jobs.iter().find(|j| j.user == 1 && j.submit == 150).unwrap();
+    assert_eq!((repetition.start, repetition.end), (1100, 1150));
+    let c = users.summary().jobs;
+    assert_eq!((c.gave_up, c.extended, c.submitted), (0, 1, 4));
+}
+
+#[test]
+fn under_the_logs_own_service_users_do_not_react() {
+    // The same log under its own service (`logged`): every response is the logged one,
+    // so no session is given up or extended, and every job comes at its logged time.
+    let log = [
+        logged(1, 1, 0, 5000, 50, 1),
+        logged(2, 0, 100, 0, 1000, 1),
+        logged(3, 1, 90_000, 0, 50, 1),
+        logged(4, 1, 90_150, 0, 50, 1),
+    ]
+    .concat();
+    let config = TraceConfig::default();
+    let logged_service: SchedulerSpec = "logged".parse().unwrap();
+    let (users, jobs) = feedback_run(
+        trace_of(&log, 2, config),
+        2,
+        logged_service,
+        reacting(&config, step_curve(0.5)),
+        None,
+    );
+    let c = users.summary().jobs;
+    assert_eq!((c.gave_up, c.extended), (0, 0));
+    assert_eq!(c.drift.on_time, 4);
+    assert_eq!(
+        submits(&jobs, 1),
+        [(1, 0), (3, 90_000), (4, 90_150)]
     );
 }

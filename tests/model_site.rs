@@ -464,3 +464,54 @@ fn a_resample_scenario_runs() {
     assert_eq!(s.source.weeks, 4);
     assert_eq!(s.source.population.temporary, 0.5);
 }
+
+/// Jobs per opened session of a model-site run.
+fn jobs_per_opened_session(r: &sitesim::experiment::model::ModelReplication) -> f64 {
+    let jobs: u64 = r.users.jobs_by_class.iter().sum();
+    let sessions: u64 = r.users.sessions_by_class.iter().sum();
+    jobs as f64 / sessions as f64
+}
+
+#[test]
+fn model_users_sessions_shrink_as_their_responses_grow() {
+    // The shipped site sized for 128 processors, run on 128 and on 80 processors with the
+    // same users (same seeds): responses grow on the smaller machine. With the built-in
+    // KTH curve the users react, so a session's jobs (submitted per opened session) fall;
+    // with the reactions off they are the drawn lengths whatever the machine. Paired over
+    // 8 replications of 16 weeks, the mean difference must exceed t(0.995, 7) = 3.499
+    // standard errors of the paired differences (a one-sided test at 0.5%), and without
+    // reactions it must not.
+    let files = ModelFiles::new(
+        Arc::new(TalbyModel::shipped()),
+        "models/talby2006.toml",
+        Arc::new(JobLayer::shipped()),
+        "models/kth-sessions.toml",
+    );
+    let curve = ContinuationCurve::parse(
+        sitesim::users::KTH_CONTINUATION,
+        "models/continuation-kth.toml",
+    )
+    .unwrap();
+    let paired = |continuation: Option<ContinuationCurve>| {
+        let diffs: Vec<f64> = (0..8)
+            .map(|r| {
+                let mut opts = options(128, 16);
+                opts.calibrate = true;
+                opts.run.check = false;
+                opts.behaviour.continuation = continuation.clone();
+                let large = jobs_per_opened_session(&replicate(&files, &opts, r).unwrap());
+                opts.machine = Some(80);
+                let small = jobs_per_opened_session(&replicate(&files, &opts, r).unwrap());
+                large - small
+            })
+            .collect();
+        let n = diffs.len() as f64;
+        let mean = diffs.iter().sum::<f64>() / n;
+        let var = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, (var / n).sqrt())
+    };
+    let (mean, se) = paired(Some(curve));
+    assert!(mean > 3.499 * se, "with reactions: {mean} ± {se}");
+    let (mean, se) = paired(None);
+    assert!(mean.abs() <= 3.499 * se.max(1e-9), "without reactions: {mean} ± {se}");
+}
