@@ -208,6 +208,16 @@ fn feedback_and_analyze_report_users_and_write_their_files() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("4 jobs by 2 users"), "{text}");
     assert!(text.contains("sessions               3"), "{text}");
+    // Its only pair was submitted while the previous job ran: nothing to plot.
+    let o = sitesim(&[
+        "analyze",
+        "--swf",
+        log.to_str().unwrap(),
+        "--plot-continuation",
+        temp("curve.svg").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("nothing to plot"), "{}", stderr(&o));
     let o = sitesim(&[
         "feedback",
         "--swf",
