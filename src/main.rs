@@ -425,6 +425,11 @@ struct AnalyzeArgs {
     /// Write the continuation curve fitted from the log to this file (TOML).
     #[arg(long, value_name = "FILE")]
     fit_continuation: Option<PathBuf>,
+    /// Plot the continuation curve (seed 003 Fig. 18) to this SVG file: the share of
+    /// continued sessions by response time with the logistic, and by slowdown to the
+    /// same name ending in -slowdown.svg.
+    #[arg(long, value_name = "FILE")]
+    plot_continuation: Option<PathBuf>,
     /// Print the analysis as JSON.
     #[arg(long)]
     json: bool,
@@ -519,6 +524,7 @@ impl AnalyzeArgs {
             },
             json: self.json,
             fit_continuation: self.fit_continuation.clone(),
+            plot_continuation: self.plot_continuation.clone(),
         })
     }
 }

@@ -1,5 +1,6 @@
 //! SVG charts of results: lines against a numeric axis (optionally with error bars),
-//! grouped bars with error bars, and histograms with marked values.
+//! grouped bars with error bars, histograms with marked values, and shares with their
+//! intervals against a logarithmic axis under a fitted curve.
 //!
 //! Drawn with `plotters`; text is measured with an embedded subset of DejaVu Sans
 //! (`assets/fonts`), so a chart is laid out the same on every machine, needs no system
@@ -60,6 +61,9 @@ pub enum XTicks {
     HourOfWeek,
     /// Hours of the day, 0–23: the axis spans the whole day, a tick every two hours.
     HourOfDay,
+    /// A logarithmic axis drawn from base-10 logarithms: x values are log10 of the
+    /// quantity, and whole powers are labelled by the quantity (1, 10, 100, ...).
+    Log10,
 }
 
 /// A line chart.
@@ -117,6 +121,38 @@ pub struct ErrorLineChart {
     pub zero_line: bool,
     /// The lines.
     pub series: Vec<ErrorSeries>,
+}
+
+/// A measured share with its interval: a point of a [`ShareChart`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Proportion {
+    /// Where on the x axis (above 0: the axis is logarithmic).
+    pub x: f64,
+    /// The share, 0 to 1.
+    pub share: f64,
+    /// The interval's lower end.
+    pub lo: f64,
+    /// The interval's upper end.
+    pub hi: f64,
+}
+
+/// Shares (a y axis from 0 to 1) against a logarithmic x axis: measured shares marked
+/// with their intervals (say, binomial 95% intervals), and optionally a fitted curve
+/// drawn over them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShareChart {
+    /// Title above the plot.
+    pub title: String,
+    /// The x axis' name, with its unit.
+    pub x_label: String,
+    /// The y axis' name.
+    pub y_label: String,
+    /// The measured shares' legend.
+    pub label: String,
+    /// The measured shares, in x order (points at or below 0 are left out).
+    pub points: Vec<Proportion>,
+    /// A fitted curve (points at or below 0 are left out).
+    pub fitted: Option<Series>,
 }
 
 /// One bar of a [`BarSeries`]: a value and the half-length of its error bar (0: none).
@@ -266,6 +302,16 @@ fn hour_tick(h: f64) -> String {
     }
 }
 
+/// The label at `v` on a [`XTicks::Log10`] axis: `10^v` at whole powers, else none.
+fn power_tick(v: f64) -> String {
+    let r = v.round();
+    if (v - r).abs() < 1e-6 {
+        tick(10f64.powf(r))
+    } else {
+        String::new()
+    }
+}
+
 /// The name of the group at `v` on a bar chart's x axis (groups sit at 0, 1, 2, ...).
 fn group_tick(names: &[String], v: f64) -> String {
     let r = v.round();
@@ -298,7 +344,7 @@ fn x_span(ticks: XTicks, lo: f64, hi: f64) -> Range<f64> {
     match ticks {
         XTicks::HourOfWeek => 0.0..168.0,
         XTicks::HourOfDay => -0.5..23.5,
-        XTicks::Numbers => padded(lo, hi, false),
+        XTicks::Numbers | XTicks::Log10 => padded(lo, hi, false),
     }
 }
 
@@ -515,6 +561,80 @@ fn draw_zero_line(ctx: &mut Context<'_, RangedCoordf64>) -> Result<(), String> {
     .map_err(|e| e.to_string())
 }
 
+/// Writes `chart` to `path` as SVG.
+pub fn write_share_chart(path: &Path, chart: &ShareChart) -> Result<(), PlotError> {
+    save(path, render_share_chart(&path.display().to_string(), chart))
+}
+
+/// `chart` as an SVG document.
+pub fn share_chart_svg(chart: &ShareChart) -> Result<String, PlotError> {
+    render_share_chart(&chart.title, chart)
+}
+
+fn render_share_chart(name: &str, chart: &ShareChart) -> Result<String, PlotError> {
+    let measured: Vec<&Proportion> = chart
+        .points
+        .iter()
+        .filter(|p| p.x > 0.0 && p.share.is_finite())
+        .collect();
+    let fitted: Vec<(f64, f64)> = chart
+        .fitted
+        .iter()
+        .flat_map(|f| {
+            f.points
+                .iter()
+                .filter(|p| p.0 > 0.0 && p.1.is_finite())
+                .map(|p| (p.0.log10(), p.1))
+        })
+        .collect();
+    let xs = measured
+        .iter()
+        .map(|p| p.x.log10())
+        .chain(fitted.iter().map(|p| p.0));
+    let (x_lo, x_hi) = bounds(xs).ok_or_else(|| empty(name))?;
+    let x = x_span(XTicks::Log10, x_lo, x_hi);
+    let y = -0.02..1.02;
+    let mut lines = vec![Line {
+        label: &chart.label,
+        points: measured.iter().map(|p| (p.x.log10(), p.share)).collect(),
+        errors: measured.iter().map(|p| (p.x.log10(), p.lo, p.hi)).collect(),
+    }];
+    if let Some(f) = &chart.fitted {
+        lines.push(Line {
+            label: &f.label,
+            points: fitted,
+            errors: Vec::new(),
+        });
+    }
+    let frac = Frac {
+        x: x.clone(),
+        y: y.clone(),
+        log_y: false,
+    };
+    let frame = Frame {
+        title: &chart.title,
+        x_label: &chart.x_label,
+        y_label: &chart.y_label,
+        x_ticks: XTicks::Log10,
+        x_names: &[],
+        legend: Some(lines_legend(&lines, &frac)),
+        counts: false,
+    };
+    let y: RangedCoordf64 = y.into();
+    draw(name, frame, x, y, |ctx| {
+        draw_lines(ctx, &lines[..1], false)?;
+        // The fitted curve: a plain line in the next colour, no markers.
+        if let Some(curve) = lines.get(1) {
+            let style = ShapeStyle::from(PALETTE[1]).stroke_width(2);
+            ctx.draw_series(LineSeries::new(curve.points.iter().copied(), style))
+                .map_err(|e| e.to_string())?
+                .label(curve.label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+        }
+        Ok(())
+    })
+}
+
 /// What every chart has around its data.
 struct Frame<'f> {
     title: &'f str,
@@ -565,6 +685,7 @@ where
                 XTicks::Numbers => &|v| tick(*v),
                 XTicks::HourOfWeek => &|v| weekday_tick(*v),
                 XTicks::HourOfDay => &|v| hour_tick(*v),
+                XTicks::Log10 => &|v| power_tick(*v),
             }
         };
         let y_top = ctx.y_range().end;
@@ -1197,6 +1318,58 @@ mod tests {
         };
         assert!(matches!(
             write_line_chart(&p, &empty),
+            Err(PlotError::Empty { .. })
+        ));
+    }
+
+    #[test]
+    fn a_share_chart_has_its_intervals_its_curve_and_power_ticks() {
+        let chart = ShareChart {
+            title: "Session continuation".into(),
+            x_label: "response time (s)".into(),
+            y_label: "share continued".into(),
+            label: "measured".into(),
+            points: vec![
+                Proportion {
+                    x: 30.0,
+                    share: 0.8,
+                    lo: 0.75,
+                    hi: 0.85,
+                },
+                Proportion {
+                    x: 5000.0,
+                    share: 0.2,
+                    lo: 0.1,
+                    hi: 0.3,
+                },
+            ],
+            fitted: Some(Series {
+                label: "logistic".into(),
+                points: (1..=50)
+                    .map(|i| (10f64.powf(i as f64 / 10.0), 1.0 / i as f64))
+                    .collect(),
+            }),
+        };
+        let svg = share_chart_svg(&chart).unwrap();
+        for text in [
+            "Session continuation",
+            "\nmeasured\n",
+            "\nlogistic\n",
+            "\n100\n",
+            "\n1000\n",
+        ] {
+            assert!(svg.contains(text), "{text} missing");
+        }
+        assert_eq!(svg, share_chart_svg(&chart).unwrap());
+        assert_eq!(power_tick(2.0), "100");
+        assert_eq!(power_tick(2.5), "");
+        let none = ShareChart {
+            points: vec![],
+            fitted: None,
+            ..chart
+        };
+        assert!(matches!(
+            share_chart_svg(&none),
             Err(PlotError::Empty { .. })
         ));
     }

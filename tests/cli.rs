@@ -208,6 +208,39 @@ fn feedback_and_analyze_report_users_and_write_their_files() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("4 jobs by 2 users"), "{text}");
     assert!(text.contains("sessions               3"), "{text}");
+    // One pair counts (job 4 after job 3), one is concurrent (job 3 while job 1 ran).
+    assert!(
+        text.contains("1 pairs with think time >= 0 (1 submitted"),
+        "{text}"
+    );
+    let o = sitesim(&[
+        "analyze",
+        "--swf",
+        log.to_str().unwrap(),
+        "--plot-continuation",
+        temp("curve.svg").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for svg in ["curve.svg", "curve-slowdown.svg"] {
+        assert!(
+            std::fs::read_to_string(temp(svg))
+                .unwrap()
+                .starts_with("<svg")
+        );
+    }
+    // Without the last job, the only pair was submitted while the previous job ran:
+    // nothing to plot.
+    let short = temp("short.swf");
+    std::fs::write(&short, LOG).unwrap();
+    let o = sitesim(&[
+        "analyze",
+        "--swf",
+        short.to_str().unwrap(),
+        "--plot-continuation",
+        temp("none.svg").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("nothing to plot"), "{}", stderr(&o));
     let o = sitesim(&[
         "feedback",
         "--swf",
@@ -274,7 +307,11 @@ fn feedback_input_errors_are_clear() {
     let bad = temp("bad-curve.toml");
     std::fs::write(
         &bad,
-        "source = \"x\"\nthreshold = 1200\n[[bucket]]\ncontinue = 2.0\njobs = 1\n",
+        "source = \"x\"\nthreshold = 1200\npairs = 1\nconcurrent = 0\nmedian_think = 1\n\
+         [logistic]\nintercept = 0.0\nslope = 0.0\n\
+         [[bucket]]\ncontinue = 2.0\njobs = 1\ncontinued = 1\n\
+         [[slowdown]]\ncontinue = 1.0\njobs = 1\ncontinued = 1\n\
+         [[runtime]]\ncontinue = 1.0\njobs = 1\ncontinued = 1\n",
     )
     .unwrap();
     let o = sitesim(&[
@@ -286,7 +323,8 @@ fn feedback_input_errors_are_clear() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("bad-curve.toml: continue = 2 is not a probability"),
+        stderr(&o)
+            .contains("bad-curve.toml: [[bucket]] the last: continue = 2 is not a probability"),
         "{}",
         stderr(&o)
     );

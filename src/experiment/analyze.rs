@@ -1,5 +1,6 @@
 //! `sitesim analyze`: a log's users (sessions, think times, daily and weekly cycles,
-//! flurries, the continuation curve) and the pools resampling draws from.
+//! flurries, the continuation curve of seed 003 Fig. 18 and its plots) and the pools
+//! resampling draws from.
 
 use std::path::{Path, PathBuf};
 
@@ -7,8 +8,11 @@ use super::feedback::{UnknownWaits, read_trace};
 use super::output::write_atomic;
 use super::replay::{ReplayOptions, machine_size, open_log};
 use crate::localtime::SiteClock;
+use crate::plot::{Proportion, Series, ShareChart, share_chart_svg};
 use crate::sched::BuildContext;
 use crate::swf::SwfReader;
+use crate::users::ContinuationCurve;
+use crate::users::continuation::Bucket;
 use crate::workload::analysis::LogAnalysis;
 use crate::workload::pools::{PoolConfig, Pools};
 use crate::workload::questionable::Policies;
@@ -35,10 +39,13 @@ pub struct AnalyzeOptions {
     pub json: bool,
     /// Write the fitted continuation curve to this file.
     pub fit_continuation: Option<PathBuf>,
+    /// Plot the continuation curve (seed 003 Fig. 18) to this SVG file, by response time,
+    /// and by slowdown to the same name ending in `-slowdown.svg`.
+    pub plot_continuation: Option<PathBuf>,
 }
 
 /// `sitesim analyze`: analyses the users of the log `swf` and prints the analysis and
-/// its pools (as text or JSON); writes the continuation curve when asked.
+/// its pools (as text or JSON); writes the continuation curve and its plots when asked.
 pub fn analyze_command(swf: &Path, opts: &AnalyzeOptions) -> Result<(), String> {
     let (header, name) = open_log(swf)?;
     let procs = match opts.procs {
@@ -64,7 +71,11 @@ pub fn analyze_command(swf: &Path, opts: &AnalyzeOptions) -> Result<(), String> 
         &opts.unknown_waits,
     )
     .map_err(|e| e.to_string())?;
-    let analysis = LogAnalysis::of(&trace, &name, &clock, opts.flurry_factor);
+    // The curve and its plots name the log by its file name, wherever it was read from.
+    let file = swf
+        .file_name()
+        .map_or(name.clone(), |f| f.to_string_lossy().into_owned());
+    let analysis = LogAnalysis::of(&trace, &file, &clock, opts.flurry_factor);
     let pools = Pools::of(&trace, opts.pools);
     if opts.json {
         #[derive(serde::Serialize)]
@@ -93,5 +104,112 @@ pub fn analyze_command(swf: &Path, opts: &AnalyzeOptions) -> Result<(), String> 
             .map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
+    if let Some(path) = &opts.plot_continuation {
+        for written in plot_continuation(&analysis.continuation, &file, path)? {
+            eprintln!("wrote {}", written.display());
+        }
+    }
     Ok(())
+}
+
+/// Where each bucket is drawn on a logarithmic axis: the geometric middle of its bounds,
+/// the first bucket's lower bound taken a bucket's ratio below its upper one (at least
+/// 1), the last bucket's upper bound twice its lower one.
+fn midpoints(up_to: &[Option<f64>]) -> Vec<f64> {
+    let bounds: Vec<f64> = up_to.iter().flatten().copied().collect();
+    let mut lo = match bounds.as_slice() {
+        [a, b, ..] => (a * a / b).max(1.0),
+        [a] => (a / 2.0).max(1.0),
+        [] => 1.0,
+    };
+    up_to
+        .iter()
+        .map(|u| {
+            let hi = u.unwrap_or(2.0 * lo).max(lo);
+            let mid = (lo * hi).sqrt();
+            lo = hi;
+            mid
+        })
+        .collect()
+}
+
+/// The measured shares of `buckets` (those with pairs) with their 95% Wilson intervals,
+/// each bound made a number by `value`.
+fn proportions<B: Copy>(buckets: &[Bucket<B>], value: impl Fn(B) -> f64) -> Vec<Proportion> {
+    let up_to: Vec<Option<f64>> = buckets.iter().map(|b| b.up_to.map(&value)).collect();
+    buckets
+        .iter()
+        .zip(midpoints(&up_to))
+        .filter(|(b, _)| b.jobs > 0)
+        .map(|(b, x)| {
+            let (lo, hi) = b.interval();
+            Proportion {
+                x,
+                share: b.continued as f64 / b.jobs as f64,
+                lo,
+                hi,
+            }
+        })
+        .collect()
+}
+
+/// Draws `curve` (fitted from the log `name`) as seed 003 Fig. 18: the share of
+/// continued sessions by the previous job's response time, with the logistic, to
+/// `path`, and by its bounded slowdown to `path` ending in `-slowdown.svg`; returns the
+/// files written.
+fn plot_continuation(
+    curve: &ContinuationCurve,
+    name: &str,
+    path: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    if curve.pairs == 0 {
+        return Err(format!(
+            "{}: no pairs of jobs with a think time of 0 or more in {name}: nothing to plot",
+            path.display()
+        ));
+    }
+    let y_label = format!("next think time < {} s (share)", curve.threshold());
+    let by_response = proportions(&curve.buckets, |t| t as f64);
+    let (lo, hi) = by_response
+        .iter()
+        .fold((f64::MAX, 1.0f64), |(lo, hi), p| (lo.min(p.x), hi.max(p.x)));
+    let lo = lo.min(hi);
+    let steps = 100;
+    let logistic = Series {
+        label: format!(
+            "logistic {:.2} {:+.3} ln r",
+            curve.logistic.intercept, curve.logistic.slope
+        ),
+        points: (0..=steps)
+            .map(|i| {
+                let x = lo.ln() + (hi.ln() - lo.ln()) * f64::from(i) / f64::from(steps);
+                (x.exp(), curve.logistic.at(x))
+            })
+            .collect(),
+    };
+    let response = ShareChart {
+        title: format!("Session continuation by response time ({name})"),
+        x_label: "response time of the previous job (s, log scale)".into(),
+        y_label: y_label.clone(),
+        label: format!("{} pairs, 95% intervals", curve.pairs),
+        points: by_response,
+        fitted: Some(logistic),
+    };
+    let slowdown = ShareChart {
+        title: format!("Session continuation by slowdown ({name})"),
+        x_label: "bounded slowdown of the previous job (log scale)".into(),
+        y_label,
+        label: format!("{} pairs, 95% intervals", curve.pairs),
+        points: proportions(&curve.slowdown, |s| s),
+        fitted: None,
+    };
+    let stem = path.with_extension("");
+    let slowdown_path = PathBuf::from(format!("{}-slowdown.svg", stem.display()));
+    let mut written = Vec::new();
+    for (chart, p) in [(&response, path.to_path_buf()), (&slowdown, slowdown_path)] {
+        let svg = share_chart_svg(chart).map_err(|e| format!("{}: {e}", p.display()))?;
+        write_atomic(&p, svg.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;
+        written.push(p);
+    }
+    Ok(written)
 }
