@@ -367,7 +367,10 @@ fn a_user_adds_a_repetition_after_a_shorter_response_than_the_logs() {
     assert_eq!(s[..2], [(1, 0), (1, 150)]);
     assert_eq!(s[2].0, 3);
     assert!(s[2].1 >= 1150, "{s:?}");
-    let repetition = jobs.iter().find(|j| j.user == 1 && j.submit == 150).unwrap();
+    let repetition = jobs
+        .iter()
+        .find(|j| j.user == 1 && j.submit == 150)
+        .unwrap();
     assert_eq!((repetition.start, repetition.end), (1100, 1150));
     let c = users.summary().jobs;
     assert_eq!((c.gave_up, c.extended, c.submitted), (0, 1, 4));
@@ -396,8 +399,5 @@ fn under_the_logs_own_service_users_do_not_react() {
     let c = users.summary().jobs;
     assert_eq!((c.gave_up, c.extended), (0, 0));
     assert_eq!(c.drift.on_time, 4);
-    assert_eq!(
-        submits(&jobs, 1),
-        [(1, 0), (3, 90_000), (4, 90_150)]
-    );
+    assert_eq!(submits(&jobs, 1), [(1, 0), (3, 90_000), (4, 90_150)]);
 }
