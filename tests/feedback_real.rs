@@ -7,7 +7,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{Collect, shared_log, users_of};
-use sitesim::experiment::feedback::{FeedbackOptions, FeedbackSummary, feedback};
+use sitesim::experiment::feedback::{
+    ContinuationSource, FeedbackOptions, FeedbackSummary, feedback,
+};
 use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, replay};
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
@@ -30,7 +32,19 @@ fn run_feedback(
     procs: Option<u32>,
     out: Option<PathBuf>,
 ) -> FeedbackSummary {
+    run_feedback_with(path, policy, procs, out, ContinuationSource::Fit)
+}
+
+/// [`run_feedback`] with users reacting to service by `continuation`.
+fn run_feedback_with(
+    path: &Path,
+    policy: Policy,
+    procs: Option<u32>,
+    out: Option<PathBuf>,
+    continuation: ContinuationSource,
+) -> FeedbackSummary {
     let opts = FeedbackOptions {
+        continuation,
         run: ReplayOptions {
             policy: policy.into(),
             procs,
@@ -132,14 +146,18 @@ fn kth_schedule_fed_back_to_its_own_policy_is_reproduced() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// KTH ran EASY: with feedback, EASY keeps the log's weekly throughput; FCFS cannot (its
-/// users fall behind and sessions take longer); a larger machine finishes the log sooner.
+/// KTH ran EASY: with feedback and users who do not react to service, EASY keeps the
+/// log's weekly throughput; FCFS cannot (its users fall behind and sessions take
+/// longer); a larger machine finishes the log sooner. With reactions (the default),
+/// EASY's waits are shorter than the log's, so its users go on more often and submit
+/// more jobs than the log has, and FCFS's longer waits break sessions off.
 #[test]
 fn kth_throughput_follows_the_machine() {
     let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
         return;
     };
-    let easy = run_feedback(&kth, Policy::Easy, None, None);
+    let off = |policy, procs| run_feedback_with(&kth, policy, procs, None, ContinuationSource::Off);
+    let easy = off(Policy::Easy, None);
     let t = easy.span_throughput;
     assert_eq!(t.log_jobs, 28_486);
     assert!(
@@ -148,17 +166,25 @@ fn kth_throughput_follows_the_machine() {
         t.jobs_per_week,
         t.log_jobs_per_week
     );
-    let fcfs = run_feedback(&kth, Policy::Fcfs, None, None);
+    let fcfs = off(Policy::Fcfs, None);
     assert!(fcfs.span_throughput.jobs_per_week < 0.95 * t.jobs_per_week);
     assert!(fcfs.sessions.duration.mean > 1.2 * easy.sessions.duration.mean);
     assert!(fcfs.run.metrics.makespan > easy.run.metrics.makespan);
-    let big = run_feedback(&kth, Policy::Easy, Some(150), None);
-    let bigger = run_feedback(&kth, Policy::Easy, Some(200), None);
+    let big = off(Policy::Easy, Some(150));
+    let bigger = off(Policy::Easy, Some(200));
     assert!(big.span_throughput.jobs >= t.jobs);
     assert!(bigger.span_throughput.jobs >= big.span_throughput.jobs);
     assert!(big.run.metrics.makespan <= easy.run.metrics.makespan);
     assert!(bigger.sessions.duration.mean < big.sessions.duration.mean);
     assert!(big.sessions.duration.mean < easy.sessions.duration.mean);
+    // Reacting users.
+    let reacting = run_feedback(&kth, Policy::Easy, None, None);
+    let j = reacting.population.jobs;
+    assert!(reacting.run.metrics.jobs.wait.mean < easy.run.metrics.jobs.wait.mean * 1.1);
+    assert!(j.extended > 2 * j.gave_up, "{j:?}");
+    assert!(reacting.span_throughput.jobs_per_week > t.jobs_per_week);
+    let fcfs_reacting = run_feedback(&kth, Policy::Fcfs, None, None).population.jobs;
+    assert!(fcfs_reacting.gave_up > j.gave_up, "{fcfs_reacting:?}");
 }
 
 /// Seed 003 Fig. 8: the log users generate under EASY, replayed open-loop under FCFS,
@@ -171,8 +197,16 @@ fn kth_cross_simulation() {
         return;
     };
     let dir = scratch("cross");
-    run_feedback(&kth, Policy::Easy, None, Some(dir.join("easy")));
-    run_feedback(&kth, Policy::Fcfs, None, Some(dir.join("fcfs")));
+    // The workloads of users who do not react: what seed 003 Fig. 8 compares.
+    let off = ContinuationSource::Off;
+    run_feedback_with(
+        &kth,
+        Policy::Easy,
+        None,
+        Some(dir.join("easy")),
+        off.clone(),
+    );
+    run_feedback_with(&kth, Policy::Fcfs, None, Some(dir.join("fcfs")), off);
     let easy_log = dir.join("easy/schedule.swf");
     let fcfs_log = dir.join("fcfs/schedule.swf");
     let on_fcfs = run_replay(&easy_log, Policy::Fcfs, Some(dir.join("easy-on-fcfs")));

@@ -258,7 +258,15 @@ fn session_starts_follow_the_fitted_cycles_a_flat_day_or_work_hours() {
         let mut hours = [0u64; 10];
         let mut days = [0u64; 7];
         for _ in 0..N {
-            let t = jobs.start_in_week(c, DayCycle::Window { from: 8, to: 18 }, &mut r);
+            let t = jobs.start_in_week(
+                c,
+                DayCycle::Window {
+                    from: 8,
+                    to: 18,
+                    all_jobs: false,
+                },
+                &mut r,
+            );
             let hour = (t % DAY) / HOUR;
             assert!((8..18).contains(&hour), "{c:?}: a start at hour {hour}");
             hours[hour as usize - 8] += 1;
@@ -392,4 +400,29 @@ fn the_collision_rule_keeps_a_users_sessions_apart() {
             "{room:?}: {placed} placed, {kept} kept"
         );
     }
+}
+
+#[test]
+fn work_hours_move_openings_and_arrivals_to_the_next_morning() {
+    use sitesim::time::{DAY, HOUR};
+    let sessions = DayCycle::Window {
+        from: 8,
+        to: 18,
+        all_jobs: false,
+    };
+    let jobs = DayCycle::Window {
+        from: 8,
+        to: 18,
+        all_jobs: true,
+    };
+    // Before 08:00: that morning; within: unchanged; from 18:00: the next morning.
+    assert_eq!(sessions.opening(DAY + 7 * HOUR), DAY + 8 * HOUR);
+    assert_eq!(sessions.opening(DAY + 9 * HOUR), DAY + 9 * HOUR);
+    assert_eq!(sessions.opening(DAY + 18 * HOUR), 2 * DAY + 8 * HOUR);
+    assert_eq!(sessions.opening(DAY + 18 * HOUR - 1), DAY + 18 * HOUR - 1);
+    // Only with `all_jobs` do arrivals keep to the hours.
+    assert_eq!(sessions.arrival(DAY + 20 * HOUR), DAY + 20 * HOUR);
+    assert_eq!(jobs.arrival(DAY + 20 * HOUR), 2 * DAY + 8 * HOUR);
+    assert_eq!(DayCycle::Flat.opening(5), 5);
+    assert_eq!(DayCycle::Fitted.arrival(5), 5);
 }

@@ -513,3 +513,41 @@ fn model_users_sessions_shrink_as_their_responses_grow() {
     let se = (var / n).sqrt();
     assert!(mean > 3.499 * se, "{mean} ± {se} jobs per session");
 }
+
+#[test]
+fn work_hours_hold_for_deferred_sessions_and_optionally_for_every_job() {
+    // The hand-made sessions start Monday 10:00-11:00; with work hours 10:00-11:00 a
+    // session deferred by its busy user also opens only then, and with `all_jobs` no job
+    // arrives outside those hours. Jobs of 2 h for the whole machine queue behind each
+    // other and keep users busy past 11:00, so sessions are deferred.
+    let jobs = files(whole_machine_sessions(7200.0));
+    let mut opts = options(100, 4);
+    opts.users = 4.0;
+    let hour_of = |t: i64| (t.rem_euclid(DAY)) / HOUR;
+    for all_jobs in [false, true] {
+        opts.day = DayCycle::Window {
+            from: 10,
+            to: 11,
+            all_jobs,
+        };
+        let r = replicate(&jobs, &opts, 0).unwrap();
+        assert!(r.users.deferred > 0, "{:?}", r.users);
+        for s in &r.sessions {
+            assert_eq!(hour_of(s.start), 10, "{s:?}");
+        }
+        let outside: f64 = r
+            .cycles
+            .by_hour
+            .iter()
+            .enumerate()
+            .filter(|&(h, _)| h != 10)
+            .map(|(_, c)| c.arrivals)
+            .sum();
+        if all_jobs {
+            assert_eq!(outside, 0.0, "{:?}", r.cycles.by_hour);
+        } else {
+            // A session's second job follows its first's end (2 h later) at any hour.
+            assert!(outside > 0.0);
+        }
+    }
+}
