@@ -450,20 +450,16 @@ fn render_line_chart(name: &str, chart: &LineChart) -> Result<String, PlotError>
             errors: Vec::new(),
         })
         .collect();
-    let frac = Frac {
-        x: x.clone(),
-        y: y.clone(),
-        log_y: chart.log_y,
-    };
-    let frame = Frame {
-        title: &chart.title,
-        x_label: &chart.x_label,
-        y_label: &chart.y_label,
-        x_ticks: chart.x_ticks,
-        x_names: &[],
-        legend: Some(lines_legend(&lines, &frac)),
-        counts: false,
-    };
+    let frame = lines_frame(
+        [&chart.title, &chart.x_label, &chart.y_label],
+        chart.x_ticks,
+        &lines,
+        Frac {
+            x: x.clone(),
+            y: y.clone(),
+            log_y: chart.log_y,
+        },
+    );
     if chart.log_y {
         draw(name, frame, x, LogCoord::from(y.log_scale()), |ctx| {
             draw_lines(ctx, &lines, false)
@@ -527,20 +523,16 @@ fn render_error_line_chart(name: &str, chart: &ErrorLineChart) -> Result<String,
             }
         })
         .collect();
-    let frac = Frac {
-        x: x.clone(),
-        y: y.clone(),
-        log_y: false,
-    };
-    let frame = Frame {
-        title: &chart.title,
-        x_label: &chart.x_label,
-        y_label: &chart.y_label,
-        x_ticks: XTicks::Numbers,
-        x_names: &[],
-        legend: Some(lines_legend(&lines, &frac)),
-        counts: false,
-    };
+    let frame = lines_frame(
+        [&chart.title, &chart.x_label, &chart.y_label],
+        XTicks::Numbers,
+        &lines,
+        Frac {
+            x: x.clone(),
+            y: y.clone(),
+            log_y: false,
+        },
+    );
     let y: RangedCoordf64 = y.into();
     draw(name, frame, x, y, |ctx| {
         if chart.zero_line {
@@ -606,20 +598,16 @@ fn render_share_chart(name: &str, chart: &ShareChart) -> Result<String, PlotErro
             errors: Vec::new(),
         });
     }
-    let frac = Frac {
-        x: x.clone(),
-        y: y.clone(),
-        log_y: false,
-    };
-    let frame = Frame {
-        title: &chart.title,
-        x_label: &chart.x_label,
-        y_label: &chart.y_label,
-        x_ticks: XTicks::Log10,
-        x_names: &[],
-        legend: Some(lines_legend(&lines, &frac)),
-        counts: false,
-    };
+    let frame = lines_frame(
+        [&chart.title, &chart.x_label, &chart.y_label],
+        XTicks::Log10,
+        &lines,
+        Frac {
+            x: x.clone(),
+            y: y.clone(),
+            log_y: false,
+        },
+    );
     let y: RangedCoordf64 = y.into();
     draw(name, frame, x, y, |ctx| {
         draw_lines(ctx, &lines[..1], false)?;
@@ -647,6 +635,25 @@ struct Frame<'f> {
     legend: Option<SeriesLabelPosition>,
     /// The y axis counts: only whole numbers are labelled.
     counts: bool,
+}
+
+/// The frame of a chart of `lines` titled `[title, x label, y label]`, its legend placed
+/// by [`lines_legend`] on `frac`.
+fn lines_frame<'f>(
+    [title, x_label, y_label]: [&'f str; 3],
+    x_ticks: XTicks,
+    lines: &[Line],
+    frac: Frac,
+) -> Frame<'f> {
+    Frame {
+        title,
+        x_label,
+        y_label,
+        x_ticks,
+        x_names: &[],
+        legend: Some(lines_legend(lines, &frac)),
+        counts: false,
+    }
 }
 
 type Context<'a, Y> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, Y>>;

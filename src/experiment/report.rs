@@ -292,6 +292,23 @@ fn drawn(svg: Result<String, PlotError>) -> Result<Option<String>, String> {
     }
 }
 
+/// The line of `label` through `(x, mean, half-width)` estimates, by x; estimates with
+/// no x are left out, and a line with no point is none.
+fn error_series(
+    label: &str,
+    estimates: impl IntoIterator<Item = (Option<f64>, f64, f64)>,
+) -> Option<ErrorSeries> {
+    let mut points: Vec<Estimate> = estimates
+        .into_iter()
+        .filter_map(|(x, y, error)| Some(Estimate { x: x?, y, error }))
+        .collect();
+    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+    (!points.is_empty()).then(|| ErrorSeries {
+        label: label.to_string(),
+        points,
+    })
+}
+
 /// Each measure against the swept axis: a line per scheduler, mean with 95% CI bars.
 fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
     let axis = exp.plan.axis.as_deref().unwrap_or("x");
@@ -301,26 +318,17 @@ fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
         let series: Vec<ErrorSeries> = exp
             .schedulers()
             .into_iter()
-            .map(|label| {
-                let mut points: Vec<Estimate> = (0..exp.plan.points.len())
-                    .filter(|&p| exp.plan.points[p].label == label)
-                    .filter_map(|p| {
-                        let x = exp.plan.points[p].x?;
-                        let s = exp.stats(p, measure, scale)?;
-                        Some(Estimate {
-                            x,
-                            y: s.mean,
-                            error: s.ci95,
-                        })
-                    })
-                    .collect();
-                points.sort_by(|a, b| a.x.total_cmp(&b.x));
-                ErrorSeries {
-                    label: label.to_string(),
-                    points,
-                }
+            .filter_map(|label| {
+                error_series(
+                    label,
+                    (0..exp.plan.points.len())
+                        .filter(|&p| exp.plan.points[p].label == label)
+                        .filter_map(|p| {
+                            let s = exp.stats(p, measure, scale)?;
+                            Some((exp.plan.points[p].x, s.mean, s.ci95))
+                        }),
+                )
             })
-            .filter(|s| !s.points.is_empty())
             .collect();
         let chart = ErrorLineChart {
             title: format!("{} against {axis}", measure.title),
@@ -1184,18 +1192,7 @@ fn paired_plots(exp: &Experiment, diffs: &PairedDiffs) -> Result<Vec<Figure>, St
         let svg = if exp.has_axis() {
             let series = others
                 .iter()
-                .map(|&label| {
-                    let mut points: Vec<Estimate> = estimates(label)
-                        .into_iter()
-                        .filter_map(|(x, y, error)| Some(Estimate { x: x?, y, error }))
-                        .collect();
-                    points.sort_by(|a, b| a.x.total_cmp(&b.x));
-                    ErrorSeries {
-                        label: label.to_string(),
-                        points,
-                    }
-                })
-                .filter(|s| !s.points.is_empty())
+                .filter_map(|&label| error_series(label, estimates(label)))
                 .collect();
             drawn(plot::error_line_chart_svg(&ErrorLineChart {
                 title,
