@@ -43,7 +43,11 @@ fn run_feedback(
             check: false,
             ..ReplayOptions::default()
         },
-        continuation: continuation.then_some(ContinuationSource::Fit),
+        continuation: if continuation {
+            ContinuationSource::Fit
+        } else {
+            ContinuationSource::Off
+        },
         ..FeedbackOptions::default()
     };
     let name = log.display().to_string();
