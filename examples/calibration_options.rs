@@ -15,7 +15,7 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
-use sitesim::experiment::feedback::{FeedbackOptions, feedback};
+use sitesim::experiment::feedback::{ContinuationSource, FeedbackOptions, feedback};
 use sitesim::experiment::metric::MetricStats;
 use sitesim::experiment::replay::ReplayOptions;
 use sitesim::experiment::replicate::with_threads;
@@ -97,6 +97,9 @@ fn main() -> Result<()> {
                     cooldown: WEEK,
                     ..ReplayOptions::default()
                 },
+                // Without reactions to service, as the table in docs/VALIDATION.md was
+                // measured (before issue 15).
+                continuation: ContinuationSource::Off,
                 ..FeedbackOptions::default()
             },
             pools: PoolConfig::default(),
