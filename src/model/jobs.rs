@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::dist::{Categorical, Quantiles, Zipf};
 use super::{PerSessionClass, SessionClass};
 use crate::time::{DAY, HOUR, Time};
+pub use crate::users::session::{Follow, SessionJob};
 
 /// How generated runtimes are mapped: `median x (r / fitted_median)^spread`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -83,30 +84,6 @@ pub struct JobLayerFile {
     pub threshold: Time,
     /// One job layer per session class.
     pub class: PerSessionClass<ClassJobs>,
-}
-
-/// How a session's job is submitted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Follow {
-    /// The session's first job, at the session's start.
-    First,
-    /// This long after the previous job ended.
-    Think(Time),
-    /// This long after the previous job's submission, whether it ended or not.
-    Concurrent(Time),
-}
-
-/// One job of a generated session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SessionJob {
-    /// Processors, scaled to the simulated machine.
-    pub size: u32,
-    /// Runtime, seconds.
-    pub runtime: Time,
-    /// Estimate, seconds, at least the runtime.
-    pub estimate: Time,
-    /// When it is submitted.
-    pub follow: Follow,
 }
 
 /// A class's job layer, ready to sample.

@@ -1,6 +1,18 @@
 //! The model-based site in the closed loop: the [`Workload`] whose users follow the plan
 //! of [`super::plan`] and submit each session's jobs as the machine finishes them.
 //!
+//! The plan decides where a user's sessions and jobs come from; the user model decides
+//! what the user does with them, as it does for trace users: an open session is a
+//! [`crate::users::session::OpenSession`] (each job after the previous one's end plus
+//! its think time, or its submission plus its gap when concurrent; after each result
+//! the user reacts to the service by [`crate::users::reaction`], giving up the rest of
+//! the session after a long response or adding a repetition after a short one), and a
+//! user leaves for good after too many long waits ([`crate::users::Patience`],
+//! optional). The reference of the reactions is the continuation share of the job's
+//! runtime under the log's own service
+//! ([`crate::users::ContinuationCurve::runtime_share`]): the session lengths the model
+//! draws are those of the log's users under the log's service.
+//!
 //! A session opens at its planned start, or, if its user is still busy with its previous
 //! session (jobs left to submit or still running), once that session is over plus the
 //! collision gap: a user works one session at a time, as in a log's sessions. The plan
@@ -8,29 +20,15 @@
 //! at once ([`super::plan::CollisionRoom`]), so a session is deferred because the machine
 //! made its user wait, or because the plan could not place its user's week apart. By
 //! default ([`BusyUser::Queue`]) it still opens, however late, and only the horizon cuts
-//! what is left: the machine delays planned work but does not remove it. In an open
-//! session the first job is submitted at once; each later
-//! job follows the previous one's end by its think time, or, for a concurrent job, the
-//! previous submission by its gap ([`super::jobs`]). Users react to the service as trace
-//! users do ([`crate::users::reaction`]), so a session's length in jobs comes out of the
-//! run: after a job followed by a think time, a long response may make the user give up
-//! the rest of the session; after the session's last job, a short response may make it
-//! go on with a repetition of that job. The reference is the continuation share of the
-//! job's runtime under the log's own service
-//! ([`crate::users::ContinuationCurve::runtime_share`]): the session lengths the model
-//! draws are those of the log's users under the log's service. After too many long waits
-//! a user leaves for good (patience, optional). With work hours
+//! what is left: the machine delays planned work but does not remove it. With work hours
 //! ([`super::DayCycle::Window`]) a session opens only within them, deferred or not, and
 //! with `all_jobs` every job arrives within them. No session opens and no job is
 //! submitted after the horizon.
-
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
-use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
-use super::jobs::{Follow, SessionJob};
 use super::plan::{PlanCounts, PlannedSession, SitePlan};
 use super::tally::{Tally, WorkloadFigures};
 use super::{DayCycle, SessionClass};
@@ -38,7 +36,8 @@ use crate::job::{JobOutcome, JobSpec};
 use crate::sim::{SimError, SourceCtx, Workload};
 use crate::time::{Time, WEEK};
 use crate::users::Behaviour;
-use crate::users::reaction::{Planned, Reaction, react};
+use crate::users::reaction::Reaction;
+use crate::users::session::OpenSession;
 
 /// The wake-up token of the weekly planning (the users' own is 0).
 const WEEK_TOKEN: u64 = 1;
@@ -123,36 +122,24 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// An open session.
+/// An open session of its class.
 #[derive(Debug, Clone)]
-struct OpenSession {
+struct Open {
     class: SessionClass,
-    jobs: Vec<SessionJob>,
-    /// The next job to submit.
-    next: usize,
-    /// Jobs submitted and not ended.
-    running: u32,
-    last_submit: Time,
-    /// End of each submitted job, once ended.
-    ends: Vec<Option<Time>>,
-    /// Submission of each submitted job.
-    submits: Vec<Time>,
-    /// The time a submission of `next` is planned for, if it is.
-    planned: Option<Time>,
+    session: OpenSession,
 }
 
 /// A user of the site.
 #[derive(Debug, Clone, Default)]
 struct Agent {
     pending: VecDeque<PlannedSession>,
-    open: Option<OpenSession>,
+    open: Option<Open>,
     /// When its last session ended (its last job ended).
     free_from: Time,
     /// The time the opening of the front pending session is planned for, if it is.
     opening: Option<Time>,
     strikes: u64,
     left: bool,
-    rng: Option<Xoshiro256PlusPlus>,
 }
 
 /// The model-based site's users: a [`Workload`].
@@ -330,16 +317,9 @@ impl ModelSite {
                 self.report.delay += now - s.start;
             }
             self.report.sessions_by_class[s.class.index()] += 1;
-            a.rng = Some(s.rng);
-            a.open = Some(OpenSession {
+            a.open = Some(Open {
                 class: s.class,
-                ends: vec![None; s.jobs.len()],
-                submits: Vec::with_capacity(s.jobs.len()),
-                jobs: s.jobs,
-                next: 0,
-                running: 0,
-                last_submit: now,
-                planned: Some(now),
+                session: OpenSession::open(s.jobs, s.rng, now),
             });
         }
         self.submit_next(u, ctx);
@@ -353,11 +333,9 @@ impl ModelSite {
         let Some(s) = a.open.as_mut() else {
             return;
         };
-        if s.planned != Some(now) {
+        let Some((j, job)) = s.session.due(now) else {
             return;
-        }
-        let j = s.next;
-        let job = s.jobs[j];
+        };
         if job.size > self.machine {
             self.report.narrowed_jobs += 1;
         }
@@ -375,41 +353,19 @@ impl ModelSite {
         self.next_job += 1;
         self.submitted.add(job.runtime, job.size.min(self.machine));
         self.report.jobs_by_class[s.class.index()] += 1;
-        s.submits.push(now);
-        s.next += 1;
-        s.running += 1;
-        s.last_submit = now;
-        s.planned = None;
+        s.session.submitted(now);
         self.plan_next(u, ctx);
     }
 
     /// Plans user `u`'s next submission if its time is known, or closes its session.
     fn plan_next(&mut self, u: u32, ctx: &mut SourceCtx) {
-        let a = &mut self.agents[u as usize];
-        let Some(s) = a.open.as_mut() else {
+        let day = self.day;
+        let Some(s) = self.agents[u as usize].open.as_mut() else {
             return;
         };
-        let Some(job) = s.jobs.get(s.next) else {
-            if s.running == 0 {
-                self.close(u, ctx);
-            }
-            return;
-        };
-        let previous_end = s.ends[s.next - 1];
-        let at = match job.follow {
-            Follow::First => Some(ctx.now()),
-            // Submitted while the previous job runs: its gap after that submission, or
-            // at the previous job's end if that comes first (the user does not wait
-            // past a result it was not waiting for).
-            Follow::Concurrent(gap) => {
-                Some(previous_end.map_or(s.last_submit + gap, |e| (s.last_submit + gap).min(e)))
-            }
-            Follow::Think(think) => previous_end.map(|end| end + think),
-        };
-        if let Some(at) = at.map(|t| self.day.arrival(t.max(ctx.now())))
-            && s.planned.is_none_or(|p| at < p)
-        {
-            s.planned = Some(at);
+        if s.session.is_over() {
+            self.close(u, ctx);
+        } else if let Some(at) = s.session.plan_next(ctx.now(), |t| day.arrival(t)) {
             self.schedule(at, u, ctx);
         }
     }
@@ -419,19 +375,20 @@ impl ModelSite {
         let now = ctx.now();
         let a = &mut self.agents[u as usize];
         if let (Some(records), Some(s)) = (self.records.as_mut(), a.open.as_ref())
-            && !s.submits.is_empty()
+            && let jobs = s.session.submitted_jobs().collect::<Vec<_>>()
+            && let Some(&(_, start, _)) = jobs.first()
         {
-            let n = s.submits.len();
-            let mut runtimes: Vec<f64> = s.jobs[..n].iter().map(|j| j.runtime as f64).collect();
-            let mut sizes: Vec<f64> = s.jobs[..n].iter().map(|j| f64::from(j.size)).collect();
-            let mut thinks: Vec<f64> = (1..n)
-                .filter_map(|i| s.ends[i - 1].map(|e| (s.submits[i] - e) as f64))
+            let mut runtimes: Vec<f64> = jobs.iter().map(|j| j.0.runtime as f64).collect();
+            let mut sizes: Vec<f64> = jobs.iter().map(|j| f64::from(j.0.size)).collect();
+            let mut thinks: Vec<f64> = jobs
+                .windows(2)
+                .filter_map(|w| w[0].2.map(|end| (w[1].1 - end) as f64))
                 .collect();
             records.push(SessionRecord {
                 class: s.class,
-                start: s.submits[0],
+                start,
                 end: now,
-                jobs: n as u32,
+                jobs: jobs.len() as u32,
                 median_runtime: median(&mut runtimes),
                 median_size: median(&mut sizes),
                 median_think: if thinks.is_empty() {
@@ -442,7 +399,6 @@ impl ModelSite {
             });
         }
         a.open = None;
-        a.rng = None;
         a.free_from = now;
         if let Some(s) = a.pending.front() {
             let at = self.day.opening(s.start.max(now + self.gap));
@@ -454,8 +410,7 @@ impl ModelSite {
     /// Drops the rest of user `u`'s open session (it gave up or left).
     fn drop_rest(&mut self, u: u32) {
         if let Some(s) = self.agents[u as usize].open.as_mut() {
-            self.report.dropped_jobs += (s.jobs.len() - s.next) as u64;
-            s.jobs.truncate(s.next);
+            self.report.dropped_jobs += s.session.drop_rest();
         }
     }
 }
@@ -496,35 +451,18 @@ impl Workload for ModelSite {
                 job.job
             )));
         };
-        s.ends[j] = Some(now);
-        s.running -= 1;
-        let mut reaction = Reaction::AsPlanned;
         let leave = match behaviour.patience {
             Some(p) if !a.left => p.strike(job.wait(), &mut a.strikes),
             _ => false,
         };
-        // The user reacts to the result of its latest submission: a next job that
-        // follows it by a think time is a planned go-on, no next job a planned end;
-        // a concurrent next job is already decided.
-        let planned = match s.jobs.get(s.next).map(|n| n.follow) {
-            _ if j + 1 != s.next => None,
-            Some(Follow::Think(_)) => Some(Planned::GoOn),
-            None => Some(Planned::Break),
-            Some(Follow::Concurrent(_) | Follow::First) => None,
-        };
-        if let (Some(curve), Some(planned)) = (&behaviour.continuation, planned) {
-            let rng = a.rng.as_mut().expect("an open session has its stream");
-            let reference = curve.runtime_share(job.runtime());
-            reaction = react(curve, planned, job.response(), reference, rng);
-            if reaction == Reaction::Extend {
-                let repeat = SessionJob {
-                    follow: Follow::Think(curve.continued_think()),
-                    ..s.jobs[j]
-                };
-                s.jobs.push(repeat);
-                s.ends.push(None);
-                self.report.extended += 1;
-            }
+        // The reference: the runtime's share under the log's own service.
+        let curve = behaviour
+            .continuation
+            .as_ref()
+            .map(|c| (c, c.runtime_share(job.runtime())));
+        let reaction = s.session.ended(j, now, job.response(), curve);
+        if reaction == Reaction::Extend {
+            self.report.extended += 1;
         }
         if leave {
             a.left = true;

@@ -16,6 +16,7 @@ pub mod deps;
 pub mod drift;
 pub mod fluid;
 pub mod reaction;
+pub mod session;
 
 pub use agent::{TraceAgent, UserCounts, UserState};
 pub use behaviour::{Behaviour, KTH_CONTINUATION, Patience};
