@@ -1,7 +1,9 @@
 //! Model-based site benchmarks: one simulated year of the 1,024-processor site of the
 //! performance target, and of the 128-processor default site, under EASY on one core
-//! (one replication each; replications run in parallel on top of this). Figures go to
-//! docs/PERFORMANCE.md.
+//! (one replication each; replications run in parallel on top of this), with users who
+//! do not react to service (`easy_*_procs`, the ids measured before issue 15) and with
+//! users who react by the built-in KTH continuation curve, the model's default
+//! (`easy_*_procs_reacting`). Figures go to docs/PERFORMANCE.md.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -12,9 +14,9 @@ use sitesim::experiment::replay::ReplayOptions;
 use sitesim::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel};
 use sitesim::sched::Policy;
 use sitesim::time::WEEK;
-use sitesim::users::Behaviour;
+use sitesim::users::{Behaviour, ContinuationCurve, KTH_CONTINUATION};
 
-fn options(procs: u32) -> ModelOptions {
+fn options(procs: u32, behaviour: Behaviour) -> ModelOptions {
     ModelOptions {
         run: ReplayOptions {
             policy: Policy::Easy.into(),
@@ -26,7 +28,7 @@ fn options(procs: u32) -> ModelOptions {
         params: Parameterization::MachineSize(procs),
         day: DayCycle::Fitted,
         users: 1.0,
-        behaviour: Behaviour::default(),
+        behaviour,
         length: 52 * WEEK,
         replications: 1,
         threads: Some(1),
@@ -47,13 +49,22 @@ fn model_site(c: &mut Criterion) {
     );
     let mut g = c.benchmark_group("model_site_year");
     g.sample_size(10);
+    let reacting = Behaviour {
+        continuation: Some(
+            ContinuationCurve::parse(KTH_CONTINUATION, "models/continuation-kth.toml")
+                .expect("the built-in curve parses"),
+        ),
+        ..Behaviour::default()
+    };
     for procs in [128, 1024] {
-        let opts = options(procs);
-        let jobs = replicate(&files, &opts, 0).expect("runs").figures.jobs;
-        eprintln!("model site of {procs} processors: {jobs} measured jobs in a year");
-        g.bench_function(format!("easy_{procs}_procs"), |b| {
-            b.iter(|| black_box(replicate(&files, &opts, 0).expect("runs").figures.jobs))
-        });
+        for (suffix, behaviour) in [("", Behaviour::default()), ("_reacting", reacting.clone())] {
+            let opts = options(procs, behaviour);
+            let jobs = replicate(&files, &opts, 0).expect("runs").figures.jobs;
+            eprintln!("model site of {procs} processors{suffix}: {jobs} measured jobs in a year");
+            g.bench_function(format!("easy_{procs}_procs{suffix}"), |b| {
+                b.iter(|| black_box(replicate(&files, &opts, 0).expect("runs").figures.jobs))
+            });
+        }
     }
     g.finish();
 }
