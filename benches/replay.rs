@@ -82,6 +82,49 @@ fn parsing(c: &mut Criterion) {
         });
     }
     g.finish();
+    compressed(c);
+}
+
+/// Reading KTH from a file, plain and gzip (`LogInput`), and the gzip decompression
+/// alone: reading a `.swf.gz` should cost at most 1.5 times the plain file's read plus
+/// the decompression. Throughput is in bytes of the plain log.
+fn compressed(c: &mut Criterion) {
+    use std::io::{Read, Write};
+    let Some(bytes) = common::shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("sitesim-bench-gz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plain = dir.join("kth.swf");
+    let packed = dir.join("kth.swf.gz");
+    std::fs::write(&plain, &bytes).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&bytes).unwrap();
+    std::fs::write(&packed, gz.finish().unwrap()).unwrap();
+    let mut g = c.benchmark_group("parse_file");
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    for (name, path) in [("kth-plain", &plain), ("kth-gzip", &packed)] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let reader = SwfReader::open(black_box(path)).unwrap();
+                reader.map(|r| r.unwrap().record.run).sum::<i64>()
+            })
+        });
+    }
+    g.bench_function("kth-gunzip-only", |b| {
+        b.iter(|| {
+            let mut input = sitesim::swf::LogInput::open(black_box(&packed)).unwrap();
+            std::io::copy(&mut input, &mut std::io::sink()).unwrap()
+        })
+    });
+    g.finish();
+    let mut check = Vec::new();
+    sitesim::swf::LogInput::open(&packed)
+        .unwrap()
+        .read_to_end(&mut check)
+        .unwrap();
+    assert_eq!(check, bytes);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The simulation alone: a log parsed beforehand, replayed from memory (summary metrics

@@ -629,3 +629,57 @@ fn a_sweep_is_an_experiment_that_shards_merges_and_resumes() {
     let again = sweep(&merged, None);
     assert!(again.contains("0 done now, 8 found from before"), "{again}");
 }
+
+#[test]
+fn gzip_logs_read_as_the_plain_ones_and_corrupt_ones_name_file_and_line() {
+    use std::io::Write;
+    // A log long enough that the gzip stream spans several blocks.
+    let mut text = String::from("; MaxProcs: 8\n");
+    for n in 1..=3000 {
+        text.push_str(&format!(
+            "{n} {} 0 {} {} -1 -1 {} 100 -1 1 {} 1 -1 -1 -1 -1 -1\n",
+            n * 7,
+            10 + n % 50,
+            1 + n % 8,
+            1 + n % 8,
+            n % 5
+        ));
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(text.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let plain = temp("long.swf");
+    std::fs::write(&plain, &text).unwrap();
+    let packed = temp("long.swf.gz");
+    std::fs::write(&packed, &gz).unwrap();
+    let replay = |log: &PathBuf, out: &str| {
+        let out = temp(out);
+        let o = sitesim(&[
+            "replay",
+            "--swf",
+            log.to_str().unwrap(),
+            "--scheduler",
+            "easy",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read(out.join("jobs.csv")).unwrap()
+    };
+    assert_eq!(replay(&packed, "gz-out"), replay(&plain, "plain-out"));
+    // Cut short: the error names the file and the line being read.
+    let cut = temp("cut.swf.gz");
+    std::fs::write(&cut, &gz[..gz.len() / 2]).unwrap();
+    let o = sitesim(&["replay", "--swf", cut.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    let at = format!("{}:", cut.display());
+    assert!(e.contains(&at), "{e}");
+    let line: u64 = e[e.find(&at).unwrap() + at.len()..]
+        .split(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap_or_else(|_| panic!("a line number in {e}"));
+    assert!(line > 1 && line <= 3001, "{e}");
+}

@@ -2,11 +2,13 @@
 //! writer, the header, and the errors that name file, line and field.
 
 mod header;
+mod input;
 mod reader;
 mod record;
 mod writer;
 
 pub use header::SwfHeader;
+pub use input::LogInput;
 pub use reader::{ExtraColumns, Located, SwfReader};
 pub use record::{FIELD_NAMES, FIELDS, SwfRecord};
 pub use writer::SwfWriter;
@@ -21,6 +23,17 @@ pub enum SwfError {
         /// The log.
         file: String,
         /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file could not be read at a line (a disk error, or corrupt compressed data).
+    #[error("{file}:{line}: {source}")]
+    Read {
+        /// The log.
+        file: String,
+        /// 1-based number of the line being read.
+        line: u64,
+        /// What the system, or the decompressor, said.
         #[source]
         source: std::io::Error,
     },

@@ -1,11 +1,10 @@
 //! Streaming SWF reader: one line at a time from any `BufRead`, header first.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::Path;
 
 use super::record::{FIELD_NAMES, FIELDS, SwfRecord, Value, is_fractional};
-use super::{SwfError, SwfHeader};
+use super::{LogInput, SwfError, SwfHeader};
 
 /// Lines that carried more than 18 columns. They are read (the extra columns are ignored)
 /// and reported as a warning.
@@ -43,17 +42,14 @@ pub struct SwfReader<R> {
     bytes: u64,
 }
 
-impl SwfReader<BufReader<File>> {
-    /// Opens the log at `path`.
+impl SwfReader<LogInput> {
+    /// Opens the log at `path`, plain or gzip ([`LogInput`]).
     pub fn open(path: &Path) -> Result<Self, SwfError> {
-        let file = File::open(path).map_err(|e| SwfError::Io {
+        let input = LogInput::open(path).map_err(|e| SwfError::Io {
             file: path.display().to_string(),
             source: e,
         })?;
-        Self::new(
-            BufReader::with_capacity(1 << 16, file),
-            &path.display().to_string(),
-        )
+        Self::new(input, &path.display().to_string())
     }
 }
 
@@ -108,8 +104,9 @@ impl<R: BufRead> SwfReader<R> {
             let n = self
                 .src
                 .read_until(b'\n', &mut self.buf)
-                .map_err(|e| SwfError::Io {
+                .map_err(|e| SwfError::Read {
                     file: self.file.clone(),
+                    line: self.line_no + 1,
                     source: e,
                 })?;
             if n == 0 {
