@@ -79,8 +79,7 @@ fn main() -> Result<(), String> {
         .next()
         .unwrap_or_else(|| "scenarios/default.toml".into());
     let policy = args.next().unwrap_or_else(|| "fair-start".into());
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-    let scenario = Scenario::parse(&text, &path)?;
+    let (scenario, _) = Scenario::load(std::path::Path::new(&path))?;
     let mut ours = scenario.clone();
     ours.scheduler.policy = policy.parse()?;
     // A policy of our own cannot plan with the scenario's predictor unless it says so;

@@ -551,3 +551,31 @@ fn work_hours_hold_for_deferred_sessions_and_optionally_for_every_job() {
         }
     }
 }
+
+#[test]
+fn a_scenario_finds_its_input_files_from_its_own_folder() {
+    // A scenario in a folder of its own naming a job-layer file beside it, loaded from
+    // another working directory: the file is found from the scenario's folder.
+    let dir = std::env::temp_dir().join(format!("sitesim-scenario-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("models")).unwrap();
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/kth-sessions.toml");
+    std::fs::copy(shipped, dir.join("models/mine.toml")).unwrap();
+    let text = "seed = 1\nduration = \"2w\"\nreplications = 1\n[machine]\nprocs = 128\n\
+                [scheduler]\npolicy = \"easy\"\n[workload]\nsource = \"model\"\njobs = \"models/mine.toml\"\n\
+                [workload.users]\ncontinuation = \"off\"\n";
+    let path = dir.join("s.toml");
+    std::fs::write(&path, text).unwrap();
+    let (scenario, back) = Scenario::load(&path).unwrap();
+    assert_eq!(back, text);
+    let (files, ..) = scenario.model_setup().unwrap();
+    assert!(
+        files.jobs_name.ends_with("models/mine.toml"),
+        "{}",
+        files.jobs_name
+    );
+    assert!(std::path::Path::new(&files.jobs_name).exists());
+    // Parsed from text, with no file, paths stay as written.
+    let parsed = Scenario::parse(text, "s.toml").unwrap();
+    assert!(parsed.model_setup().is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -167,11 +167,7 @@ pub fn run_command(
 ) -> Result<(), String> {
     let started = Instant::now();
     let (scenario, text) = match path {
-        Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            (Scenario::parse(&text, &path.display().to_string())?, text)
-        }
+        Some(path) => Scenario::load(path)?,
         None => (
             Scenario::parse(DEFAULT_SCENARIO, "scenarios/default.toml (built in)")?,
             DEFAULT_SCENARIO.to_owned(),

@@ -611,10 +611,50 @@ impl Scenario {
         })
     }
 
-    /// Reads a scenario file.
-    pub fn load(path: &Path) -> Result<Scenario, String> {
+    /// Reads a scenario file. Its input files (logs, model files, continuation curves)
+    /// are found from the scenario file's folder when their paths are relative, so a
+    /// scenario runs from any working directory; `[output] dir` stays relative to the
+    /// working directory, where results are looked for.
+    /// Returns the file's text with it (an experiment records it).
+    pub fn load(path: &Path) -> Result<(Scenario, String), String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Scenario::parse(&text, &path.display().to_string())
+        let mut scenario = Scenario::parse(&text, &path.display().to_string())?;
+        scenario.resolve_inputs(path.parent().unwrap_or(Path::new("")));
+        Ok((scenario, text))
+    }
+
+    /// Makes the relative paths of the scenario's input files relative to `base`.
+    fn resolve_inputs(&mut self, base: &Path) {
+        let file = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        // A curve names a file unless it is a keyword.
+        let curve = |c: &mut Option<String>| {
+            if let Some(name) = c
+                && !matches!(name.as_str(), "fit" | "off")
+                && Path::new(name.as_str()).is_relative()
+            {
+                *name = base.join(name.as_str()).display().to_string();
+            }
+        };
+        match &mut self.workload {
+            WorkloadSection::Swf { path, .. } => file(path),
+            WorkloadSection::Feedback { path, users, .. }
+            | WorkloadSection::Resample { path, users, .. } => {
+                file(path);
+                curve(&mut users.continuation);
+            }
+            WorkloadSection::Model {
+                model, jobs, users, ..
+            } => {
+                model.iter_mut().for_each(file);
+                jobs.iter_mut().for_each(file);
+                curve(&mut users.continuation);
+            }
+            WorkloadSection::Synthetic { model, .. } => model.iter_mut().for_each(file),
+        }
     }
 
     /// The replay options this scenario stands for (for the workload given separately).
