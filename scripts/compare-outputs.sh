@@ -32,7 +32,9 @@ run() { # NAME ARGS...: the printed text in NAME.txt, files in NAME/
 for s in scenarios/*.toml; do
   name=$(basename "$s" .toml)
   dir="$OUT/scenarios/$name"
+  # The shortened copy lives elsewhere: its log paths, relative to scenarios/, made absolute.
   sed -e 's/^replications = .*/replications = 2/' -e 's/^duration = .*/duration = "8w"/' \
+    -e "s|^path = \"\([^/][^\"]*\)\"|path = \"$PWD/scenarios/\1\"|" \
     -e "s|^#* *dir = .*|dir = \"$dir\"|" "$s" >"$SHORT/$name.toml"
   grep -q '^\[output\]' "$SHORT/$name.toml" || printf '\n[output]\ndir = "%s"\n' "$dir" >>"$SHORT/$name.toml"
   "$BIN" run "$SHORT/$name.toml" >"$dir.txt" 2>"$dir.err"
