@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::metric::{MetricStats, Replication};
+use super::metric::{MetricStats, Replication, metric};
 use super::model::{ModelFiles, ModelOptions, replicate};
 use super::output::write_atomic;
 use super::replay::ReplayError;
@@ -694,6 +694,65 @@ pub struct CapacityResult {
     pub answers: Vec<CapacityAnswer>,
 }
 
+impl CapacityResult {
+    /// The answers as a person reads them: per scheduler, the smallest machine whose
+    /// mean meets the target, and the smallest whose whole 95% interval does (the
+    /// answer for 95% confidence), each with its mean ± half-width in the metric's unit.
+    pub fn render(&self) -> String {
+        let m = metric(&self.metric).ok();
+        let largest = self
+            .answers
+            .iter()
+            .flat_map(|a| &a.probes)
+            .map(|p| p.mean.abs())
+            .fold(self.target.abs(), f64::max);
+        let (unit, factor) = m.map_or(("", 1.0), |m| {
+            let s = m.scale(largest);
+            (s.unit, s.factor)
+        });
+        let show = |v: f64| {
+            let space = if unit.is_empty() { "" } else { " " };
+            format!("{:.1}{space}{unit}", v * factor)
+        };
+        let below = self.goal == "below";
+        let confident = |p: &&Probe| {
+            if below {
+                p.mean + p.ci95 <= self.target
+            } else {
+                p.mean - p.ci95 >= self.target
+            }
+        };
+        let mut out = format!(
+            "  capacity      smallest machine with mean {} {} {} (the population was sized for {} processors):\n",
+            self.metric,
+            if below { "at most" } else { "at least" },
+            show(self.target),
+            self.population_procs
+        );
+        for a in &self.answers {
+            let at = |procs: u32| a.probes.iter().find(|p| p.procs == procs);
+            let answer = match a.procs.and_then(|n| at(n).map(|p| (n, p))) {
+                Some((n, p)) => format!("{n} processors ({} ± {})", show(p.mean), show(p.ci95)),
+                None => "none in the range searched".to_owned(),
+            };
+            let sure = match a.probes.iter().filter(confident).min_by_key(|p| p.procs) {
+                Some(p) => format!(
+                    "{} for 95% confidence, of the sizes probed ({} ± {})",
+                    p.procs,
+                    show(p.mean),
+                    show(p.ci95)
+                ),
+                None => "no machine probed meets it with 95% confidence".to_owned(),
+            };
+            out.push_str(&format!(
+                "                {}: {answer}; {sure}\n",
+                a.scheduler
+            ));
+        }
+        out
+    }
+}
+
 /// The run record of a replication from its figures, its daily cycle, its runtime
 /// classes and the jobs cut to the machine.
 fn record(
@@ -748,9 +807,13 @@ pub fn experiment_command(
     let plan = study.plan();
     let total = study.pending(dir, shard);
     println!(
-        "experiment {}: {} point(s) x {} replication(s){}, results in {}",
+        "experiment {}: {} {} replication(s){}, results in {}",
         plan.name,
-        plan.points.len(),
+        if study.is_capacity_search() {
+            "a capacity search by bisection,".to_owned()
+        } else {
+            format!("{} point(s) x", plan.points.len())
+        },
         plan.replications,
         if shard == Shard::ALL {
             String::new()
@@ -784,7 +847,13 @@ pub fn experiment_command(
             dir.display()
         );
         if study.is_capacity_search() {
-            println!("  capacity      {}/capacity.json", dir.display());
+            let path = dir.join("capacity.json");
+            let result: CapacityResult = std::fs::read(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            print!("{}", result.render());
+            println!("  written       {}", path.display());
         }
     } else {
         println!("  merge         sitesim merge --out DIR <the shards' directories>");
@@ -850,5 +919,38 @@ mod tests {
         assert!("0/3".parse::<Shard>().is_err());
         assert!("4/3".parse::<Shard>().is_err());
         assert!("x".parse::<Shard>().is_err());
+    }
+
+    #[test]
+    fn capacity_answers_read_with_their_units_and_the_confident_size() {
+        let probe = |procs, mean, ci95| Probe {
+            procs,
+            mean,
+            ci95,
+            passes: mean <= 1800.0,
+        };
+        let result = CapacityResult {
+            metric: "mean_wait".into(),
+            target: 1800.0,
+            goal: "below".into(),
+            population_procs: 128,
+            answers: vec![CapacityAnswer {
+                scheduler: "EASY".into(),
+                procs: Some(144),
+                probes: vec![
+                    probe(136, 2400.0, 900.0),
+                    probe(144, 1740.0, 780.0),
+                    probe(152, 1300.0, 540.0),
+                    probe(176, 600.0, 240.0),
+                ],
+            }],
+        };
+        let text = result.render();
+        assert!(text.contains("at most 30.0 min"), "{text}");
+        assert!(
+            text.contains("EASY: 144 processors (29.0 min ± 13.0 min)"),
+            "{text}"
+        );
+        assert!(text.contains("176 for 95% confidence"), "{text}");
     }
 }
