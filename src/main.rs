@@ -93,14 +93,54 @@ enum Command {
 struct RunArgs {
     /// The scenario file [default: the built-in scenarios/default.toml].
     scenario: Option<PathBuf>,
-    /// Results directory of an experiment [default: the scenario's [output] dir, else
-    /// results/NAME].
+    /// Results directory: an experiment's runs and summary, or a run's summary.json and
+    /// outputs [default: the scenario's [output] dir; an experiment's else results/NAME].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Run only shard K of N of an experiment's runs (1 <= K <= N); merge the shards'
     /// directories with `sitesim merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
+    /// Replications, instead of the scenario's.
+    #[arg(long, value_name = "N")]
+    replications: Option<u32>,
+    /// Random seed, instead of the scenario's.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Threads, instead of the scenario's.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Set any key of the scenario: dotted for a table's (`population.users=2`,
+    /// `scheduler.policy=creasy:alpha=1`, `workload.users.continuation=off`); the value
+    /// is read as TOML, else as a string. Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
+    settings: Vec<(String, String)>,
+}
+
+impl RunArgs {
+    /// Every override as a setting of the scenario.
+    fn settings(&self) -> Vec<(String, String)> {
+        let mut s = Vec::new();
+        if let Some(n) = self.replications {
+            s.push(("replications".to_owned(), n.to_string()));
+        }
+        if let Some(n) = self.seed {
+            s.push(("seed".to_owned(), n.to_string()));
+        }
+        if let Some(n) = self.threads {
+            s.push(("threads".to_owned(), n.to_string()));
+        }
+        s.extend(self.settings.iter().cloned());
+        s
+    }
+}
+
+/// `KEY=VALUE`.
+fn parse_setting(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.trim().to_owned())),
+        _ => Err(format!("'{s}' is not KEY=VALUE")),
+    }
 }
 
 #[derive(Args)]
@@ -638,7 +678,10 @@ impl PopulationArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run(a) => run_command(a.scenario.as_deref(), a.out, a.shard),
+        Command::Run(a) => {
+            let settings = a.settings();
+            run_command(a.scenario.as_deref(), a.out, a.shard, &settings)
+        }
         Command::Replay(a) => replay_command(&a.site.swf, &a.site.options(a.interarrival_factor)),
         Command::Feedback(a) => a
             .options()

@@ -683,3 +683,43 @@ fn gzip_logs_read_as_the_plain_ones_and_corrupt_ones_name_file_and_line() {
         .unwrap_or_else(|_| panic!("a line number in {e}"));
     assert!(line > 1 && line <= 3001, "{e}");
 }
+
+#[test]
+fn run_takes_overrides_and_writes_any_scenario_to_out() {
+    let out = temp("overridden");
+    let o = sitesim(&[
+        "run",
+        "--replications",
+        "2",
+        "--seed",
+        "7",
+        "--set",
+        "population.users=0.5",
+        "--set",
+        "workload.users.continuation=off",
+        "--set",
+        "duration=4w",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["replications_asked"], 2);
+    assert_eq!(s["seed"], 7);
+    assert_eq!(s["users"], 0.5);
+    assert!(s["continuation"].is_null(), "{}", s["continuation"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("reactions              none"), "{text}");
+    for bad in ["=3", "noequals"] {
+        let o = sitesim(&["run", "--set", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+    }
+    let o = sitesim(&["run", "--set", "machine=1", "--set", "machine.procs=2"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("'machine' is not a table"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -160,18 +160,21 @@ impl Scenario {
 /// scenario's `[output] dir`, else `results/NAME`), `shard` of its runs; any other
 /// scenario as one run or one set of replications, printed and written to its
 /// `[output] dir`.
+/// `settings` override the scenario's keys ([`Scenario::with_settings`]).
 pub fn run_command(
     path: Option<&Path>,
     out: Option<PathBuf>,
     shard: Option<Shard>,
+    settings: &[(String, String)],
 ) -> Result<(), String> {
     let started = Instant::now();
-    let (scenario, text) = match path {
-        Some(path) => Scenario::load(path)?,
-        None => (
-            Scenario::parse(DEFAULT_SCENARIO, "scenarios/default.toml (built in)")?,
-            DEFAULT_SCENARIO.to_owned(),
-        ),
+    let (mut scenario, text) = match path {
+        Some(path) => Scenario::load_with(path, settings)?,
+        None => {
+            let name = "scenarios/default.toml (built in)";
+            let text = Scenario::with_settings(DEFAULT_SCENARIO, name, settings)?;
+            (Scenario::parse(&text, name)?, text)
+        }
     };
     if scenario.experiment.is_some() {
         let mut study = Study::new(&scenario, &text)?;
@@ -180,8 +183,11 @@ pub fn run_command(
             .unwrap_or_else(|| PathBuf::from("results").join(&study.plan().name));
         return experiment_command(&mut study, &dir, shard, scenario.threads, started);
     }
-    if shard.is_some() || out.is_some() {
-        return Err("--out and --shard apply to scenarios with an [experiment] section".into());
+    if shard.is_some() {
+        return Err("--shard applies to scenarios with an [experiment] section".into());
+    }
+    if out.is_some() {
+        scenario.output.dir = out;
     }
     if let Some(d) = &scenario.description {
         println!(

@@ -611,14 +611,61 @@ impl Scenario {
         })
     }
 
+    /// The text of a scenario with `settings` applied: each `(key, value)` sets the key
+    /// (dotted for a table's: `population.users`, `workload.users.continuation`) to the
+    /// value, read as TOML (`2`, `true`, `[8, 18]`, `"easy"`) or else as a string. The
+    /// scenario's comments are dropped when anything is set.
+    pub fn with_settings(
+        text: &str,
+        name: &str,
+        settings: &[(String, String)],
+    ) -> Result<String, String> {
+        if settings.is_empty() {
+            return Ok(text.to_owned());
+        }
+        let mut doc: toml::Table = text.parse().map_err(|e| format!("{name}: {e}"))?;
+        for (key, value) in settings {
+            let value = format!("v = {value}")
+                .parse::<toml::Table>()
+                .ok()
+                .and_then(|mut t| t.remove("v"))
+                .unwrap_or_else(|| toml::Value::String(value.clone()));
+            let mut parts: Vec<&str> = key.split('.').collect();
+            let last = parts.pop().filter(|k| !k.is_empty());
+            let Some(last) = last else {
+                return Err(format!("--set {key}: a key is needed before '='"));
+            };
+            let mut table = &mut doc;
+            for part in parts {
+                table = table
+                    .entry(part)
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                    .as_table_mut()
+                    .ok_or_else(|| format!("--set {key}: '{part}' is not a table"))?;
+            }
+            table.insert(last.to_owned(), value);
+        }
+        toml::to_string(&doc).map_err(|e| format!("{name}: {e}"))
+    }
+
     /// Reads a scenario file. Its input files (logs, model files, continuation curves)
     /// are found from the scenario file's folder when their paths are relative, so a
     /// scenario runs from any working directory; `[output] dir` stays relative to the
     /// working directory, where results are looked for.
     /// Returns the file's text with it (an experiment records it).
     pub fn load(path: &Path) -> Result<(Scenario, String), String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut scenario = Scenario::parse(&text, &path.display().to_string())?;
+        Scenario::load_with(path, &[])
+    }
+
+    /// [`Scenario::load`] with `settings` applied ([`Scenario::with_settings`]).
+    pub fn load_with(
+        path: &Path,
+        settings: &[(String, String)],
+    ) -> Result<(Scenario, String), String> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+        let text = Scenario::with_settings(&text, &name, settings)?;
+        let mut scenario = Scenario::parse(&text, &name)?;
         scenario.resolve_inputs(path.parent().unwrap_or(Path::new("")));
         Ok((scenario, text))
     }
