@@ -467,8 +467,8 @@ fn an_experiment_runs_in_shards_merges_and_reports() {
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
-    // --out belongs to experiments.
-    let o = sitesim(&["run", "--out", "x"]);
+    // --shard belongs to experiments (--out to every scenario).
+    let o = sitesim(&["run", "--shard", "1/2"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("[experiment]"));
 }
