@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use sitesim::experiment::analyze::{AnalyzeOptions, analyze_command};
 use sitesim::experiment::calibrate::calibrate_command;
@@ -87,6 +87,13 @@ enum Command {
     Report(ReportArgs),
     /// List the scheduling policies and their parameters.
     Policies,
+    /// Print a shell completion script: `sitesim completions bash > ~/.local/share/bash-completion/completions/sitesim`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), generated from these options: `sitesim man | man -l -`.
+    Man,
 }
 
 #[derive(Args)]
@@ -675,6 +682,15 @@ impl PopulationArgs {
     }
 }
 
+/// Writes `bytes` to stdout; a reader that closed it early (`| head`) is not an error.
+fn print_quietly(bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(bytes) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
+        _ => Ok(()),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -718,6 +734,18 @@ fn main() -> ExitCode {
         Command::Fit(a) => fit_command(&a.swf, a.time_zone.as_deref(), &a.unknown_waits, &a.out),
         Command::Merge(a) => merge_command(&a.out, &a.shards),
         Command::Report(a) => report_command(&a.dir),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "sitesim", &mut script);
+            print_quietly(&script)
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut page)
+                .map_err(|e| format!("the manual page: {e}"))
+                .and_then(|()| print_quietly(&page))
+        }
         Command::Policies => {
             for (name, about) in sitesim::registry::policies() {
                 println!("{name:14} {about}");

@@ -723,3 +723,23 @@ fn run_takes_overrides_and_writes_any_scenario_to_out() {
         stderr(&o)
     );
 }
+
+#[test]
+fn completions_and_the_manual_page_come_from_the_options() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = sitesim(&["completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            text.contains("feedback") && text.contains("continuation"),
+            "{shell}"
+        );
+    }
+    let o = sitesim(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = sitesim(&["man"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = String::from_utf8_lossy(&o.stdout);
+    assert!(page.contains(".TH sitesim 1"), "{page}");
+    assert!(page.contains("completions"), "{page}");
+}
