@@ -376,25 +376,25 @@ impl TraceAgent {
         }
         let (mut at, mut rule) = ready;
         if let Some(curve) = &cfg.behaviour.continuation {
-            let (reaction, after) = self.reaction(curve, cfg.threshold);
-            match reaction {
-                Reaction::AsPlanned => {}
-                Reaction::GiveUp => {
+            // The next job waits for the result of a repetition.
+            if let Some(Repeat::Ended { end, .. }) = self.repeat
+                && end > at
+            {
+                (at, rule) = (end, Rule::Think);
+            }
+            match self.reaction(curve, cfg.threshold) {
+                (Reaction::AsPlanned, _) => {}
+                (Reaction::GiveUp, _) => {
                     if let Some(next_window) = self.windows.next_start_after(at) {
                         self.counts.gave_up += 1;
                         (at, rule) = (next_window, Rule::GaveUp);
                     }
                 }
-                Reaction::Extend => {
-                    let (of, end) = after;
+                (Reaction::Extend, (of, end)) => {
                     self.repeat = Some(Repeat::Due { of });
                     let t = (end + curve.continued_think()).max(now);
                     return UserState::Ready(t, Placement::Inside, Rule::Think);
                 }
-            }
-            // The next job waits for the result of a repetition.
-            if after.1 > at {
-                (at, rule) = (after.1, Rule::Think);
             }
         }
         let (placed, placement) = self.windows.place(at, &mut self.cursor);
@@ -408,7 +408,7 @@ impl TraceAgent {
     /// end: after a repetition, to the repetition (the user had planned a break, so it
     /// may extend again); else to the job the next one's think time is measured from,
     /// when the log's user submitted the next job after that one ended (concurrent
-    /// submissions follow their own rule). No reaction: `(AsPlanned, (0, Time::MIN))`.
+    /// submissions follow their own rule).
     fn reaction(
         &mut self,
         curve: &ContinuationCurve,
@@ -427,14 +427,14 @@ impl TraceAgent {
         }
         let job = &self.trace.jobs[self.next];
         let (Some(think), Some(from)) = (job.think, job.think_from) else {
-            return (Reaction::AsPlanned, (0, Time::MIN));
+            return (Reaction::AsPlanned, (0, 0));
         };
         let from = from as usize;
         let Some((end, response, reference)) = self.ends[from] else {
-            return (Reaction::AsPlanned, (0, Time::MIN));
+            return (Reaction::AsPlanned, (0, 0));
         };
         if think < 0 {
-            return (Reaction::AsPlanned, (0, Time::MIN));
+            return (Reaction::AsPlanned, (0, 0));
         }
         let planned = if think < threshold {
             Planned::GoOn
@@ -448,18 +448,7 @@ impl TraceAgent {
             curve.share(reference),
             &mut self.rng,
         );
-        // A planned break's job follows the result by the break anyway.
-        (
-            r,
-            (
-                from,
-                if r == Reaction::Extend {
-                    end
-                } else {
-                    Time::MIN
-                },
-            ),
-        )
+        (r, (from, end))
     }
 }
 
