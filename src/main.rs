@@ -7,7 +7,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use sitesim::experiment::analyze::{AnalyzeOptions, analyze_command};
 use sitesim::experiment::calibrate::calibrate_command;
@@ -47,6 +48,10 @@ use sitesim::workload::trace::{DependenceCutoff, TraceConfig, WindowEnd};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// No progress bars and no notes on stderr (files written, time taken); results and
+    /// errors are still printed.
+    #[arg(long, short, global = true)]
+    quiet: bool,
 }
 
 #[derive(Subcommand)]
@@ -691,8 +696,56 @@ fn print_quietly(bytes: &[u8]) -> Result<(), String> {
     }
 }
 
+impl Command {
+    /// The schedulers a command runs and the predictor they plan with.
+    fn planning(&self) -> Option<(Vec<&SchedulerSpec>, Option<&PredictorSpec>)> {
+        let site = match self {
+            Command::Replay(a) => &a.site,
+            Command::Feedback(a) => &a.site,
+            Command::Resample(a) => &a.population_args.feedback.site,
+            Command::Calibrate(a) => &a.population_args.feedback.site,
+            Command::Sweep(a) if !a.schedulers.is_empty() => {
+                let site = &a.population_args.feedback.site;
+                return Some((a.schedulers.iter().collect(), site.predictor.as_ref()));
+            }
+            Command::Sweep(a) => &a.population_args.feedback.site,
+            _ => return None,
+        };
+        Some((vec![&site.scheduler], site.predictor.as_ref()))
+    }
+
+    /// Refuses, before any log is read, an option combination no run can have: a
+    /// predictor for a policy that plans with estimates (conservative, logged). A usage
+    /// error, with clap's exit code 2.
+    fn check(&self, name: &str) -> Result<(), clap::Error> {
+        let Some((schedulers, Some(predictor))) = self.planning() else {
+            return Ok(());
+        };
+        let mut cli = Cli::command();
+        cli.build();
+        let mut command = cli.find_subcommand(name).cloned().unwrap_or(cli);
+        match schedulers.iter().find(|s| !s.accepts_predictions()) {
+            Some(s) => Err(command.error(
+                ErrorKind::ArgumentConflict,
+                format!(
+                    "the scheduler '{s}' plans with estimates and cannot use --predictor {predictor}"
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Err(e) = cli
+        .command
+        .check(matches.subcommand_name().unwrap_or_default())
+    {
+        e.exit();
+    }
+    sitesim::experiment::terminal::set_quiet(cli.quiet);
     let result = match cli.command {
         Command::Run(a) => {
             let settings = a.settings();

@@ -53,6 +53,35 @@ fn usage_errors_exit_with_code_2() {
             "alpha must be in [0, 1]",
         ),
         (vec!["run", "--shard", "3/2"], "shard"),
+        // Refused before the log (which does not exist) is read.
+        (
+            vec![
+                "replay",
+                "--swf",
+                "x.swf",
+                "--scheduler",
+                "conservative",
+                "--predictor",
+                "sbh",
+            ],
+            "'conservative' plans with estimates and cannot use --predictor sbh",
+        ),
+        (
+            vec![
+                "sweep",
+                "--swf",
+                "x.swf",
+                "--populations",
+                "1",
+                "--schedulers",
+                "easy",
+                "--schedulers",
+                "logged",
+                "--predictor",
+                "ruh",
+            ],
+            "'logged' plans with estimates",
+        ),
     ] {
         let o = sitesim(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -742,4 +771,56 @@ fn completions_and_the_manual_page_come_from_the_options() {
     let page = String::from_utf8_lossy(&o.stdout);
     assert!(page.contains(".TH sitesim 1"), "{page}");
     assert!(page.contains("completions"), "{page}");
+}
+
+#[test]
+fn quiet_silences_the_notes_and_bars_stay_off_when_stderr_is_not_a_terminal() {
+    let scenario = temp("quiet.toml");
+    std::fs::write(
+        &scenario,
+        "name = \"quiet\"\nduration = \"2w\"\nreplications = 3\n[machine]\nprocs = 128\n\
+         [scheduler]\npolicy = \"easy\"\n[workload]\nsource = \"model\"\n",
+    )
+    .unwrap();
+    let s = scenario.to_str().unwrap();
+    let (loud, quiet) = (temp("loud"), temp("quiet"));
+    // stderr here is a pipe: the replications' progress bar is not drawn, the notes are.
+    let o = sitesim(&["run", s, "--out", loud.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let notes = stderr(&o);
+    assert!(
+        notes.contains("wrote") && notes.contains("ran in"),
+        "{notes}"
+    );
+    assert!(
+        !notes.contains('\r') && !notes.contains('\u{1b}') && !notes.contains("replications ["),
+        "a progress bar on a pipe: {notes:?}"
+    );
+    let o = sitesim(&["run", s, "--quiet", "--out", quiet.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    assert!(!o.stdout.is_empty(), "--quiet keeps the results");
+    assert_eq!(
+        std::fs::read(loud.join("summary.json")).unwrap(),
+        std::fs::read(quiet.join("summary.json")).unwrap()
+    );
+}
+
+#[test]
+fn no_color_is_respected() {
+    let error = |no_color: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_sitesim"));
+        c.args(["replay", "--bogus"]).env("CLICOLOR_FORCE", "1");
+        if no_color {
+            c.env("NO_COLOR", "1");
+        } else {
+            c.env_remove("NO_COLOR");
+        }
+        let o = c.output().expect("sitesim runs");
+        assert_eq!(o.status.code(), Some(2));
+        stderr(&o)
+    };
+    // Colour forced on shows escapes, so their absence under NO_COLOR means something.
+    assert!(error(false).contains('\u{1b}'));
+    assert!(!error(true).contains('\u{1b}'), "{:?}", error(true));
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::feedback::{UnknownWaits, read_trace};
 use super::output::write_atomic;
 use super::replay::{ReplayOptions, machine_size, open_log};
+use super::terminal::note;
 use crate::localtime::SiteClock;
 use crate::plot::{Proportion, Series, ShareChart, share_chart_svg};
 use crate::sched::BuildContext;
@@ -102,11 +103,11 @@ pub fn analyze_command(swf: &Path, opts: &AnalyzeOptions) -> Result<(), String> 
     if let Some(path) = &opts.fit_continuation {
         write_atomic(path, analysis.continuation.to_toml().as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        eprintln!("wrote {}", path.display());
+        note(format_args!("wrote {}", path.display()));
     }
     if let Some(path) = &opts.plot_continuation {
         for written in plot_continuation(&analysis.continuation, &file, path)? {
-            eprintln!("wrote {}", written.display());
+            note(format_args!("wrote {}", written.display()));
         }
     }
     Ok(())

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use super::feedback::{UnknownWaits, estimate_waits};
 use super::output::write_atomic;
 use super::replay::{ReplayOptions, machine_size};
+use super::terminal::note;
 use crate::localtime::SiteClock;
 use crate::model::JobLayer;
 use crate::model::fit::{FitLog, fit};
@@ -130,6 +131,6 @@ pub fn fit_command(
     for w in &warnings {
         println!("  warning: {w}");
     }
-    eprintln!("wrote {name}");
+    note(format_args!("wrote {name}"));
     Ok(())
 }

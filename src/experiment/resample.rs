@@ -38,7 +38,7 @@ use std::time::Instant;
 
 use super::replay::open_log;
 use super::replicate::{with_threads, write_replicated};
-use super::terminal::{progress, report_elapsed, stop_flag};
+use super::terminal::{note, progress, report_elapsed, stop_flag};
 use crate::swf::SwfReader;
 
 /// Everything a resampled run needs besides the log.
@@ -454,7 +454,10 @@ pub fn resample_command(swf: &Path, opts: &ResampleOptions) -> Result<(), String
     print!("{}", render_resample(&summary));
     if let Some(dir) = &opts.out {
         write_replicated(dir, &summary).map_err(|e| e.to_string())?;
-        eprintln!("wrote {}/summary.json and replications.csv", dir.display());
+        note(format_args!(
+            "wrote {}/summary.json and replications.csv",
+            dir.display()
+        ));
     }
     report_elapsed(started);
     Ok(())

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use super::scenario::DEFAULT_SCENARIO;
 use super::study::{Shard, Study, experiment_command};
-use super::terminal::{progress_of, report_elapsed, report_single_run, stop_flag};
+use super::terminal::{note, progress_of, report_elapsed, report_single_run, stop_flag};
 
 /// What a scenario's run produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -208,7 +208,10 @@ pub fn run_command(
         ),
         None => {
             if let Some(dir) = &scenario.output.dir {
-                eprintln!("wrote {}/summary.json and replications.csv", dir.display());
+                note(format_args!(
+                    "wrote {}/summary.json and replications.csv",
+                    dir.display()
+                ));
             }
             report_elapsed(started);
         }

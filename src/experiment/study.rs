@@ -37,11 +37,9 @@ use crate::metrics::{ClassSummary, CycleSummary};
 use crate::registry::{SchedulerSpec, is_unknown_parameter};
 use std::time::Instant;
 
-use indicatif::ProgressBar;
-
 use super::replicate::with_threads;
 use super::summary::render_summary;
-use super::terminal::{progress, report_elapsed, stop_flag};
+use super::terminal::{progress, report_elapsed, spinner, stop_flag};
 
 /// Which runs a process takes: shard `index` (from 1) of `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -823,9 +821,7 @@ pub fn experiment_command(
         dir.display()
     );
     let bar = if study.is_capacity_search() {
-        let b = ProgressBar::new_spinner();
-        b.set_message("capacity search: runs");
-        b
+        spinner("capacity search: runs")
     } else {
         progress(total, "runs")
     };

@@ -1,6 +1,9 @@
 //! What a command shows while and after it runs: progress bars, the Ctrl-C stop flag,
-//! the run time, and the files it wrote.
+//! the run time, and the files it wrote. `--quiet` silences the bars and the notes on
+//! stderr; results and errors are printed whatever it says.
 
+use std::fmt;
+use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -18,8 +21,32 @@ pub fn stop_flag() -> &'static AtomicBool {
     &STOP
 }
 
-/// A progress bar over `total` steps of `what`.
+/// Set by `--quiet`: no progress bars, no notes on stderr.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Silences progress bars and notes (`--quiet`) for the rest of the process.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Whether progress is drawn: not under `--quiet`, and only on a terminal (a bar in a
+/// file or a pipe is noise, and under a batch system stderr is a file).
+fn shows_progress() -> bool {
+    !QUIET.load(Ordering::Relaxed) && std::io::stderr().is_terminal()
+}
+
+/// A note on stderr (a file written, the time taken), unless `--quiet`.
+pub fn note(message: fmt::Arguments<'_>) {
+    if !QUIET.load(Ordering::Relaxed) {
+        eprintln!("{message}");
+    }
+}
+
+/// A progress bar over `total` steps of `what`; hidden unless [`shows_progress`].
 pub fn progress(total: u64, what: &str) -> ProgressBar {
+    if !shows_progress() {
+        return ProgressBar::hidden();
+    }
     let bar = ProgressBar::new(total);
     bar.set_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta} left)")
@@ -71,7 +98,21 @@ pub fn report_single_run(
     }
 }
 
-/// The wall time of a replicated run, on stderr.
+/// A spinner for work of unknown length, showing `what`; hidden unless
+/// [`shows_progress`].
+pub fn spinner(what: &str) -> ProgressBar {
+    if !shows_progress() {
+        return ProgressBar::hidden();
+    }
+    let spinner = ProgressBar::new_spinner();
+    spinner.set_message(what.to_owned());
+    spinner
+}
+
+/// The wall time of a replicated run, a note on stderr.
 pub fn report_elapsed(started: Instant) {
-    eprintln!("  ran in {:.2} s", started.elapsed().as_secs_f64());
+    note(format_args!(
+        "  ran in {:.2} s",
+        started.elapsed().as_secs_f64()
+    ));
 }

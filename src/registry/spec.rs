@@ -30,6 +30,13 @@ impl SchedulerSpec {
         (self.builder)(ctx)
     }
 
+    /// Whether the policy can plan with a runtime predictor's predictions (conservative
+    /// and `logged` cannot: they plan with estimates, or with none). Asked of a machine of
+    /// one processor, before any log is read.
+    pub fn accepts_predictions(&self) -> bool {
+        self.build(&BuildContext::new(1)).accepts_predictions()
+    }
+
     /// Name and parameters, as `NAME[:key=value,...]`.
     pub fn label(&self) -> String {
         self.to_string()

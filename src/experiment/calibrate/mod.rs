@@ -40,7 +40,7 @@ use std::time::Instant;
 
 use super::replay::open_log;
 use super::replicate::with_threads;
-use super::terminal::{progress, report_elapsed, stop_flag};
+use super::terminal::{note, progress, report_elapsed, stop_flag};
 use crate::swf::SwfReader;
 use crate::time::Time;
 
@@ -653,10 +653,10 @@ pub fn calibrate_command(swf: &Path, opts: &ResampleOptions) -> Result<(), Strin
     print!("{}", render_calibrate(&summary));
     if let Some(dir) = &opts.out {
         write_calibrate(dir, &summary).map_err(|e| e.to_string())?;
-        eprintln!(
+        note(format_args!(
             "wrote {0}/calibrate.json, calibrate.csv, users.csv and the report page {0}/index.html",
             dir.display()
-        );
+        ));
     }
     report_elapsed(started);
     Ok(())

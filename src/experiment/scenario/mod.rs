@@ -727,6 +727,12 @@ impl Scenario {
             WorkloadSection::Model { .. } => crate::predict::estimates::EstimateModel::Log,
         };
         let predictor = match &self.scheduler.predictor {
+            Some(_) if !self.scheduler.policy.accepts_predictions() => {
+                return Err(format!(
+                    "[scheduler] predictor: policy '{}' plans with estimates and cannot use a predictor",
+                    self.scheduler.policy.name()
+                ));
+            }
             Some(p) => Some(
                 p.parse()
                     .map_err(|e| format!("[scheduler] predictor: {e}"))?,
@@ -1011,5 +1017,25 @@ mod tests {
             err.contains("'fallback' is not an action for oversize"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_predictor_for_a_policy_that_plans_with_estimates_is_refused() {
+        let scenario = |policy: &str| {
+            format!(
+                "[scheduler]\npolicy = \"{policy}\"\npredictor = \"sbh\"\n\
+                 [workload]\nsource = \"swf\"\npath = \"x\"\n"
+            )
+        };
+        let err = Scenario::parse(&scenario("conservative"), "s.toml")
+            .unwrap()
+            .replay_options()
+            .unwrap_err();
+        assert!(
+            err.contains("policy 'conservative' plans with estimates"),
+            "{err}"
+        );
+        let easy = Scenario::parse(&scenario("easy"), "s.toml").unwrap();
+        assert!(easy.replay_options().unwrap().predictor.is_some());
     }
 }
