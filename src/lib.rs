@@ -1,8 +1,8 @@
 //! sitesim: a closed-loop, site-level simulator for parallel job scheduling on HPC
 //! machines.
 //!
-//! The layers follow `docs/ARCHITECTURE.md`, from the bottom: [`time`], [`textfmt`] and
-//! [`seed`] (small helpers); [`swf`] (the Standard Workload Format), [`engine`] (clock,
+//! The layers follow `docs/ARCHITECTURE.md`, from the bottom: [`time`], [`textfmt`],
+//! [`seed`] (small helpers) and [`model_files`] (the model files built into the binary); [`swf`] (the Standard Workload Format), [`engine`] (clock,
 //! event queue, run loop), [`session`] (the think-time session rule) and [`localtime`]
 //! (the site's clock); [`job`] (job records); [`sched`] (the `Scheduler` trait and the
 //! policies) and [`predict`] (estimate models and runtime predictors); [`sim`] (a site:
@@ -21,6 +21,7 @@ pub mod job;
 pub mod localtime;
 pub mod metrics;
 pub mod model;
+pub mod model_files;
 pub mod plot;
 pub mod predict;
 pub mod registry;

@@ -824,3 +824,30 @@ fn no_color_is_respected() {
     assert!(error(false).contains('\u{1b}'));
     assert!(!error(true).contains('\u{1b}'), "{:?}", error(true));
 }
+
+#[test]
+fn a_scenario_naming_a_shipped_model_runs_from_any_folder() {
+    let dir = temp("elsewhere");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("curie.toml");
+    let text = "name = \"curie\"\nduration = \"2w\"\n[machine]\nprocs = 128\n\
+                [scheduler]\npolicy = \"easy\"\n[workload]\nsource = \"model\"\n\
+                jobs = \"models/curie-sessions.toml\"\n[workload.users]\n\
+                continuation = \"models/continuation-curie.toml\"\n";
+    std::fs::write(&scenario, text).unwrap();
+    // No models/ folder beside the scenario: the built-in copies are read.
+    let o = sitesim(&["run", scenario.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("models/curie-sessions.toml"));
+    // A file of that name beside the scenario is read instead, and a bad one says so.
+    std::fs::create_dir_all(dir.join("models")).unwrap();
+    std::fs::write(dir.join("models/curie-sessions.toml"), "bogus = 1\n").unwrap();
+    let o = sitesim(&["run", scenario.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("curie-sessions.toml"), "{}", stderr(&o));
+    // A model that is not shipped must exist.
+    std::fs::write(&scenario, text.replace("curie-sessions", "mine")).unwrap();
+    let o = sitesim(&["run", scenario.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("models/mine.toml"), "{}", stderr(&o));
+}

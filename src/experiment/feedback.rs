@@ -517,8 +517,7 @@ where
         ContinuationSource::Off => None,
         ContinuationSource::Fit => Some(ContinuationCurve::fit(&trace, file)),
         ContinuationSource::File(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| ReplayError::Options(format!("{}: {e}", p.display())))?;
+            let text = crate::model_files::read(p).map_err(ReplayError::Options)?;
             Some(
                 ContinuationCurve::parse(&text, &p.display().to_string())
                     .map_err(ReplayError::Options)?,

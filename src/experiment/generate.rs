@@ -15,7 +15,7 @@ pub fn generate_command(
 ) -> Result<(), String> {
     let model = match model {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let text = crate::model_files::read(p)?;
             SyntheticModel::parse(&text, &p.display().to_string())?
         }
         None => SyntheticModel::default(),

@@ -116,8 +116,7 @@ impl Scenario {
                 self.single_run("synthetic")?;
                 let model = match model {
                     Some(p) => {
-                        let text = std::fs::read_to_string(p)
-                            .map_err(|e| format!("{}: {e}", p.display()))?;
+                        let text = crate::model_files::read(p)?;
                         SyntheticModel::parse(&text, &p.display().to_string())?
                     }
                     None => SyntheticModel::default(),

@@ -181,7 +181,7 @@ pub fn scale_size(procs: u32, machine: u32, target: u32) -> u32 {
 
 /// The job layer fitted from KTH SP2 (`models/kth-sessions.toml`), built into the
 /// binary: the default of a model-based site.
-pub const KTH_SESSIONS: &str = include_str!("../../models/kth-sessions.toml");
+pub const KTH_SESSIONS: &str = crate::model_files::KTH_SESSIONS;
 
 impl JobLayer {
     /// The shipped job layer fitted from KTH SP2.

@@ -240,7 +240,7 @@ pub struct TalbyModel {
 }
 
 /// The model file shipped in `models/talby2006.toml`, built into the binary.
-pub const TALBY2006: &str = include_str!("../../models/talby2006.toml");
+pub const TALBY2006: &str = crate::model_files::TALBY2006;
 
 /// How a site is parameterized (§10.5, §11.1).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -19,7 +19,7 @@ use serde::Deserialize;
 use crate::time::Time;
 
 /// The model file shipped in `models/estimates-tsafrir2005.toml`.
-pub const DEFAULT_MODAL: &str = include_str!("../../models/estimates-tsafrir2005.toml");
+pub const DEFAULT_MODAL: &str = crate::model_files::ESTIMATES_TSAFRIR2005;
 
 /// Number of head values.
 const HEAD: usize = 20;

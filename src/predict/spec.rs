@@ -14,7 +14,7 @@ use crate::session::SessionRule;
 use crate::time::{Time, parse_duration};
 
 /// The shipped defaults.
-pub const DEFAULT_PREDICTORS: &str = include_str!("../../models/predictors.toml");
+pub const DEFAULT_PREDICTORS: &str = crate::model_files::PREDICTORS;
 
 /// The predictor names, with what each is.
 pub const NAMES: [(&str, &str); 8] = [

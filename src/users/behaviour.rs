@@ -14,7 +14,7 @@ use super::continuation::ContinuationCurve;
 use crate::time::Time;
 
 /// The curve fitted from KTH, built in: the default of model-based sites.
-pub const KTH_CONTINUATION: &str = include_str!("../../models/continuation-kth.toml");
+pub const KTH_CONTINUATION: &str = crate::model_files::CONTINUATION_KTH;
 
 /// When users leave for good.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

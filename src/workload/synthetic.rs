@@ -70,7 +70,7 @@ pub struct UserParams {
 }
 
 /// The model file shipped in `models/synthetic.toml`.
-pub const DEFAULT_MODEL: &str = include_str!("../../models/synthetic.toml");
+pub const DEFAULT_MODEL: &str = crate::model_files::SYNTHETIC;
 
 impl SyntheticModel {
     /// Parses a model file; `name` names it in errors.

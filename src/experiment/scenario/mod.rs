@@ -268,7 +268,7 @@ impl BehaviourSection {
         let continuation = match self.continuation.as_deref() {
             Some("off") => None,
             Some(p) => {
-                let text = std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"))?;
+                let text = crate::model_files::read(Path::new(p))?;
                 Some(ContinuationCurve::parse(&text, p)?)
             }
             None => Some(
@@ -914,8 +914,7 @@ impl Scenario {
             },
             _ => return Err("[workload] cpu_work and load go together".into()),
         };
-        let read =
-            |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+        let read = crate::model_files::read;
         let (talby, talby_name) = match model {
             Some(p) => (
                 TalbyModel::parse(&read(p)?, &p.display().to_string())?,
