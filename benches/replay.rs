@@ -85,9 +85,9 @@ fn parsing(c: &mut Criterion) {
     compressed(c);
 }
 
-/// Reading KTH from a file, plain and gzip (`LogInput`), and the gzip decompression
-/// alone: reading a `.swf.gz` should cost at most 1.5 times the plain file's read plus
-/// the decompression. Throughput is in bytes of the plain log.
+/// Reading KTH from a file, plain and compressed (gzip, bzip2, xz: `LogInput`), and each
+/// decompression alone: reading a compressed log should cost at most 1.5 times the plain
+/// file's read plus the decompression. Throughput is in bytes of the plain log.
 fn compressed(c: &mut Criterion) {
     use std::io::{Read, Write};
     let Some(bytes) = common::shared_log("KTH-SP2-1996-2.swf") else {
@@ -96,34 +96,50 @@ fn compressed(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("sitesim-bench-gz-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let plain = dir.join("kth.swf");
-    let packed = dir.join("kth.swf.gz");
     std::fs::write(&plain, &bytes).unwrap();
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(&bytes).unwrap();
-    std::fs::write(&packed, gz.finish().unwrap()).unwrap();
+    let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    bz.write_all(&bytes).unwrap();
+    let mut xz = liblzma::write::XzEncoder::new(Vec::new(), 6);
+    xz.write_all(&bytes).unwrap();
+    let packed = [
+        ("gzip", dir.join("kth.swf.gz"), gz.finish().unwrap()),
+        ("bzip2", dir.join("kth.swf.bz2"), bz.finish().unwrap()),
+        ("xz", dir.join("kth.swf.xz"), xz.finish().unwrap()),
+    ];
+    for (_, path, data) in &packed {
+        std::fs::write(path, data).unwrap();
+    }
     let mut g = c.benchmark_group("parse_file");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
-    for (name, path) in [("kth-plain", &plain), ("kth-gzip", &packed)] {
-        g.bench_function(name, |b| {
+    g.bench_function("kth-plain", |b| {
+        b.iter(|| {
+            let reader = SwfReader::open(black_box(&plain)).unwrap();
+            reader.map(|r| r.unwrap().record.run).sum::<i64>()
+        })
+    });
+    for (format, path, _) in &packed {
+        g.bench_function(format!("kth-{format}"), |b| {
             b.iter(|| {
                 let reader = SwfReader::open(black_box(path)).unwrap();
                 reader.map(|r| r.unwrap().record.run).sum::<i64>()
             })
         });
+        g.bench_function(format!("kth-{format}-decompress-only"), |b| {
+            b.iter(|| {
+                let mut input = sitesim::swf::LogInput::open(black_box(path)).unwrap();
+                std::io::copy(&mut input, &mut std::io::sink()).unwrap()
+            })
+        });
+        let mut check = Vec::new();
+        sitesim::swf::LogInput::open(path)
+            .unwrap()
+            .read_to_end(&mut check)
+            .unwrap();
+        assert_eq!(check, bytes, "{format}");
     }
-    g.bench_function("kth-gunzip-only", |b| {
-        b.iter(|| {
-            let mut input = sitesim::swf::LogInput::open(black_box(&packed)).unwrap();
-            std::io::copy(&mut input, &mut std::io::sink()).unwrap()
-        })
-    });
     g.finish();
-    let mut check = Vec::new();
-    sitesim::swf::LogInput::open(&packed)
-        .unwrap()
-        .read_to_end(&mut check)
-        .unwrap();
-    assert_eq!(check, bytes);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -1,37 +1,58 @@
-//! A log file's bytes, decompressed when the file is gzip: the Parallel Workloads Archive
-//! distributes its logs as `.swf.gz`. The format is told by the file's first bytes (its
-//! magic number), not by its name, so a renamed file reads as what it is.
+//! A log file's bytes, decompressed when the file is gzip, bzip2 or xz: the Parallel
+//! Workloads Archive distributes its logs as `.swf.gz`, and other archives use the other
+//! two. The format is told by the file's first bytes (its magic number), not by its name,
+//! so a renamed file reads as what it is.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
+use bzip2::bufread::MultiBzDecoder;
 use flate2::bufread::MultiGzDecoder;
+use liblzma::bufread::XzDecoder;
 
 /// The first two bytes of a gzip stream (RFC 1952 §2.3.1).
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// The first bytes of a bzip2 stream: "BZh" (then the block size, '1' to '9').
+const BZIP2_MAGIC: [u8; 3] = *b"BZh";
+
+/// The first six bytes of an xz stream (the .xz file format, §2.1.1.1).
+const XZ_MAGIC: [u8; 6] = [0xfd, b'7', b'z', b'X', b'Z', 0x00];
+
 /// Bytes read from the file at a time.
 const BUFFER: usize = 1 << 16;
 
-/// A log file opened for reading, plain or gzip.
+/// A log file opened for reading, plain or compressed.
 pub enum LogInput {
     /// Plain text.
     Plain(BufReader<File>),
-    /// A gzip file (one member or several), decompressed as it is read (boxed: the
-    /// decoder's state is large).
-    Gzip(Box<BufReader<MultiGzDecoder<BufReader<File>>>>),
+    /// A compressed file (each format's streams concatenated or not), decompressed as it
+    /// is read.
+    Compressed {
+        /// The format: "gzip", "bzip2" or "xz".
+        format: &'static str,
+        /// The decompressed bytes.
+        reader: Box<dyn BufRead + Send>,
+    },
 }
 
 impl LogInput {
-    /// Opens `path`, decompressing it if its first bytes are gzip's magic number.
+    /// Opens `path`, decompressing it if its first bytes are the magic number of gzip,
+    /// bzip2 or xz.
     pub fn open(path: &Path) -> io::Result<LogInput> {
         let mut file = BufReader::with_capacity(BUFFER, File::open(path)?);
-        Ok(if file.fill_buf()?.starts_with(&GZIP_MAGIC) {
-            LogInput::Gzip(Box::new(BufReader::with_capacity(
-                BUFFER,
-                MultiGzDecoder::new(file),
-            )))
+        let head = file.fill_buf()?;
+        let decompressed = |format, reader: Box<dyn Read + Send>| LogInput::Compressed {
+            format,
+            reader: Box::new(BufReader::with_capacity(BUFFER, reader)),
+        };
+        Ok(if head.starts_with(&GZIP_MAGIC) {
+            decompressed("gzip", Box::new(MultiGzDecoder::new(file)))
+        } else if head.starts_with(&BZIP2_MAGIC) {
+            decompressed("bzip2", Box::new(MultiBzDecoder::new(file)))
+        } else if head.starts_with(&XZ_MAGIC) {
+            decompressed("xz", Box::new(XzDecoder::new_multi_decoder(file)))
         } else {
             LogInput::Plain(file)
         })
@@ -41,7 +62,7 @@ impl LogInput {
     pub fn format(&self) -> &'static str {
         match self {
             LogInput::Plain(_) => "plain",
-            LogInput::Gzip(_) => "gzip",
+            LogInput::Compressed { format, .. } => format,
         }
     }
 }
@@ -50,7 +71,7 @@ impl Read for LogInput {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             LogInput::Plain(r) => r.read(buf),
-            LogInput::Gzip(r) => r.read(buf),
+            LogInput::Compressed { reader, .. } => reader.read(buf),
         }
     }
 }
@@ -59,14 +80,14 @@ impl BufRead for LogInput {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         match self {
             LogInput::Plain(r) => r.fill_buf(),
-            LogInput::Gzip(r) => r.fill_buf(),
+            LogInput::Compressed { reader, .. } => reader.fill_buf(),
         }
     }
 
     fn consume(&mut self, amount: usize) {
         match self {
             LogInput::Plain(r) => r.consume(amount),
-            LogInput::Gzip(r) => r.consume(amount),
+            LogInput::Compressed { reader, .. } => reader.consume(amount),
         }
     }
 }
@@ -93,19 +114,54 @@ mod tests {
         e.finish().unwrap()
     }
 
+    fn bzip2(text: &[u8]) -> Vec<u8> {
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+        e.write_all(text).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn xz(text: &[u8]) -> Vec<u8> {
+        let mut e = liblzma::write::XzEncoder::new(Vec::new(), 6);
+        e.write_all(text).unwrap();
+        e.finish().unwrap()
+    }
+
     #[test]
-    fn gzip_is_told_by_its_magic_bytes_not_its_name() {
+    fn the_format_is_told_by_its_magic_bytes_not_its_name() {
         let text = b"; header\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n";
-        let gz = scratch("log.swf", &gzip(text));
-        let plain = scratch("log.swf.gz", text);
-        for (path, format) in [(&gz, "gzip"), (&plain, "plain")] {
-            let mut input = LogInput::open(path).unwrap();
-            assert_eq!(input.format(), format);
+        // Two streams one after the other read as one file, as `cat a.gz b.gz` does.
+        let twice = |pack: fn(&[u8]) -> Vec<u8>| [pack(text), pack(text)].concat();
+        let cases = [
+            ("gz", gzip(text), "gzip", 1),
+            ("bz", bzip2(text), "bzip2", 1),
+            ("x", xz(text), "xz", 1),
+            ("gz2", twice(gzip), "gzip", 2),
+            ("bz2", twice(bzip2), "bzip2", 2),
+            ("xz2", twice(xz), "xz", 2),
+            ("plain.swf.gz", text.to_vec(), "plain", 1),
+        ];
+        for (name, bytes, format, copies) in cases {
+            let path = scratch(name, &bytes);
+            let mut input = LogInput::open(&path).unwrap();
+            assert_eq!(input.format(), format, "{name}");
             let mut back = Vec::new();
             input.read_to_end(&mut back).unwrap();
-            assert_eq!(back, text);
+            assert_eq!(back, text.repeat(copies), "{name}");
+            let _ = std::fs::remove_file(path);
         }
-        let _ = std::fs::remove_file(gz);
-        let _ = std::fs::remove_file(plain);
+    }
+
+    #[test]
+    fn corrupt_compressed_data_is_an_error_not_a_short_log() {
+        let text = b"; header\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n".repeat(50);
+        for (name, mut bytes) in [("bad.bz2", bzip2(&text)), ("bad.xz", xz(&text))] {
+            let middle = bytes.len() / 2;
+            bytes[middle] ^= 0x55;
+            let path = scratch(name, &bytes);
+            let mut back = Vec::new();
+            let read = LogInput::open(&path).and_then(|mut i| i.read_to_end(&mut back));
+            assert!(read.is_err(), "{name}: read {} bytes", back.len());
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
