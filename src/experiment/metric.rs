@@ -224,7 +224,7 @@ pub const METRICS: [Metric; 10] = [
         title: "Mean bounded slowdown",
         quantity: "mean bounded slowdown",
         meaning: "mean of (wait + runtime) / max(runtime, threshold), at least 1",
-        unit: Unit::Fixed(""),
+        unit: Unit::Fixed("ratio"),
         from_zero: false,
         read: |r| r.mean_bsld,
     },
@@ -463,7 +463,7 @@ mod tests {
         assert_eq!(wait.scale(7200.0).unit, "h");
         assert_eq!(wait.label(wait.scale(60.0)), "mean wait (min)");
         let bsld = metric("mean_bsld").unwrap();
-        assert_eq!(bsld.label(bsld.scale(3.0)), "mean bounded slowdown");
+        assert_eq!(bsld.label(bsld.scale(3.0)), "mean bounded slowdown (ratio)");
     }
 
     #[test]
