@@ -276,7 +276,7 @@ fn main() -> Result<()> {
     }
     println!();
 
-    println!("### Cross-simulation (seed 003, Figure 8)\n");
+    println!("### Cross-simulation (Feitelson 2021, Figure 8)\n");
     println!(
         "| generated under | replayed open-loop on | mean wait (s) | mean bounded slowdown | \
          utilization | makespan (days) |"

@@ -1,7 +1,7 @@
 //! Reproduces the "Model-based site (issue 6)" section of `docs/VALIDATION.md`: the
 //! default site (128 processors, EASY, 52 weeks with one week of warm-up, seed 1) for 20
 //! replications with every session recorded, with and without the daily cycle, beside
-//! the targets of Talby's thesis (seed 004) and KTH SP2's own log. Prints Markdown tables
+//! the targets of Talby's thesis (2006) and KTH SP2's own log. Prints Markdown tables
 //! and writes two SVG plots.
 //!
 //! ```text

@@ -1,9 +1,9 @@
 //! Jobs: what a source submits, what a scheduler may see, and how a finished job ended.
 //!
 //! Jobs are rigid (a fixed number of processors for their whole run) and run on dedicated
-//! processors, as in the seeds' simulations (seed 002 §3.1). The scheduler sees the
-//! [`JobRequest`] only, never the runtime: planning uses estimates, and the true runtime
-//! only sets the end event (DESIGN.md, "Invariants").
+//! processors, as in the papers' simulations (Mu'alem and Feitelson 2001, §3.1). The scheduler sees
+//! the [`JobRequest`] only, never the runtime: planning uses estimates, and the true runtime only
+//! sets the end event (DESIGN.md, "Invariants").
 
 use serde::{Deserialize, Serialize};
 
@@ -64,7 +64,7 @@ pub struct JobRequest {
     /// The user's think time before this job: its submit time minus the latest end of
     /// the user's earlier jobs; 0 when another of its jobs was waiting or running at
     /// submission; [`Time::MAX`] for the user's first job. User-aware policies read it
-    /// to tell jobs submitted within an active session (seed 003 §4.4).
+    /// to tell jobs submitted within an active session (Feitelson 2021, §4.4).
     pub think: Time,
     /// The wait the log recorded for it, if known ([`JobSpec::logged_wait`]): what the
     /// `logged` policy replays.
@@ -76,7 +76,7 @@ pub struct JobRequest {
 #[serde(rename_all = "kebab-case")]
 pub enum OverrunPolicy {
     /// The job is killed when its estimate runs out, as production EASY does
-    /// (seed 000 §1: "jobs that violate their estimates are killed").
+    /// (Tsafrir et al. 2005, §1: "jobs that violate their estimates are killed").
     Kill,
     /// The estimate is raised to the runtime when the job is submitted, so no job ever
     /// runs past what the scheduler planned for.
@@ -97,7 +97,7 @@ impl OverrunPolicy {
     }
 }
 
-/// Runtime classes of the seeds' breakdowns (seed 003 Figure 20).
+/// Runtime classes of the papers' breakdowns (Feitelson 2021, Figure 20).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RuntimeClass {
@@ -169,7 +169,7 @@ pub struct JobOutcome {
     pub accuracy: Accuracy,
 }
 
-/// How well a job's runtime was predicted (seed 001 §3.3): the absolute inaccuracy
+/// How well a job's runtime was predicted (Talby et al. 2006, §3.3): the absolute inaccuracy
 /// |R − P| and the relative accuracy min(R, P) / max(R, P) (1 when equal), each weighted by
 /// how long each prediction P was in force between submission and termination, R being
 /// the runtime the job actually ran. Without a predictor the prediction is the estimate.
@@ -266,8 +266,8 @@ impl JobOutcome {
 mod tests {
     use super::*;
 
-    /// Seed 001 Eq. 1-2 with time weighting: a job submitted at 0 that ran 100 s, predicted
-    /// 50 for its first 60 s of life and 200 for the last 140.
+    /// Talby et al. 2006, Eq. 1-2 with time weighting: a job submitted at 0 that ran 100 s,
+    /// predicted 50 for its first 60 s of life and 200 for the last 140.
     #[test]
     fn accuracy_is_time_weighted() {
         let mut t = AccuracyTally::new(100, 50);

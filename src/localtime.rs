@@ -1,5 +1,5 @@
 //! The site's local time: the hour of day and day of week of a simulated time, which the
-//! daily and weekly cycles of users follow (seed 003 §4.2-4.4).
+//! daily and weekly cycles of users follow (Feitelson 2021, §4.2-4.4).
 //!
 //! A log's times count seconds from its `UnixStartTime`; its zone is `TimeZoneString`
 //! (an IANA name, so daylight saving time is applied as it was), else the fixed offset
@@ -155,7 +155,7 @@ impl SiteClock {
         SiteClock::new(0, TimeZone::UTC, "UTC".to_owned(), ZoneSource::DefaultUtc)
     }
 
-    /// The clock of a model-based site: time 0 is a Monday at 00:00 (seed 004 §11.1),
+    /// The clock of a model-based site: time 0 is a Monday at 00:00 (Talby 2006, §11.1),
     /// in a zone without daylight saving time (1970-01-05, a Monday, in UTC).
     pub fn model() -> SiteClock {
         SiteClock::new(

@@ -3,11 +3,11 @@
 //! The **think time** of a job is its submission minus the termination of the user's
 //! previous job; it is negative when that job was still running (the user did not wait
 //! for it). A job opens a new **session** when its think time reaches a threshold, 20
-//! minutes by default (Zilber, Amit & Talby 2005, used by seed 001 §5 for SBH, by seed 003
-//! §4.4 for the user model and by seed 004 §9.2.1, where 15 and 30 minutes gave "virtually
-//! the same results"). Which job is "the previous one" is not defined by the seeds: the job
-//! submitted just before ([`SessionRule::Previous`], the default), or the latest
-//! termination among all the user's earlier jobs ([`SessionRule::Latest`]).
+//! minutes by default (Zilber, Amit & Talby 2005, used by Talby et al. 2006, §5 for SBH, by
+//! Feitelson 2021 §4.4 for the user model and by Talby 2006, §9.2.1, where 15 and 30 minutes gave
+//! "virtually the same results"). Which job is "the previous one" is not defined by the papers: the
+//! job submitted just before ([`SessionRule::Previous`], the default), or the latest termination
+//! among all the user's earlier jobs ([`SessionRule::Latest`]).
 //!
 //! One rule serves twice (notes §9.1): offline, on a log's own times
 //! ([`think_time`]), to find the sessions and windows of trace users, and online, on
@@ -23,7 +23,7 @@ pub const DEFAULT_THRESHOLD: Time = 20 * MINUTE;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SessionRule {
-    /// The user's previous job in submission order (the seeds' wording).
+    /// The user's previous job in submission order (the papers' wording).
     #[default]
     Previous,
     /// The latest termination among all the user's earlier jobs.

@@ -1,4 +1,4 @@
-//! Adaptive meta-schedulers (seed 004 ch. 7): time-of-day switching, PBAS (§7.3) and
+//! Adaptive meta-schedulers (Talby 2006, ch. 7): time-of-day switching, PBAS (§7.3) and
 //! WBAS (§7.4). Hand cases show each switch where it happens; property tests check that a
 //! meta-scheduler of one policy is that policy, and that every configuration keeps the
 //! site's invariants (the checker is on in every run here).

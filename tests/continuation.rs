@@ -1,4 +1,4 @@
-//! Session continuation (seed 003 Fig. 18, after Shmueli & Feitelson 2007): the shipped
+//! Session continuation (Feitelson 2021, Fig. 18, after Shmueli & Feitelson 2007): the shipped
 //! curve files parse, and on KTH (in `../shared/workloads`; skipped when missing, except
 //! under CI) the share of continued sessions falls with the previous job's response time,
 //! and the shipped `models/continuation-kth.toml` is what the log gives today.

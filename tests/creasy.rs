@@ -1,4 +1,4 @@
-//! CREASY (seed 003 §4.4): hand-made cases with known answers, and the property that
+//! CREASY (Feitelson 2021, §4.4): hand-made cases with known answers, and the property that
 //! `alpha = 0` is exactly EASY, open-loop and closed-loop, with estimates and with
 //! predictions.
 

@@ -187,7 +187,7 @@ fn kth_throughput_follows_the_machine() {
     assert!(fcfs_reacting.gave_up > j.gave_up, "{fcfs_reacting:?}");
 }
 
-/// Seed 003 Fig. 8: the log users generate under EASY, replayed open-loop under FCFS,
+/// Feitelson 2021, Fig. 8: the log users generate under EASY, replayed open-loop under FCFS,
 /// overloads FCFS (waits that keep growing, longer than the log's own under FCFS); the
 /// log generated under FCFS gives EASY no more throughput (the same jobs at the same
 /// times: the same utilization).
@@ -197,7 +197,7 @@ fn kth_cross_simulation() {
         return;
     };
     let dir = scratch("cross");
-    // The workloads of users who do not react: what seed 003 Fig. 8 compares.
+    // The workloads of users who do not react: what Feitelson 2021, Fig. 8 compares.
     let off = ContinuationSource::Off;
     run_feedback_with(
         &kth,

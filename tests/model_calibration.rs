@@ -1,4 +1,4 @@
-//! The model site on its own parameters (seed 004 Table 28, §10-11): the workload a
+//! The model site on its own parameters (Talby 2006, Table 28, §10-11): the workload a
 //! calibrated site generates has the jobs per day, median CPU work and load it is
 //! parameterized with, by machine size or given, within 10%: the 95% interval of the
 //! mean over the replications must lie inside the ±10% band. The closed loop submits

@@ -1,4 +1,4 @@
-//! Statistical tests of the model-based site's components (seed 004 ch. 11-13): each
+//! Statistical tests of the model-based site's components (Talby 2006, ch. 11-13): each
 //! sampler against its distribution, with a fixed seed and a tolerance derived from the
 //! sample size (Kolmogorov-Smirnov at alpha = 0.001, chi-square at 0.999, binomial
 //! proportions within 4.5 standard errors). A wrong formula, parameter or clamp moves a

@@ -422,7 +422,7 @@ fn model_scenarios_are_checked() {
     for (want, text) in cases {
         let err = run(&text).unwrap_err();
         let want = if want == "procs = 64" {
-            "valid for 100 to 2048 processors (seed 004 §14.1), not 64"
+            "valid for 100 to 2048 processors (Talby 2006, §14.1), not 64"
         } else {
             want
         };

@@ -65,11 +65,11 @@ fn kth_policies_order_and_published_bands() {
         "EASY waits less than conservative"
     );
     assert!(wait(&cons) * 10.0 < wait(&fcfs), "FCFS saturates on KTH");
-    // Mu'alem & Feitelson (seed 002, Tables 3-4): response 15,568 s (EASY), 16,288 s
+    // Mu'alem and Feitelson (2001, Tables 3-4): response 15,568 s (EASY), 16,288 s
     // (conservative); bounded slowdown 84.0 and 89.7 (their unclamped form).
     assert!(within(easy.metrics.jobs.response.mean, 15_568.0, 0.10));
     assert!(within(cons.metrics.jobs.response.mean, 16_288.0, 0.10));
-    // Talby's thesis (seed 004, Table 8): wait 6,806 s (EASY), 7,302 s (conservative).
+    // Talby's thesis (2006, Table 8): wait 6,806 s (EASY), 7,302 s (conservative).
     assert!(within(wait(&easy), 6_806.0, 0.10));
     assert!(within(wait(&cons), 7_302.0, 0.10));
 }
@@ -244,7 +244,7 @@ fn modal_estimates_on_kth() {
 }
 
 /// SJBF with predictions on KTH: every predictor runs with the invariant checker on and
-/// beats EASY on mean wait, as seed 001 reports for every predictor it tried.
+/// beats EASY on mean wait, as Talby et al. 2006 reports for every predictor it tried.
 #[test]
 fn kth_sjbf_with_predictors() {
     let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {

@@ -1,6 +1,6 @@
 //! Resampled populations of KTH's users (`../shared/workloads`; skipped when missing,
 //! except under CI): determinism across thread counts, and the population rules of
-//! seed 003 §4.2.
+//! Feitelson 2021, §4.2.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Adaptive meta-schedulers (seed 004 ch. 7, after Talby and Feitelson, IPDPS 2005):
+//! Adaptive meta-schedulers (Talby 2006, ch. 7, after Talby and Feitelson, IPDPS 2005):
 //! policies that hand the machine from one candidate policy to another as time goes on.
 //!
 //! * [`TimeOfDay`] switches on a schedule: one policy during the local working hours,
@@ -17,7 +17,7 @@
 //! the meta-scheduler asks for ([`Scheduler::wake_at`]) while jobs are waiting or running;
 //! on an empty machine no pass is asked for (a run must be able to end), and a switch that
 //! fell due meanwhile happens at the next pass. The choices the thesis leaves open are in
-//! `docs/MODELS.md`, "Adaptive scheduling (seed 004 ch. 7)".
+//! `docs/MODELS.md`, "Adaptive scheduling (Talby 2006, ch. 7)".
 //!
 //! This layer sits above the site simulation (`crate::sim`), which PBAS runs for its
 //! shadows, and below the registry (`crate::registry`), which gives each meta-scheduler

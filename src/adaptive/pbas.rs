@@ -1,4 +1,4 @@
-//! The performance-based adaptive scheduler, PBAS (seed 004 §7.3, Figure 8).
+//! The performance-based adaptive scheduler, PBAS (Talby 2006, §7.3, Figure 8).
 
 use std::str::FromStr;
 
@@ -173,7 +173,7 @@ impl Window {
     }
 }
 
-/// The performance-based adaptive scheduler, PBAS (seed 004 §7.3, Figure 8).
+/// The performance-based adaptive scheduler, PBAS (Talby 2006, §7.3, Figure 8).
 ///
 /// The first candidate is active at first. Every `period`, at switch time `T`, each
 /// candidate is simulated in the background over the period just ended: from the real
@@ -181,9 +181,9 @@ impl Window {
 /// are fed at their submit times up to `T` (the shadow run, a run of the site simulation
 /// in `adaptive/shadow.rs`, gives jobs their real runtimes if they ended by `T`, runtimes
 /// censored at `T` otherwise; a candidate whose shadow run fails, a policy that
-/// misbehaves, gets no score). The candidate with the best `metric` over the period takes over in the
-/// real state (ties keep the active one, then the earliest); the state at `T` starts the
-/// next period. The history window is the switch period, as in the thesis.
+/// misbehaves, gets no score). The candidate with the best `metric` over the period takes over in
+/// the real state (ties keep the active one, then the earliest); the state at `T` starts the next
+/// period. The history window is the switch period, as in the thesis.
 ///
 /// Every candidate, the active one included, is scored as if it had taken over at the
 /// start of the period, so for a policy whose [`Scheduler::sync`] rebuilds its plan

@@ -1,4 +1,4 @@
-//! The shadow runs of PBAS (seed 004 §7.3): a candidate policy replayed in the
+//! The shadow runs of PBAS (Talby 2006, §7.3): a candidate policy replayed in the
 //! background over the last switch period, from the real machine state at the start of
 //! the period, to measure how it would have done.
 //!

@@ -1,4 +1,4 @@
-//! The workload-based adaptive scheduler, WBAS (seed 004 §7.4, Figure 12).
+//! The workload-based adaptive scheduler, WBAS (Talby 2006, §7.4, Figure 12).
 
 use super::{AdaptiveReport, Candidate, Candidates};
 use crate::job::{JobId, JobRequest};
@@ -34,7 +34,7 @@ impl WbasParams {
     }
 }
 
-/// The workload-based adaptive scheduler, WBAS (seed 004 §7.4, Figure 12).
+/// The workload-based adaptive scheduler, WBAS (Talby 2006, §7.4, Figure 12).
 ///
 /// It keeps an exponential moving average of the processors per job, updated on every
 /// arrival as `avg += (size − avg) / maf` (the first arrival sets it). Every `period`, if

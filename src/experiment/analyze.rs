@@ -1,5 +1,5 @@
 //! `sitesim analyze`: a log's users (sessions, think times, daily and weekly cycles,
-//! flurries, the continuation curve of seed 003 Fig. 18 and its plots) and the pools
+//! flurries, the continuation curve of Feitelson 2021, Fig. 18 and its plots) and the pools
 //! resampling draws from.
 
 use std::path::{Path, PathBuf};
@@ -40,7 +40,7 @@ pub struct AnalyzeOptions {
     pub json: bool,
     /// Write the fitted continuation curve to this file.
     pub fit_continuation: Option<PathBuf>,
-    /// Plot the continuation curve (seed 003 Fig. 18) to this SVG file, by response time,
+    /// Plot the continuation curve (Feitelson 2021, Fig. 18) to this SVG file, by response time,
     /// and by slowdown to the same name ending in `-slowdown.svg`.
     pub plot_continuation: Option<PathBuf>,
 }
@@ -154,7 +154,7 @@ fn proportions<B: Copy>(buckets: &[Bucket<B>], value: impl Fn(B) -> f64) -> Vec<
         .collect()
 }
 
-/// Draws `curve` (fitted from the log `name`) as seed 003 Fig. 18: the share of
+/// Draws `curve` (fitted from the log `name`) as Feitelson 2021, Fig. 18: the share of
 /// continued sessions by the previous job's response time, with the logistic, to
 /// `path`, and by its bounded slowdown to `path` ending in `-slowdown.svg`; returns the
 /// files written.

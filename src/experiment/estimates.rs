@@ -1,4 +1,4 @@
-//! `sitesim estimates`: the modal estimate model (Tsafrir, Etsion & Feitelson; seed 000)
+//! `sitesim estimates`: the modal estimate model (Tsafrir, Etsion & Feitelson; Tsafrir et al. 2005)
 //! for a log's estimates or for given inputs, as a table of its values and shares.
 
 use std::fmt::Write as _;

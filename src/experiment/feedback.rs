@@ -1,4 +1,4 @@
-//! `sitesim feedback`: a log replayed with feedback (seed 003 §4.3). Every user of the log
+//! `sitesim feedback`: a log replayed with feedback (Feitelson 2021, §4.3). Every user of the log
 //! submits its own jobs in log order, each once the jobs it depends on have ended on the
 //! simulated machine, plus its think time, inside its session windows. Writes what
 //! `replay` writes (the schedule being the generated workload, replayable open-loop)

@@ -77,7 +77,7 @@ pub struct HourFigures {
     pub utilization: f64,
 }
 
-/// Job figures of one runtime class (seed 003 Fig. 20).
+/// Job figures of one runtime class (Feitelson 2021, Fig. 20).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClassFigures {
     /// `short`, `medium` or `long`.

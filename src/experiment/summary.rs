@@ -43,7 +43,7 @@ impl PointSummary {
     }
 }
 
-/// Where a scheduler saturates along a population sweep (seed 003 §4.4: added users stop
+/// Where a scheduler saturates along a population sweep (Feitelson 2021, §4.4: added users stop
 /// adding work once the machine is saturated).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Saturation {

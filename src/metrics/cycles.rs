@@ -1,5 +1,5 @@
 //! The daily and weekly cycle of a run: arrivals, queue length and utilization by local
-//! hour of the week (seed 003 Fig. 21: queues build up in the morning and drain in the
+//! hour of the week (Feitelson 2021, Fig. 21: queues build up in the morning and drain in the
 //! evening or at night).
 //!
 //! The state after each scheduling pass (jobs waiting, processors busy) holds until the

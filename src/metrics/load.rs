@@ -1,7 +1,7 @@
 //! Who loads the machine, and when: for each user, the jobs it ran, the processor time
 //! they asked for and the waits they had; for each week, the work submitted in it. This
 //! is what tells which users and weeks make the congestion of a resampled workload that
-//! the log never had (seed 003 §4.4, Fig. 15: a resampled distribution shifted from the
+//! the log never had (Feitelson 2021, §4.4, Fig. 15: a resampled distribution shifted from the
 //! log's value; §3.4, Figs. 6-7: flurries and dominant users).
 
 use rustc_hash::FxHashMap;

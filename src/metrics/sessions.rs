@@ -1,6 +1,6 @@
 //! Sessions and users as the simulated run produced them: each user's submissions split
 //! by the same think-time rule as the log ([`crate::session`]), on simulated times. In
-//! the closed loop these come out of the run (seed 003 Table 1: throughput and session
+//! the closed loop these come out of the run (Feitelson 2021, Table 1: throughput and session
 //! length are the main metrics); in an open-loop replay they mostly echo the log.
 
 use std::io::{self, Write};

@@ -42,7 +42,7 @@ pub struct JobStats {
     misses: u64,
 }
 
-/// Prediction accuracy over a set of jobs (seed 001 §3.3): means of the time-weighted
+/// Prediction accuracy over a set of jobs (Talby et al. 2006, §3.3): means of the time-weighted
 /// per-job figures.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct AccuracySummary {

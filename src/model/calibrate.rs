@@ -1,4 +1,4 @@
-//! Fits a model site to its parameters (seed 004 §10.3-10.5, §11.1): the jobs per day
+//! Fits a model site to its parameters (Talby 2006, §10.3-10.5, §11.1): the jobs per day
 //! (JD), the median CPU work (Cm) and the CPU load (CL) that Table 28 gives for the
 //! machine size, or that the scenario sets.
 //!

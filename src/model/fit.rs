@@ -1,8 +1,8 @@
 //! Fitting the job layer ([`super::jobs`]) from logs: `sitesim fit`.
 //!
 //! A log is split into users and sessions at the think-time threshold (20 minutes by
-//! default, seed 004 §9.2.1) by [`crate::workload::trace::Trace`]; each session is given
-//! one of the five classes of seed 004 §9.3 (Table 21), and the job layer of each class
+//! default, Talby 2006, §9.2.1) by [`crate::workload::trace::Trace`]; each session is given
+//! one of the five classes of Talby 2006, §9.3 (Table 21), and the job layer of each class
 //! is fitted from its sessions, pooled over every log given.
 //!
 //! # Session classes
@@ -75,7 +75,7 @@ pub const BHP_SHARE: f64 = 0.25;
 pub const BHD_RUNTIME: Time = 15 * HOUR;
 /// ... or when it lasts at least this long, from first submission to last end.
 pub const BHD_DURATION: Time = 50 * HOUR;
-/// Daytime starts at 07:30 local time (seconds since midnight), seed 004 §9.2.2.
+/// Daytime starts at 07:30 local time (seconds since midnight), Talby 2006, §9.2.2.
 pub const DAYTIME_START: u32 = 7 * 3600 + 1800;
 /// Daytime ends at 17:30 local time.
 pub const DAYTIME_END: u32 = 17 * 3600 + 1800;
@@ -478,7 +478,7 @@ pub fn to_toml(file: &JobLayerFile, command: Option<&str>, notes: &[String]) -> 
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# The job layer of Talby's session model (seed 004 §13.2), fitted by sitesim from\n\
+        "# The job layer of Talby's session model (Talby 2006, §13.2), fitted by sitesim from\n\
          # {}.\n\
          # These are sitesim's own fitted numbers, not the thesis's: it publishes none.\n\
          #\n\

@@ -1,4 +1,4 @@
-//! The job layer of the model (seed 004 §13.2): what happens inside a session of each
+//! The job layer of the model (Talby 2006, §13.2): what happens inside a session of each
 //! class. The thesis describes the method (start day and time by class, a number of
 //! unique jobs each repeated a Zipf-like number of times, job attributes drawn from the
 //! class alone) but publishes no fitted distribution, so sitesim fits its own from logs
@@ -108,13 +108,13 @@ pub struct JobLayer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DayCycle {
-    /// By each session class's fitted daily cycle (seed 004 §11.2).
+    /// By each session class's fitted daily cycle (Talby 2006, §11.2).
     Fitted,
     /// At any hour alike: no daily cycle.
     Flat,
     /// Only in the local hours `[from, to)`, alike: planned sessions start then, and a
     /// session its user could open only later (it was busy) waits for the next
-    /// `from`. With `all_jobs`, every job arrives then, as in seed 003 Fig. 21's
+    /// `from`. With `all_jobs`, every job arrives then, as in Feitelson 2021, Fig. 21's
     /// "simple model where jobs arrive only between 8 AM and 6 PM": a job due after
     /// `to` waits for the next `from` (the user went home).
     Window {
@@ -328,7 +328,7 @@ impl JobLayer {
 /// its first submission to its last job's end, each job submitted as the closed loop
 /// submits it ([`Follow`]; a concurrent job at its gap after the previous submission, or
 /// at the previous job's end if that comes first). This is the session's end that
-/// Listing 5's collision check reads (seed 004 §13.1): the thesis draws a session's jobs
+/// Listing 5's collision check reads (Talby 2006, §13.1): the thesis draws a session's jobs
 /// and their arrival times with it, with no machine to wait for.
 pub fn idle_duration(jobs: &[SessionJob]) -> Time {
     let (mut submit, mut end, mut last) = (0, 0, 0);

@@ -27,7 +27,7 @@ pub use tally::{Tally, WorkloadFigures};
 
 use serde::{Deserialize, Serialize};
 
-/// The four user classes (seed 004 §9.5, Table 23).
+/// The four user classes (Talby 2006, §9.5, Table 23).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum UserClass {
@@ -61,7 +61,7 @@ impl UserClass {
     }
 }
 
-/// The five session classes (seed 004 §9.3, Table 21).
+/// The five session classes (Talby 2006, §9.3, Table 21).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SessionClass {

@@ -1,4 +1,4 @@
-//! The user and session layers in simulated time (seed 004 §13, Listing 5): who is active
+//! The user and session layers in simulated time (Talby 2006, §13, Listing 5): who is active
 //! each week and when their sessions start. Everything here is drawn from the plan's own
 //! stream, week by week, independently of the simulation, so one seed gives the same
 //! users and sessions under every scheduler (common random numbers); only what happens
@@ -49,7 +49,7 @@ pub struct PlanConfig {
     pub room: CollisionRoom,
 }
 
-/// What a planned session occupies in the collision rule of Listing 5 (seed 004 §13.1),
+/// What a planned session occupies in the collision rule of Listing 5 (Talby 2006, §13.1),
 /// besides the collision gap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

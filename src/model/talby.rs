@@ -1,4 +1,4 @@
-//! The user and session layers of Talby's model (seed 004, chapters 10-12), with the
+//! The user and session layers of Talby's model (Talby 2006, chapters 10-12), with the
 //! thesis's fitted parameters read from `models/talby2006.toml`.
 //!
 //! Where the thesis's formulas leave their valid range, sitesim corrects them (notes §9,
@@ -357,7 +357,7 @@ impl TalbyModel {
         };
         if procs < v.procs[0] || procs > v.procs[1] {
             return Err(format!(
-                "the model is valid for {} to {} processors (seed 004 §14.1), not {procs}",
+                "the model is valid for {} to {} processors (Talby 2006, §14.1), not {procs}",
                 v.procs[0], v.procs[1]
             ));
         }
@@ -372,14 +372,14 @@ impl TalbyModel {
             Parameterization::Explicit { cpu_work, load, .. } => {
                 if !(v.load[0]..=v.load[1]).contains(&load) {
                     return Err(format!(
-                        "the model is valid for loads of {} to {} (seed 004 §14.1), not {load}",
+                        "the model is valid for loads of {} to {} (Talby 2006, §14.1), not {load}",
                         v.load[0], v.load[1]
                     ));
                 }
                 if !(v.cpu_work[0]..=v.cpu_work[1]).contains(&cpu_work) {
                     return Err(format!(
                         "the model is valid for a median CPU work of {} to {} s (the model logs \
-                         of seed 004 Table 2), not {cpu_work}",
+                         of Talby 2006, Table 2), not {cpu_work}",
                         v.cpu_work[0], v.cpu_work[1]
                     ));
                 }

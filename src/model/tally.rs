@@ -1,4 +1,4 @@
-//! The figures by which the thesis places a workload (seed 004 §10, Table 2): jobs per
+//! The figures by which the thesis places a workload (Talby 2006, §10, Table 2): jobs per
 //! day (JD), the median CPU work per job (Cm: the median CPU time per processor, which
 //! for the model's jobs, using their processors fully, is the median runtime) and the
 //! load (CL: runtime x processors over the machine's capacity). Also the median of

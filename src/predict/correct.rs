@@ -1,4 +1,4 @@
-//! What a predictor does when a job outlives its prediction (a **deadline miss**, seed 001
+//! What a predictor does when a job outlives its prediction (a **deadline miss**, Talby et al. 2006
 //! §3.1): it must give a new prediction beyond the job's elapsed runtime.
 
 use rustc_hash::FxHashMap;
@@ -8,15 +8,15 @@ use crate::time::Time;
 /// A deadline-miss correction policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Correction {
-    /// Gradual increments (ESTIMATE and CONSTANT predictors, seed 001 §4).
+    /// Gradual increments (ESTIMATE and CONSTANT predictors, Talby et al. 2006, §4).
     Increments,
     /// Raise to the user estimate if the prediction is below it, else gradual increments
-    /// (RUH and SBH, seed 001 §4).
+    /// (RUH and SBH, Talby et al. 2006, §4).
     ToEstimateThenIncrements,
-    /// Multiply by `factor` on every miss (estimation-less SBH, seed 001 §6); with a cap,
+    /// Multiply by `factor` on every miss (estimation-less SBH, Talby et al. 2006, §6); with a cap,
     /// growth stops there and gradual increments take over.
     Multiply {
-        /// The factor (10 in seed 001).
+        /// The factor (10 in Talby et al. 2006).
         factor: Time,
         /// The cap, if any ("Balanced" when set).
         cap: Option<Time>,

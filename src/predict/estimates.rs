@@ -2,10 +2,10 @@
 //! `kill` policy ends it). `log` keeps the log's value; the others model estimates:
 //!
 //! * `exact`: the runtime itself (at least 1 s);
-//! * `uniform:F`: uniform in [r, F·r] for runtime r, the model of Mu'alem & Feitelson
-//!   (seed 002 §4.2; F = 1 is exact);
-//! * `scaled:K`: K times the log's estimate (seed 002 §4.5 doubles them);
-//! * `modal[:max=T,share=P]`: the modal model of Tsafrir, Etsion & Feitelson (seed 000),
+//! * `uniform:F`: uniform in [r, F·r] for runtime r, the model of Mu'alem and Feitelson
+//!   (Mu'alem and Feitelson 2001, §4.2; F = 1 is exact);
+//! * `scaled:K`: K times the log's estimate (Mu'alem and Feitelson 2001, §4.5 doubles them);
+//! * `modal[:max=T,share=P]`: the modal model of Tsafrir, Etsion & Feitelson (Tsafrir et al. 2005),
 //!   built for the log's job count and maximal estimate (or `max`), with `share` percent
 //!   of jobs at the maximum (by default the log's own share).
 

@@ -1,5 +1,5 @@
 //! The waiting and running jobs of each user, which a predictor with propagation
-//! re-predicts when it learns something new about the user (seed 001 §4.3).
+//! re-predicts when it learns something new about the user (Talby et al. 2006, §4.3).
 
 use std::collections::VecDeque;
 

@@ -1,9 +1,9 @@
 //! Runtime predictions: what a scheduler may plan with instead of the user's estimate
-//! (seed 001). Estimate models, which change what users declare, live in
+//! (Talby et al. 2006). Estimate models, which change what users declare, live in
 //! [`estimates`].
 //!
 //! A [`Predictor`] is told of every submission, start, termination and deadline miss
-//! (seed 001 §3.1, Listing 1). It must predict each job on arrival and again on a miss,
+//! (Talby et al. 2006, §3.1, Listing 1). It must predict each job on arrival and again on a miss,
 //! and may update the predictions of other waiting and running jobs at any of these
 //! events; the simulation keeps a running job's prediction beyond its elapsed time. Jobs
 //! are still killed at their estimate under the `kill` policy, never at their prediction.
@@ -89,7 +89,7 @@ impl PredCtx {
     }
 }
 
-/// A runtime predictor (seed 001 §3.1).
+/// A runtime predictor (Talby et al. 2006, §3.1).
 pub trait Predictor {
     /// The predictor's name.
     fn name(&self) -> &str;
@@ -114,7 +114,7 @@ pub trait Predictor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Statistic {
     /// The median; of an even count, the mean of the two middle values, rounded to the
-    /// nearest second (seed 001 does not say; this is the usual definition).
+    /// nearest second (Talby et al. 2006 does not say; this is the usual definition).
     Median,
     /// The lower of the two middle values of an even count.
     MedianLow,

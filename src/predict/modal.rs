@@ -1,4 +1,4 @@
-//! The modal model of user runtime estimates of Tsafrir, Etsion & Feitelson (seed 000),
+//! The modal model of user runtime estimates of Tsafrir, Etsion & Feitelson (Tsafrir et al. 2005),
 //! step by step as `notes/seed-000-002-estimates-backfilling.md` A.4 to A.12 give it, with
 //! its fitted parameters in `models/estimates-tsafrir2005.toml`.
 //!
@@ -132,8 +132,8 @@ impl ModalParams {
         1.0 + self.times.alpha * (k as f64).powf(self.times.beta)
     }
 
-    /// The 20 head values for `max`, ascending (seed 000 §9.2), or `None` if `max` is too
-    /// short to give 20 distinct values.
+    /// The 20 head values for `max`, ascending (Tsafrir et al. 2005, §9.2), or `None` if `max` is
+    /// too short to give 20 distinct values.
     pub fn head_values(&self, max: Time) -> Option<Vec<Time>> {
         let mut head = vec![max];
         let push = |v: Time, head: &mut Vec<Time>| {
@@ -427,10 +427,10 @@ impl ModalModel {
     }
 
     /// Estimates for jobs of the given runtimes (in job order), by the random shuffle of
-    /// seed 000 §11.2: longest runtime first, each job draws uniformly among the remaining
-    /// estimates at least as long as its runtime. A job longer than every remaining
-    /// estimate gets the longest one left (it will outlive its estimate); the second value
-    /// returned counts them.
+    /// Tsafrir et al. 2005, §11.2: longest runtime first, each job draws uniformly among the
+    /// remaining estimates at least as long as its runtime. A job longer than every remaining
+    /// estimate gets the longest one left (it will outlive its estimate); the second value returned
+    /// counts them.
     pub fn assign(&self, runtimes: &[Time], seed: u64) -> (Vec<Time>, u64) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let mut left = self.counts(runtimes.len() as u64);
@@ -637,8 +637,8 @@ mod tests {
         }
     }
 
-    /// The structure seed 000 reports, on KTH's job count and maximal estimate (60 h, held
-    /// by 28 of its 28,489 jobs) and on the KTH4H setting of the paper (23,070 jobs, 4 h,
+    /// The structure Tsafrir et al. 2005 reports, on KTH's job count and maximal estimate (60 h,
+    /// held by 28 of its 28,489 jobs) and on the KTH4H setting of the paper (23,070 jobs, 4 h,
     /// 12.5%): the 20 head values hold 89% of jobs, the maximum exactly its given share.
     #[test]
     fn structure_on_kth_inputs() {

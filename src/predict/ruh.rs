@@ -1,6 +1,6 @@
-//! RUH, recent user history (seed 001 Listing 3): a statistic of the runtimes of the
+//! RUH, recent user history (Talby et al. 2006, Listing 3): a statistic of the runtimes of the
 //! user's last k terminated jobs, or the estimate while the user has fewer. Its presets are
-//! seed 001's RUH (median of the last three) and Tsafrir, Etsion & Feitelson's EASY++
+//! Talby et al.'s (2006) RUH (median of the last three) and Tsafrir, Etsion & Feitelson's EASY++
 //! (mean of the last two, capped at the estimate).
 
 use std::collections::VecDeque;

@@ -1,4 +1,4 @@
-//! SBH, session-based history (seed 001 §5, Listing 4), and its estimation-less variant
+//! SBH, session-based history (Talby et al. 2006, §5, Listing 4), and its estimation-less variant
 //! (§6).
 //!
 //! Each user's jobs are split into sessions: a job joins its predecessor's session when
@@ -78,7 +78,7 @@ impl Criterion {
 /// The order of the search over criteria and sessions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Search {
-    /// Criteria outside, sessions inside (the better one in seed 001 §5.3).
+    /// Criteria outside, sessions inside (the better one in Talby et al. 2006, §5.3).
     DepthFirst,
     /// Sessions outside, criteria inside.
     BreadthFirst,

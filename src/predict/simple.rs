@@ -1,4 +1,4 @@
-//! The reference predictors of seed 001 Listing 2: PERFECT (an oracle, the upper bound on
+//! The reference predictors of Talby et al. 2006, Listing 2: PERFECT (an oracle, the upper bound on
 //! accuracy), and CONSTANT (no information at all; with 1 s it is the information-less
 //! predictor of §7) and ESTIMATE (the user's own estimate), which differ only in what they
 //! predict.
@@ -39,7 +39,7 @@ pub enum Basis {
 }
 
 /// Predicts a constant or the estimate, with gradual increments on misses: the CONSTANT
-/// (with 1 s, the information-less predictor of seed 001 §7) and ESTIMATE predictors.
+/// (with 1 s, the information-less predictor of Talby et al. 2006, §7) and ESTIMATE predictors.
 #[derive(Debug, Clone)]
 pub struct Static {
     basis: Basis,

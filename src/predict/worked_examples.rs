@@ -1,5 +1,5 @@
-//! The worked examples of `notes/seed-001-predictions.md` §4.7, built from seed 001 Table 3
-//! (CTC, user 289, 20 September 1996): jobs run as soon as they arrive, so each ends at its
+//! The worked examples of `notes/seed-001-predictions.md` §4.7, built from Talby et al. 2006, Table
+//! 3 (CTC, user 289, 20 September 1996): jobs run as soon as they arrive, so each ends at its
 //! arrival plus its runtime, and every prediction can be worked out by hand.
 
 use super::{PredCtx, PredJob, Predictor, PredictorDefaults, PredictorSpec};

@@ -86,7 +86,7 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
         ),
         (
             "pbas",
-            "performance-based adaptive scheduling, seed 004 §7.3 (candidates = \
+            "performance-based adaptive scheduling, Talby 2006, §7.3 (candidates = \
              [\"easy\", \"sjbf\"], period = 12h, metric = wait | response | bsld | \
              utilization, default response)",
             Arc::new(|p: &Params| {
@@ -96,7 +96,7 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
         ),
         (
             "wbas",
-            "workload-based adaptive scheduling, seed 004 §7.4 (high = easy, low = sjbf, \
+            "workload-based adaptive scheduling, Talby 2006, §7.4 (high = easy, low = sjbf, \
              period = 1d, maf = 7500)",
             Arc::new(|p: &Params| {
                 let params = wbas_params(p)?;

@@ -1,13 +1,14 @@
-//! Conservative backfilling (seed 002 §2.1): every waiting job holds a reservation in the
-//! availability profile, and a job may start early only if it delays no reservation.
+//! Conservative backfilling (Mu'alem and Feitelson 2001, §2.1): every waiting job holds a
+//! reservation in the availability profile, and a job may start early only if it delays no
+//! reservation.
 //!
 //! * On arrival a job is placed at its earliest fit (the anchor point) given the running
 //!   jobs and all earlier reservations, and starts at once if that is now.
 //! * When a job ends before its estimate, the schedule is **compressed**: each waiting job,
 //!   in submission order, is moved to its earliest fit given all other reservations. Its
 //!   old slot is still free, so no job ever moves later; the schedule is never rebuilt from
-//!   scratch (seed 002 Fig. 2 shows why that would break guarantees). A job that cannot
-//!   move is detected without touching the profile ([`Profile::earlier_fit`]).
+//!   scratch (Mu'alem and Feitelson 2001, Fig. 2 shows why that would break guarantees). A job that
+//! cannot move is detected without touching the profile ([`Profile::earlier_fit`]).
 //! * Under the `overrun` policy a job may outlive its estimate. The profile then holds it
 //!   until one second past the current pass, and the schedule is repaired: every waiting
 //!   job is taken out and placed again in submission order. Reservations that relied on

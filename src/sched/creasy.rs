@@ -1,4 +1,4 @@
-//! CREASY: EASY backfilling with priority to critical interactive jobs (seed 003 §3.2 and
+//! CREASY: EASY backfilling with priority to critical interactive jobs (Feitelson 2021, §3.2 and
 //! §4.4, Figs. 19-21, after Shmueli and Feitelson 2009).
 //!
 //! The seed names the idea and its knob but gives no formula; this one is ours

@@ -1,5 +1,5 @@
-//! EASY backfilling, as defined by Mu'alem and Feitelson (seed 002 §2.2, after Lifka), and
-//! its SJBF variant (seed 001 §3.2).
+//! EASY backfilling, as defined by Mu'alem and Feitelson (2001, §2.2, after Lifka), and
+//! its SJBF variant (Talby et al. 2006, §3.2).
 //!
 //! Each pass:
 //! 1. start waiting jobs in submission order while they fit;

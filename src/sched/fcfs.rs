@@ -3,7 +3,7 @@
 use super::{Scheduler, SystemView};
 use crate::job::JobId;
 
-/// First come, first served without backfilling (seed 002 §2).
+/// First come, first served without backfilling (Mu'alem and Feitelson 2001, §2).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Fcfs;
 

@@ -124,7 +124,7 @@ impl<'a> SystemView<'a> {
 ///
 /// A scheduler is cloneable with its state (derive `Clone`; [`SchedulerClone`] follows),
 /// and can be brought to any state of the machine by [`Scheduler::sync`]: adaptive
-/// meta-schedulers (seed 004 ch. 7) simulate their candidates from the real state in
+/// meta-schedulers (Talby 2006, ch. 7) simulate their candidates from the real state in
 /// the background and hand control from one to another.
 pub trait Scheduler: SchedulerClone + Send {
     /// The policy's name, as given on the command line.
@@ -207,12 +207,12 @@ impl Clone for Box<dyn Scheduler> {
 pub enum Policy {
     /// First come, first served, no backfilling.
     Fcfs,
-    /// EASY backfilling (Lifka; seed 002 §2.2); with a predictor, EASY++.
+    /// EASY backfilling (Lifka; Mu'alem and Feitelson 2001, §2.2); with a predictor, EASY++.
     Easy,
     /// Shortest-job-backfilled-first: EASY backfilling candidates in order of their plan
-    /// (seed 001 §3.2).
+    /// (Talby et al. 2006, §3.2).
     Sjbf,
-    /// Conservative backfilling (seed 002 §2.1).
+    /// Conservative backfilling (Mu'alem and Feitelson 2001, §2.1).
     Conservative,
 }
 

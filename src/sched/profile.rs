@@ -1,5 +1,5 @@
-//! The processor-availability profile of conservative backfilling (seed 002 §2.1): free
-//! processors as a step function of future time, with earliest-fit queries.
+//! The processor-availability profile of conservative backfilling (Mu'alem and Feitelson 2001,
+//! §2.1): free processors as a step function of future time, with earliest-fit queries.
 
 use crate::time::Time;
 

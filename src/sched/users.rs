@@ -4,7 +4,7 @@
 //! The simulation keeps this table from job events alone, so it is the same whatever
 //! made the jobs (a replayed log, feedback users, a model). A user is *in an active
 //! session* while it has a job in the system or its last job ended less than a session
-//! gap ago: the 20-minute think-time boundary of seed 003 §4.4 (after Shmueli and
+//! gap ago: the 20-minute think-time boundary of Feitelson 2021, §4.4 (after Shmueli and
 //! Feitelson), within which a user is taken to be waiting at the terminal.
 
 use std::sync::Arc;

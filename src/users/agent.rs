@@ -1,6 +1,6 @@
 //! A trace user: one user of a log replaying its own job stream with feedback.
 //!
-//! The user moves between the three states of seed 003 Fig. 13: **thinking** (its next job
+//! The user moves between the three states of Feitelson 2021, Fig. 13: **thinking** (its next job
 //! is ready and will be submitted at a known time), **waiting** (its next job depends on
 //! jobs that have not ended yet) and **away** (its next job became ready outside its
 //! windows and waits for the next one to open). It submits its jobs in log order (the

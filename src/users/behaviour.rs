@@ -1,12 +1,12 @@
-//! How users react to the service they get (seed 003 §4.3-4.4).
+//! How users react to the service they get (Feitelson 2021, §4.3-4.4).
 //!
 //! **Continuation.** The longer a job's response time, the less likely its user is to
-//! continue the session (seed 003 Fig. 18, after Shmueli & Feitelson 2007): the
+//! continue the session (Feitelson 2021, Fig. 18, after Shmueli & Feitelson 2007): the
 //! [`ContinuationCurve`] of [`super::continuation`], fitted from a log, by which
 //! [`super::reaction`] breaks sessions off and extends them. On by default.
 //!
 //! **Patience.** A user whose jobs wait longer than a patience limit, a given number of
-//! times, leaves for good and is counted as frustrated (seed 003 §4.4, Table 1).
+//! times, leaves for good and is counted as frustrated (Feitelson 2021, §4.4, Table 1).
 
 use serde::Serialize;
 

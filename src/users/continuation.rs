@@ -1,5 +1,5 @@
 //! Session continuation: how likely a user is to submit again within the session
-//! threshold, by the response time (and the slowdown) of its previous job (seed 003
+//! threshold, by the response time (and the slowdown) of its previous job (Feitelson 2021
 //! §4.3, Fig. 18, after Shmueli & Feitelson 2007, "Uncovering the effect of system
 //! performance on user behavior from traces of parallel systems").
 //!
@@ -192,7 +192,7 @@ pub fn wilson(successes: u64, trials: u64) -> (f64, f64) {
 }
 
 /// The probability of continuing a session, by the response time of the previous job
-/// (seed 003 Fig. 18; Shmueli & Feitelson 2007): see the module doc for the measurement.
+/// (Feitelson 2021, Fig. 18; Shmueli & Feitelson 2007): see the module doc for the measurement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContinuationCurve {
@@ -391,7 +391,7 @@ impl ContinuationCurve {
     /// The curve as a file, with a comment saying what it is.
     pub fn to_toml(&self) -> String {
         format!(
-            "# Session continuation (seed 003 Fig. 18, after Shmueli & Feitelson 2007): of the\n\
+            "# Session continuation (Feitelson 2021, Fig. 18, after Shmueli & Feitelson 2007): of the\n\
              # pairs of a user's jobs whose next job was submitted after the previous one ended\n\
              # (think time >= 0; `concurrent` pairs, submitted while it ran, are left out), the\n\
              # share whose think time was below `threshold` seconds, by the previous job's\n\

@@ -1,4 +1,4 @@
-//! The fluid user model (seed 003 §4.3, after Zakay & Feitelson): a user keeps the
+//! The fluid user model (Feitelson 2021, §4.3, after Zakay & Feitelson): a user keeps the
 //! session windows of the log, which carry the daily and weekly cycle, and the logged
 //! think times; a job that becomes ready outside every window waits for the start of the
 //! next one (the user is away), and a job that becomes ready inside a window is
@@ -21,7 +21,7 @@ use crate::workload::trace::Window;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OpeningThink {
-    /// The session keeps its logged start (the default; seed 003 §4.3: "we keep each
+    /// The session keeps its logged start (the default; Feitelson 2021, §4.3: "we keep each
     /// session's start and end timestamps"). A user on time or ahead takes its logged
     /// break after its result, so its lead never exceeds the response time it was
     /// saved; a user behind its logged session start starts the session then, or a
@@ -69,7 +69,7 @@ impl OpeningThink {
     }
 }
 
-/// How far a job may flow forward into an earlier session than its own (seed 003 §4.3,
+/// How far a job may flow forward into an earlier session than its own (Feitelson 2021, §4.3,
 /// open point).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -1,5 +1,5 @@
 //! Simulated users: agents that submit jobs, wait for them, think, and go away and come
-//! back with their session windows (seed 003 §4.3, Fig. 13).
+//! back with their session windows (Feitelson 2021, §4.3, Fig. 13).
 //!
 //! A [`TraceAgent`] replays one user of a log with feedback: its jobs in log order, each
 //! once the jobs it depends on have ended on the simulated machine, plus its think time,
@@ -41,6 +41,6 @@ pub struct UserConfig {
     pub behaviour: Behaviour,
     /// No feedback: every job is submitted at its logged time (shifted with its user),
     /// whatever became of the jobs before it; the open-loop baseline of a resampled
-    /// workload (seed 003 Fig. 17).
+    /// workload (Feitelson 2021, Fig. 17).
     pub open_loop: bool,
 }

@@ -1,5 +1,5 @@
 //! What a user does after a result: the reaction to service that every closed-loop user
-//! shares, trace, resampled and model-based alike (seed 003 §4.4, Fig. 18, after
+//! shares, trace, resampled and model-based alike (Feitelson 2021, §4.4, Fig. 18, after
 //! Shmueli & Feitelson 2007).
 //!
 //! After a job ends, its user either goes on with the session (submits again within the

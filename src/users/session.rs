@@ -1,6 +1,6 @@
 //! A user working through one session of planned jobs: the part of the user model that
 //! model-based users (`crate::model::site`) share with trace users besides the reactions
-//! (seed 003 §4.3, Fig. 13: think and submit, wait).
+//! (Feitelson 2021, §4.3, Fig. 13: think and submit, wait).
 //!
 //! The session's first job is submitted when it opens; each later job follows the
 //! previous job's **end** by its think time, or, if concurrent, the previous

@@ -1,5 +1,5 @@
 //! What a log's users did: sessions, think times, arrivals by local hour and weekday,
-//! and flurries (`sitesim analyze`; seed 003 §3.4, §4.3; seed 004 §9).
+//! and flurries (`sitesim analyze`; Feitelson 2021, §3.4, §4.3; Talby 2006, §9).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -70,7 +70,7 @@ pub struct LogAnalysis {
     pub flurry_factor: f64,
     /// Flurries.
     pub flurries: Vec<Flurry>,
-    /// The share of sessions continued, by response time and slowdown (seed 003 Fig. 18).
+    /// The share of sessions continued, by response time and slowdown (Feitelson 2021, Fig. 18).
     pub continuation: ContinuationCurve,
 }
 
@@ -263,7 +263,7 @@ impl LogAnalysis {
     }
 }
 
-/// The Fig. 18 table of seed 003 (after Shmueli & Feitelson 2007): the share of
+/// The Fig. 18 table of Feitelson 2021 (after Shmueli & Feitelson 2007): the share of
 /// continued sessions by the previous job's response time and by its bounded slowdown,
 /// each with its pairs and 95% Wilson interval, and the logistic in ln(response).
 fn render_continuation(w: &mut String, c: &ContinuationCurve) {

@@ -1,5 +1,5 @@
 //! Replay with feedback: every user of a log is a [`TraceAgent`] that submits its own
-//! jobs as the simulated machine finishes the ones they depend on (seed 003 §4.3).
+//! jobs as the simulated machine finishes the ones they depend on (Feitelson 2021, §4.3).
 //! Submissions stream into the engine as users decide them: each user has at most one
 //! submission planned at a time. Submissions due at the same second go in log order, as
 //! in an open-loop replay, whatever order the users decided them in.

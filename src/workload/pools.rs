@@ -1,4 +1,4 @@
-//! A log's users split into the pools resampling draws from (seed 003 §4.2, after Zakay &
+//! A log's users split into the pools resampling draws from (Feitelson 2021, §4.2, after Zakay &
 //! Feitelson 2014; notes §8.6): **long-term** users, active through much of the log, and
 //! **temporary** users, active for a few weeks or months; users whose whole activity lies
 //! too close to either end of the log are **excluded**, since the log cut them off and

@@ -1,4 +1,4 @@
-//! A living population resampled from a log's users (seed 003 §4.2, after Zakay &
+//! A living population resampled from a log's users (Feitelson 2021, §4.2, after Zakay &
 //! Feitelson 2014; notes §8.6): a semi-open system of users, each in closed-loop
 //! interaction with the machine.
 //!
@@ -118,7 +118,7 @@ impl std::str::FromStr for RegenerateFrom {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StartWeek {
-    /// In a random week of its traced activity (the default; seed 003 §4.2: "each user
+    /// In a random week of its traced activity (the default; Feitelson 2021, §4.2: "each user
     /// is started in some arbitrary week of his traced activity"): every long-term user
     /// is active at the start.
     #[default]

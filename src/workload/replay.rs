@@ -20,7 +20,8 @@ pub struct ReplayConfig {
     /// What to do with questionable jobs.
     pub policies: Policies,
     /// Multiplies every interarrival time: below 1 raises the load, above 1 lowers it.
-    /// This also shrinks or stretches the daily and weekly cycles (seed 002 §3.1).
+    /// This also shrinks or stretches the daily and weekly cycles (Mu'alem and Feitelson 2001,
+    /// §3.1).
     pub interarrival_factor: f64,
     /// The header's `MaxRuntime`, for `missing-estimate=max-runtime`.
     pub max_runtime: Option<Time>,

@@ -1,6 +1,6 @@
 //! A log turned into users: each user's own job stream, in log order, with the think
 //! times, sessions, session windows and dependencies that closed-loop replay needs
-//! (seed 003 §4.3; notes §8.3-8.5; `docs/MODELS.md`, "Users from a log").
+//! (Feitelson 2021, §4.3; notes §8.3-8.5; `docs/MODELS.md`, "Users from a log").
 //!
 //! For job `j` of a user:
 //! - its **think time** is its submit time minus the end of the user's previous job

@@ -4,16 +4,16 @@
 //! A user model is right when, given the service the log's users actually got, it gives
 //! back the log; only then does a difference under another scheduler mean something. So
 //! beside the log's own figures this runs, on one log:
-//! - the log replayed open-loop under the scheduler (seed 003 Fig. 15's vertical line);
+//! - the log replayed open-loop under the scheduler (Feitelson 2021, Fig. 15's vertical line);
 //! - the feedback replay under the log's own service (`logged`): the identity, every
 //!   job at its logged time, or the count of those that are not, by the rule that moved
 //!   them;
 //! - resampled populations at the log's own size under `logged`, under the scheduler
-//!   with feedback, and under the scheduler without feedback (seed 003 Figs. 15, 17),
+//!   with feedback, and under the scheduler without feedback (Feitelson 2021, Figs. 15, 17),
 //!   each over the replications with its confidence interval;
 //! - what makes congestion in the resampled workloads that the log never had: the
 //!   weekly offered load beside the log's, and each log user's share of the work and of
-//!   the waits (seed 003 §3.4, §4.4).
+//!   the waits (Feitelson 2021, §3.4, §4.4).
 
 mod output;
 
@@ -44,7 +44,7 @@ use super::terminal::{note, progress, report_elapsed, stop_flag};
 use crate::swf::SwfReader;
 use crate::time::Time;
 
-/// The central share of a distribution called its body (seed 003 §4.4: "in most cases
+/// The central share of a distribution called its body (Feitelson 2021, §4.4: "in most cases
 /// the value ... is within the body of this distribution").
 const BODY: (f64, f64) = (0.025, 0.975);
 
@@ -112,7 +112,7 @@ impl ResampledRow {
     }
 }
 
-/// Where the open-loop replay's mean wait falls among the resampled runs' (seed 003
+/// Where the open-loop replay's mean wait falls among the resampled runs' (Feitelson 2021
 /// Fig. 15).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Placement {

@@ -1,5 +1,5 @@
 //! The calibration's outputs: the text of `sitesim calibrate`, `calibrate.csv`,
-//! `users.csv`, `calibrate.json` and the report page with the seed 003 Fig. 15 and
+//! `users.csv`, `calibrate.json` and the report page with the Feitelson 2021, Fig. 15 and
 //! Fig. 17 histograms.
 
 use std::fmt::Write as _;
@@ -228,7 +228,7 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
     if outside {
         let _ = writeln!(
             w,
-            "  remedies     (seed 003) feedback; --weight USER=W to down-weight (W < 1) or \
+            "  remedies     (Feitelson 2021) feedback; --weight USER=W to down-weight (W < 1) or \
              leave out (0) a user; --flurry-weight W for every user with a flurry"
         );
     }
@@ -461,7 +461,7 @@ pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), ReplayErr
                 row,
                 "mean_wait",
                 format!(
-                    "Mean wait of {} resampled workloads under {}, {} (seed 003 Fig. 15)",
+                    "Mean wait of {} resampled workloads under {}, {} (Feitelson 2021, Fig. 15)",
                     row.replications.len(),
                     row.scheduler,
                     if row.feedback {
@@ -480,7 +480,7 @@ pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), ReplayErr
     for (i, row) in s.rows.iter().enumerate() {
         let marks = vec![(s.log.jobs_per_week, "the log".to_owned())];
         let title = format!(
-            "Jobs per week of {} resampled workloads: {} (seed 003 Fig. 17)",
+            "Jobs per week of {} resampled workloads: {} (Feitelson 2021, Fig. 17)",
             row.replications.len(),
             row.label
         );

@@ -145,7 +145,7 @@ pub enum WorkloadSection {
         #[serde(default)]
         users: Box<UsersSection>,
     },
-    /// Populations resampled from a log's users, each user with feedback (seed 003
+    /// Populations resampled from a log's users, each user with feedback (Feitelson 2021
     /// §4.2; see `sitesim resample --help`).
     Resample {
         /// The log.
@@ -163,7 +163,7 @@ pub enum WorkloadSection {
         #[serde(default)]
         open_loop: bool,
     },
-    /// The model-based site of Talby's thesis (seed 004; `docs/MODELS.md`).
+    /// The model-based site of Talby's thesis (2006; `docs/MODELS.md`).
     Model {
         /// The user and session layers; the shipped `models/talby2006.toml` when absent.
         model: Option<PathBuf>,
@@ -177,7 +177,7 @@ pub enum WorkloadSection {
         /// 18:00), at any of them alike.
         work_hours: Option<Vec<u8>>,
         /// What keeps to the work hours: `"sessions"` (their openings, the default) or
-        /// `"jobs"` (every arrival: seed 003 Fig. 21's simple model).
+        /// `"jobs"` (every arrival: Feitelson 2021, Fig. 21's simple model).
         work_hours_for: Option<String>,
         /// Median CPU work per job, seconds; with `load`, parameterizes the model
         /// instead of the machine size alone.
