@@ -807,6 +807,10 @@ fn main() -> ExitCode {
         }
     };
     match result {
+        Ok(()) if sitesim::experiment::terminal::interrupted() => {
+            eprintln!("interrupted: what finished is kept (an experiment resumes when run again)");
+            ExitCode::from(130)
+        }
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

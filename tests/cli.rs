@@ -851,3 +851,43 @@ fn a_scenario_naming_a_shipped_model_runs_from_any_folder() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("models/mine.toml"), "{}", stderr(&o));
 }
+
+#[test]
+fn an_interrupted_experiment_is_not_a_success() {
+    use std::io::{BufRead, BufReader};
+    let scenario = temp("interrupted.toml");
+    std::fs::write(
+        &scenario,
+        "name = \"interrupted\"\nduration = \"52w\"\nreplications = 400\n[machine]\nprocs = 128\n\
+         [scheduler]\npolicy = \"easy\"\n[workload]\nsource = \"model\"\n\
+         [experiment]\nschedulers = [\"easy\"]\n",
+    )
+    .unwrap();
+    let out = temp("interrupted-out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sitesim"))
+        .args(["run", scenario.to_str().unwrap(), "--threads", "1"])
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sitesim runs");
+    // The first line is printed once the plan is written and the runs are under way.
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("experiment interrupted"), "{first}");
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+    // It stopped early, kept what finished, and wrote no summary of a partial experiment.
+    let kept = std::fs::read_dir(out.join("runs/p000")).unwrap().count();
+    assert!(kept < 400, "all 400 runs finished before the interrupt");
+    assert!(!out.join("summary.json").exists());
+}

@@ -10,15 +10,24 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// A flag set by Ctrl-C: running replications finish, no new one starts.
+/// Set by Ctrl-C: running replications finish, no new one starts.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The flag Ctrl-C sets (running replications finish, no new one starts), with its handler
+/// installed.
 pub fn stop_flag() -> &'static AtomicBool {
-    static STOP: AtomicBool = AtomicBool::new(false);
     // A second handler cannot be set; the first one already sets this flag.
     let _ = ctrlc::set_handler(|| {
         STOP.store(true, Ordering::Relaxed);
         eprintln!("\nstopping: finishing the running replications, keeping the finished ones");
     });
     &STOP
+}
+
+/// Whether Ctrl-C stopped the command: what it printed and wrote is kept, but it is not a
+/// success (exit code 130, as a shell gives a program ended by SIGINT).
+pub fn interrupted() -> bool {
+    STOP.load(Ordering::Relaxed)
 }
 
 /// Set by `--quiet`: no progress bars, no notes on stderr.
