@@ -4,7 +4,7 @@
 //! previous job; it is negative when that job was still running (the user did not wait
 //! for it). A job opens a new **session** when its think time reaches a threshold, 20
 //! minutes by default (Zilber, Amit & Talby 2005, used by Talby et al. 2006, §5 for SBH, by
-//! Feitelson 2021 §4.4 for the user model and by Talby 2006, §9.2.1, where 15 and 30 minutes gave
+//! Feitelson 2021, §4.4, for the user model and by Talby 2006, §9.2.1, where 15 and 30 minutes gave
 //! "virtually the same results"). Which job is "the previous one" is not defined by the papers: the
 //! job submitted just before ([`SessionRule::Previous`], the default), or the latest termination
 //! among all the user's earlier jobs ([`SessionRule::Latest`]).

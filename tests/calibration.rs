@@ -209,7 +209,7 @@ fn kth_resampled_under_its_own_service_reproduces_its_throughput() {
     // EASY serves KTH's users better than the log's machine did.
     let easy = s.under_scheduler(true).unwrap();
     assert!(easy.stat("mean_wait").unwrap().mean < 0.5 * wait.mean);
-    // Open-loop, the log's replay waits within the body of the resampled waits (Feitelson 2021
+    // Open-loop, the log's replay waits within the body of the resampled waits (Feitelson 2021,
     // Fig. 15, "in most cases").
     assert!(s.wait_without_feedback.unwrap().inside);
     // Every user's share adds up over the table.

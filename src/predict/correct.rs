@@ -1,4 +1,4 @@
-//! What a predictor does when a job outlives its prediction (a **deadline miss**, Talby et al. 2006
+//! What a predictor does when a job outlives its prediction (a **deadline miss**, Talby et al. 2006,
 //! §3.1): it must give a new prediction beyond the job's elapsed runtime.
 
 use rustc_hash::FxHashMap;

@@ -1,4 +1,4 @@
-//! The modal model of user runtime estimates of Tsafrir, Etsion & Feitelson (Tsafrir et al. 2005),
+//! The modal model of user runtime estimates of Tsafrir, Etsion and Feitelson (2005),
 //! step by step as `notes/seed-000-002-estimates-backfilling.md` A.4 to A.12 give it, with
 //! its fitted parameters in `models/estimates-tsafrir2005.toml`.
 //!

@@ -7,8 +7,9 @@
 //! * When a job ends before its estimate, the schedule is **compressed**: each waiting job,
 //!   in submission order, is moved to its earliest fit given all other reservations. Its
 //!   old slot is still free, so no job ever moves later; the schedule is never rebuilt from
-//!   scratch (Mu'alem and Feitelson 2001, Fig. 2 shows why that would break guarantees). A job that
-//! cannot move is detected without touching the profile ([`Profile::earlier_fit`]).
+//!   scratch (Mu'alem and Feitelson 2001, Fig. 2 shows why that would break guarantees).
+//!   A job that cannot move is detected without touching the profile
+//!   ([`Profile::earlier_fit`]).
 //! * Under the `overrun` policy a job may outlive its estimate. The profile then holds it
 //!   until one second past the current pass, and the schedule is repaired: every waiting
 //!   job is taken out and placed again in submission order. Reservations that relied on

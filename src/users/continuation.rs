@@ -1,5 +1,5 @@
 //! Session continuation: how likely a user is to submit again within the session
-//! threshold, by the response time (and the slowdown) of its previous job (Feitelson 2021
+//! threshold, by the response time (and the slowdown) of its previous job (Feitelson 2021,
 //! §4.3, Fig. 18, after Shmueli & Feitelson 2007, "Uncovering the effect of system
 //! performance on user behavior from traces of parallel systems").
 //!

@@ -112,7 +112,7 @@ impl ResampledRow {
     }
 }
 
-/// Where the open-loop replay's mean wait falls among the resampled runs' (Feitelson 2021
+/// Where the open-loop replay's mean wait falls among the resampled runs' (Feitelson 2021,
 /// Fig. 15).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Placement {

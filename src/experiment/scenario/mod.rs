@@ -145,7 +145,7 @@ pub enum WorkloadSection {
         #[serde(default)]
         users: Box<UsersSection>,
     },
-    /// Populations resampled from a log's users, each user with feedback (Feitelson 2021
+    /// Populations resampled from a log's users, each user with feedback (Feitelson 2021,
     /// §4.2; see `sitesim resample --help`).
     Resample {
         /// The log.
