@@ -154,7 +154,7 @@ fn record_of(
     let res = whole(job.res, 1).map_err(field("res"))?;
     let walltime = match job.walltime {
         None => -1,
-        Some(w) if w == -1.0 => -1,
+        Some(-1.0) => -1,
         Some(w) => whole(w, 1).map_err(field("walltime"))?,
     };
     let profile = profiles.get(&job.profile).ok_or_else(|| {
