@@ -33,9 +33,14 @@
 //!
 //! sitesim also writes `description` and `swf_header` (the log's header lines, so that its
 //! time zone and start time come back). Every number is written as an integer: SWF times
-//! are whole seconds. A workload read back keeps `res` as both allocated and requested
-//! processors unless `extra_data` says otherwise; an absent `extra_data` key is unknown
-//! (-1).
+//! are whole seconds. Read back, `subtime`, `res` (as the allocated processors), the
+//! delay and `walltime` (absent or -1: unknown) are what Batsim would run; the other
+//! fields come from `extra_data`, an absent key being unknown (-1), and the job number,
+//! without one there, is the `id` if it is a whole number, else the job's position.
+//! Batsim does not require jobs in submission order; they are sorted by `subtime`, as
+//! an SWF log is. Times and sizes must be whole numbers: a fractional `subtime`, `res`,
+//! `walltime` or delay is an error, as is a job whose profile is missing or is not a
+//! delay.
 
 mod read;
 mod write;

@@ -66,9 +66,9 @@ struct Profile {
 
 /// Reads the Batsim workload in `input` (named `file` in errors): the header (the lines
 /// of `swf_header`, with `; MaxProcs: nb_res` in place of its first `MaxProcs` line or
-/// after them) and one record per job,
-/// sorted by submit time (stably: jobs submitted together keep their order). Each
-/// record's `line` is its job's position in `jobs`, from 1.
+/// after them), one record per job, sorted by submit time (stably: jobs submitted
+/// together keep their order), and the bytes read. Each record's `line` is its job's
+/// position in `jobs`, from 1.
 ///
 /// Syntax and type errors name the file, line and column; other errors name the file,
 /// the JSON location (`jobs[3]`, with the job's id) and what is wrong.
