@@ -50,7 +50,7 @@ pub struct SwfReader<R> {
 }
 
 impl SwfReader<LogInput> {
-    /// Opens the log at `path`, plain or gzip ([`LogInput`]), SWF or a Batsim JSON
+    /// Opens the log at `path`, plain or compressed ([`LogInput`]), SWF or a Batsim JSON
     /// workload.
     pub fn open(path: &Path) -> Result<Self, SwfError> {
         let file = path.display().to_string();
