@@ -13,6 +13,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use sitesim::experiment::analyze::{AnalyzeOptions, analyze_command};
 use sitesim::experiment::calibrate::calibrate_command;
 use sitesim::experiment::estimates::{EstimatesInput, estimates_command};
+use sitesim::experiment::export::{ExportOptions, export_command};
 use sitesim::experiment::feedback::{
     ContinuationSource, FeedbackOptions, UnknownWaits, feedback_command,
 };
@@ -30,6 +31,7 @@ use sitesim::predict::PredictorSpec;
 use sitesim::predict::estimates::EstimateModel;
 use sitesim::registry::SchedulerSpec;
 use sitesim::session::SessionRule;
+use sitesim::swf::batsim::ProfileStyle;
 use sitesim::time::{Time, WEEK, parse_duration};
 use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Patience};
 use sitesim::workload::SyntheticConfig;
@@ -86,6 +88,8 @@ enum Command {
     /// Fit the job layer of the session model (per session class: start times, jobs per
     /// session, repetitions, runtimes, sizes, estimates, think times) from logs.
     Fit(FitArgs),
+    /// Write a log (SWF, plain or gzip, or a Batsim workload) as a Batsim JSON workload.
+    Export(ExportArgs),
     /// Merge the results directories of an experiment's shards into one.
     Merge(MergeArgs),
     /// Write an experiment's report: SVG plots and one HTML page, in RESULTS_DIR/report.
@@ -99,6 +103,40 @@ enum Command {
     },
     /// Print the manual page (roff), generated from these options: `sitesim man | man -l -`.
     Man,
+}
+
+#[derive(Args)]
+struct ExportArgs {
+    /// The log: SWF, plain or gzip (a feedback run's schedule.swf, the workload its users
+    /// generated, among them), or a Batsim workload.
+    #[arg(long, value_name = "LOG")]
+    swf: PathBuf,
+    /// Write a Batsim JSON workload, its delay profiles typed as Batsim VERSION names
+    /// them: 5, "DelayProfile" (batprotocol's name; the default), or 4, "delay" (as
+    /// Batsim's own SWF converter writes). Jobs Batsim cannot run (unknown submit time,
+    /// runtime or size; zero runtime) are left out and counted.
+    #[arg(
+        long,
+        value_name = "VERSION",
+        num_args = 0..=1,
+        default_missing_value = "5",
+        required = true
+    )]
+    batsim: BatsimVersion,
+    /// The workload file [default: standard output].
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+/// The Batsim version whose profile type names `export --batsim` writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum BatsimVersion {
+    /// Batsim 4: "delay".
+    #[value(name = "4")]
+    V4,
+    /// Batsim 5: "DelayProfile".
+    #[value(name = "5")]
+    V5,
 }
 
 #[derive(Args)]
@@ -785,6 +823,16 @@ fn main() -> ExitCode {
         }
         .and_then(|input| estimates_command(input, a.seed)),
         Command::Fit(a) => fit_command(&a.swf, a.time_zone.as_deref(), &a.unknown_waits, &a.out),
+        Command::Export(a) => export_command(
+            &a.swf,
+            &ExportOptions {
+                style: match a.batsim {
+                    BatsimVersion::V4 => ProfileStyle::Batsim4,
+                    BatsimVersion::V5 => ProfileStyle::Batsim5,
+                },
+                output: a.output,
+            },
+        ),
         Command::Merge(a) => merge_command(&a.out, &a.shards),
         Command::Report(a) => report_command(&a.dir),
         Command::Completions { shell } => {

@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod calibrate;
 pub mod estimates;
+pub mod export;
 pub mod feedback;
 pub mod fit;
 pub mod generate;

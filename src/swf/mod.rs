@@ -1,6 +1,8 @@
 //! The Standard Workload Format of the Parallel Workloads Archive: a streaming reader, a
-//! writer, the header, and the errors that name file, line and field.
+//! writer, the header, and the errors that name file, line and field; and Batsim's JSON
+//! workloads, read as logs and written from them (`batsim`).
 
+pub mod batsim;
 mod header;
 mod input;
 mod reader;
@@ -60,6 +62,28 @@ pub enum SwfError {
         line: u64,
         /// The header key.
         key: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A Batsim workload is not valid JSON, or a value has the wrong type.
+    #[error("{file}:{line}:{column}: {problem}")]
+    Json {
+        /// The workload.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// 1-based column number.
+        column: usize,
+        /// What is wrong, as serde_json says it.
+        problem: String,
+    },
+    /// A Batsim workload's value is out of range or names nothing.
+    #[error("{file}: {at}: {problem}")]
+    Batsim {
+        /// The workload.
+        file: String,
+        /// Where in the JSON: `nb_res`, `jobs[3] (id '7') res`, ...
+        at: String,
         /// What is wrong.
         problem: String,
     },

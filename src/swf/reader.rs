@@ -1,10 +1,11 @@
-//! Streaming SWF reader: one line at a time from any `BufRead`, header first.
+//! Streaming SWF reader: one line at a time from any `BufRead`, header first. A file
+//! opened by path may also be a Batsim JSON workload ([`super::batsim`]), read whole.
 
 use std::io::BufRead;
 use std::path::Path;
 
 use super::record::{FIELD_NAMES, FIELDS, SwfRecord, Value, is_fractional};
-use super::{LogInput, SwfError, SwfHeader};
+use super::{LogInput, SwfError, SwfHeader, batsim};
 
 /// Lines that carried more than 18 columns. They are read (the extra columns are ignored)
 /// and reported as a warning.
@@ -31,6 +32,10 @@ pub struct Located {
 ///
 /// The header (every `;` line before the first job line) is parsed by [`SwfReader::new`].
 /// Comment lines met later are added to the header too.
+///
+/// [`SwfReader::open`] also reads Batsim JSON workloads, told by their first non-blank
+/// byte (`{`): the workload is read whole and its jobs come out as records in submission
+/// order, each `line` the job's position in the workload (see [`batsim::read_workload`]).
 pub struct SwfReader<R> {
     src: R,
     file: String,
@@ -40,16 +45,35 @@ pub struct SwfReader<R> {
     first: Option<Located>,
     extra: ExtraColumns,
     bytes: u64,
+    /// The records still to return, when the file is a Batsim workload.
+    batsim: Option<std::vec::IntoIter<Located>>,
 }
 
 impl SwfReader<LogInput> {
-    /// Opens the log at `path`, plain or gzip ([`LogInput`]).
+    /// Opens the log at `path`, plain or compressed ([`LogInput`]), SWF or a Batsim JSON
+    /// workload.
     pub fn open(path: &Path) -> Result<Self, SwfError> {
-        let input = LogInput::open(path).map_err(|e| SwfError::Io {
-            file: path.display().to_string(),
-            source: e,
-        })?;
-        Self::new(input, &path.display().to_string())
+        let file = path.display().to_string();
+        let io = |source| SwfError::Io {
+            file: file.clone(),
+            source,
+        };
+        let mut input = LogInput::open(path).map_err(io)?;
+        if !batsim::looks_like_json(&mut input).map_err(io)? {
+            return Self::new(input, &file);
+        }
+        let (header, records, bytes) = batsim::read_workload(&mut input, &file)?;
+        Ok(SwfReader {
+            src: input,
+            file,
+            line_no: 0,
+            buf: Vec::new(),
+            header,
+            first: None,
+            extra: ExtraColumns::default(),
+            bytes,
+            batsim: Some(records.into_iter()),
+        })
     }
 }
 
@@ -65,6 +89,7 @@ impl<R: BufRead> SwfReader<R> {
             first: None,
             extra: ExtraColumns::default(),
             bytes: 0,
+            batsim: None,
         };
         reader.first = reader.read_record()?;
         Ok(reader)
@@ -99,6 +124,9 @@ impl<R: BufRead> SwfReader<R> {
     }
 
     fn read_record(&mut self) -> Result<Option<Located>, SwfError> {
+        if let Some(records) = &mut self.batsim {
+            return Ok(records.next());
+        }
         loop {
             self.buf.clear();
             let n = self

@@ -1,0 +1,78 @@
+//! `sitesim export`: a log (SWF, plain or gzip, or a Batsim workload; an open-loop or
+//! feedback run's `schedule.swf` among them) written as a Batsim JSON workload.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::output::AtomicFile;
+use crate::swf::SwfReader;
+use crate::swf::batsim::{BatsimExport, ProfileStyle};
+
+/// What `sitesim export --batsim` writes, and where.
+#[derive(Debug, Clone)]
+pub struct ExportOptions {
+    /// How the delay profile's type is spelt.
+    pub style: ProfileStyle,
+    /// The workload file; standard output if `None`.
+    pub output: Option<PathBuf>,
+}
+
+/// `sitesim export --batsim`: reads the log `swf` and writes it as a Batsim workload to
+/// `opts.output` (atomically) or standard output. Jobs Batsim cannot run (unknown submit
+/// time, runtime or size, or a runtime of zero) are left out and counted on standard
+/// error, as are jobs larger than `nb_res`.
+pub fn export_command(swf: &Path, opts: &ExportOptions) -> Result<(), String> {
+    let mut reader = SwfReader::open(swf).map_err(|e| e.to_string())?;
+    let mut export = BatsimExport::new(opts.style);
+    for located in reader.by_ref() {
+        export.add(&located.map_err(|e| e.to_string())?.record);
+    }
+    let header = reader.header();
+    let description = format!(
+        "{} written as a Batsim workload by sitesim {}",
+        swf.display(),
+        env!("CARGO_PKG_VERSION")
+    );
+    let to = match &opts.output {
+        Some(path) => {
+            let err = |e: std::io::Error| format!("{}: {e}", path.display());
+            let (file, w) = AtomicFile::create(path).map_err(err)?;
+            drop(export.write(w, header, &description).map_err(err)?);
+            file.commit().map_err(err)?;
+            path.display().to_string()
+        }
+        None => {
+            let out = BufWriter::new(std::io::stdout().lock());
+            match export.write(out, header, &description) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+                Err(e) => return Err(format!("stdout: {e}")),
+                Ok(mut out) => out.flush().map_err(|e| format!("stdout: {e}"))?,
+            }
+            "standard output".to_owned()
+        }
+    };
+    let mut message = format!(
+        "wrote {} jobs and {} delay profiles (type \"{}\") for {} resources to {to}",
+        export.jobs(),
+        export.profiles(),
+        opts.style.delay_type(),
+        export.nb_res(header),
+    );
+    let skipped = export.skipped();
+    if skipped.total() > 0 {
+        message += &format!(
+            "\nskipped {} jobs Batsim cannot run: {}",
+            skipped.total(),
+            skipped.describe()
+        );
+    }
+    let oversize = export.oversize(header);
+    if oversize > 0 {
+        message += &format!(
+            "\nwarning: {oversize} jobs ask for more than nb_res = {} resources",
+            export.nb_res(header)
+        );
+    }
+    eprintln!("{message}");
+    Ok(())
+}

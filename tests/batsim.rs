@@ -1,0 +1,270 @@
+//! Batsim interop on the command line: `sitesim export --batsim` and every command
+//! reading a Batsim JSON workload as its log; on KTH, a replay of the exported workload
+//! gives the replay of the log.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::shared_log;
+
+fn sitesim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sitesim"))
+        .args(args)
+        .output()
+        .expect("sitesim runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sitesim-batsim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Four jobs of two users with logged waits; job 4 ran for 0 s, which Batsim cannot run.
+const LOG: &str = "; MaxProcs: 8\n; TimeZoneString: Europe/Stockholm\n\
+1 0 0 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n\
+2 5 0 50 8 -1 -1 8 60 -1 1 2 1 -1 -1 -1 -1 -1\n\
+3 9 91 20 2 -1 -1 2 30 -1 1 1 1 -1 -1 -1 -1 -1\n\
+4 200 0 0 2 -1 -1 2 30 -1 1 2 1 -1 -1 -1 -1 -1\n";
+
+fn log_file() -> PathBuf {
+    let log = temp("log.swf");
+    std::fs::write(&log, LOG).unwrap();
+    log
+}
+
+fn json(bytes: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(bytes).expect("the workload is JSON")
+}
+
+#[test]
+fn export_writes_a_workload_to_stdout_or_a_file() {
+    let log = log_file();
+    let o = sitesim(&["export", "--batsim", "--swf", path(&log)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let w = json(&o.stdout);
+    assert_eq!(w["nb_res"], 8);
+    assert_eq!(w["jobs"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        w["jobs"][2],
+        serde_json::json!({"id": "3", "subtime": 9, "res": 2, "walltime": 30, "profile": "20",
+            "extra_data": {"job_number": 3, "wait_time": 91, "requested_processors": 2,
+                "status": 1, "user_id": 1, "group_id": 1}})
+    );
+    assert_eq!(
+        w["profiles"]["100"],
+        serde_json::json!({"type": "DelayProfile", "delay": 100})
+    );
+    assert_eq!(
+        stderr(&o),
+        "wrote 3 jobs and 3 delay profiles (type \"DelayProfile\") for 8 resources to \
+         standard output\nskipped 1 jobs Batsim cannot run: 1 with zero runtime\n"
+    );
+
+    let out = temp("log4.json");
+    let o = sitesim(&[
+        "export",
+        "--swf",
+        path(&log),
+        "--batsim",
+        "4",
+        "-o",
+        path(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let w = json(&std::fs::read(&out).unwrap());
+    assert_eq!(
+        w["profiles"]["50"],
+        serde_json::json!({"type": "delay", "delay": 50})
+    );
+    assert!(!temp("log4.json.partial").exists());
+
+    // The same input gives the same bytes.
+    let again = sitesim(&["export", "--batsim", "4", "--swf", path(&log)]);
+    assert_eq!(again.stdout, std::fs::read(&out).unwrap());
+}
+
+#[test]
+fn export_usage_errors_exit_with_code_2() {
+    for (args, needle) in [
+        (vec!["export", "--swf", "x.swf"], "--batsim"),
+        (
+            vec!["export", "--swf", "x.swf", "--batsim", "6"],
+            "possible values: 4, 5",
+        ),
+        (vec!["export", "--batsim"], "--swf"),
+    ] {
+        let o = sitesim(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn every_command_reads_a_batsim_workload_plain_or_gzip() {
+    let log = log_file();
+    let workload = temp("w.json");
+    let o = sitesim(&[
+        "export",
+        "--batsim",
+        "--swf",
+        path(&log),
+        "-o",
+        path(&workload),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let packed = temp("w.json.data");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&std::fs::read(&workload).unwrap()).unwrap();
+    std::fs::write(&packed, gz.finish().unwrap()).unwrap();
+    for input in [&workload, &packed] {
+        for command in ["replay", "feedback", "analyze"] {
+            let o = sitesim(&[command, "--swf", path(input)]);
+            assert!(o.status.success(), "{command} {input:?}: {}", stderr(&o));
+        }
+        let o = sitesim(&["replay", "--swf", path(input)]);
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains("on 8 processors: easy"), "{text}");
+        assert!(text.contains("3 simulated, 0 skipped"), "{text}");
+    }
+    // A Batsim workload exports again: from 5 to 4, the same jobs.
+    let o = sitesim(&["export", "--batsim", "4", "--swf", path(&packed)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (five, four) = (json(&std::fs::read(&workload).unwrap()), json(&o.stdout));
+    assert_eq!(five["jobs"], four["jobs"]);
+    assert_eq!(five["nb_res"], four["nb_res"]);
+}
+
+#[test]
+fn a_feedback_run_generated_workload_exports() {
+    let log = log_file();
+    let out = temp("feedback");
+    let o = sitesim(&["feedback", "--swf", path(&log), "--out", path(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = sitesim(&[
+        "export",
+        "--batsim",
+        "--swf",
+        path(&out.join("schedule.swf")),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let w = json(&o.stdout);
+    let jobs = w["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 3);
+    // The jobs as simulated, not as logged: job 2 waited 95 s for the whole machine
+    // (0 in the log) and job 3 was backfilled at once (91 s in the log); job 4, of zero
+    // runtime, was submitted at 295 s (200 in the log) and is left out.
+    let waits: Vec<_> = jobs
+        .iter()
+        .map(|j| (j["subtime"].clone(), j["extra_data"]["wait_time"].clone()))
+        .collect();
+    assert_eq!(
+        waits,
+        [(0, 0), (5, 95), (9, 0)].map(|(s, w)| (serde_json::json!(s), serde_json::json!(w)))
+    );
+    assert!(stderr(&o).contains("1 with zero runtime"), "{}", stderr(&o));
+}
+
+#[test]
+fn malformed_workloads_name_file_line_and_place() {
+    for (text, needle) in [
+        (
+            "{\"nb_res\": 4,\n  \"jobs\": [,]}",
+            "bad.json:2:12: expected value",
+        ),
+        (
+            "{\"nb_res\": 4, \"profiles\": {},\n\"jobs\": [{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"}]}",
+            "bad.json: jobs[0] (id '1') profile: 'p' is not in the workload's profiles",
+        ),
+        (
+            "  {\"nb_res\": 4, \"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 5}},\n\"jobs\": [{\"id\": 1, \"subtime\": 0, \"res\": -1, \"profile\": \"p\"}]}",
+            "bad.json: jobs[0] (id '1') res: -1 is out of range (at least 1)",
+        ),
+    ] {
+        let bad = temp("bad.json");
+        std::fs::write(&bad, text).unwrap();
+        for args in [
+            vec!["replay", "--swf", path(&bad)],
+            vec!["export", "--batsim", "--swf", path(&bad)],
+        ] {
+            let o = sitesim(&args);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
+        }
+    }
+}
+
+/// Exports `log` in `version`, replays the log and the workload with outputs, and
+/// returns both results directories.
+fn replay_both(log: &Path, version: &str) -> (PathBuf, PathBuf) {
+    let workload = temp(&format!("kth{version}.json"));
+    let o = sitesim(&[
+        "export",
+        "--batsim",
+        version,
+        "--swf",
+        path(log),
+        "-o",
+        path(&workload),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("skipped 8 jobs Batsim cannot run: 8 with zero runtime"),
+        "{}",
+        stderr(&o)
+    );
+    let (a, b) = (
+        temp(&format!("kth-swf{version}")),
+        temp(&format!("kth-json{version}")),
+    );
+    // Batsim cannot run KTH's 8 jobs of zero runtime: the log's replay skips them too.
+    let o = sitesim(&[
+        "replay",
+        "--swf",
+        path(log),
+        "--questionable",
+        "zero-runtime=skip",
+        "--out",
+        path(&a),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = sitesim(&["replay", "--swf", path(&workload), "--out", path(&b)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    (a, b)
+}
+
+#[test]
+fn kth_replays_the_same_from_its_batsim_workload() {
+    let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
+        return;
+    };
+    for version in ["4", "5"] {
+        let (a, b) = replay_both(&kth, version);
+        for file in ["jobs.csv", "schedule.swf"] {
+            assert!(
+                std::fs::read(a.join(file)).unwrap() == std::fs::read(b.join(file)).unwrap(),
+                "{file} differs (Batsim {version})"
+            );
+        }
+        let (a, b) = (
+            json(&std::fs::read(a.join("summary.json")).unwrap()),
+            json(&std::fs::read(b.join("summary.json")).unwrap()),
+        );
+        assert_eq!(a["metrics"], b["metrics"]);
+        assert_eq!(a["counts"], b["counts"]);
+        assert_eq!(b["input"]["jobs"], 28_481);
+        assert_eq!(b["input"]["header_max_procs"], 100);
+    }
+}
