@@ -81,7 +81,7 @@ pub fn parse_zone(text: &str) -> Result<TimeZone, String> {
             .strip_prefix(['+', '-'])
             .and_then(|rest| rest.split_once(':'))
             .and_then(|(h, m)| Some((h.parse::<i64>().ok()?, m.parse::<i64>().ok()?)))
-            .filter(|&(h, m)| h < 24 && m < 60);
+            .filter(|&(h, m)| (0..24).contains(&h) && (0..60).contains(&m));
         return match parsed {
             Some((h, m)) => fixed(sign * (h * HOUR + m * 60)),
             None => Err(format!("'{t}' is not an offset (use +HH:MM)")),
@@ -178,7 +178,7 @@ impl SiteClock {
 
     /// Local seconds since the epoch of simulated time `t`.
     fn local_seconds(&self, t: Time) -> i64 {
-        let unix = self.unix_start + t;
+        let unix = self.unix_start.saturating_add(t);
         let (from, until, offset) = self.cache.get();
         if (from..until).contains(&unix) {
             return unix + offset;
@@ -282,6 +282,17 @@ mod tests {
                 .contains("not a time zone")
         );
         assert!(parse_zone("+5:99").unwrap_err().contains("not an offset"));
+        for bad in [
+            "+2:-30",
+            "+-5:00",
+            "--9999999999999:00",
+            "+99999999999999:00",
+        ] {
+            assert!(
+                parse_zone(bad).unwrap_err().contains("not an offset"),
+                "{bad}"
+            );
+        }
         let header = SwfHeader {
             time_zone_string: Some("Nowhere/Else".into()),
             ..SwfHeader::default()

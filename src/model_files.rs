@@ -3,9 +3,30 @@
 //!
 //! A model file is read from disk when it is there; a path `.../models/NAME.toml` that names
 //! no file, where `NAME.toml` is one of the files shipped in `models/`, reads the built-in
-//! copy instead. Any other missing file is an error naming it.
+//! copy instead. Any other missing file is an error naming it. Model files and scenarios
+//! are read whole, up to [`MAX_TEXT`] bytes ([`read_text`]).
 
+use std::io::Read;
 use std::path::Path;
+
+/// The largest model or scenario file read, in bytes (the shipped ones are under 20 KB): a
+/// path such as `/dev/zero` ends with an error instead of filling the memory.
+pub const MAX_TEXT: u64 = 16 << 20;
+
+/// The text of the file at `path`, if it is UTF-8 and at most [`MAX_TEXT`] bytes.
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_TEXT + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_TEXT {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("longer than {MAX_TEXT} bytes: not a scenario or a model file"),
+        ));
+    }
+    Ok(text)
+}
 
 /// `models/continuation-curie.toml`.
 pub const CONTINUATION_CURIE: &str = include_str!("../models/continuation-curie.toml");
@@ -51,7 +72,7 @@ pub fn builtin(name: &str) -> Option<&'static str> {
 /// `path` is `.../models/NAME` for a shipped `NAME`, the built-in copy. Errors name the
 /// path.
 pub fn read(path: &Path) -> Result<String, String> {
-    match std::fs::read_to_string(path) {
+    match read_text(path) {
         Ok(text) => Ok(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let in_models = path

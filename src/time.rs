@@ -18,6 +18,13 @@ pub const DAY: Time = 86_400;
 /// Seconds in a week.
 pub const WEEK: Time = 7 * DAY;
 
+/// The longest time sitesim takes anywhere: in a log's time fields (submit, wait, run,
+/// requested and think time), in a duration typed by the user, and for a modelled
+/// estimate. A century: no real log comes near it, and every sum of such times stays far
+/// from `i64`'s limits, so the simulated span, and with it the cost of a run, stays bounded
+/// by what the input can state.
+pub const LONGEST: Time = 100 * 365 * DAY;
+
 /// The forms a duration takes, for error messages.
 const FORMS: &str = "e.g. 3600, 90s, 20m, 1h30m, 4h, 2d, 1w or 01:30:00";
 
@@ -30,7 +37,7 @@ const FORMS: &str = "e.g. 3600, 90s, 20m, 1h30m, 4h, 2d, 1w or 01:30:00";
 ///
 /// Refused, each with its reason: a fraction of a second (`0.5s`, `1500ms`), negative
 /// durations (`-5`, `5m ago`), months and years, which have no fixed length (give weeks
-/// or days: `52w`, `365d`), and anything beyond jiff's range (about 20,000 years).
+/// or days: `52w`, `365d`), and anything longer than [`LONGEST`] (a century).
 pub fn parse_duration(text: &str) -> Result<Time, String> {
     use jiff::SpanRelativeTo;
     use jiff::fmt::friendly::SpanParser;
@@ -65,6 +72,11 @@ pub fn parse_duration(text: &str) -> Result<Time, String> {
     if d.subsec_nanos() != 0 {
         return Err(format!(
             "'{text}' is not a whole number of seconds: the clock counts whole seconds"
+        ));
+    }
+    if d.as_secs() > LONGEST {
+        return Err(format!(
+            "'{text}' is longer than 100 years ({LONGEST} s), the longest time sitesim takes"
         ));
     }
     Ok(d.as_secs())

@@ -891,3 +891,20 @@ fn an_interrupted_experiment_is_not_a_success() {
     assert!(kept < 400, "all 400 runs finished before the interrupt");
     assert!(!out.join("summary.json").exists());
 }
+
+#[test]
+fn endless_input_ends_with_an_error_naming_the_file() {
+    for args in [
+        vec!["replay", "--swf", "/dev/zero", "--procs", "10"],
+        vec!["feedback", "--swf", "/dev/zero", "--procs", "10"],
+        vec!["run", "/dev/zero"],
+    ] {
+        let o = sitesim(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with("error: /dev/zero") && stderr(&o).contains("longer than"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}

@@ -17,7 +17,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
 use super::modal::{ModalModel, ModalParams};
-use crate::time::{Time, parse_duration};
+use crate::time::{LONGEST, Time, parse_duration};
 
 /// Which estimates the jobs carry.
 #[derive(Debug, Clone, PartialEq)]
@@ -201,14 +201,18 @@ impl Estimator {
     }
 
     /// The estimate of the next job, whose runtime is `runtime` and whose log gives
-    /// `logged`.
+    /// `logged`. A modelled estimate is at most [`LONGEST`] (`uniform:1e308` gives every
+    /// long job a century, not an overflow).
     pub fn estimate(&mut self, runtime: Time, logged: Time) -> Time {
-        let r = runtime.max(0) as f64;
+        let longest = LONGEST as f64;
+        let r = runtime.clamp(0, LONGEST) as f64;
         let e = match self.model {
             EstimateModel::Log => logged,
             EstimateModel::Exact => runtime,
-            EstimateModel::Uniform(f) => self.rng.random_range(r..=f * r).round() as Time,
-            EstimateModel::Scaled(k) => (k * logged as f64).round() as Time,
+            EstimateModel::Uniform(f) => {
+                self.rng.random_range(r..=(f * r).min(longest)).round() as Time
+            }
+            EstimateModel::Scaled(k) => (k * logged as f64).round().min(longest) as Time,
             EstimateModel::Modal { .. } => {
                 let e = self.assigned.get(self.next).copied().unwrap_or(logged);
                 self.next += 1;
@@ -225,6 +229,18 @@ mod tests {
 
     fn none() -> Result<Vec<(Time, Time)>, String> {
         panic!("only the modal model asks for the jobs")
+    }
+
+    #[test]
+    fn huge_factors_give_a_century_not_a_panic() {
+        for text in ["uniform:1e308", "scaled:1e308"] {
+            let model: EstimateModel = text.parse().unwrap();
+            let mut e = Estimator::new(&model, 1, none).unwrap();
+            for (run, logged) in [(0, 1), (1, 1), (LONGEST, LONGEST), (3_600, 7_200)] {
+                let estimate = e.estimate(run, logged);
+                assert!((1..=LONGEST).contains(&estimate), "{text}: {estimate}");
+            }
+        }
     }
 
     #[test]

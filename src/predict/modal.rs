@@ -144,9 +144,11 @@ impl ModalParams {
         for &v in &self.head.joint {
             push(v, &mut head);
         }
+        // Each round value below `max`, largest first, until the head is full: a long
+        // `max` must not cost a step per unit.
         for &unit in &self.head.rounds {
             let mut m = (max - 1) / unit * unit;
-            while m > 0 {
+            while m > 0 && head.len() < HEAD {
                 push(m, &mut head);
                 m -= unit;
             }
@@ -551,6 +553,9 @@ mod tests {
             assert_eq!(p.head_values(max).unwrap(), hms(expected), "T_max {max}");
         }
         assert!(p.head_values(hm("1:00")).is_none());
+        // A century's head is found as fast as a day's (it once took a step per unit).
+        let head = p.head_values(crate::time::LONGEST).unwrap();
+        assert_eq!(head.last(), Some(&crate::time::LONGEST));
     }
 
     /// Notes D.4: F_pop's values.

@@ -3,6 +3,9 @@
 
 use super::SwfError;
 
+/// The epoch seconds a site's clock can show: the years 0 to 9999 (jiff's range).
+const UNIX_SECONDS: std::ops::RangeInclusive<i64> = -62_167_219_200..=253_402_207_199;
+
 /// Header comments of an SWF log.
 ///
 /// `lines` keeps every comment line verbatim (without its line ending) so that a log
@@ -59,6 +62,18 @@ impl SwfHeader {
                 problem: format!("'{v}' is not an integer"),
             })
         };
+        let within = |v: i64, range: std::ops::RangeInclusive<i64>, what: &str| {
+            if range.contains(&v) {
+                Ok(v)
+            } else {
+                Err(SwfError::Header {
+                    file: file.to_owned(),
+                    line: line_no,
+                    key: key.to_owned(),
+                    problem: format!("{v} is out of range ({what})"),
+                })
+            }
+        };
         match key {
             "Version" => self.version = Some(value.to_owned()),
             "MaxJobs" => self.max_jobs = Some(int(value)?),
@@ -66,8 +81,14 @@ impl SwfHeader {
             "MaxNodes" => self.max_nodes = Some(int(value)?),
             "MaxProcs" => self.max_procs = Some(int(value)?),
             "MaxRuntime" => self.max_runtime = Some(int(value)?),
-            "UnixStartTime" => self.unix_start_time = Some(int(value)?),
-            "TimeZone" => self.time_zone = Some(int(value)?),
+            "UnixStartTime" => {
+                let years = "an epoch second of the years 0 to 9999";
+                self.unix_start_time = Some(within(int(value)?, UNIX_SECONDS, years)?);
+            }
+            "TimeZone" => {
+                let offsets = "an offset from UTC of less than 26 hours, in seconds";
+                self.time_zone = Some(within(int(value)?, -93_599..=93_599, offsets)?);
+            }
             "TimeZoneString" => self.time_zone_string = Some(value.to_owned()),
             "Note" => self.notes.push(value.to_owned()),
             _ => {}

@@ -15,6 +15,10 @@ pub use reader::{ExtraColumns, Located, SwfReader};
 pub use record::{FIELD_NAMES, FIELDS, SwfRecord};
 pub use writer::SwfWriter;
 
+/// The longest line the reader takes, in bytes: a job line is under 200, and a header
+/// comment rarely passes a few hundred.
+pub const MAX_LINE: usize = 1 << 20;
+
 /// A problem reading an SWF log. Every variant names the file; parse errors also name the
 /// line and the field.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +42,15 @@ pub enum SwfError {
         /// What the system, or the decompressor, said.
         #[source]
         source: std::io::Error,
+    },
+    /// A line longer than [`MAX_LINE`] bytes (a file that is not a log, such as
+    /// `/dev/zero`, would otherwise be read into memory whole).
+    #[error("{file}:{line}: the line is longer than {MAX_LINE} bytes: not an SWF log")]
+    LineTooLong {
+        /// The log.
+        file: String,
+        /// 1-based line number.
+        line: u64,
     },
     /// A job line is malformed.
     #[error("{file}:{line}: field {field} ({name}): {problem}")]

@@ -1,11 +1,11 @@
 //! Streaming SWF reader: one line at a time from any `BufRead`, header first. A file
 //! opened by path may also be a Batsim JSON workload ([`super::batsim`]), read whole.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
-use super::record::{FIELD_NAMES, FIELDS, SwfRecord, Value, is_fractional};
-use super::{LogInput, SwfError, SwfHeader, batsim};
+use super::record::{FIELD_NAMES, FIELDS, SwfRecord, Value, check_times, is_fractional};
+use super::{LogInput, MAX_LINE, SwfError, SwfHeader, batsim};
 
 /// Lines that carried more than 18 columns. They are read (the extra columns are ignored)
 /// and reported as a warning.
@@ -129,8 +129,8 @@ impl<R: BufRead> SwfReader<R> {
         }
         loop {
             self.buf.clear();
-            let n = self
-                .src
+            let n = (&mut self.src)
+                .take(MAX_LINE as u64 + 1)
                 .read_until(b'\n', &mut self.buf)
                 .map_err(|e| SwfError::Read {
                     file: self.file.clone(),
@@ -139,6 +139,12 @@ impl<R: BufRead> SwfReader<R> {
                 })?;
             if n == 0 {
                 return Ok(None);
+            }
+            if n > MAX_LINE {
+                return Err(SwfError::LineTooLong {
+                    file: self.file.clone(),
+                    line: self.line_no + 1,
+                });
             }
             self.bytes += n as u64;
             self.line_no += 1;
@@ -252,6 +258,7 @@ fn parse_line(line: &[u8]) -> Result<(SwfRecord, usize), (usize, String)> {
         rest = &token[len..];
         *value = parse_value(&token[..len], is_fractional(i)).map_err(|p| (i, p))?;
     }
+    check_times(&values)?;
     let extra = rest
         .split(|&b| b == b' ' || b == b'\t')
         .filter(|t| !t.is_empty())
@@ -408,6 +415,56 @@ mod tests {
     fn bad_header_value_is_an_error() {
         let err = read("; MaxProcs: lots\n").unwrap_err().to_string();
         assert_eq!(err, "test.swf:1: header MaxProcs: 'lots' is not an integer");
+        let err = read("; UnixStartTime: 9223372036854775807\n").unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "test.swf:1: header UnixStartTime: 9223372036854775807 is out of range"
+            ),
+            "{err}"
+        );
+        let err = read(";\n; TimeZone: -9223372036854775807\n").unwrap_err();
+        assert!(
+            err.to_string().starts_with("test.swf:2: header TimeZone:"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_refused_without_reading_on() {
+        // An endless line: the reader must stop at the limit, not at the end.
+        let endless = std::io::BufReader::new(std::io::repeat(b'7'));
+        let err = SwfReader::new(endless, "zero").err().unwrap().to_string();
+        assert_eq!(
+            err,
+            format!("zero:1: the line is longer than {MAX_LINE} bytes: not an SWF log")
+        );
+        let mut text = format!("; MaxProcs: 4\n{LINE}\n; ");
+        text.push_str(&"x".repeat(MAX_LINE));
+        let err = read(&text).unwrap_err().to_string();
+        assert!(err.starts_with("test.swf:3: the line is longer"), "{err}");
+        // Just under the limit is a line like any other.
+        let text = format!("; {}\n{LINE}\n", "x".repeat(MAX_LINE - 3));
+        assert_eq!(read(&text).unwrap().1.len(), 1);
+    }
+
+    #[test]
+    fn times_past_a_century_are_refused_by_field() {
+        let year = 365 * 86_400;
+        // A century exactly is taken; a second more is not, in any time field.
+        let ok = format!("1 0 0 {} 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n", 100 * year);
+        assert_eq!(read(&ok).unwrap().1[0].record.run, 100 * year);
+        for (field, name) in [
+            (2, "submit time"),
+            (3, "wait time"),
+            (4, "run time"),
+            (9, "requested time"),
+            (18, "think time"),
+        ] {
+            let mut values: Vec<String> = LINE.split(' ').map(str::to_owned).collect();
+            values[field - 1] = "9000000000000000".to_owned();
+            let err = read(&values.join(" ")).unwrap_err().to_string();
+            assert!(err.starts_with(&format!("test.swf:1: field {field} ({name}): 9000000000000000 s is longer than 100 years")), "{err}");
+        }
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! One job record of the Standard Workload Format (SWF, version 2.2 of the Parallel
 //! Workloads Archive): 18 whitespace-separated fields, `-1` meaning "unknown".
 
+use crate::time::LONGEST;
+
 /// The 18 fields of an SWF job line, in file order. Fields 6, 7 and 10 may be fractional in
 /// some logs; every other field is an integer.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -67,6 +69,28 @@ pub const FIELD_NAMES: [&str; FIELDS] = [
     "preceding job number",
     "think time",
 ];
+
+/// The 0-based fields that hold times: submit, wait, run, requested and think time.
+pub(crate) const TIME_FIELDS: [usize; 5] = [1, 2, 3, 8, 17];
+
+/// The first time field longer than [`LONGEST`], as its 0-based index and what is wrong:
+/// such values are refused by name rather than simulated (no real log comes near a
+/// century, and the cost of a run grows with the span its times cover).
+pub(crate) fn check_times(values: &[Value; FIELDS]) -> Result<(), (usize, String)> {
+    for field in TIME_FIELDS {
+        if let Value::Int(v) = values[field]
+            && v > LONGEST
+        {
+            return Err((
+                field,
+                format!(
+                    "{v} s is longer than 100 years ({LONGEST} s), the longest time sitesim takes"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// Whether field `index` (0-based) may hold a fractional value.
 pub(crate) const fn is_fractional(index: usize) -> bool {

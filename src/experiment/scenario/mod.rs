@@ -663,7 +663,7 @@ impl Scenario {
         settings: &[(String, String)],
     ) -> Result<(Scenario, String), String> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
+        let text = crate::model_files::read_text(path).map_err(|e| format!("{name}: {e}"))?;
         let text = Scenario::with_settings(&text, &name, settings)?;
         let mut scenario = Scenario::parse(&text, &name)?;
         scenario.resolve_inputs(path.parent().unwrap_or(Path::new("")));

@@ -6,7 +6,7 @@ use std::io::{self, BufRead};
 
 use serde::Deserialize;
 
-use super::super::record::{FIELDS, SwfRecord, Value, is_fractional};
+use super::super::record::{FIELDS, SwfRecord, Value, check_times, is_fractional};
 use super::super::{Located, SwfError, SwfHeader};
 use super::{DELAY_4, DELAY_5, EXTRA_FIELDS};
 
@@ -189,6 +189,18 @@ fn record_of(
     values[3] = Value::Int(run);
     values[4] = Value::Int(res);
     values[8] = Value::Int(walltime);
+    check_times(&values).map_err(|(i, problem)| {
+        let key = match i {
+            1 => "subtime".to_owned(),
+            3 => format!("{at_profile} delay"),
+            8 => "walltime".to_owned(),
+            _ => EXTRA_FIELDS
+                .iter()
+                .find(|(f, _)| *f == i)
+                .map_or_else(String::new, |(_, key)| format!("extra_data.{key}")),
+        };
+        (key, problem)
+    })?;
     Ok(SwfRecord::from_values(&values))
 }
 
