@@ -2,7 +2,10 @@
 
 //!
 //! This file holds the argument definitions, their conversion to each command's
-//! options, and the dispatch; each command's code lives in `sitesim::experiment`.
+//! options, and the dispatch; each command's code lives in `sitesim::experiment`. The
+//! arguments of the commands that run a log (`replay`, `feedback`, `resample`, and what
+//! others share with them) are in `sitesim::experiment::args`, where the Python
+//! bindings parse them too.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
