@@ -2,7 +2,10 @@
 
 //!
 //! This file holds the argument definitions, their conversion to each command's
-//! options, and the dispatch; each command's code lives in `sitesim::experiment`.
+//! options, and the dispatch; each command's code lives in `sitesim::experiment`. The
+//! arguments of the commands that run a log (`replay`, `feedback`, `resample`, and what
+//! others share with them) are in `sitesim::experiment::args`, where the Python
+//! bindings parse them too.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,35 +14,30 @@ use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use sitesim::experiment::analyze::{AnalyzeOptions, analyze_command};
+use sitesim::experiment::args::{
+    FeedbackArgs, PopulationArgs, RESAMPLE_REPLICATIONS, ReplayArgs, ResampleArgs, UserArgs,
+    non_negative_factor, positive_factor, share,
+};
 use sitesim::experiment::calibrate::calibrate_command;
 use sitesim::experiment::estimates::{EstimatesInput, estimates_command};
 use sitesim::experiment::export::{ExportOptions, export_command};
-use sitesim::experiment::feedback::{
-    ContinuationSource, FeedbackOptions, UnknownWaits, feedback_command,
-};
+use sitesim::experiment::feedback::{UnknownWaits, feedback_command};
 use sitesim::experiment::fit::fit_command;
 use sitesim::experiment::generate::generate_command;
-use sitesim::experiment::replay::{ReplayOptions, replay_command};
+use sitesim::experiment::replay::replay_command;
 use sitesim::experiment::report::report_command;
 use sitesim::experiment::resample::{ResampleOptions, resample_command};
 use sitesim::experiment::run::run_command;
 use sitesim::experiment::study::{Shard, sweep_command};
 use sitesim::experiment::summary::merge_command;
-use sitesim::job::OverrunPolicy;
-use sitesim::metrics::{Bsld, BsldForm};
 use sitesim::predict::PredictorSpec;
-use sitesim::predict::estimates::EstimateModel;
 use sitesim::registry::SchedulerSpec;
-use sitesim::session::SessionRule;
 use sitesim::swf::batsim::ProfileStyle;
-use sitesim::time::{Time, WEEK, parse_duration};
-use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Patience};
+use sitesim::time::{Time, parse_duration};
 use sitesim::workload::SyntheticConfig;
 use sitesim::workload::analysis::DEFAULT_FLURRY_FACTOR;
 use sitesim::workload::pools::PoolConfig;
-use sitesim::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use sitesim::workload::questionable::{Policies, PolicySetting};
-use sitesim::workload::trace::{DependenceCutoff, TraceConfig, WindowEnd};
 
 #[derive(Parser)]
 #[command(
@@ -76,7 +74,7 @@ enum Command {
     /// The check before a closed-loop study of a log: the log's own figures beside its
     /// users fed the log's own service (which must give back the log), resampled under
     /// that service, under a scheduler with and without feedback, and what makes the
-    /// congestion of resampled workloads (seed 003 Figs. 15, 17).
+    /// congestion of resampled workloads (Feitelson 2021, Figs. 15, 17).
     Calibrate(CalibrateArgs),
     /// Analyse a log's users: sessions, think times, daily and weekly cycles, flurries,
     /// and the pools resampling draws from.
@@ -210,171 +208,6 @@ struct ReportArgs {
 }
 
 #[derive(Args)]
-/// What `replay` and `feedback` share: the log, the site, the scheduler, the metrics and
-/// the outputs.
-struct SiteArgs {
-    /// The log, in the Standard Workload Format.
-    #[arg(long, value_name = "FILE")]
-    swf: PathBuf,
-    /// The scheduling policy, `NAME[:key=value,...]` (`sitesim policies` lists them).
-    #[arg(long, default_value = "easy")]
-    scheduler: SchedulerSpec,
-    /// Processors of the simulated machine [default: the log's MaxProcs].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    procs: Option<u32>,
-    /// What happens to jobs that run longer than their estimate.
-    #[arg(long, value_enum, default_value = "kill")]
-    overrun: OverrunPolicy,
-    /// The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]), scaled:K
-    /// (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir et al.).
-    #[arg(long, default_value = "log", value_name = "MODEL")]
-    estimates: EstimateModel,
-    /// Plan with a runtime predictor instead of estimates, as NAME[:key=value,...]:
-    /// perfect, estimate, constant, infoless, ruh, easy++, sbh, sbh-noest (see
-    /// models/predictors.toml for the settings). Not with conservative.
-    #[arg(long, value_name = "NAME")]
-    predictor: Option<PredictorSpec>,
-    /// Seed of the estimate models' randomness.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// What to do with one kind of questionable job, as KIND=ACTION; repeatable.
-    /// Kinds and actions (first is the default): negative-runtime=skip|error,
-    /// zero-runtime=keep|skip|error, bad-size=fallback|skip|error,
-    /// oversize=skip|clamp|error, missing-estimate=runtime|max-runtime|skip|error.
-    #[arg(long, value_name = "KIND=ACTION")]
-    questionable: Vec<PolicySetting>,
-    /// Bounded slowdown form.
-    #[arg(long, value_enum, default_value = "clamped")]
-    bsld: BsldForm,
-    /// Bounded slowdown threshold, seconds.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(i64).range(1..))]
-    bsld_threshold: i64,
-    /// Exclude jobs submitted during this long after the first submission (e.g. 1w).
-    #[arg(long, default_value = "0", value_parser = parse_duration)]
-    warmup: Time,
-    /// Exclude jobs submitted during this long before the last submission (e.g. 1w).
-    #[arg(long, default_value = "0", value_parser = parse_duration)]
-    cooldown: Time,
-    /// Verify the scheduling invariants after every pass (always on in debug builds).
-    #[arg(long)]
-    check: bool,
-    /// Write summary.json, jobs.csv and schedule.swf (and, for feedback, users.csv,
-    /// sessions.csv and cycles.csv) into this directory.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-}
-
-#[derive(Args)]
-struct ReplayArgs {
-    #[command(flatten)]
-    site: SiteArgs,
-    /// Multiply every interarrival time by this factor (below 1 raises the load).
-    /// Caveat: this also compresses the daily and weekly cycles of the log, so a
-    /// higher load obtained this way is not what more users would produce.
-    #[arg(long, default_value_t = 1.0, value_parser = positive_factor, allow_negative_numbers = true)]
-    interarrival_factor: f64,
-}
-
-#[derive(Args)]
-struct FeedbackArgs {
-    #[command(flatten)]
-    site: SiteArgs,
-    #[command(flatten)]
-    users: UserArgs,
-    /// The think time of jobs that opened a session in the log: calendar (the session
-    /// keeps its logged start: the logged break when on time or ahead, at most the
-    /// session threshold after a late result), capped (the logged break, at most the
-    /// threshold), original (the logged break) or zero.
-    #[arg(long, default_value = "calendar", value_name = "RULE")]
-    opening_think: OpeningThink,
-    /// Jobs submitted while the user's previous job still ran keep their logged spacing
-    /// from the previous submission (spacing) or are submitted with it (together).
-    #[arg(long, default_value = "spacing", value_name = "RULE")]
-    negative_think: NegativeThink,
-    /// A job may flow forward into the session before its own (next, the seed's) or
-    /// into any earlier window its ready time falls in (any).
-    #[arg(long, default_value = "next", value_name = "RULE")]
-    flow_forward: FlowForward,
-    /// How users react to service: the continuation curve that breaks sessions after
-    /// long responses and extends them after short ones ('fit': fitted from the log, the
-    /// default; a file such as models/continuation-kth.toml; 'off': sessions keep the
-    /// log's length whatever the service).
-    #[arg(long, default_value = "fit", value_name = "FILE|fit|off")]
-    continuation: ContinuationSource,
-    /// A user whose jobs wait longer than this, --strikes times, leaves for good
-    /// (frustrated). Off by default.
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
-    patience: Option<Time>,
-    /// Waits over --patience after which a user leaves.
-    #[arg(long, default_value_t = 3, requires = "patience", value_parser = clap::value_parser!(u32).range(1..))]
-    strikes: u32,
-}
-
-/// What `resample` and `sweep` share.
-#[derive(Args)]
-struct PopulationArgs {
-    #[command(flatten)]
-    feedback: FeedbackArgs,
-    /// Measured weeks, after the --warmup and before a cool-down (--cooldown, one week
-    /// when 0) that are simulated too.
-    #[arg(long, default_value_t = 52, value_parser = clap::value_parser!(u32).range(1..))]
-    weeks: u32,
-    /// Replications (seeds derived from --seed) [default: 10; calibrate: 100, per
-    /// resampled row].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    replications: Option<u32>,
-    /// Multiplier on the long-term users (default: --population).
-    #[arg(long, value_parser = non_negative_factor)]
-    long_term: Option<f64>,
-    /// Multiplier on the temporary users and their weekly arrivals (default: --population).
-    #[arg(long, value_parser = non_negative_factor)]
-    temporary: Option<f64>,
-    /// A long-term user whose trace ended comes back after at least this long
-    /// [default: the time it was inactive in the log].
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
-    regenerate_after: Option<Time>,
-    /// That time runs from the end of the user's trace on the log's calendar, or from
-    /// its actual finish if later (calendar), or from its actual finish (finish).
-    #[arg(long, default_value = "calendar", value_name = "RULE")]
-    regenerate_from: RegenerateFrom,
-    /// Long-term users start in a random week of their activity (activity, the seed's)
-    /// or at a random point of their cycle of activity and regeneration interval (cycle).
-    #[arg(long, default_value = "activity", value_name = "RULE")]
-    start_week: StartWeek,
-    /// A user is long-term when its activity spans at least this share of the log.
-    #[arg(long, default_value_t = 0.5, value_parser = share)]
-    long_term_share: f64,
-    /// Users whose whole activity lies within this long of either end of the log are
-    /// left out [default: 2 weeks, or a 24th of the log's span if that is shorter].
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
-    edge: Option<Time>,
-    /// Weight of one log user, as USER=WEIGHT (0 leaves it out, 3 draws it three times as
-    /// often); repeatable.
-    #[arg(long, value_name = "USER=WEIGHT", value_parser = user_weight)]
-    weight: Vec<(i64, f64)>,
-    /// Weight of every user with a flurry (a week of more than twice the jobs of every
-    /// other user's busiest week, as `analyze` lists them) not given one by --weight:
-    /// 0 leaves them out (seed 003 Fig. 6) [default: 1, like any user].
-    #[arg(long, value_name = "WEIGHT", value_parser = non_negative_factor)]
-    flurry_weight: Option<f64>,
-    /// Users submit at their logged times (shifted with them), without feedback.
-    #[arg(long)]
-    no_feedback: bool,
-    /// Worker threads [default: all cores].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    threads: Option<u32>,
-}
-
-#[derive(Args)]
-struct ResampleArgs {
-    #[command(flatten)]
-    population_args: PopulationArgs,
-    /// Multiplier on the whole population (long-term users and temporary arrivals).
-    #[arg(long, default_value_t = 1.0, value_parser = non_negative_factor)]
-    population: f64,
-}
-
-#[derive(Args)]
 struct CalibrateArgs {
     #[command(flatten)]
     population_args: PopulationArgs,
@@ -383,10 +216,7 @@ struct CalibrateArgs {
     population: f64,
 }
 
-/// Replications of `resample` and `sweep` unless --replications says otherwise.
-const RESAMPLE_REPLICATIONS: u32 = 10;
-
-/// Replications of each resampled row of `calibrate` (seed 003 Fig. 15 takes a
+/// Replications of each resampled row of `calibrate` (Feitelson 2021, Fig. 15 takes a
 /// thousand; at least 100 give its histogram a body).
 const CALIBRATE_REPLICATIONS: u32 = 100;
 
@@ -443,49 +273,6 @@ impl SweepArgs {
     }
 }
 
-/// How a log is split into users, sessions and dependencies.
-#[derive(Args)]
-struct UserArgs {
-    /// Session threshold: a think time this long or longer starts a new session.
-    #[arg(long, default_value = "20m", value_parser = parse_duration, value_name = "DURATION")]
-    threshold: Time,
-    /// Think time measured from the previous job's end (previous) or from the latest end
-    /// among all earlier jobs (latest).
-    #[arg(long, default_value = "previous", value_name = "RULE")]
-    session_rule: SessionRule,
-    /// A job depends on the user's jobs that had ended by its submission (submit) or by
-    /// its start (start, the seed's literal wording).
-    #[arg(long, default_value = "submit", value_name = "CUTOFF")]
-    dependence: DependenceCutoff,
-    /// Session windows end at the last end of the session's jobs (last-end) or at its
-    /// last submission (last-submit).
-    #[arg(long, default_value = "last-end", value_name = "END")]
-    window_end: WindowEnd,
-    /// The site's time zone (UTC, an IANA name, +HH:MM or seconds east of UTC)
-    /// [default: the log header's TimeZoneString, else TimeZone, else UTC].
-    #[arg(long, value_name = "ZONE")]
-    time_zone: Option<String>,
-    /// Jobs whose logged wait is unknown (-1): refuse the log (error), take them as 0
-    /// (zero), or estimate them by an open-loop replay under a policy
-    /// (replay[:POLICY], EASY by default).
-    #[arg(long, default_value = "error", value_name = "RULE")]
-    unknown_waits: UnknownWaits,
-}
-
-impl UserArgs {
-    fn trace_config(&self) -> Result<TraceConfig, String> {
-        if self.threshold < 1 {
-            return Err("--threshold must be at least 1 second".into());
-        }
-        Ok(TraceConfig {
-            threshold: self.threshold,
-            rule: self.session_rule,
-            cutoff: self.dependence,
-            window_end: self.window_end,
-        })
-    }
-}
-
 #[derive(Args)]
 struct AnalyzeArgs {
     /// The log, in the Standard Workload Format.
@@ -515,7 +302,7 @@ struct AnalyzeArgs {
     /// Write the continuation curve fitted from the log to this file (TOML).
     #[arg(long, value_name = "FILE")]
     fit_continuation: Option<PathBuf>,
-    /// Plot the continuation curve (seed 003 Fig. 18) to this SVG file: the share of
+    /// Plot the continuation curve (Feitelson 2021, Fig. 18) to this SVG file: the share of
     /// continued sessions by response time with the logistic, and by slowdown to the
     /// same name ending in -slowdown.svg.
     #[arg(long, value_name = "FILE")]
@@ -586,15 +373,6 @@ struct GenerateArgs {
     out: PathBuf,
 }
 
-fn positive_factor(s: &str) -> Result<f64, String> {
-    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(format!("'{s}' must be a positive number"))
-    }
-}
-
 impl AnalyzeArgs {
     fn options(&self) -> Result<AnalyzeOptions, String> {
         let mut questionable = Policies::default();
@@ -615,112 +393,6 @@ impl AnalyzeArgs {
             json: self.json,
             fit_continuation: self.fit_continuation.clone(),
             plot_continuation: self.plot_continuation.clone(),
-        })
-    }
-}
-
-impl SiteArgs {
-    fn options(&self, interarrival_factor: f64) -> ReplayOptions {
-        let mut questionable = Policies::default();
-        for s in &self.questionable {
-            questionable.set(s);
-        }
-        ReplayOptions {
-            policy: self.scheduler.clone(),
-            procs: self.procs,
-            overrun: self.overrun,
-            questionable,
-            interarrival_factor,
-            bsld: Bsld {
-                form: self.bsld,
-                threshold: self.bsld_threshold,
-            },
-            warmup: self.warmup,
-            cooldown: self.cooldown,
-            estimates: self.estimates.clone(),
-            predictor: self.predictor.clone(),
-            seed: self.seed,
-            check: self.check || cfg!(debug_assertions),
-            out: self.out.clone(),
-        }
-    }
-}
-
-fn non_negative_factor(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("'{s}' is not a number of 0 or more")),
-    }
-}
-
-fn share(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
-        _ => Err(format!("'{s}' is not a share in (0, 1]")),
-    }
-}
-
-fn user_weight(s: &str) -> Result<(i64, f64), String> {
-    let (user, weight) = s
-        .split_once('=')
-        .ok_or_else(|| format!("'{s}' is not USER=WEIGHT"))?;
-    let user = user
-        .parse()
-        .map_err(|_| format!("'{user}' is not a user number"))?;
-    Ok((user, non_negative_factor(weight)?))
-}
-
-impl FeedbackArgs {
-    fn options(&self) -> Result<FeedbackOptions, String> {
-        Ok(FeedbackOptions {
-            run: self.site.options(1.0),
-            trace: self.users.trace_config()?,
-            opening: self.opening_think,
-            negative: self.negative_think,
-            flow: self.flow_forward,
-            time_zone: self.users.time_zone.clone(),
-            continuation: self.continuation.clone(),
-            patience: self.patience.map(|limit| Patience {
-                limit,
-                strikes: self.strikes,
-            }),
-            unknown_waits: self.users.unknown_waits.clone(),
-        })
-    }
-}
-
-impl PopulationArgs {
-    fn swf(&self) -> &std::path::Path {
-        &self.feedback.site.swf
-    }
-
-    fn options(&self, population: f64, replications: u32) -> Result<ResampleOptions, String> {
-        let mut users = self.feedback.options()?;
-        if users.run.cooldown == 0 {
-            users.run.cooldown = WEEK;
-        }
-        users.run.out = None;
-        Ok(ResampleOptions {
-            users,
-            pools: PoolConfig {
-                long_term_share: self.long_term_share,
-                edge: self.edge,
-            },
-            population: PopulationConfig {
-                long_term: self.long_term.unwrap_or(population),
-                temporary: self.temporary.unwrap_or(population),
-                regenerate_after: self.regenerate_after,
-                regenerate_from: self.regenerate_from,
-                weights: self.weight.clone(),
-                flurry_weight: self.flurry_weight,
-                start_week: self.start_week,
-                ..PopulationConfig::default()
-            },
-            weeks: self.weeks,
-            replications: self.replications.unwrap_or(replications),
-            threads: self.threads.map(|t| t as usize),
-            open_loop: self.no_feedback,
-            out: self.feedback.site.out.clone(),
         })
     }
 }
@@ -789,13 +461,12 @@ fn main() -> ExitCode {
             let settings = a.settings();
             run_command(a.scenario.as_deref(), a.out, a.shard, &settings)
         }
-        Command::Replay(a) => replay_command(&a.site.swf, &a.site.options(a.interarrival_factor)),
+        Command::Replay(a) => replay_command(&a.site.swf, &a.options()),
         Command::Feedback(a) => a
             .options()
             .and_then(|opts| feedback_command(&a.site.swf, &opts)),
         Command::Resample(a) => a
-            .population_args
-            .options(a.population, RESAMPLE_REPLICATIONS)
+            .options()
             .and_then(|opts| resample_command(a.population_args.swf(), &opts)),
         Command::Sweep(a) => a.run(),
         Command::Calibrate(a) => a

@@ -1,6 +1,7 @@
 //! Commands that run simulations and write their results.
 
 pub mod analyze;
+pub mod args;
 pub mod calibrate;
 pub mod estimates;
 pub mod export;

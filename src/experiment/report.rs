@@ -386,7 +386,7 @@ const HOUR_UTILIZATION: HourKind = HourKind {
 
 /// Mean queue length and utilization by local hour at the focus, a line per scheduler;
 /// with a sweep, the queue length at every other swept value too, every scheduler of
-/// the point on one plot (seed 003 Fig. 21 compares EASY's queue with CREASY's).
+/// the point on one plot (Feitelson 2021, Fig. 21 compares EASY's queue with CREASY's).
 fn hour_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, String> {
     let mut figures = Vec::new();
     for kind in [HOUR_QUEUE, HOUR_UTILIZATION] {

@@ -1,4 +1,4 @@
-//! Resampled runs (`sitesim resample`, `sitesim sweep`; seed 003 §4.2, §4.4): many
+//! Resampled runs (`sitesim resample`, `sitesim sweep`; Feitelson 2021, §4.2, §4.4): many
 //! statistically similar workloads drawn from one log's users, each user in closed-loop
 //! interaction with the machine, in parallel replications.
 //!
@@ -431,29 +431,44 @@ pub fn render_resample(s: &ResampleSummary) -> String {
     out
 }
 
-/// `sitesim resample`: the replications of `opts` over the users of the log `swf`; prints
-/// the summary and writes `summary.json` and `replications.csv` into `opts.out`.
-pub fn resample_command(swf: &Path, opts: &ResampleOptions) -> Result<(), String> {
-    let started = Instant::now();
+/// The replications of `opts` over the users of the log `swf`, on `opts.threads`
+/// threads; stops starting replications once `stop` is set and calls `done` as each
+/// finishes; writes `summary.json` and `replications.csv` into `opts.out`.
+pub fn resample_file(
+    swf: &Path,
+    opts: &ResampleOptions,
+    stop: &AtomicBool,
+    done: &(dyn Fn() + Sync),
+) -> Result<ResampleSummary, String> {
     let resampler = Resampler::open(swf, opts)?;
-    let bar = progress(u64::from(opts.replications), "replications");
     let reps = with_threads(opts.threads, || {
         resampler.replications(
             opts,
             &opts.users.run.policy,
             &opts.population,
             opts.replications,
-            stop_flag(),
-            &|| bar.inc(1),
+            stop,
+            done,
         )
     })
     .map_err(|e| e.to_string())?
     .map_err(|e| e.to_string())?;
-    bar.finish_and_clear();
     let summary = resampler.summary(opts, reps);
-    print!("{}", render_resample(&summary));
     if let Some(dir) = &opts.out {
         write_replicated(dir, &summary).map_err(|e| e.to_string())?;
+    }
+    Ok(summary)
+}
+
+/// `sitesim resample`: the replications of `opts` over the users of the log `swf`; prints
+/// the summary and writes `summary.json` and `replications.csv` into `opts.out`.
+pub fn resample_command(swf: &Path, opts: &ResampleOptions) -> Result<(), String> {
+    let started = Instant::now();
+    let bar = progress(u64::from(opts.replications), "replications");
+    let summary = resample_file(swf, opts, stop_flag(), &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    print!("{}", render_resample(&summary));
+    if let Some(dir) = &opts.out {
         note(format_args!(
             "wrote {}/summary.json and replications.csv",
             dir.display()

@@ -154,6 +154,29 @@ impl Scenario {
     }
 }
 
+/// The scenario at `path` (the built-in default scenario without one) with `settings`
+/// applied ([`Scenario::with_settings`]), and its text.
+pub fn load_scenario(
+    path: Option<&Path>,
+    settings: &[(String, String)],
+) -> Result<(Scenario, String), String> {
+    match path {
+        Some(path) => Scenario::load_with(path, settings),
+        None => {
+            let name = "scenarios/default.toml (built in)";
+            let text = Scenario::with_settings(DEFAULT_SCENARIO, name, settings)?;
+            Ok((Scenario::parse(&text, name)?, text))
+        }
+    }
+}
+
+/// The results directory of the experiment `study` of `scenario`: `out`, else the
+/// scenario's `[output] dir`, else `results/NAME`.
+pub fn results_dir(scenario: &Scenario, study: &Study, out: Option<PathBuf>) -> PathBuf {
+    out.or_else(|| scenario.output.dir.clone())
+        .unwrap_or_else(|| PathBuf::from("results").join(&study.plan().name))
+}
+
 /// `sitesim run`: reads the scenario at `path` (the built-in default scenario without
 /// one) and runs it: an `[experiment]` into the results directory `out` (default: the
 /// scenario's `[output] dir`, else `results/NAME`), `shard` of its runs; any other
@@ -167,19 +190,10 @@ pub fn run_command(
     settings: &[(String, String)],
 ) -> Result<(), String> {
     let started = Instant::now();
-    let (mut scenario, text) = match path {
-        Some(path) => Scenario::load_with(path, settings)?,
-        None => {
-            let name = "scenarios/default.toml (built in)";
-            let text = Scenario::with_settings(DEFAULT_SCENARIO, name, settings)?;
-            (Scenario::parse(&text, name)?, text)
-        }
-    };
+    let (mut scenario, text) = load_scenario(path, settings)?;
     if scenario.experiment.is_some() {
         let mut study = Study::new(&scenario, &text)?;
-        let dir = out
-            .or_else(|| scenario.output.dir.clone())
-            .unwrap_or_else(|| PathBuf::from("results").join(&study.plan().name));
+        let dir = results_dir(&scenario, &study, out);
         return experiment_command(&mut study, &dir, shard, scenario.threads, started);
     }
     if shard.is_some() {

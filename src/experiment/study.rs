@@ -1,6 +1,6 @@
 //! Experiments from one scenario file: several schedulers side by side under common
 //! random numbers, a sweep over the population, the processors or a policy parameter,
-//! and capacity planning by search (seed 003 §4.4: throughput, saturation and the
+//! and capacity planning by search (Feitelson 2021, §4.4: throughput, saturation and the
 //! maximal load a machine supports come out of closed-loop runs).
 //!
 //! An experiment is a set of *points* (a scheduler at one value of the swept axis) times

@@ -1,0 +1,153 @@
+//! sitesim's Python bindings, the extension module `sitesim._sitesim` that the package
+//! `sitesim` (`python/sitesim/__init__.py`) wraps.
+//!
+//! Each function runs one command as the `sitesim` binary does: the options are the
+//! command line's own (`sitesim::experiment::args`, parsed from the argument list the
+//! Python side builds from keyword arguments), so they have its defaults and give its
+//! errors, and the run goes through the same library function. The GIL is released for
+//! the whole of a run. A summary comes back as JSON text, the bytes `summary.json`
+//! holds before pretty-printing; the tables are the files the run writes into its
+//! output directory, which the Python side reads.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use serde::Serialize;
+
+use sitesim::experiment::args::{FeedbackArgs, ReplayArgs, ResampleArgs, parse};
+use sitesim::experiment::feedback::feedback_file;
+use sitesim::experiment::replay::replay_file;
+use sitesim::experiment::replicate::with_threads;
+use sitesim::experiment::resample::resample_file;
+use sitesim::experiment::run::{RunSummary, load_scenario, results_dir};
+use sitesim::experiment::scenario::Scenario;
+use sitesim::experiment::study::{Shard, Study};
+
+create_exception!(
+    _sitesim,
+    SitesimError,
+    PyValueError,
+    "A run refused its input or options; the message is the sitesim command's own \
+     (a malformed log names its file, line and field)."
+);
+
+/// Runs `f` without the GIL; an error becomes a [`SitesimError`].
+fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Send) -> PyResult<T> {
+    py.detach(f).map_err(SitesimError::new_err)
+}
+
+/// `summary` as compact JSON.
+fn json(summary: &impl Serialize) -> Result<String, String> {
+    serde_json::to_string(summary).map_err(|e| format!("the summary: {e}"))
+}
+
+/// Replications in Python run to the end: there is no Ctrl-C handler to stop them.
+static NEVER: AtomicBool = AtomicBool::new(false);
+
+/// `sitesim replay ARGV...`: the summary as JSON.
+#[pyfunction]
+fn replay(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
+    detached(py, || {
+        let a: ReplayArgs = parse("replay", &argv)?;
+        json(&replay_file(&a.site.swf, &a.options())?)
+    })
+}
+
+/// `sitesim feedback ARGV...`: the summary as JSON.
+#[pyfunction]
+fn feedback(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
+    detached(py, || {
+        let a: FeedbackArgs = parse("feedback", &argv)?;
+        json(&feedback_file(&a.site.swf, &a.options()?)?)
+    })
+}
+
+/// `sitesim resample ARGV...`: the summary as JSON.
+#[pyfunction]
+fn resample(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
+    detached(py, || {
+        let a: ResampleArgs = parse("resample", &argv)?;
+        let opts = a.options()?;
+        json(&resample_file(
+            a.population_args.swf(),
+            &opts,
+            &NEVER,
+            &|| {},
+        )?)
+    })
+}
+
+/// The summary of a scenario's run as JSON.
+fn run_json(summary: &RunSummary) -> Result<String, String> {
+    match summary {
+        RunSummary::Replay(s) => json(s),
+        RunSummary::Feedback(s) => json(s),
+        RunSummary::Resample(s) => json(s),
+        RunSummary::Model(s) => json(s),
+    }
+}
+
+/// `sitesim run`: the scenario file `path`, or the scenario `text` (TOML, named `name`
+/// in errors), or the built-in default scenario, with `settings` applied. An experiment
+/// runs into `out` (default as the command line's) and gives back its results directory
+/// and no summary; any other scenario runs into `out`, else its `[output] dir`, else
+/// `scratch`, and gives back that directory and its summary as JSON.
+#[pyfunction]
+#[pyo3(signature = (path, text, name, settings, out, scratch))]
+fn run(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    text: Option<String>,
+    name: String,
+    settings: Vec<(String, String)>,
+    out: Option<PathBuf>,
+    scratch: PathBuf,
+) -> PyResult<(PathBuf, Option<String>)> {
+    detached(py, || {
+        let (mut scenario, text) = match text {
+            Some(text) => {
+                let text = Scenario::with_settings(&text, &name, &settings)?;
+                (Scenario::parse(&text, &name)?, text)
+            }
+            None => load_scenario(path.as_deref(), &settings)?,
+        };
+        if scenario.experiment.is_some() {
+            let mut study = Study::new(&scenario, &text)?;
+            let dir = results_dir(&scenario, &study, out);
+            with_threads(scenario.threads, || {
+                study.run(&dir, Shard::ALL, &NEVER, &|| {})
+            })
+            .map_err(|e| e.to_string())??;
+            return Ok((dir, None));
+        }
+        let dir = out
+            .or_else(|| scenario.output.dir.clone())
+            .unwrap_or(scratch);
+        scenario.output.dir = Some(dir.clone());
+        let summary = scenario.run(&NEVER, &|| {})?;
+        Ok((dir, Some(run_json(&summary)?)))
+    })
+}
+
+/// The TOML text of a scenario given as JSON (a Python dict).
+#[pyfunction]
+fn scenario_toml(json: &str) -> PyResult<String> {
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| SitesimError::new_err(e.to_string()))?;
+    toml::to_string(&value).map_err(|e| SitesimError::new_err(format!("the scenario: {e}")))
+}
+
+/// The extension module.
+#[pymodule]
+fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("SitesimError", m.py().get_type::<SitesimError>())?;
+    m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(feedback, m)?)?;
+    m.add_function(wrap_pyfunction!(resample, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The Python package's tests, as CI and the README run them: a virtual environment
+# ($SITESIM_VENV, default .venv in the repository root) with maturin, pytest, pandas,
+# matplotlib and nbformat; the package built and installed into it (maturin develop
+# --release); the `sitesim` binary the tests compare with ($SITESIM_BIN, else built by
+# `cargo build`); then pytest on python/tests. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv="${SITESIM_VENV:-.venv}"
+if [ ! -x "$venv/bin/python" ]; then
+  "${PYTHON:-python3}" -m venv "$venv"
+fi
+venv="$(cd "$venv" && pwd)"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+  maturin pytest pandas matplotlib nbformat
+if [ -z "${SITESIM_BIN:-}" ]; then
+  cargo build --quiet --bin sitesim
+fi
+VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --release --quiet \
+  --manifest-path python/Cargo.toml
+"$venv/bin/python" -m pytest python/tests "$@"

@@ -1,0 +1,443 @@
+//! The command line's arguments of the commands that run a log (`replay`, `feedback`,
+//! `resample`, and what `analyze`, `calibrate` and `sweep` share with them): their clap
+//! definitions, defaults, checks and conversion to each command's options. The `sitesim`
+//! binary and the Python bindings (`python/`) both parse them here, so a keyword
+//! argument in Python has the option's default and gives its error.
+
+use std::path::PathBuf;
+
+use clap::{Args, Command, FromArgMatches};
+
+use super::feedback::{ContinuationSource, FeedbackOptions, UnknownWaits};
+use super::replay::ReplayOptions;
+use super::resample::ResampleOptions;
+use crate::job::OverrunPolicy;
+use crate::metrics::{Bsld, BsldForm};
+use crate::predict::PredictorSpec;
+use crate::predict::estimates::EstimateModel;
+use crate::registry::SchedulerSpec;
+use crate::session::SessionRule;
+use crate::time::{Time, WEEK, parse_duration};
+use crate::users::{FlowForward, NegativeThink, OpeningThink, Patience};
+use crate::workload::pools::PoolConfig;
+use crate::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
+use crate::workload::questionable::{Policies, PolicySetting};
+use crate::workload::trace::{DependenceCutoff, TraceConfig, WindowEnd};
+
+/// What `replay` and `feedback` share: the log, the site, the scheduler, the metrics and
+/// the outputs.
+#[derive(Args)]
+pub struct SiteArgs {
+    /// The log, in the Standard Workload Format.
+    #[arg(long, value_name = "FILE")]
+    pub swf: PathBuf,
+    /// The scheduling policy, `NAME[:key=value,...]` (`sitesim policies` lists them).
+    #[arg(long, default_value = "easy")]
+    pub scheduler: SchedulerSpec,
+    /// Processors of the simulated machine [default: the log's MaxProcs].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub procs: Option<u32>,
+    /// What happens to jobs that run longer than their estimate.
+    #[arg(long, value_enum, default_value = "kill")]
+    pub overrun: OverrunPolicy,
+    /// The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]), scaled:K
+    /// (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir et al.).
+    #[arg(long, default_value = "log", value_name = "MODEL")]
+    pub estimates: EstimateModel,
+    /// Plan with a runtime predictor instead of estimates, as NAME[:key=value,...]:
+    /// perfect, estimate, constant, infoless, ruh, easy++, sbh, sbh-noest (see
+    /// models/predictors.toml for the settings). Not with conservative.
+    #[arg(long, value_name = "NAME")]
+    pub predictor: Option<PredictorSpec>,
+    /// Seed of the estimate models' randomness.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// What to do with one kind of questionable job, as KIND=ACTION; repeatable.
+    /// Kinds and actions (first is the default): negative-runtime=skip|error,
+    /// zero-runtime=keep|skip|error, bad-size=fallback|skip|error,
+    /// oversize=skip|clamp|error, missing-estimate=runtime|max-runtime|skip|error.
+    #[arg(long, value_name = "KIND=ACTION")]
+    pub questionable: Vec<PolicySetting>,
+    /// Bounded slowdown form.
+    #[arg(long, value_enum, default_value = "clamped")]
+    pub bsld: BsldForm,
+    /// Bounded slowdown threshold, seconds.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(i64).range(1..))]
+    pub bsld_threshold: i64,
+    /// Exclude jobs submitted during this long after the first submission (e.g. 1w).
+    #[arg(long, default_value = "0", value_parser = parse_duration)]
+    pub warmup: Time,
+    /// Exclude jobs submitted during this long before the last submission (e.g. 1w).
+    #[arg(long, default_value = "0", value_parser = parse_duration)]
+    pub cooldown: Time,
+    /// Verify the scheduling invariants after every pass (always on in debug builds).
+    #[arg(long)]
+    pub check: bool,
+    /// Write summary.json, jobs.csv and schedule.swf (and, for feedback, users.csv,
+    /// sessions.csv and cycles.csv) into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// The arguments of `replay`.
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// The log, the site, the scheduler, the metrics and the outputs.
+    #[command(flatten)]
+    pub site: SiteArgs,
+    /// Multiply every interarrival time by this factor (below 1 raises the load).
+    /// Caveat: this also compresses the daily and weekly cycles of the log, so a
+    /// higher load obtained this way is not what more users would produce.
+    #[arg(long, default_value_t = 1.0, value_parser = positive_factor, allow_negative_numbers = true)]
+    pub interarrival_factor: f64,
+}
+
+/// The arguments of `feedback`.
+#[derive(Args)]
+pub struct FeedbackArgs {
+    /// The log, the site, the scheduler, the metrics and the outputs.
+    #[command(flatten)]
+    pub site: SiteArgs,
+    /// How the log is split into users.
+    #[command(flatten)]
+    pub users: UserArgs,
+    /// The think time of jobs that opened a session in the log: calendar (the session
+    /// keeps its logged start: the logged break when on time or ahead, at most the
+    /// session threshold after a late result), capped (the logged break, at most the
+    /// threshold), original (the logged break) or zero.
+    #[arg(long, default_value = "calendar", value_name = "RULE")]
+    pub opening_think: OpeningThink,
+    /// Jobs submitted while the user's previous job still ran keep their logged spacing
+    /// from the previous submission (spacing) or are submitted with it (together).
+    #[arg(long, default_value = "spacing", value_name = "RULE")]
+    pub negative_think: NegativeThink,
+    /// A job may flow forward into the session before its own (next, the seed's) or
+    /// into any earlier window its ready time falls in (any).
+    #[arg(long, default_value = "next", value_name = "RULE")]
+    pub flow_forward: FlowForward,
+    /// How users react to service: the continuation curve that breaks sessions after
+    /// long responses and extends them after short ones ('fit': fitted from the log, the
+    /// default; a file such as models/continuation-kth.toml; 'off': sessions keep the
+    /// log's length whatever the service).
+    #[arg(long, default_value = "fit", value_name = "FILE|fit|off")]
+    pub continuation: ContinuationSource,
+    /// A user whose jobs wait longer than this, --strikes times, leaves for good
+    /// (frustrated). Off by default.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub patience: Option<Time>,
+    /// Waits over --patience after which a user leaves.
+    #[arg(long, default_value_t = 3, requires = "patience", value_parser = clap::value_parser!(u32).range(1..))]
+    pub strikes: u32,
+}
+
+/// What `resample` and `sweep` share.
+#[derive(Args)]
+pub struct PopulationArgs {
+    /// The users' arguments, as for `feedback`.
+    #[command(flatten)]
+    pub feedback: FeedbackArgs,
+    /// Measured weeks, after the --warmup and before a cool-down (--cooldown, one week
+    /// when 0) that are simulated too.
+    #[arg(long, default_value_t = 52, value_parser = clap::value_parser!(u32).range(1..))]
+    pub weeks: u32,
+    /// Replications (seeds derived from --seed) [default: 10; calibrate: 100, per
+    /// resampled row].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub replications: Option<u32>,
+    /// Multiplier on the long-term users (default: --population).
+    #[arg(long, value_parser = non_negative_factor)]
+    pub long_term: Option<f64>,
+    /// Multiplier on the temporary users and their weekly arrivals (default: --population).
+    #[arg(long, value_parser = non_negative_factor)]
+    pub temporary: Option<f64>,
+    /// A long-term user whose trace ended comes back after at least this long
+    /// [default: the time it was inactive in the log].
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub regenerate_after: Option<Time>,
+    /// That time runs from the end of the user's trace on the log's calendar, or from
+    /// its actual finish if later (calendar), or from its actual finish (finish).
+    #[arg(long, default_value = "calendar", value_name = "RULE")]
+    pub regenerate_from: RegenerateFrom,
+    /// Long-term users start in a random week of their activity (activity, the seed's)
+    /// or at a random point of their cycle of activity and regeneration interval (cycle).
+    #[arg(long, default_value = "activity", value_name = "RULE")]
+    pub start_week: StartWeek,
+    /// A user is long-term when its activity spans at least this share of the log.
+    #[arg(long, default_value_t = 0.5, value_parser = share)]
+    pub long_term_share: f64,
+    /// Users whose whole activity lies within this long of either end of the log are
+    /// left out [default: 2 weeks, or a 24th of the log's span if that is shorter].
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub edge: Option<Time>,
+    /// Weight of one log user, as USER=WEIGHT (0 leaves it out, 3 draws it three times as
+    /// often); repeatable.
+    #[arg(long, value_name = "USER=WEIGHT", value_parser = user_weight)]
+    pub weight: Vec<(i64, f64)>,
+    /// Weight of every user with a flurry (a week of more than twice the jobs of every
+    /// other user's busiest week, as `analyze` lists them) not given one by --weight:
+    /// 0 leaves them out (Feitelson 2021, Fig. 6) [default: 1, like any user].
+    #[arg(long, value_name = "WEIGHT", value_parser = non_negative_factor)]
+    pub flurry_weight: Option<f64>,
+    /// Users submit at their logged times (shifted with them), without feedback.
+    #[arg(long)]
+    pub no_feedback: bool,
+    /// Worker threads [default: all cores].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
+}
+
+/// The arguments of `resample`.
+#[derive(Args)]
+pub struct ResampleArgs {
+    /// The population's arguments, as for `sweep`.
+    #[command(flatten)]
+    pub population_args: PopulationArgs,
+    /// Multiplier on the whole population (long-term users and temporary arrivals).
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative_factor)]
+    pub population: f64,
+}
+
+/// Replications of `resample` and `sweep` unless --replications says otherwise.
+pub const RESAMPLE_REPLICATIONS: u32 = 10;
+
+/// How a log is split into users, sessions and dependencies.
+#[derive(Args)]
+pub struct UserArgs {
+    /// Session threshold: a think time this long or longer starts a new session.
+    #[arg(long, default_value = "20m", value_parser = parse_duration, value_name = "DURATION")]
+    pub threshold: Time,
+    /// Think time measured from the previous job's end (previous) or from the latest end
+    /// among all earlier jobs (latest).
+    #[arg(long, default_value = "previous", value_name = "RULE")]
+    pub session_rule: SessionRule,
+    /// A job depends on the user's jobs that had ended by its submission (submit) or by
+    /// its start (start, the seed's literal wording).
+    #[arg(long, default_value = "submit", value_name = "CUTOFF")]
+    pub dependence: DependenceCutoff,
+    /// Session windows end at the last end of the session's jobs (last-end) or at its
+    /// last submission (last-submit).
+    #[arg(long, default_value = "last-end", value_name = "END")]
+    pub window_end: WindowEnd,
+    /// The site's time zone (UTC, an IANA name, +HH:MM or seconds east of UTC)
+    /// [default: the log header's TimeZoneString, else TimeZone, else UTC].
+    #[arg(long, value_name = "ZONE")]
+    pub time_zone: Option<String>,
+    /// Jobs whose logged wait is unknown (-1): refuse the log (error), take them as 0
+    /// (zero), or estimate them by an open-loop replay under a policy
+    /// (replay[:POLICY], EASY by default).
+    #[arg(long, default_value = "error", value_name = "RULE")]
+    pub unknown_waits: UnknownWaits,
+}
+
+impl UserArgs {
+    /// How the log is split into users; refuses a threshold under 1 second.
+    pub fn trace_config(&self) -> Result<TraceConfig, String> {
+        if self.threshold < 1 {
+            return Err("--threshold must be at least 1 second".into());
+        }
+        Ok(TraceConfig {
+            threshold: self.threshold,
+            rule: self.session_rule,
+            cutoff: self.dependence,
+            window_end: self.window_end,
+        })
+    }
+}
+
+/// A finite number above 0.
+pub fn positive_factor(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("'{s}' must be a positive number"))
+    }
+}
+
+impl SiteArgs {
+    /// The replay options, with `interarrival_factor`.
+    pub fn options(&self, interarrival_factor: f64) -> ReplayOptions {
+        let mut questionable = Policies::default();
+        for s in &self.questionable {
+            questionable.set(s);
+        }
+        ReplayOptions {
+            policy: self.scheduler.clone(),
+            procs: self.procs,
+            overrun: self.overrun,
+            questionable,
+            interarrival_factor,
+            bsld: Bsld {
+                form: self.bsld,
+                threshold: self.bsld_threshold,
+            },
+            warmup: self.warmup,
+            cooldown: self.cooldown,
+            estimates: self.estimates.clone(),
+            predictor: self.predictor.clone(),
+            seed: self.seed,
+            check: self.check || cfg!(debug_assertions),
+            out: self.out.clone(),
+        }
+    }
+}
+
+/// A finite number of 0 or more.
+pub fn non_negative_factor(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a number of 0 or more")),
+    }
+}
+
+/// A share in (0, 1].
+pub fn share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a share in (0, 1]")),
+    }
+}
+
+/// `USER=WEIGHT`.
+pub fn user_weight(s: &str) -> Result<(i64, f64), String> {
+    let (user, weight) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}' is not USER=WEIGHT"))?;
+    let user = user
+        .parse()
+        .map_err(|_| format!("'{user}' is not a user number"))?;
+    Ok((user, non_negative_factor(weight)?))
+}
+
+impl FeedbackArgs {
+    /// The feedback options.
+    pub fn options(&self) -> Result<FeedbackOptions, String> {
+        Ok(FeedbackOptions {
+            run: self.site.options(1.0),
+            trace: self.users.trace_config()?,
+            opening: self.opening_think,
+            negative: self.negative_think,
+            flow: self.flow_forward,
+            time_zone: self.users.time_zone.clone(),
+            continuation: self.continuation.clone(),
+            patience: self.patience.map(|limit| Patience {
+                limit,
+                strikes: self.strikes,
+            }),
+            unknown_waits: self.users.unknown_waits.clone(),
+        })
+    }
+}
+
+impl PopulationArgs {
+    /// The log.
+    pub fn swf(&self) -> &std::path::Path {
+        &self.feedback.site.swf
+    }
+
+    /// The resampling options, with `population` as the multiplier of the users
+    /// --long-term and --temporary do not set, and `replications` unless --replications
+    /// says otherwise.
+    pub fn options(&self, population: f64, replications: u32) -> Result<ResampleOptions, String> {
+        let mut users = self.feedback.options()?;
+        if users.run.cooldown == 0 {
+            users.run.cooldown = WEEK;
+        }
+        users.run.out = None;
+        Ok(ResampleOptions {
+            users,
+            pools: PoolConfig {
+                long_term_share: self.long_term_share,
+                edge: self.edge,
+            },
+            population: PopulationConfig {
+                long_term: self.long_term.unwrap_or(population),
+                temporary: self.temporary.unwrap_or(population),
+                regenerate_after: self.regenerate_after,
+                regenerate_from: self.regenerate_from,
+                weights: self.weight.clone(),
+                flurry_weight: self.flurry_weight,
+                start_week: self.start_week,
+                ..PopulationConfig::default()
+            },
+            weeks: self.weeks,
+            replications: self.replications.unwrap_or(replications),
+            threads: self.threads.map(|t| t as usize),
+            open_loop: self.no_feedback,
+            out: self.feedback.site.out.clone(),
+        })
+    }
+}
+
+impl ReplayArgs {
+    /// The replay options.
+    pub fn options(&self) -> ReplayOptions {
+        self.site.options(self.interarrival_factor)
+    }
+}
+
+impl ResampleArgs {
+    /// The resampling options (10 replications unless --replications says otherwise).
+    pub fn options(&self) -> Result<ResampleOptions, String> {
+        self.population_args
+            .options(self.population, RESAMPLE_REPLICATIONS)
+    }
+}
+
+/// Parses `argv` (the options that follow the command's name on the command line) as
+/// the arguments `A` of the command `sitesim NAME`. An error is clap's message without
+/// its `error: ` prefix and the usage that follows it, as one paragraph.
+pub fn parse<A: Args + FromArgMatches>(name: &'static str, argv: &[String]) -> Result<A, String> {
+    let command = A::augment_args(Command::new(name).no_binary_name(true));
+    command
+        .try_get_matches_from(argv)
+        .and_then(|m| A::from_arg_matches(&m))
+        .map_err(|e| {
+            let text = e.render().to_string();
+            let text = text.strip_prefix("error: ").unwrap_or(&text);
+            let first = text.split("\n\n").next().unwrap_or(text);
+            first.trim().to_owned()
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(args: &[&str]) -> Vec<String> {
+        args.iter().map(|&s| s.to_owned()).collect()
+    }
+
+    #[test]
+    fn defaults_are_the_command_lines() {
+        let a: ReplayArgs = parse("replay", &argv(&["--swf", "log.swf"])).unwrap();
+        let opts = a.options();
+        assert_eq!(opts.policy.label(), "easy");
+        assert_eq!(opts.overrun, OverrunPolicy::Kill);
+        assert_eq!(opts.seed, 1);
+        assert_eq!(opts.out, None);
+        let a: ResampleArgs = parse("resample", &argv(&["--swf", "log.swf"])).unwrap();
+        let opts = a.options().unwrap();
+        assert_eq!(opts.replications, RESAMPLE_REPLICATIONS);
+        assert_eq!(opts.weeks, 52);
+        assert_eq!(opts.users.run.cooldown, WEEK);
+    }
+
+    #[test]
+    fn errors_name_the_option_without_the_usage() {
+        let e = parse::<ReplayArgs>("replay", &argv(&["--swf", "x", "--procs", "0"]))
+            .err()
+            .unwrap();
+        assert!(
+            e.starts_with("invalid value '0' for '--procs <PROCS>'"),
+            "{e}"
+        );
+        assert!(!e.contains("Usage"), "{e}");
+        let e = parse::<ReplayArgs>("replay", &argv(&["--swf", "x", "--nope"]))
+            .err()
+            .unwrap();
+        assert!(e.contains("'--nope'"), "{e}");
+        let e = parse::<FeedbackArgs>("feedback", &argv(&[])).err().unwrap();
+        assert!(e.contains("--swf <FILE>"), "{e}");
+    }
+}
