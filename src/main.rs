@@ -397,13 +397,14 @@ impl AnalyzeArgs {
     }
 }
 
-/// Writes `bytes` to stdout; a reader that closed it early (`| head`) is not an error.
-fn print_quietly(bytes: &[u8]) -> Result<(), String> {
+/// Writes `bytes` to stdout (a reader that closed it early ends the program quietly:
+/// [`end_quietly_on_a_closed_pipe`]).
+fn print_bytes(bytes: &[u8]) -> Result<(), String> {
     use std::io::Write;
-    match std::io::stdout().lock().write_all(bytes) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
-        _ => Ok(()),
-    }
+    std::io::stdout()
+        .lock()
+        .write_all(bytes)
+        .map_err(|e| format!("stdout: {e}"))
 }
 
 impl Command {
@@ -446,7 +447,19 @@ impl Command {
     }
 }
 
+/// Restores the default action of SIGPIPE, which Rust programs ignore: a reader that
+/// closes the output early (`sitesim replay ... | head -1`) then ends the program quietly,
+/// as it ends `cat`, instead of a panic in the middle of a `println!`.
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: called first thing in `main`, before any other thread exists; setting a
+    // signal's disposition to its default has no other precondition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    end_quietly_on_a_closed_pipe();
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if let Err(e) = cli
@@ -509,14 +522,14 @@ fn main() -> ExitCode {
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "sitesim", &mut script);
-            print_quietly(&script)
+            print_bytes(&script)
         }
         Command::Man => {
             let mut page = Vec::new();
             clap_mangen::Man::new(Cli::command())
                 .render(&mut page)
                 .map_err(|e| format!("the manual page: {e}"))
-                .and_then(|()| print_quietly(&page))
+                .and_then(|()| print_bytes(&page))
         }
         Command::Policies => {
             for (name, about) in sitesim::registry::policies() {

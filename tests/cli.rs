@@ -908,3 +908,40 @@ fn endless_input_ends_with_an_error_naming_the_file() {
         );
     }
 }
+
+#[test]
+fn a_reader_that_closes_the_output_early_ends_the_program_quietly() {
+    let log = temp("closed.swf");
+    let o = sitesim(&[
+        "generate",
+        "--jobs",
+        "20000",
+        "--procs",
+        "64",
+        "--out",
+        log.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for args in [
+        vec!["replay", "--swf", log.to_str().unwrap()],
+        vec!["export", "--batsim", "--swf", log.to_str().unwrap()],
+        vec!["completions", "bash"],
+    ] {
+        // The reader is gone before the summary is printed (the log takes a while to
+        // read), as when `| head -1` has had its line.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sitesim"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("sitesim runs");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        assert_ne!(o.status.code(), Some(101), "{args:?}: {}", stderr(&o));
+        assert!(
+            !stderr(&o).contains("panicked") && !stderr(&o).contains("Broken pipe"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}
