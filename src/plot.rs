@@ -1,6 +1,7 @@
-//! SVG charts of results: lines against a numeric axis (optionally with error bars),
-//! grouped bars with error bars, histograms with marked values, and shares with their
-//! intervals against a logarithmic axis under a fitted curve.
+//! SVG charts of results: lines against a numeric axis (optionally with error bars and
+//! labelled reference lines), grouped bars with error bars, histograms with marked
+//! values, and shares with their intervals against a logarithmic axis under a fitted
+//! curve.
 //!
 //! Drawn with `plotters`; text is measured with an embedded subset of DejaVu Sans
 //! (`assets/fonts`), so a chart is laid out the same on every machine, needs no system
@@ -19,7 +20,7 @@ use std::sync::Once;
 use plotters::coord::combinators::LogCoord;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::types::RangedCoordf64;
-use plotters::element::{Drawable, PointCollection};
+use plotters::element::{DashedPathElement, Drawable, PointCollection};
 use plotters::prelude::*;
 use plotters_backend::{BackendCoord, DrawingErrorKind};
 
@@ -121,6 +122,33 @@ pub struct ErrorLineChart {
     pub zero_line: bool,
     /// The lines.
     pub series: Vec<ErrorSeries>,
+    /// Labelled straight lines across the plot (a target, an answer read off the data),
+    /// kept in the axes' ranges and drawn under the data; their labels go over it.
+    pub references: Vec<Reference>,
+}
+
+/// Where a [`Reference`] line is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RefAt {
+    /// A horizontal line at this y; its label sits above it at the plot's right end.
+    Y(f64),
+    /// A vertical line at this x; its label sits beside it at the top of the plot, the
+    /// labels of several vertical lines one under another in their order, in room added
+    /// above the data.
+    X(f64),
+}
+
+/// A labelled straight line across an [`ErrorLineChart`]'s plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reference {
+    /// Where it is (lines at a value that is not finite are left out).
+    pub at: RefAt,
+    /// Its label, written beside it inside the plot in its colour.
+    pub label: String,
+    /// The series whose colour it takes (by its index in the chart); black with `None`.
+    pub series: Option<usize>,
+    /// Dotted rather than dashed, to tell two kinds of line apart.
+    pub dotted: bool,
 }
 
 /// A measured share with its interval: a point of a [`ShareChart`].
@@ -491,7 +519,23 @@ fn render_error_line_chart(name: &str, chart: &ErrorLineChart) -> Result<String,
             .iter()
             .flat_map(|s| s.points.iter().filter(usable))
     };
+    let references: Vec<&Reference> = chart
+        .references
+        .iter()
+        .filter(|r| match r.at {
+            RefAt::X(v) | RefAt::Y(v) => v.is_finite(),
+        })
+        .collect();
+    let ref_xs = references.iter().filter_map(|r| match r.at {
+        RefAt::X(x) => Some(x),
+        RefAt::Y(_) => None,
+    });
+    let ref_ys = references.iter().filter_map(|r| match r.at {
+        RefAt::Y(y) => Some(y),
+        RefAt::X(_) => None,
+    });
     let (x_lo, x_hi) = bounds(estimates().map(|e| e.x)).ok_or_else(|| empty(name))?;
+    let (x_lo, x_hi) = bounds(ref_xs).map_or((x_lo, x_hi), |(lo, hi)| (x_lo.min(lo), x_hi.max(hi)));
     let ends = estimates().flat_map(|e| {
         let err = if e.error.is_finite() {
             e.error.abs()
@@ -500,12 +544,24 @@ fn render_error_line_chart(name: &str, chart: &ErrorLineChart) -> Result<String,
         };
         [e.y - err, e.y + err]
     });
-    let (y_lo, y_hi) = bounds(ends).ok_or_else(|| empty(name))?;
+    let (y_lo, y_hi) = bounds(ends.chain(ref_ys)).ok_or_else(|| empty(name))?;
     let x = padded(x_lo, x_hi, false);
     let y = if chart.zero_line {
         padded(y_lo.min(0.0), y_hi.max(0.0), false)
     } else {
         padded(y_lo, y_hi, chart.y_from_zero)
+    };
+    // Room above the data for the vertical lines' labels, a row each (at most 60% of
+    // the plot).
+    let rows = references
+        .iter()
+        .filter(|r| matches!(r.at, RefAt::X(_)))
+        .count();
+    let room = ((rows as f64 * LABEL_ROW + 6.0) / PLOT_AREA.1).min(0.6);
+    let y = if rows > 0 {
+        y.start..(y.end - room * y.start) / (1.0 - room)
+    } else {
+        y
     };
     let lines: Vec<Line> = chart
         .series
@@ -523,23 +579,164 @@ fn render_error_line_chart(name: &str, chart: &ErrorLineChart) -> Result<String,
             }
         })
         .collect();
-    let frame = lines_frame(
-        [&chart.title, &chart.x_label, &chart.y_label],
-        XTicks::Numbers,
-        &lines,
-        Frac {
-            x: x.clone(),
-            y: y.clone(),
-            log_y: false,
-        },
-    );
+    let frac = Frac {
+        x: x.clone(),
+        y: y.clone(),
+        log_y: false,
+    };
+    let mut occupied = lines_occupied(&lines, &frac);
+    for (k, r) in references.iter().enumerate() {
+        occupied.extend(reference_occupies(r, rows_above(&references, k), &frac));
+    }
+    let labels: Vec<&str> = lines.iter().map(|l| l.label).collect();
+    let frame = Frame {
+        title: &chart.title,
+        x_label: &chart.x_label,
+        y_label: &chart.y_label,
+        x_ticks: XTicks::Numbers,
+        x_names: &[],
+        legend: Some(legend_corner(&occupied, &labels)),
+        counts: false,
+    };
     let y: RangedCoordf64 = y.into();
     draw(name, frame, x, y, |ctx| {
+        for r in &references {
+            draw_reference_line(ctx, r)?;
+        }
         if chart.zero_line {
             draw_zero_line(ctx)?;
         }
-        draw_lines(ctx, &lines, true)
+        draw_lines(ctx, &lines, true)?;
+        for (k, r) in references.iter().enumerate() {
+            draw_reference_label(ctx, r, rows_above(&references, k))?;
+        }
+        Ok(())
     })
+}
+
+/// The height of a row of reference labels, pixels.
+const LABEL_ROW: f64 = TEXT_SIZE as f64 + 6.0;
+
+/// The vertical lines before `references[k]`: the row of its label, if it is one.
+fn rows_above(references: &[&Reference], k: usize) -> usize {
+    references[..k]
+        .iter()
+        .filter(|r| matches!(r.at, RefAt::X(_)))
+        .count()
+}
+
+/// The colour of `r`.
+fn reference_colour(r: &Reference) -> RGBColor {
+    r.series.map_or(BLACK, |i| PALETTE[i % PALETTE.len()])
+}
+
+/// The width of `label` in the charts' text font, pixels.
+fn label_width(label: &str) -> f64 {
+    register_font();
+    FontDesc::from((FONT, TEXT_SIZE)).box_size(label).map_or(
+        label.chars().count() as f64 * 0.6 * TEXT_SIZE as f64,
+        |(w, _)| f64::from(w),
+    )
+}
+
+/// The padding around a reference label, pixels.
+const LABEL_PAD: f64 = 3.0;
+
+/// The width of `r`'s label with its padding, as a fraction of the plot's width.
+fn label_frac(r: &Reference) -> f64 {
+    (label_width(&r.label) + 3.0 * LABEL_PAD) / PLOT_AREA.0
+}
+
+/// Whether the label `w` wide (a fraction of the plot's width) of a vertical line at
+/// x fraction `fx` goes left of the line: when it does not fit on the right, where there
+/// is more room.
+fn label_left_of(fx: f64, w: f64) -> bool {
+    fx + w > 1.0 && fx > 1.0 - fx
+}
+
+/// Points (fractions of the plotting area, see [`Frac`]) that reference `r`'s line and
+/// label cover, its label in row `row` if it is vertical.
+fn reference_occupies(r: &Reference, row: usize, frac: &Frac) -> Vec<(f64, f64)> {
+    let w = label_frac(r);
+    let h = LABEL_ROW / PLOT_AREA.1;
+    let (line, corner) = match r.at {
+        RefAt::Y(y) => {
+            let (_, fy) = frac.of((frac.x.start, y));
+            let line = frac.along(&[(frac.x.start, y), (frac.x.end, y)]);
+            (line, (1.0 - w, fy))
+        }
+        RefAt::X(x) => {
+            let (fx, _) = frac.of((x, frac.y.start));
+            let line = frac.along(&[(x, frac.y.start), (x, frac.y.end)]);
+            let left = if label_left_of(fx, w) { fx - w } else { fx };
+            (line, (left, 1.0 - (row + 1) as f64 * h))
+        }
+    };
+    let mut out = line;
+    for i in 0..=4 {
+        for j in 0..=2 {
+            out.push((
+                corner.0 + w * f64::from(i) / 4.0,
+                corner.1 + h * f64::from(j) / 2.0,
+            ));
+        }
+    }
+    out
+}
+
+/// Draws `r`'s line across the plot, dashed or dotted.
+fn draw_reference_line(ctx: &mut Context<'_, RangedCoordf64>, r: &Reference) -> Result<(), String> {
+    let (x, y) = (ctx.x_range(), ctx.y_range());
+    let ends = match r.at {
+        RefAt::Y(v) => [(x.start, v), (x.end, v)],
+        RefAt::X(v) => [(v, y.start), (v, y.end)],
+    };
+    let (dash, gap) = if r.dotted { (2, 4) } else { (8, 5) };
+    let style = ShapeStyle::from(reference_colour(r)).stroke_width(2);
+    ctx.draw_series(std::iter::once(DashedPathElement::new(
+        ends, dash, gap, style,
+    )))
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
+
+/// Draws `r`'s label on a white ground, over the data: above a horizontal line at the
+/// plot's right end, beside a vertical line at the top of the plot in row `row`.
+fn draw_reference_label(
+    ctx: &mut Context<'_, RangedCoordf64>,
+    r: &Reference,
+    row: usize,
+) -> Result<(), String> {
+    let pad = LABEL_PAD as i32;
+    let colour = reference_colour(r);
+    let w = label_width(&r.label).round() as i32;
+    let h = TEXT_SIZE as i32;
+    let (x, y) = (ctx.x_range(), ctx.y_range());
+    let (anchor, (dx, dy)) = match r.at {
+        RefAt::Y(v) => ((x.end, v), (-w - 3 * pad, -h - 2 * pad)),
+        RefAt::X(v) => {
+            let fx = (v - x.start) / (x.end - x.start);
+            let dx = if label_left_of(fx, label_frac(r)) {
+                -w - 3 * pad
+            } else {
+                pad
+            };
+            ((v, y.end), (dx, pad + row as i32 * LABEL_ROW as i32))
+        }
+    };
+    let label = EmptyElement::at(anchor)
+        + Rectangle::new(
+            [(dx, dy), (dx + w + 2 * pad, dy + h + pad)],
+            WHITE.mix(0.85).filled(),
+        )
+        + Text::new(
+            r.label.clone(),
+            (dx + pad, dy + pad),
+            TextStyle::from((FONT, TEXT_SIZE).into_font()).color(&colour),
+        );
+    ctx.draw_series(std::iter::once(label))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// A thin black horizontal line at y = 0 across the plot, under the data.
@@ -752,6 +949,12 @@ struct Line<'l> {
 
 /// The legend's place for `lines`: where it covers the fewest lines and error bars.
 fn lines_legend(lines: &[Line], frac: &Frac) -> SeriesLabelPosition {
+    let labels: Vec<&str> = lines.iter().map(|l| l.label).collect();
+    legend_corner(&lines_occupied(lines, frac), &labels)
+}
+
+/// Points along `lines` and their error bars, as fractions (see [`Frac`]).
+fn lines_occupied(lines: &[Line], frac: &Frac) -> Vec<(f64, f64)> {
     let mut occupied = Vec::new();
     for line in lines {
         occupied.extend(frac.along(&line.points));
@@ -759,8 +962,7 @@ fn lines_legend(lines: &[Line], frac: &Frac) -> SeriesLabelPosition {
             occupied.extend(frac.along(&[(x, lo), (x, hi)]));
         }
     }
-    let labels: Vec<&str> = lines.iter().map(|l| l.label).collect();
-    legend_corner(&occupied, &labels)
+    occupied
 }
 
 /// Draws `lines`; with `dodge`, each line is shifted sideways by a few pixels from the
@@ -1432,6 +1634,7 @@ mod tests {
                         .collect(),
                 })
                 .collect(),
+            references: Vec::new(),
         };
         let svg = error_line_chart_svg(&chart).unwrap();
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
@@ -1467,6 +1670,90 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&p).unwrap(), svg);
         let none = ErrorLineChart {
             series: vec![],
+            ..chart
+        };
+        assert!(matches!(
+            error_line_chart_svg(&none),
+            Err(PlotError::Empty { .. })
+        ));
+    }
+
+    #[test]
+    fn reference_lines_have_their_labels_and_stay_in_the_axes() {
+        let chart = ErrorLineChart {
+            title: "Capacity search".into(),
+            x_label: "machine size (processors)".into(),
+            y_label: "mean wait (min)".into(),
+            y_from_zero: true,
+            zero_line: false,
+            series: ["EASY", "FCFS"]
+                .iter()
+                .enumerate()
+                .map(|(i, label)| ErrorSeries {
+                    label: label.to_string(),
+                    points: [64, 128, 256]
+                        .iter()
+                        .map(|&x| Estimate {
+                            x: f64::from(x),
+                            y: 6400.0 / f64::from(x) + 10.0 * i as f64,
+                            error: 5.0,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            references: vec![
+                Reference {
+                    at: RefAt::Y(30.0),
+                    label: "target ≤ 30 min".into(),
+                    series: None,
+                    dotted: false,
+                },
+                Reference {
+                    at: RefAt::X(144.0),
+                    label: "EASY: 144".into(),
+                    series: Some(0),
+                    dotted: false,
+                },
+                // Beyond the data: the x axis reaches it.
+                Reference {
+                    at: RefAt::X(600.0),
+                    label: "FCFS for 95% confidence: 600".into(),
+                    series: Some(1),
+                    dotted: true,
+                },
+                Reference {
+                    at: RefAt::X(f64::NAN),
+                    label: "nowhere".into(),
+                    series: None,
+                    dotted: false,
+                },
+            ],
+        };
+        let svg = error_line_chart_svg(&chart).unwrap();
+        for text in [
+            "\ntarget ≤ 30 min\n",
+            "\nEASY: 144\n",
+            "\nFCFS for 95% confidence: 600\n",
+            "\n600\n",
+        ] {
+            assert!(svg.contains(text), "{text} missing");
+        }
+        assert!(!svg.contains("nowhere"));
+        // Each label in its line's colour.
+        assert!(svg.contains("fill=\"#0072B2\">\nEASY: 144\n"));
+        assert!(svg.contains("fill=\"#D55E00\">\nFCFS for 95% confidence: 600\n"));
+        assert!(svg.contains("fill=\"#000000\">\ntarget ≤ 30 min\n"));
+        assert_eq!(svg, error_line_chart_svg(&chart).unwrap());
+        // The lines are drawn in dashes, each a path of its own.
+        let without = ErrorLineChart {
+            references: Vec::new(),
+            ..chart.clone()
+        };
+        let paths = |s: &str| s.matches("<polyline").count();
+        assert!(paths(&svg) > paths(&error_line_chart_svg(&without).unwrap()) + 3 * 10);
+        // References alone are nothing to plot.
+        let none = ErrorLineChart {
+            series: Vec::new(),
             ..chart
         };
         assert!(matches!(
@@ -1567,6 +1854,7 @@ mod tests {
                     })
                     .collect(),
             }],
+            references: Vec::new(),
         };
         let bars = BarChart {
             title: "Δ mean wait against EASY".into(),

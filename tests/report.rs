@@ -9,6 +9,7 @@ use sitesim::experiment::report::write_report;
 use sitesim::experiment::results::{
     ClassFigures, HourFigures, Point, RunPlan, RunRecord, run_path, write_plan, write_run,
 };
+use sitesim::experiment::study::{CapacityAnswer, CapacityResult, Probe};
 
 const SCHEDULERS: [&str; 2] = ["EASY", "FCFS"];
 const XS: [f64; 3] = [1.0, 2.0, 4.0];
@@ -414,7 +415,9 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     ] {
         assert!(html.contains(&format!("<th>{header}</th>")), "{header}");
     }
-    // The capacity search.
+    // The capacity search: a capacity.json of another shape than a search writes gets
+    // its tables but no plot.
+    assert!(!dir.join("report/capacity.svg").exists());
     assert!(html.contains("Capacity search"));
     assert!(html.contains("<th class=\"l\">procs</th><td class=\"l\">192</td>"));
     assert!(html.contains("<th>procs</th><th>mean</th><th>ci95</th><th>passes</th>"));
@@ -457,8 +460,93 @@ fn without_a_sweep_there_are_no_axis_plots_and_the_rest_is_there() {
     let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
     assert!(!html.contains("Against") && !html.contains("population"));
     assert!(!html.contains("Capacity search") && !html.contains("missing"));
+    // No capacity.json, no capacity plot.
+    assert!(!dir.join("report/capacity.svg").exists());
     assert!(row(&html, "p001").contains("<td>120 ± 25</td>"));
     assert!(row(&html, "p001").contains("<td>3 / 3</td>"));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_capacity_search_is_plotted_with_its_target_and_its_answers() {
+    let dir = scratch("capacity");
+    let plan = plan(&[None]);
+    results_dir(&dir, &plan, &[]);
+    let probe = |procs, mean, ci95| Probe {
+        procs,
+        mean,
+        ci95,
+        passes: mean <= 1800.0,
+    };
+    // EASY: the mean meets 30 min at 144 processors, the whole interval at 176 (600 +
+    // 240 s); FCFS: both at 176. The probes in the order bisection tried them.
+    let capacity = CapacityResult {
+        metric: "mean_wait".into(),
+        target: 1800.0,
+        goal: "below".into(),
+        population_procs: 128,
+        answers: vec![
+            CapacityAnswer {
+                scheduler: "EASY".into(),
+                procs: Some(144),
+                probes: vec![
+                    probe(512, 60.0, 30.0),
+                    probe(176, 600.0, 240.0),
+                    probe(128, 2400.0, 900.0),
+                    probe(144, 1740.0, 780.0),
+                ],
+            },
+            CapacityAnswer {
+                scheduler: "FCFS".into(),
+                procs: Some(176),
+                probes: vec![
+                    probe(512, 90.0, 40.0),
+                    probe(176, 1500.0, 200.0),
+                    probe(160, 2100.0, 500.0),
+                ],
+            },
+        ],
+    };
+    fs::write(
+        dir.join("capacity.json"),
+        serde_json::to_vec_pretty(&capacity).unwrap(),
+    )
+    .unwrap();
+    let written = write_report(&dir).unwrap();
+    assert!(written.contains(&dir.join("report/capacity.svg")));
+    assert_svgs(
+        &dir,
+        &[(
+            "capacity.svg".to_string(),
+            vec![
+                "Capacity search: mean wait by machine size",
+                "machine size (processors)",
+                "mean wait (min)",
+                "\ntarget ≤ 30 min\n",
+                "\nEASY: 144\n",
+                "\nEASY for 95% confidence: 176\n",
+                "\nFCFS: 176, also for 95% confidence\n",
+                "\nEASY\n",
+                "\nFCFS\n",
+            ],
+        )],
+    );
+    // On the page, in the capacity search's section, with the answers in its caption.
+    let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
+    let section = html
+        .split("<h2>Capacity search</h2>")
+        .nth(1)
+        .and_then(|rest| rest.split("<h2>").next())
+        .expect("a capacity section");
+    assert!(section.contains("<img src=\"capacity.svg\""), "{section}");
+    assert!(
+        section.contains(
+            "EASY: 144 processors, 176 for 95% confidence; FCFS: 176 processors, also for \
+             95% confidence."
+        ),
+        "{section}"
+    );
+    assert_eq!(html.matches("capacity.svg").count(), 1);
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -3,6 +3,8 @@
 //! `RESULTS_DIR/report/`:
 //!
 //! ```text
+//! capacity.svg                with a capacity search's capacity.json: its metric against
+//!                             the machine sizes probed, the target and the answers marked
 //! axis_<metric>.svg           against the swept axis (with a sweep): mean with 95% CI
 //! paired_<figure>.svg         each scheduler minus the first, run by run (common random
 //!                             numbers): mean difference with 95% CI, against the swept
@@ -33,9 +35,10 @@ use super::html;
 use super::metric::{Metric, MetricStats, Scale, metric};
 use super::output::write_atomic;
 use super::results::{self, RunPlan, RunRecord};
+use super::study::CapacityResult;
 use crate::plot::{
     self, Band, Bar, BarChart, BarSeries, ErrorLineChart, ErrorSeries, Estimate, Histogram,
-    LineChart, PlotError, Series, XTicks,
+    LineChart, PlotError, RefAt, Reference, Series, XTicks,
 };
 use crate::textfmt::write_csv;
 
@@ -272,6 +275,9 @@ struct Figure {
 /// Every plot of the report, in page order.
 fn figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
     let mut figures = Vec::new();
+    if let Some(capacity) = exp.capacity.as_ref().and_then(capacity_result) {
+        figures.extend(capacity_figure(&capacity)?);
+    }
     if exp.has_axis() {
         figures.extend(axis_figures(exp)?);
     }
@@ -337,6 +343,7 @@ fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
             y_from_zero: measure.from_zero,
             zero_line: false,
             series,
+            references: Vec::new(),
         };
         if let Some(svg) = drawn(plot::error_line_chart_svg(&chart))? {
             figures.push(Figure {
@@ -355,6 +362,150 @@ fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
         }
     }
     Ok(figures)
+}
+
+/// The section of the page the capacity plot belongs to: under the capacity search's
+/// tables.
+const CAPACITY_SECTION: &str = "Capacity search";
+
+/// What a vertical line of the capacity plot marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Marked {
+    /// The answer alone.
+    Answer,
+    /// The answer, which is also the size for 95% confidence.
+    Both,
+    /// The size for 95% confidence, another than the answer.
+    Confident,
+}
+
+/// `capacity.json` as a capacity search writes it, `None` if it is something else.
+fn capacity_result(capacity: &Value) -> Option<CapacityResult> {
+    serde_json::from_value(capacity.clone()).ok()
+}
+
+/// The capacity search: its metric against the machine sizes probed, a line per
+/// scheduler (mean with 95% CI bars), a dashed line at the target, and each answer
+/// marked by a vertical line in its scheduler's colour (black for a size several
+/// schedulers share): dashed at the answer, dotted at the size for 95% confidence when
+/// that is another. The metric is shown in the scale of the search's printed answer.
+fn capacity_figure(capacity: &CapacityResult) -> Result<Option<Figure>, String> {
+    let known = metric(&capacity.metric).ok();
+    let scale = capacity.scale().unwrap_or(Scale {
+        unit: "",
+        factor: 1.0,
+    });
+    let with_unit = |v: f64| {
+        let v = number(v * scale.factor);
+        if scale.unit.is_empty() {
+            v
+        } else {
+            format!("{v} {}", scale.unit)
+        }
+    };
+    let series: Vec<ErrorSeries> = capacity
+        .answers
+        .iter()
+        .filter_map(|a| {
+            error_series(
+                &a.scheduler,
+                a.probes.iter().map(|p| {
+                    (
+                        Some(f64::from(p.procs)),
+                        p.mean * scale.factor,
+                        p.ci95 * scale.factor,
+                    )
+                }),
+            )
+        })
+        .collect();
+    let below = capacity.below();
+    let mut references = vec![Reference {
+        at: RefAt::Y(capacity.target * scale.factor),
+        label: format!(
+            "target {} {}",
+            if below { "≤" } else { "≥" },
+            with_unit(capacity.target)
+        ),
+        series: None,
+        dotted: false,
+    }];
+    // The sizes to mark, each with what it is and the schedulers that name it, in the
+    // answers' order.
+    let mut marks: Vec<(u32, Marked, Vec<&str>)> = Vec::new();
+    let mut said = Vec::new();
+    for a in &capacity.answers {
+        let sizes = capacity.sizes(a);
+        let confident = sizes.confident.map(|p| p.procs);
+        let mut mark = |procs: u32, what: Marked| {
+            if let Some(m) = marks.iter_mut().find(|m| (m.0, m.1) == (procs, what)) {
+                m.2.push(&a.scheduler);
+            } else {
+                marks.push((procs, what, vec![&a.scheduler]));
+            }
+        };
+        let answer = match (sizes.mean, confident) {
+            (Some(p), Some(c)) if c == p.procs => {
+                mark(c, Marked::Both);
+                format!("{c} processors, also for 95% confidence")
+            }
+            (Some(p), Some(c)) => {
+                mark(p.procs, Marked::Answer);
+                mark(c, Marked::Confident);
+                format!("{} processors, {c} for 95% confidence", p.procs)
+            }
+            (Some(p), None) => {
+                mark(p.procs, Marked::Answer);
+                format!("{} processors, none probed for 95% confidence", p.procs)
+            }
+            (None, _) => "no machine in the range searched".to_owned(),
+        };
+        said.push(format!("{}: {answer}", a.scheduler));
+    }
+    for (procs, what, names) in marks {
+        let listed = names.join(", ");
+        references.push(Reference {
+            at: RefAt::X(f64::from(procs)),
+            label: match what {
+                Marked::Answer => format!("{listed}: {procs}"),
+                Marked::Both => format!("{listed}: {procs}, also for 95% confidence"),
+                Marked::Confident => format!("{listed} for 95% confidence: {procs}"),
+            },
+            series: match names.as_slice() {
+                [one] => series.iter().position(|s| s.label == *one),
+                _ => None,
+            },
+            dotted: what == Marked::Confident,
+        });
+    }
+    let quantity = known.map_or(capacity.metric.as_str(), |m| m.quantity);
+    let chart = ErrorLineChart {
+        title: format!("Capacity search: {quantity} by machine size"),
+        x_label: "machine size (processors)".into(),
+        y_label: known.map_or_else(|| capacity.metric.clone(), |m| m.label(scale)),
+        y_from_zero: known.is_some_and(|m| m.from_zero),
+        zero_line: false,
+        series,
+        references,
+    };
+    let caption = format!(
+        "The capacity search: {quantity} of each machine size probed, one line per \
+         scheduler: mean over replications, error bars the 95% confidence interval. The \
+         dashed horizontal line is the target (the mean {} {}); a dashed vertical line \
+         marks the answer, the smallest machine whose mean meets it, and a dotted one, \
+         where it is another, the smallest whose whole interval meets it (the answer for \
+         95% confidence, of the sizes probed). {}.",
+        if below { "at most" } else { "at least" },
+        with_unit(capacity.target),
+        said.join("; ")
+    );
+    let svg = drawn(plot::error_line_chart_svg(&chart))?;
+    Ok(svg.map(|svg| Figure {
+        section: CAPACITY_SECTION.into(),
+        file: "capacity.svg".into(),
+        caption,
+        svg,
+    }))
 }
 
 /// What is drawn by local hour: a figure of [`results::HourFigures`].
@@ -703,6 +854,8 @@ struct Page<'a> {
     /// The plots of the paired differences, under their table.
     paired_figures: Vec<PageFigure<'a>>,
     capacity: Option<CapacityTables>,
+    /// The capacity search's plot, under its tables.
+    capacity_figures: Vec<PageFigure<'a>>,
     /// The other plots, by section in page order.
     sections: Vec<Section<'a>>,
 }
@@ -730,6 +883,7 @@ fn page(
     let plan = &exp.plan;
     let this = env!("CARGO_PKG_VERSION");
     let mut paired_figures = Vec::new();
+    let mut capacity_figures = Vec::new();
     let mut sections: Vec<Section> = Vec::new();
     for f in figures {
         let figure = PageFigure {
@@ -738,6 +892,7 @@ fn page(
         };
         match sections.last_mut() {
             _ if f.section == PAIRED_SECTION => paired_figures.push(figure),
+            _ if f.section == CAPACITY_SECTION => capacity_figures.push(figure),
             Some(s) if s.title == f.section => s.figures.push(figure),
             _ => sections.push(Section {
                 title: &f.section,
@@ -758,6 +913,7 @@ fn page(
         paired: diffs.map(|d| paired_table(exp, d)),
         paired_figures,
         capacity: exp.capacity.as_ref().map(capacity_tables),
+        capacity_figures,
         sections,
     };
     html::render("report.html", &page)
@@ -1201,6 +1357,7 @@ fn paired_plots(exp: &Experiment, diffs: &PairedDiffs) -> Result<Vec<Figure>, St
                 y_from_zero: false,
                 zero_line: true,
                 series,
+                references: Vec::new(),
             }))?
         } else {
             let bars = others

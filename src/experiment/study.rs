@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::metric::{MetricStats, Replication, metric};
+use super::metric::{MetricStats, Replication, Scale, metric};
 use super::model::{ModelFiles, ModelOptions, replicate};
 use super::output::write_atomic;
 use super::replay::ReplayError;
@@ -692,48 +692,84 @@ pub struct CapacityResult {
     pub answers: Vec<CapacityAnswer>,
 }
 
+/// The machine sizes a scheduler's capacity answer names, each with its probe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AnswerSizes<'a> {
+    /// The answer: the smallest machine whose mean meets the target; `None` if none in
+    /// the range searched does.
+    pub mean: Option<&'a Probe>,
+    /// The smallest machine probed whose whole 95% interval meets the target (the
+    /// answer for 95% confidence, of the sizes probed); `None` if no probe's does.
+    pub confident: Option<&'a Probe>,
+}
+
 impl CapacityResult {
-    /// The answers as a person reads them: per scheduler, the smallest machine whose
-    /// mean meets the target, and the smallest whose whole 95% interval does (the
-    /// answer for 95% confidence), each with its mean ± half-width in the metric's unit.
-    pub fn render(&self) -> String {
-        let m = metric(&self.metric).ok();
+    /// How the metric is shown: the scale of the largest of the probes' means and the
+    /// target (durations in hours from two hours on, else in minutes); `None` for a
+    /// metric sitesim does not know, shown as stored.
+    pub fn scale(&self) -> Option<Scale> {
         let largest = self
             .answers
             .iter()
             .flat_map(|a| &a.probes)
             .map(|p| p.mean.abs())
             .fold(self.target.abs(), f64::max);
-        let (unit, factor) = m.map_or(("", 1.0), |m| {
-            let s = m.scale(largest);
-            (s.unit, s.factor)
-        });
-        let show = |v: f64| {
-            let space = if unit.is_empty() { "" } else { " " };
-            format!("{:.1}{space}{unit}", v * factor)
-        };
-        let below = self.goal == "below";
+        metric(&self.metric).ok().map(|m| m.scale(largest))
+    }
+
+    /// Whether the goal is to stay at or below the target (else at or above it).
+    pub fn below(&self) -> bool {
+        self.goal == "below"
+    }
+
+    /// The sizes `answer` names under this search's target and goal.
+    pub fn sizes<'a>(&self, answer: &'a CapacityAnswer) -> AnswerSizes<'a> {
+        let at = |procs: u32| answer.probes.iter().find(|p| p.procs == procs);
         let confident = |p: &&Probe| {
-            if below {
+            if self.below() {
                 p.mean + p.ci95 <= self.target
             } else {
                 p.mean - p.ci95 >= self.target
             }
         };
+        AnswerSizes {
+            mean: answer.procs.and_then(at),
+            confident: answer
+                .probes
+                .iter()
+                .filter(confident)
+                .min_by_key(|p| p.procs),
+        }
+    }
+
+    /// The answers as a person reads them: per scheduler, the smallest machine whose
+    /// mean meets the target, and the smallest whose whole 95% interval does (the
+    /// answer for 95% confidence), each with its mean ± half-width in the metric's unit.
+    pub fn render(&self) -> String {
+        let (unit, factor) = self.scale().map_or(("", 1.0), |s| (s.unit, s.factor));
+        let show = |v: f64| {
+            let space = if unit.is_empty() { "" } else { " " };
+            format!("{:.1}{space}{unit}", v * factor)
+        };
         let mut out = format!(
             "  capacity      smallest machine with mean {} {} {} (the population was sized for {} processors):\n",
             self.metric,
-            if below { "at most" } else { "at least" },
+            if self.below() { "at most" } else { "at least" },
             show(self.target),
             self.population_procs
         );
         for a in &self.answers {
-            let at = |procs: u32| a.probes.iter().find(|p| p.procs == procs);
-            let answer = match a.procs.and_then(|n| at(n).map(|p| (n, p))) {
-                Some((n, p)) => format!("{n} processors ({} ± {})", show(p.mean), show(p.ci95)),
+            let sizes = self.sizes(a);
+            let answer = match sizes.mean {
+                Some(p) => format!(
+                    "{} processors ({} ± {})",
+                    p.procs,
+                    show(p.mean),
+                    show(p.ci95)
+                ),
                 None => "none in the range searched".to_owned(),
             };
-            let sure = match a.probes.iter().filter(confident).min_by_key(|p| p.procs) {
+            let sure = match sizes.confident {
                 Some(p) => format!(
                     "{} for 95% confidence, of the sizes probed ({} ± {})",
                     p.procs,
