@@ -6,25 +6,12 @@ mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-use common::shared_log;
+use common::{shared_log, sitesim, stderr};
 
-fn sitesim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sitesim"))
-        .args(args)
-        .output()
-        .expect("sitesim runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
+/// `name` in this test binary's scratch folder.
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sitesim-batsim-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::scratch("batsim", name)
 }
 
 fn path(p: &Path) -> &str {

@@ -1,23 +1,15 @@
 //! The `sitesim` command line: exit codes, messages, outputs.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn sitesim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sitesim"))
-        .args(args)
-        .output()
-        .expect("sitesim runs")
-}
+use common::{sitesim, stderr};
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
+/// `name` in this test binary's scratch folder.
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sitesim-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::scratch("cli", name)
 }
 
 const LOG: &str = "; MaxProcs: 8\n\

@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use std::path::PathBuf;
+use std::process::{Command, Output};
 
 use sitesim::job::{JobOutcome, OverrunPolicy};
 use sitesim::predict::estimates::Estimator;
@@ -192,4 +193,24 @@ pub fn users_of(config: &TraceConfig) -> UserConfig {
         threshold: config.threshold,
         ..UserConfig::default()
     }
+}
+
+/// Runs this build's `sitesim` binary with `args`.
+pub fn sitesim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sitesim"))
+        .args(args)
+        .output()
+        .expect("sitesim runs")
+}
+
+/// A command's stderr as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `name` in a scratch folder of test binary `test`, made for this process.
+pub fn scratch(test: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sitesim-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
 }
