@@ -30,7 +30,6 @@ use sitesim::experiment::resample::{ResampleOptions, resample_command};
 use sitesim::experiment::run::run_command;
 use sitesim::experiment::study::{Shard, sweep_command};
 use sitesim::experiment::summary::merge_command;
-use sitesim::predict::PredictorSpec;
 use sitesim::registry::SchedulerSpec;
 use sitesim::swf::batsim::ProfileStyle;
 use sitesim::time::{Time, parse_duration};
@@ -408,42 +407,29 @@ fn print_bytes(bytes: &[u8]) -> Result<(), String> {
 }
 
 impl Command {
-    /// The schedulers a command runs and the predictor they plan with.
-    fn planning(&self) -> Option<(Vec<&SchedulerSpec>, Option<&PredictorSpec>)> {
-        let site = match self {
-            Command::Replay(a) => &a.site,
-            Command::Feedback(a) => &a.site,
-            Command::Resample(a) => &a.population_args.feedback.site,
-            Command::Calibrate(a) => &a.population_args.feedback.site,
+    /// Refuses, before any log is read, an option combination no run can have
+    /// ([`sitesim::experiment::args::SiteArgs::planning_conflict`]). A usage error, with
+    /// clap's exit code 2, shown with the usage of subcommand `name`.
+    fn check(&self, name: &str) -> Result<(), clap::Error> {
+        let conflict = match self {
+            Command::Replay(a) => a.site.refuse_conflicts(),
+            Command::Feedback(a) => a.site.refuse_conflicts(),
+            Command::Resample(a) => a.population_args.feedback.site.refuse_conflicts(),
+            Command::Calibrate(a) => a.population_args.feedback.site.refuse_conflicts(),
             Command::Sweep(a) if !a.schedulers.is_empty() => {
                 let site = &a.population_args.feedback.site;
-                return Some((a.schedulers.iter().collect(), site.predictor.as_ref()));
+                site.planning_conflict(a.schedulers.iter())
+                    .map_or(Ok(()), Err)
             }
-            Command::Sweep(a) => &a.population_args.feedback.site,
-            _ => return None,
+            Command::Sweep(a) => a.population_args.feedback.site.refuse_conflicts(),
+            _ => Ok(()),
         };
-        Some((vec![&site.scheduler], site.predictor.as_ref()))
-    }
-
-    /// Refuses, before any log is read, an option combination no run can have: a
-    /// predictor for a policy that plans with estimates (conservative, logged). A usage
-    /// error, with clap's exit code 2.
-    fn check(&self, name: &str) -> Result<(), clap::Error> {
-        let Some((schedulers, Some(predictor))) = self.planning() else {
-            return Ok(());
-        };
-        let mut cli = Cli::command();
-        cli.build();
-        let mut command = cli.find_subcommand(name).cloned().unwrap_or(cli);
-        match schedulers.iter().find(|s| !s.accepts_predictions()) {
-            Some(s) => Err(command.error(
-                ErrorKind::ArgumentConflict,
-                format!(
-                    "the scheduler '{s}' plans with estimates and cannot use --predictor {predictor}"
-                ),
-            )),
-            None => Ok(()),
-        }
+        conflict.map_err(|message| {
+            let mut cli = Cli::command();
+            cli.build();
+            let mut command = cli.find_subcommand(name).cloned().unwrap_or(cli);
+            command.error(ErrorKind::ArgumentConflict, message)
+        })
     }
 }
 

@@ -52,6 +52,7 @@ static NEVER: AtomicBool = AtomicBool::new(false);
 fn replay(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
     detached(py, || {
         let a: ReplayArgs = parse("replay", &argv)?;
+        a.site.refuse_conflicts()?;
         json(&replay_file(&a.site.swf, &a.options())?)
     })
 }
@@ -61,6 +62,7 @@ fn replay(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
 fn feedback(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
     detached(py, || {
         let a: FeedbackArgs = parse("feedback", &argv)?;
+        a.site.refuse_conflicts()?;
         json(&feedback_file(&a.site.swf, &a.options()?)?)
     })
 }
@@ -70,6 +72,7 @@ fn feedback(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
 fn resample(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
     detached(py, || {
         let a: ResampleArgs = parse("resample", &argv)?;
+        a.population_args.feedback.site.refuse_conflicts()?;
         let opts = a.options()?;
         json(&resample_file(
             a.population_args.swf(),

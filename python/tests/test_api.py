@@ -102,6 +102,12 @@ def test_bad_options_are_refused_as_by_the_cli(cli, tmp_path):
         sitesim.replay(log, no_such_option=1)
     with pytest.raises(sitesim.SitesimError, match="missing.swf"):
         sitesim.resample(tmp_path / "missing.swf")
+    # An impossible combination, refused before the log is read, in the CLI's words.
+    conflict = "the scheduler 'conservative' plans with estimates and cannot use --predictor sbh"
+    with pytest.raises(sitesim.SitesimError, match=conflict):
+        sitesim.replay(tmp_path / "missing.swf", "conservative", predictor="sbh")
+    assert conflict in cli("replay", "--swf", tmp_path / "missing.swf", "--scheduler",
+                           "conservative", "--predictor", "sbh", check=False).stderr
 
 
 # A small experiment of the model-based site (nothing from outside the repository):

@@ -255,6 +255,26 @@ pub fn positive_factor(s: &str) -> Result<f64, String> {
 }
 
 impl SiteArgs {
+    /// The combination no run can have, if these options make it with `schedulers` (this
+    /// site's policy, or the ones a sweep compares): a predictor for a policy that plans
+    /// with estimates (conservative, logged). Refused before any log is read.
+    pub fn planning_conflict<'a>(
+        &self,
+        mut schedulers: impl Iterator<Item = &'a SchedulerSpec>,
+    ) -> Option<String> {
+        let predictor = self.predictor.as_ref()?;
+        let s = schedulers.find(|s| !s.accepts_predictions())?;
+        Some(format!(
+            "the scheduler '{s}' plans with estimates and cannot use --predictor {predictor}"
+        ))
+    }
+
+    /// [`SiteArgs::planning_conflict`] of this site's own policy, as an error.
+    pub fn refuse_conflicts(&self) -> Result<(), String> {
+        self.planning_conflict(std::iter::once(&self.scheduler))
+            .map_or(Ok(()), Err)
+    }
+
     /// The replay options, with `interarrival_factor`.
     pub fn options(&self, interarrival_factor: f64) -> ReplayOptions {
         let mut questionable = Policies::default();
