@@ -706,21 +706,16 @@ where
     };
     if let Some(mut o) = outputs {
         let (session_records, user_records) = sessions.records();
-        let io = |name: &'static str| {
-            move |e: std::io::Error| ReplayError::Output {
-                path: name.into(),
-                source: e,
-            }
-        };
+        // The writers' errors name their files.
         let mut w = o.create("users.csv")?;
-        write_users_csv(&mut w, &users, &user_records).map_err(io("users.csv"))?;
-        w.flush().map_err(io("users.csv"))?;
+        write_users_csv(&mut w, &users, &user_records).map_err(ReplayError::Written)?;
+        w.flush().map_err(ReplayError::Written)?;
         let mut w = o.create("sessions.csv")?;
-        write_sessions_csv(&mut w, &session_records).map_err(io("sessions.csv"))?;
-        w.flush().map_err(io("sessions.csv"))?;
+        write_sessions_csv(&mut w, &session_records).map_err(ReplayError::Written)?;
+        w.flush().map_err(ReplayError::Written)?;
         let mut w = o.create("cycles.csv")?;
-        cycles.write_csv(&mut w).map_err(io("cycles.csv"))?;
-        w.flush().map_err(io("cycles.csv"))?;
+        cycles.write_csv(&mut w).map_err(ReplayError::Written)?;
+        w.flush().map_err(ReplayError::Written)?;
         o.commit(&summary)?;
     }
     Ok(summary)

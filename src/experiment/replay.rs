@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::output::{AtomicFile, write_atomic};
+use super::output::{AtomicFile, Named, write_atomic};
 use crate::job::OverrunPolicy;
 use crate::localtime::SiteClock;
 use crate::metrics::{Bsld, BsldForm, MetricsConfig, MetricsSummary, PerJobWriter, Recorder};
@@ -141,6 +141,10 @@ pub enum ReplayError {
         #[source]
         source: std::io::Error,
     },
+    /// Writing an output failed; the error names the file (see
+    /// [`super::output::Named`]).
+    #[error("{0}")]
+    Written(std::io::Error),
 }
 
 impl From<SwfError> for ReplayError {
@@ -156,7 +160,7 @@ fn out_err(path: &Path) -> impl FnOnce(std::io::Error) -> ReplayError + '_ {
     }
 }
 
-type FileOut = BufWriter<File>;
+type FileOut = Named<BufWriter<File>>;
 
 /// Per-job output files being written, committed when the run succeeds.
 pub(crate) struct Outputs {
@@ -181,18 +185,19 @@ impl Outputs {
             files: Vec::new(),
         };
         let csv = o.create("jobs.csv")?;
-        let swf_path = dir.join("schedule.swf");
         let swf = o.create("schedule.swf")?;
         let swf = SwfWriter::new(swf, &header.lines_for_output(i64::from(procs), &[note]))
-            .map_err(out_err(&swf_path))?;
-        let writer = PerJobWriter::new(Some(csv), Some(swf), bsld).map_err(out_err(dir))?;
+            .map_err(ReplayError::Written)?;
+        let writer = PerJobWriter::new(Some(csv), Some(swf), bsld).map_err(ReplayError::Written)?;
         Ok((o, writer))
     }
 
-    /// Opens one more file, `name`, in the output directory.
+    /// Opens one more file, `name`, in the output directory; the writer's errors name
+    /// the file.
     pub(crate) fn create(&mut self, name: &str) -> Result<FileOut, ReplayError> {
         let path = self.dir.join(name);
         let (file, w) = AtomicFile::create(&path).map_err(out_err(&path))?;
+        let w = Named::new(w, &path);
         self.files.push((path, file));
         Ok(w)
     }

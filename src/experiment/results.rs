@@ -1,4 +1,5 @@
-//! The results directory of an experiment: one file per run, written atomically, so that
+//! The results directory of an experiment: one file per run, written atomically and durably
+//! (see [`super::output`]), so that
 //! an interrupted experiment resumes where it stopped and shards merge into the same
 //! results one process would give.
 //!
@@ -116,17 +117,22 @@ pub fn run_path(dir: &Path, point: &str, replication: u32) -> PathBuf {
         .join(format!("r{replication:04}.json"))
 }
 
-/// Writes `record` under `dir`, atomically (a partial file never has the final name).
-pub fn write_run(dir: &Path, record: &RunRecord) -> io::Result<()> {
+/// Writes `record` under `dir`, atomically and durably (a partial file never has the
+/// final name); an error names the file or directory that failed.
+pub fn write_run(dir: &Path, record: &RunRecord) -> Result<(), String> {
     let path = run_path(dir, &record.point, record.figures.replication);
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
+        fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
-    let json = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
-    write_atomic(&path, &json).map(|_| ())
+    let json = serde_json::to_vec_pretty(record).map_err(|e| e.to_string())?;
+    write_atomic(&path, &json)
+        .map(|_| ())
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Reads run `replication` of `point`, `None` if it has not been written.
+/// Reads run `replication` of `point`, `None` if it has not been written; a file that
+/// is not a run's record (truncated by a crash of an older sitesim, say) is an error
+/// naming it.
 pub fn read_run(dir: &Path, point: &str, replication: u32) -> Result<Option<RunRecord>, String> {
     let path = run_path(dir, point, replication);
     match fs::read(&path) {
@@ -138,11 +144,45 @@ pub fn read_run(dir: &Path, point: &str, replication: u32) -> Result<Option<RunR
     }
 }
 
-/// Writes the plan as `experiment.json`.
-pub fn write_plan(dir: &Path, plan: &RunPlan) -> io::Result<()> {
-    fs::create_dir_all(dir)?;
-    let json = serde_json::to_vec_pretty(plan).map_err(io::Error::other)?;
-    write_atomic(&dir.join("experiment.json"), &json).map(|_| ())
+/// What a run's file holds, as a resumed experiment sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunFile {
+    /// No file: the run is to be done.
+    Missing,
+    /// The record of this very run: it is done.
+    Finished,
+    /// A file that is not this run's record (unreadable, truncated, another run's):
+    /// why, naming the file. The run is to be done again.
+    Unreadable(String),
+}
+
+/// Whether run `replication` of `point` is finished under `dir`: its file must parse as
+/// the record of that run, so that a truncated file is never counted as done.
+pub fn run_file(dir: &Path, point: &str, replication: u32) -> RunFile {
+    match read_run(dir, point, replication) {
+        Ok(None) => RunFile::Missing,
+        Ok(Some(r)) if r.point == point && r.figures.replication == replication => {
+            RunFile::Finished
+        }
+        Ok(Some(r)) => RunFile::Unreadable(format!(
+            "{}: holds run {} of {}",
+            run_path(dir, point, replication).display(),
+            r.figures.replication,
+            r.point
+        )),
+        Err(e) => RunFile::Unreadable(e),
+    }
+}
+
+/// Writes the plan as `experiment.json`; an error names the file or directory that
+/// failed.
+pub fn write_plan(dir: &Path, plan: &RunPlan) -> Result<(), String> {
+    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let json = serde_json::to_vec_pretty(plan).map_err(|e| e.to_string())?;
+    let path = dir.join("experiment.json");
+    write_atomic(&path, &json)
+        .map(|_| ())
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Reads `experiment.json`.

@@ -21,12 +21,12 @@ use serde::{Deserialize, Serialize};
 
 use super::metric::{MetricStats, Replication, Scale, metric};
 use super::model::{ModelFiles, ModelOptions, replicate};
-use super::output::write_atomic;
+use super::output::{partial_path, write_atomic};
 use super::replay::ReplayError;
 use super::resample::{ResampleOptions, Resampler};
 use super::results::{
-    ClassFigures, HourFigures, Point, RunPlan, RunRecord, read_plan, run_path, write_plan,
-    write_run,
+    ClassFigures, HourFigures, Point, RunFile, RunPlan, RunRecord, read_plan, run_file, run_path,
+    write_plan, write_run,
 };
 use super::scenario::{
     CapacitySection, Contender, ExperimentSection, Scenario, SweepSection, WorkloadSection,
@@ -133,12 +133,16 @@ pub struct Study {
 }
 
 /// What a call to [`Study::run`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Progress {
     /// Runs of this shard in the plan.
     pub runs: u64,
-    /// Runs found already written (resumed).
+    /// Runs found already written (resumed): their files parse as their records.
     pub resumed: u64,
+    /// Files of this shard's runs found unfinished, each a note naming it: a run's file
+    /// that is not its record (done again and replaced), or a temporary `.partial` file
+    /// left by a process killed mid-write (removed).
+    pub discarded: Vec<String>,
     /// Runs done now.
     pub done: u64,
     /// Whether it stopped early on request.
@@ -450,7 +454,7 @@ impl Study {
             .runs()
             .enumerate()
             .filter(|&(i, (p, r))| {
-                shard.takes(i) && !run_path(dir, &self.plan.points[p].id, r).exists()
+                shard.takes(i) && run_file(dir, &self.plan.points[p].id, r) != RunFile::Finished
             })
             .count() as u64
     }
@@ -459,6 +463,12 @@ impl Study {
     /// as it finishes; stops starting runs once `stop` is set; `done` is called after
     /// each. A capacity search runs its probes one after another (it cannot be
     /// sharded). Writes the plan first, and the summary when every run is there.
+    ///
+    /// A run counts as held only if its file parses as its record; any other file in
+    /// its place (truncated by a crash of an older sitesim, say) is noted in
+    /// [`Progress::discarded`] and replaced by the run done again. The `.partial` files
+    /// of this shard's runs, left by a process killed while writing them, are removed
+    /// (noted too), as are those of the experiment's own files when it runs whole.
     pub fn run(
         &mut self,
         dir: &Path,
@@ -466,7 +476,6 @@ impl Study {
         stop: &AtomicBool,
         done: &(dyn Fn() + Sync),
     ) -> Result<Progress, String> {
-        let io = |e: std::io::Error| format!("{}: {e}", dir.display());
         if dir.join("experiment.json").exists() {
             let old = read_plan(dir)?;
             if old.scenario != self.plan.scenario || old.replications != self.plan.replications {
@@ -491,10 +500,18 @@ impl Study {
                     "a capacity search runs its probes in order and cannot be sharded".into(),
                 );
             }
-            return self.search(dir, stop, done);
+            let removed = remove_partial(dir, EXPERIMENT_FILES.iter().map(|f| dir.join(f)))?;
+            let mut progress = self.search(dir, stop, done)?;
+            progress.discarded.splice(0..0, removed);
+            return Ok(progress);
         }
-        write_plan(dir, &self.plan).map_err(io)?;
-        let progress = self.run_points(dir, 0..self.variants.len(), shard, stop, done)?;
+        let mut removed = Vec::new();
+        if shard == Shard::ALL {
+            removed = remove_partial(dir, EXPERIMENT_FILES.iter().map(|f| dir.join(f)))?;
+        }
+        write_plan(dir, &self.plan)?;
+        let mut progress = self.run_points(dir, 0..self.variants.len(), shard, stop, done)?;
+        progress.discarded.splice(0..0, removed);
         if !progress.interrupted && shard == Shard::ALL {
             summarize(dir)?;
         }
@@ -513,15 +530,23 @@ impl Study {
         let reps = self.plan.replications;
         let mut todo = Vec::new();
         let mut progress = Progress::default();
-        for p in points {
-            for r in 0..reps {
-                if !shard.takes(p * reps as usize + r as usize) {
-                    continue;
-                }
-                progress.runs += 1;
-                if run_path(dir, &self.variants[p].point.id, r).exists() {
-                    progress.resumed += 1;
-                } else {
+        let mine = points.flat_map(|p| (0..reps).map(move |r| (p, r)));
+        let mine: Vec<(usize, u32)> = mine
+            .filter(|&(p, r)| shard.takes(p * reps as usize + r as usize))
+            .collect();
+        let paths = mine
+            .iter()
+            .map(|&(p, r)| run_path(dir, &self.variants[p].point.id, r));
+        progress.discarded = remove_partial(dir, paths)?;
+        for (p, r) in mine {
+            progress.runs += 1;
+            match run_file(dir, &self.variants[p].point.id, r) {
+                RunFile::Finished => progress.resumed += 1,
+                RunFile::Missing => todo.push((p, r)),
+                RunFile::Unreadable(why) => {
+                    progress
+                        .discarded
+                        .push(format!("{why}: not a finished run; running it again"));
                     todo.push((p, r));
                 }
             }
@@ -536,9 +561,7 @@ impl Study {
                 let result = self
                     .replicate(v, r)
                     .map_err(|e| format!("{} replication {r}: {e}", v.point.label))
-                    .and_then(|rec| {
-                        write_run(dir, &rec).map_err(|e| format!("{}: {e}", dir.display()))
-                    });
+                    .and_then(|rec| write_run(dir, &rec));
                 done();
                 Some(result)
             })
@@ -575,11 +598,12 @@ impl Study {
                 let v = study.variant(&contender, "procs", f64::from(procs))?;
                 study.push(v);
                 let i = study.variants.len() - 1;
-                write_plan(dir, &study.plan).map_err(|e| format!("{}: {e}", dir.display()))?;
+                write_plan(dir, &study.plan)?;
                 let p = study.run_points(dir, i..i + 1, Shard::ALL, stop, done)?;
                 total.runs += p.runs;
                 total.resumed += p.resumed;
                 total.done += p.done;
+                total.discarded.extend(p.discarded);
                 if p.interrupted {
                     total.interrupted = true;
                     return Ok(None);
@@ -645,12 +669,42 @@ impl Study {
                 answers,
             };
             let json = serde_json::to_vec_pretty(&out).map_err(|e| e.to_string())?;
-            write_atomic(&dir.join("capacity.json"), &json)
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            let path = dir.join("capacity.json");
+            write_atomic(&path, &json).map_err(|e| format!("{}: {e}", path.display()))?;
             summarize(dir)?;
         }
         Ok(total)
     }
+}
+
+/// The files of a results directory besides the runs', which only a whole experiment
+/// writes (`experiment.json` is written by every shard, but before any run).
+const EXPERIMENT_FILES: [&str; 4] = [
+    "experiment.json",
+    "summary.json",
+    "runs.csv",
+    "capacity.json",
+];
+
+/// Removes the temporary files of `paths` that a process killed mid-write left in
+/// `dir`, a note naming each.
+fn remove_partial(dir: &Path, paths: impl Iterator<Item = PathBuf>) -> Result<Vec<String>, String> {
+    let mut notes = Vec::new();
+    if !dir.exists() {
+        return Ok(notes);
+    }
+    for path in paths {
+        let partial = partial_path(&path);
+        match std::fs::remove_file(&partial) {
+            Ok(()) => notes.push(format!(
+                "{}: unfinished (its writer was killed); removed",
+                partial.display()
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("{}: {e}", partial.display())),
+        }
+    }
+    Ok(notes)
 }
 
 /// One machine size tried by a capacity search.
@@ -840,6 +894,8 @@ pub fn experiment_command(
     let shard = shard.unwrap_or(Shard::ALL);
     let plan = study.plan();
     let total = study.pending(dir, shard);
+    // Handled from the first line on, which tells a waiting script the runs are starting.
+    let stop = stop_flag();
     println!(
         "experiment {}: {} {} replication(s){}, results in {}",
         plan.name,
@@ -861,11 +917,12 @@ pub fn experiment_command(
     } else {
         progress(total, "runs")
     };
-    let p = with_threads(threads, || {
-        study.run(dir, shard, stop_flag(), &|| bar.inc(1))
-    })
-    .map_err(|e| e.to_string())??;
+    let p = with_threads(threads, || study.run(dir, shard, stop, &|| bar.inc(1)))
+        .map_err(|e| e.to_string())??;
     bar.finish_and_clear();
+    for note in &p.discarded {
+        eprintln!("note: {note}");
+    }
     println!(
         "  runs          {} of this shard: {} done now, {} found from before",
         p.runs, p.done, p.resumed

@@ -164,9 +164,10 @@ pub fn summarize(dir: &Path) -> Result<Summary, String> {
         points,
     };
     let json = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
-    let err = |e: std::io::Error| format!("{}: {e}", dir.display());
-    write_atomic(&dir.join("summary.json"), &json).map_err(err)?;
-    write_atomic(&dir.join("runs.csv"), &csv.into_bytes()).map_err(err)?;
+    for (name, bytes) in [("summary.json", json), ("runs.csv", csv.into_bytes())] {
+        let path = dir.join(name);
+        write_atomic(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     Ok(summary)
 }
 
@@ -274,7 +275,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<Summary, String> {
             out.display()
         ));
     }
-    write_plan(out, &plan).map_err(|e| format!("{}: {e}", out.display()))?;
+    write_plan(out, &plan)?;
     let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
     for (p, r) in plan.runs() {
         let id = &plan.points[p].id;
@@ -296,8 +297,8 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<Summary, String> {
         let cap = s.join("capacity.json");
         if cap.exists() {
             let bytes = std::fs::read(&cap).map_err(|e| format!("{}: {e}", cap.display()))?;
-            write_atomic(&out.join("capacity.json"), &bytes)
-                .map_err(|e| format!("{}: {e}", out.display()))?;
+            let to = out.join("capacity.json");
+            write_atomic(&to, &bytes).map_err(|e| err(&to, e))?;
         }
     }
     summarize(out)

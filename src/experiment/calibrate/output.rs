@@ -13,7 +13,7 @@ use crate::experiment::html;
 use crate::experiment::metric::MetricStats;
 use crate::experiment::output::write_atomic;
 use crate::experiment::replay::ReplayError;
-use crate::plot::{Histogram, write_histogram};
+use crate::plot::{Histogram, histogram_svg};
 use crate::time::{Hms, WEEK};
 use crate::workload::pools::Pool;
 
@@ -497,8 +497,9 @@ pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), ReplayErr
     }
     for (file, h) in &plots {
         let p = dir.join(file);
-        write_histogram(&p, h)
+        let svg = histogram_svg(h, None)
             .map_err(|e| ReplayError::Options(format!("{}: {e}", p.display())))?;
+        write_atomic(&p, svg.as_bytes()).map_err(|e| io(&p, e))?;
     }
     let page = html::render(
         "calibrate.html",
