@@ -4,7 +4,7 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::output::AtomicFile;
+use super::output::{AtomicFile, Durability};
 use crate::swf::SwfReader;
 use crate::swf::batsim::{BatsimExport, ProfileStyle};
 
@@ -36,7 +36,7 @@ pub fn export_command(swf: &Path, opts: &ExportOptions) -> Result<(), String> {
     let to = match &opts.output {
         Some(path) => {
             let err = |e: std::io::Error| format!("{}: {e}", path.display());
-            let (file, w) = AtomicFile::create(path).map_err(err)?;
+            let (file, w) = AtomicFile::create(path, Durability::Renamed).map_err(err)?;
             drop(export.write(w, header, &description).map_err(err)?);
             file.commit().map_err(err)?;
             path.display().to_string()

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::output::AtomicFile;
+use super::output::{AtomicFile, Durability};
 use crate::swf::SwfWriter;
 use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 
@@ -22,7 +22,7 @@ pub fn generate_command(
     };
     let generator = Synthetic::new(cfg, &model);
     let err = |e: std::io::Error| format!("{}: {e}", out.display());
-    let (file, w) = AtomicFile::create(out).map_err(err)?;
+    let (file, w) = AtomicFile::create(out, Durability::Renamed).map_err(err)?;
     let mut w = SwfWriter::new(w, &generator.header_lines()).map_err(err)?;
     for rec in generator {
         let rec = rec.map_err(|e| e.to_string())?;

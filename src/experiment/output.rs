@@ -1,14 +1,20 @@
-//! Result files that are never left half-written and that last once written.
+//! Result files that are never left half-written, and, for an experiment's results, that
+//! last once written.
 //!
-//! A file is written under a temporary name in its own directory (`NAME.partial`), flushed,
-//! synced to the disk (`fsync`), renamed into place, and its directory synced so that the
-//! rename lasts too. Whatever fails on the way (a full disk on a write, the flush or the
-//! sync; the rename), the temporary file is removed: no `.partial` file outlives a
+//! A file is written under a temporary name in its own directory (`NAME.partial`),
+//! flushed and renamed into place. Whatever fails on the way (a full disk on a write, the
+//! flush, the rename), the temporary file is removed: no `.partial` file outlives a
 //! process that ends normally. Only a process killed mid-write leaves one; readers look
 //! for final names only, and `sitesim experiment` removes the ones of its runs when it
-//! resumes. A final name therefore only ever holds a complete file, even after a power
-//! loss (without the sync before the rename, a file system may persist the rename before
-//! the data and show an empty file).
+//! resumes. A final name therefore only ever holds a complete file.
+//!
+//! [`Durability::Synced`] files (an experiment's runs, plan and summary, which a resumed
+//! or merged experiment trusts) are also synced to the disk (`fsync`) before the rename,
+//! and their directory after it, so that they last through a power loss too (without the
+//! sync, a file system may persist the rename before the data and show an empty file).
+//! The outputs of a single command (a replay's `jobs.csv`, a report's plots, a generated
+//! log) are [`Durability::Renamed`] only: a sync costs 10-45 ms a file on an ordinary
+//! disk, more than the whole run, and such a file is made again by running the command.
 //!
 //! A path that exists as something other than a regular file (`/dev/stdout`, `/dev/full`,
 //! a FIFO, a symbolic link) is written in place, since it can be neither replaced nor
@@ -26,6 +32,15 @@ pub fn partial_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Whether a committed file is also synced to the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Renamed into place when complete: never half-written, but a power loss may lose it.
+    Renamed,
+    /// Synced to the disk before the rename, and its directory after: it lasts.
+    Synced,
+}
+
 /// A file being written; it appears under its final name only on [`AtomicFile::commit`],
 /// and its temporary file is removed if it is dropped uncommitted (an error on the way).
 pub struct AtomicFile {
@@ -34,13 +49,17 @@ pub struct AtomicFile {
     partial: Option<PathBuf>,
     /// A handle on the file being written, to sync it (the writer has its own).
     file: File,
+    durability: Durability,
 }
 
 impl AtomicFile {
     /// Starts writing `path`, returning the handle and a buffered writer. The writer
     /// must be flushed (and its errors handled) before [`AtomicFile::commit`]: dropping a
     /// `BufWriter` flushes it but loses any error.
-    pub fn create(path: &Path) -> io::Result<(AtomicFile, BufWriter<File>)> {
+    pub fn create(
+        path: &Path,
+        durability: Durability,
+    ) -> io::Result<(AtomicFile, BufWriter<File>)> {
         let in_place = fs::symlink_metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
         let partial = (!in_place).then(|| partial_path(path));
         let file = File::create(partial.as_deref().unwrap_or(path))?;
@@ -48,20 +67,24 @@ impl AtomicFile {
             path: path.to_owned(),
             partial,
             file: file.try_clone()?,
+            durability,
         };
         Ok((handle, BufWriter::with_capacity(1 << 16, file)))
     }
 
-    /// Syncs the flushed file to the disk and moves it into place, then syncs its
-    /// directory; on an error the temporary file is removed.
+    /// Moves the flushed file into place, synced before and after as its
+    /// [`Durability`] asks; on an error the temporary file is removed.
     pub fn commit(mut self) -> io::Result<PathBuf> {
-        if self.file.metadata()?.is_file() {
+        let synced = self.durability == Durability::Synced;
+        if synced && self.file.metadata()?.is_file() {
             self.file.sync_all()?;
         }
         if let Some(partial) = &self.partial {
             fs::rename(partial, &self.path)?;
             self.partial = None;
-            sync_dir(&self.path)?;
+            if synced {
+                sync_dir(&self.path)?;
+            }
         }
         Ok(std::mem::take(&mut self.path))
     }
@@ -120,10 +143,20 @@ fn sync_dir(path: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// Writes `bytes` to `path` atomically and durably; the error does not name the file
-/// (the caller does, with its context).
+/// Writes `bytes` to `path` atomically ([`Durability::Renamed`]); the error does not
+/// name the file (the caller does, with its context).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
-    let (file, mut w) = AtomicFile::create(path)?;
+    write_file(path, bytes, Durability::Renamed)
+}
+
+/// Writes `bytes` to `path` atomically and durably ([`Durability::Synced`]): an
+/// experiment's results.
+pub fn write_durable(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    write_file(path, bytes, Durability::Synced)
+}
+
+fn write_file(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<PathBuf> {
+    let (file, mut w) = AtomicFile::create(path, durability)?;
     w.write_all(bytes)?;
     w.flush()?;
     drop(w);
@@ -145,7 +178,7 @@ mod tests {
     fn file_appears_only_when_committed() {
         let dir = dir("commit");
         let path = dir.join("out.txt");
-        let (file, mut w) = AtomicFile::create(&path).unwrap();
+        let (file, mut w) = AtomicFile::create(&path, Durability::Synced).unwrap();
         w.write_all(b"hello").unwrap();
         w.flush().unwrap();
         assert!(!path.exists());
@@ -162,7 +195,7 @@ mod tests {
         let dir = dir("abandon");
         let path = dir.join("out.txt");
         fs::write(&path, b"earlier").unwrap();
-        let (file, mut w) = AtomicFile::create(&path).unwrap();
+        let (file, mut w) = AtomicFile::create(&path, Durability::Synced).unwrap();
         w.write_all(b"half of it").unwrap();
         w.flush().unwrap();
         assert!(partial_path(&path).exists());
@@ -204,7 +237,7 @@ mod tests {
             let err = write_atomic(full, b"x").unwrap_err();
             assert_eq!(err.raw_os_error(), Some(28), "{err}"); // ENOSPC
             assert!(!fs::symlink_metadata(full).unwrap().is_file());
-            let (file, w) = AtomicFile::create(full).unwrap();
+            let (file, w) = AtomicFile::create(full, Durability::Synced).unwrap();
             let mut w = Named::new(w, full);
             w.write_all(b"x").unwrap(); // buffered
             let err = w.flush().unwrap_err();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::output::{AtomicFile, Named, write_atomic};
+use super::output::{AtomicFile, Durability, Named, write_atomic};
 use crate::job::OverrunPolicy;
 use crate::localtime::SiteClock;
 use crate::metrics::{Bsld, BsldForm, MetricsConfig, MetricsSummary, PerJobWriter, Recorder};
@@ -196,7 +196,7 @@ impl Outputs {
     /// the file.
     pub(crate) fn create(&mut self, name: &str) -> Result<FileOut, ReplayError> {
         let path = self.dir.join(name);
-        let (file, w) = AtomicFile::create(&path).map_err(out_err(&path))?;
+        let (file, w) = AtomicFile::create(&path, Durability::Renamed).map_err(out_err(&path))?;
         let w = Named::new(w, &path);
         self.files.push((path, file));
         Ok(w)

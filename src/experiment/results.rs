@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::metric::Replication;
-use super::output::write_atomic;
+use super::output::write_durable;
 
 /// One point of an experiment: a scheduler at one value of the swept parameter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -125,7 +125,7 @@ pub fn write_run(dir: &Path, record: &RunRecord) -> Result<(), String> {
         fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
     let json = serde_json::to_vec_pretty(record).map_err(|e| e.to_string())?;
-    write_atomic(&path, &json)
+    write_durable(&path, &json)
         .map(|_| ())
         .map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -180,7 +180,7 @@ pub fn write_plan(dir: &Path, plan: &RunPlan) -> Result<(), String> {
     fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let json = serde_json::to_vec_pretty(plan).map_err(|e| e.to_string())?;
     let path = dir.join("experiment.json");
-    write_atomic(&path, &json)
+    write_durable(&path, &json)
         .map(|_| ())
         .map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::metric::{MetricStats, Replication, Scale, metric};
 use super::model::{ModelFiles, ModelOptions, replicate};
-use super::output::{partial_path, write_atomic};
+use super::output::{partial_path, write_durable};
 use super::replay::ReplayError;
 use super::resample::{ResampleOptions, Resampler};
 use super::results::{
@@ -670,7 +670,7 @@ impl Study {
             };
             let json = serde_json::to_vec_pretty(&out).map_err(|e| e.to_string())?;
             let path = dir.join("capacity.json");
-            write_atomic(&path, &json).map_err(|e| format!("{}: {e}", path.display()))?;
+            write_durable(&path, &json).map_err(|e| format!("{}: {e}", path.display()))?;
             summarize(dir)?;
         }
         Ok(total)

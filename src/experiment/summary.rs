@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::metric::{MetricStats, ReplicationsCsv, metric, stats_of};
-use super::output::write_atomic;
+use super::output::write_durable;
 use super::results::{Point, RunPlan, read_plan, read_run, run_path, write_plan};
 
 /// The values of metric `name` over the replications of `point` found in `dir`.
@@ -166,7 +166,7 @@ pub fn summarize(dir: &Path) -> Result<Summary, String> {
     let json = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
     for (name, bytes) in [("summary.json", json), ("runs.csv", csv.into_bytes())] {
         let path = dir.join(name);
-        write_atomic(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        write_durable(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(summary)
 }
@@ -288,7 +288,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<Summary, String> {
                 if let Some(parent) = to.parent() {
                     std::fs::create_dir_all(parent).map_err(|e| err(parent, e))?;
                 }
-                write_atomic(&to, &bytes).map_err(|e| err(&to, e))?;
+                write_durable(&to, &bytes).map_err(|e| err(&to, e))?;
                 break;
             }
         }
@@ -298,7 +298,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<Summary, String> {
         if cap.exists() {
             let bytes = std::fs::read(&cap).map_err(|e| format!("{}: {e}", cap.display()))?;
             let to = out.join("capacity.json");
-            write_atomic(&to, &bytes).map_err(|e| err(&to, e))?;
+            write_durable(&to, &bytes).map_err(|e| err(&to, e))?;
         }
     }
     summarize(out)
