@@ -18,7 +18,7 @@ use sitesim::registry::SchedulerSpec;
 use sitesim::sched::{BuildContext, RunningJob, Scheduler, SystemView};
 use sitesim::sim::{SimError, Simulation, SiteConfig};
 use sitesim::swf::SwfReader;
-use sitesim::time::{HOUR, Time};
+use sitesim::time::{DAY, HOUR, Time};
 use sitesim::workload::questionable::Policies;
 use sitesim::workload::{LogReplay, ReplayConfig};
 
@@ -102,12 +102,13 @@ impl Reports for TimeOfDay {
     }
 }
 
-/// Forwards everything to a meta-scheduler and keeps its latest report where the test
-/// can read it after the run (the simulation owns the scheduler).
+/// Forwards everything to a meta-scheduler and keeps its report after every pass, with
+/// the pass's time, where the test can read them after the run (the simulation owns the
+/// scheduler).
 #[derive(Clone)]
 struct Spy<S> {
     inner: S,
-    report: Arc<Mutex<Option<AdaptiveReport>>>,
+    reports: Arc<Mutex<Vec<(Time, AdaptiveReport)>>>,
 }
 
 impl<S: Scheduler + Reports + Clone + 'static> Scheduler for Spy<S> {
@@ -134,7 +135,8 @@ impl<S: Scheduler + Reports + Clone + 'static> Scheduler for Spy<S> {
     }
     fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
         self.inner.schedule(view, starts);
-        *self.report.lock().unwrap() = Some(self.inner.report());
+        let report = self.inner.report();
+        self.reports.lock().unwrap().push((view.now, report));
     }
     fn accepts_predictions(&self) -> bool {
         self.inner.accepts_predictions()
@@ -153,14 +155,30 @@ fn spy_run<S: Scheduler + Reports + Clone + 'static>(
     procs: u32,
     scheduler: S,
 ) -> (Vec<JobOutcome>, AdaptiveReport) {
-    let report = Arc::new(Mutex::new(None));
+    let (jobs, mut reports) = spy_passes(swf, procs, scheduler, OverrunPolicy::Kill);
+    let (_, report) = reports.pop().expect("at least one pass");
+    (jobs, report)
+}
+
+/// A meta-scheduler's report after every pass, with the pass's time.
+type Passes = Vec<(Time, AdaptiveReport)>;
+
+/// Runs `scheduler` on `swf` under `overrun` and returns the jobs and its report after
+/// every pass, with the pass's time.
+fn spy_passes<S: Scheduler + Reports + Clone + 'static>(
+    swf: &str,
+    procs: u32,
+    scheduler: S,
+    overrun: OverrunPolicy,
+) -> (Vec<JobOutcome>, Passes) {
+    let reports = Arc::new(Mutex::new(Vec::new()));
     let spy = Spy {
         inner: scheduler,
-        report: report.clone(),
+        reports: reports.clone(),
     };
-    let jobs = run_with(swf, procs, Box::new(spy), OverrunPolicy::Kill, None).unwrap();
-    let report = report.lock().unwrap().take().expect("at least one pass");
-    (jobs, report)
+    let jobs = run_with(swf, procs, Box::new(spy), overrun, None).unwrap();
+    let reports = std::mem::take(&mut *reports.lock().unwrap());
+    (jobs, reports)
 }
 
 fn spec(s: &str) -> SchedulerSpec {
@@ -490,6 +508,233 @@ proptest! {
         for overrun in OVERRUNS {
             let jobs = run_with(&swf, procs, pbas.build(&BuildContext::new(procs)), overrun, Some("easy++"));
             prop_assert!(jobs.is_ok(), "{:?}", jobs.err());
+        }
+    }
+}
+
+/// Checks the outcomes of a run against the site's rules, independently of the
+/// simulation's checker: every job once, started no earlier than its submission, ended
+/// as `overrun` says, and never more processors in use than the machine has.
+fn check_outcomes(
+    jobs: &[JobOutcome],
+    procs: u32,
+    overrun: OverrunPolicy,
+) -> Result<(), TestCaseError> {
+    prop_assert!(jobs.windows(2).all(|w| w[0].seq < w[1].seq), "a job twice");
+    let mut usage = Vec::new();
+    for j in jobs {
+        prop_assert!(j.start >= j.submit && j.end >= j.start, "{:?}", j);
+        let runtime = match overrun {
+            OverrunPolicy::Kill => j.requested_runtime.min(j.estimate),
+            OverrunPolicy::Extend | OverrunPolicy::Overrun => j.requested_runtime,
+        };
+        prop_assert_eq!(j.end - j.start, runtime, "{:?}", j);
+        if j.end > j.start {
+            usage.push((j.start, i64::from(j.size)));
+            usage.push((j.end, -i64::from(j.size)));
+        }
+    }
+    // Ends before starts at one time.
+    usage.sort();
+    let mut busy = 0;
+    for (t, d) in usage {
+        busy += d;
+        prop_assert!(
+            busy <= i64::from(procs),
+            "{} processors busy at {}",
+            busy,
+            t
+        );
+    }
+    Ok(())
+}
+
+/// Checks what a meta-scheduler's report claims, after every pass (`reports`, by time):
+/// passes in time order; the counters never go back and a switch taken is one evaluated; the
+/// active candidate changes exactly at the passes that take a switch; the candidates'
+/// seconds active add up to the time from the first event (the first submission) to the
+/// pass; and, with a `period`, switch times are at least a period after the first event
+/// and after each other.
+fn check_reports(
+    jobs: &[JobOutcome],
+    reports: &[(Time, AdaptiveReport)],
+    period: Option<Time>,
+) -> Result<(), TestCaseError> {
+    let Some(first) = jobs.iter().map(|j| j.submit).min() else {
+        return Ok(());
+    };
+    prop_assert!(!reports.is_empty());
+    let mut last_switch = first;
+    for (i, (t, r)) in reports.iter().enumerate() {
+        prop_assert!(r.active < r.candidates.len(), "{:?}", r);
+        prop_assert!(r.switches_taken <= r.switches_evaluated, "{:?}", r);
+        let active: Time = r.candidates.iter().map(|c| c.seconds_active).sum();
+        prop_assert_eq!(active, t - first, "seconds active at {}: {:?}", t, r);
+        let Some((before, prev)) = i.checked_sub(1).map(|i| &reports[i]) else {
+            prop_assert_eq!((r.switches_evaluated, r.switches_taken), (0, 0));
+            continue;
+        };
+        // A second pass at one time follows a job of zero runtime (`docs/MODELS.md`).
+        prop_assert!(t >= before, "a pass at {} after one at {}", t, before);
+        let taken = r.switches_taken - prev.switches_taken;
+        let evaluated = r.switches_evaluated - prev.switches_evaluated;
+        prop_assert!(taken <= evaluated && evaluated <= 1, "at {}: {:?}", t, r);
+        prop_assert_eq!(taken == 1, r.active != prev.active, "at {}: {:?}", t, r);
+        if let (1, Some(period)) = (evaluated, period) {
+            prop_assert!(
+                *t >= last_switch + period,
+                "switch at {} after {}",
+                t,
+                last_switch
+            );
+            last_switch = *t;
+        }
+    }
+    Ok(())
+}
+
+/// PBAS's choice at every switch time: no candidate scored strictly better than the
+/// one it activates (a candidate without a score is worse than any with one), and it
+/// leaves the active candidate only for a strictly better one (ties keep it).
+fn check_pbas_choices(
+    reports: &[(Time, AdaptiveReport)],
+    metric: PbasMetric,
+) -> Result<(), TestCaseError> {
+    let better = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) if metric == PbasMetric::Utilization => a > b,
+        (Some(a), Some(b)) => a < b,
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    for pair in reports.windows(2) {
+        let ((_, prev), (t, r)) = (&pair[0], &pair[1]);
+        if r.switches_evaluated == prev.switches_evaluated {
+            continue;
+        }
+        let scores: Vec<Option<f64>> = r.candidates.iter().map(|c| c.last_score).collect();
+        let chosen = scores[r.active];
+        prop_assert!(
+            !scores.iter().any(|&s| better(s, chosen)),
+            "at {}: {:?}",
+            t,
+            r
+        );
+        if r.active != prev.active {
+            prop_assert!(better(chosen, scores[prev.active]), "at {}: {:?}", t, r);
+        }
+    }
+    Ok(())
+}
+
+/// Runs `scheduler` twice on `swf` under `overrun` and checks that the two runs agree
+/// (jobs, and the reports after every pass); returns the first.
+fn run_twice<S: Scheduler + Reports + Clone + 'static>(
+    swf: &str,
+    procs: u32,
+    scheduler: S,
+    overrun: OverrunPolicy,
+) -> Result<(Vec<JobOutcome>, Passes), TestCaseError> {
+    let (jobs, reports) = spy_passes(swf, procs, scheduler.clone(), overrun);
+    let (again, again_reports) = spy_passes(swf, procs, scheduler, overrun);
+    prop_assert_eq!(&jobs, &again, "not deterministic");
+    // Scores may be NaN (never equal to themselves): compare the reports as printed.
+    prop_assert_eq!(
+        format!("{reports:?}"),
+        format!("{again_reports:?}"),
+        "reports not deterministic"
+    );
+    Ok((jobs, reports))
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// What the three meta-schedulers claim, on random workloads under every overrun
+    /// policy: the site's rules hold (checked from the outcomes, besides the checker),
+    /// runs are deterministic, switching never loses or repeats a job, the reports are
+    /// consistent pass by pass (`check_reports`), PBAS activates the best-scoring
+    /// candidate (`check_pbas_choices`), and time-of-day has the policy of the hour (UTC)
+    /// active at every pass. Times are scaled by 1, 20 or 300, so that periods and hours
+    /// fall within busy spells, between them and across idle days.
+    #[test]
+    fn meta_schedulers_keep_their_claims(
+        (procs, swf) in prop_oneof![workload(1), workload(20), workload(300)],
+        period in 1i64..20_000,
+        metric in 0usize..4,
+        hours in (0u8..=24, 0u8..=24),
+    ) {
+        let ctx = BuildContext::new(procs);
+        let metric = PbasMetric::ALL[metric];
+        let pbas = Pbas::new(
+            &PbasParams {
+                candidates: vec![spec("fcfs").into(), spec("easy").into(), spec("conservative").into()],
+                period,
+                metric,
+            },
+            &ctx,
+        );
+        let wbas = Wbas::new(
+            &WbasParams {
+                high: spec("conservative").into(),
+                low: spec("sjbf").into(),
+                period,
+                maf: 3.0,
+            },
+            &ctx,
+        );
+        let (day_start, day_end) = hours;
+        let tod = TimeOfDay::new(
+            &TimeOfDayParams {
+                day: spec("fcfs").into(),
+                night: spec("easy").into(),
+                day_start,
+                day_end,
+            },
+            &ctx,
+        );
+        let is_day = |t: Time| {
+            let hour = (t.rem_euclid(DAY) / HOUR) as u8;
+            if day_start <= day_end {
+                (day_start..day_end).contains(&hour)
+            } else {
+                hour >= day_start || hour < day_end
+            }
+        };
+        for overrun in OVERRUNS {
+            let (jobs, reports) = run_twice(&swf, procs, pbas.clone(), overrun)?;
+            check_outcomes(&jobs, procs, overrun)?;
+            check_reports(&jobs, &reports, Some(period))?;
+            check_pbas_choices(&reports, metric)?;
+
+            let (jobs, reports) = run_twice(&swf, procs, wbas.clone(), overrun)?;
+            check_outcomes(&jobs, procs, overrun)?;
+            check_reports(&jobs, &reports, Some(period))?;
+
+            let (jobs, reports) = run_twice(&swf, procs, tod.clone(), overrun)?;
+            check_outcomes(&jobs, procs, overrun)?;
+            check_reports(&jobs, &reports, None)?;
+            for (t, r) in &reports {
+                prop_assert_eq!(r.active, usize::from(!is_day(*t)), "at {}: {:?}", t, r);
+            }
+        }
+    }
+
+    /// WBAS whose `high` and `low` are one policy is that policy: at each switch a fresh
+    /// copy synced to the machine decides as the old one would (as for time-of-day;
+    /// `kill` and `extend` only, for the same reason).
+    #[test]
+    fn wbas_of_one_policy_is_that_policy(
+        (procs, swf) in workload(1),
+        period in 1i64..2000,
+        maf in 1.0f64..10.0,
+    ) {
+        for policy in ["easy", "sjbf", "fcfs"] {
+            for overrun in [OverrunPolicy::Kill, OverrunPolicy::Extend] {
+                let plain = run_spec(&swf, procs, policy, overrun);
+                let wbas = format!("wbas:high={policy},low={policy},period={period},maf={maf}");
+                let adaptive = run_spec(&swf, procs, &wbas, overrun);
+                prop_assert_eq!(schedule(&adaptive), schedule(&plain), "{} {:?}", wbas, overrun);
+            }
         }
     }
 }
