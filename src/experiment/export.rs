@@ -5,6 +5,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::output::{AtomicFile, Durability};
+use super::terminal::note;
 use crate::swf::SwfReader;
 use crate::swf::batsim::{BatsimExport, ProfileStyle};
 
@@ -51,28 +52,28 @@ pub fn export_command(swf: &Path, opts: &ExportOptions) -> Result<(), String> {
             "standard output".to_owned()
         }
     };
-    let mut message = format!(
+    note(format_args!(
         "wrote {} jobs and {} delay profiles (type \"{}\") for {} resources to {to}",
         export.jobs(),
         export.profiles(),
         opts.style.delay_type(),
         export.nb_res(header),
-    );
+    ));
+    // What was left out is reported even under --quiet: it changes the workload.
     let skipped = export.skipped();
     if skipped.total() > 0 {
-        message += &format!(
-            "\nskipped {} jobs Batsim cannot run: {}",
+        eprintln!(
+            "skipped {} jobs Batsim cannot run: {}",
             skipped.total(),
             skipped.describe()
         );
     }
     let oversize = export.oversize(header);
     if oversize > 0 {
-        message += &format!(
-            "\nwarning: {oversize} jobs ask for more than nb_res = {} resources",
+        eprintln!(
+            "warning: {oversize} jobs ask for more than nb_res = {} resources",
             export.nb_res(header)
         );
     }
-    eprintln!("{message}");
     Ok(())
 }
