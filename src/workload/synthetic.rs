@@ -89,10 +89,8 @@ impl SyntheticModel {
                 r.min >= 1.0 && r.max >= r.min && r.max <= crate::time::LONGEST as f64,
                 "runtime: need 1 <= min <= max <= a century (3153600000 s)",
             ),
-            (
-                s.decay > 0.0 && s.decay.is_finite(),
-                "size.decay must be positive and finite",
-            ),
+            (s.decay > 0.0, "size.decay must be positive"),
+            (s.decay.is_finite(), "size.decay must be finite"),
             (
                 (0.0..=1.0).contains(&s.uniform_share),
                 "size.uniform_share must be in [0, 1]",
@@ -284,11 +282,7 @@ mod tests {
                 "max_factor must be from 1 to 1000",
             ),
             ("max = 129600", "max = 1e300", "max <= a century"),
-            (
-                "decay = 0.75",
-                "decay = inf",
-                "decay must be positive and finite",
-            ),
+            ("decay = 0.75", "decay = inf", "decay must be finite"),
         ] {
             let text = DEFAULT_MODEL.replace(from, to);
             let e = SyntheticModel::parse(&text, "s.toml").unwrap_err();
