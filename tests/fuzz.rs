@@ -55,7 +55,7 @@ fn one_input_runs_alone() {
 }
 
 #[test]
-fn every_target_has_seeds_and_a_test() {
+fn every_target_has_a_campaign() {
     let names = harness::target_names();
     let source = include_str!("fuzz.rs");
     for name in names {
