@@ -107,18 +107,14 @@ impl LiveJobs {
         let Some(jobs) = self.by_user.get_mut(&user) else {
             return;
         };
-        let mut seen: Vec<((u32, Time, i64), Time)> = Vec::new();
+        // One prediction per distinct (size, estimate, application), looked up by hash:
+        // a linear search made a user with many queued jobs of distinct estimates cost
+        // O(jobs^2) per ended job (found by fuzzing, issue 17).
+        let mut seen: FxHashMap<(u32, Time, i64), Time> = FxHashMap::default();
         for live in jobs.iter_mut() {
             let job = &live.job;
             let key = (job.size, job.estimate, job.app);
-            let p = match seen.iter().find(|(k, _)| *k == key) {
-                Some(&(_, p)) => p,
-                None => {
-                    let p = predict(job);
-                    seen.push((key, p));
-                    p
-                }
-            };
+            let p = *seen.entry(key).or_insert_with(|| predict(job));
             let p = match live.start {
                 Some(s) => p.max(ctx.now - s + 1),
                 None => p,

@@ -24,6 +24,10 @@ pub const DEFAULT_MODAL: &str = crate::model_files::ESTIMATES_TSAFRIR2005;
 /// Number of head values.
 const HEAD: usize = 20;
 
+/// The largest `count.minimum` a model file may give: the model's values are built one by
+/// one, so K bounds its cost (the paper's K reaches 565 at 250,000 jobs).
+pub const MAX_MINIMUM: usize = 100_000;
+
 /// The fitted parameters of the model (see the model file for each one's source).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -96,6 +100,17 @@ impl ModalParams {
                 ));
             }
         }
+        if let Some(v) = p.head.joint.iter().chain(&p.head.rounds).find(|&&v| v < 1) {
+            return Err(format!(
+                "{name}: head.joint and head.rounds must be positive seconds, not {v}"
+            ));
+        }
+        if p.count.minimum > MAX_MINIMUM {
+            return Err(format!(
+                "{name}: count.minimum {} is more than {MAX_MINIMUM}",
+                p.count.minimum
+            ));
+        }
         if p.times.round < 1 || p.popularity.head_share <= 0.0 || p.popularity.head_share >= 100.0 {
             return Err(format!(
                 "{name}: need times.round >= 1 and 0 < head_share < 100"
@@ -113,8 +128,9 @@ impl ModalParams {
         ]
     }
 
-    /// K for N jobs: the piecewise-linear fit, extended with the last slope, at least the
-    /// minimum.
+    /// K for N jobs: the piecewise-linear fit, extended with the last slope, at most N
+    /// (N jobs have at most N distinct estimates; this bounds the model's cost by the jobs
+    /// whatever the file's points say), at least the minimum.
     pub fn distinct_values(&self, jobs: u64) -> usize {
         let n = jobs as f64;
         let pts = &self.count.points;
@@ -124,7 +140,7 @@ impl ModalParams {
             .unwrap_or(&pts[pts.len() - 2..]);
         let (a, b) = (seg[0], seg[1]);
         let k = a.1 + (n - a.0) * (b.1 - a.1) / (b.0 - a.0);
-        (k.round().max(0.0) as usize).max(self.count.minimum)
+        (k.round().clamp(0.0, n) as usize).max(self.count.minimum)
     }
 
     /// The exponent a of F_tim for K values.
@@ -512,6 +528,32 @@ mod tests {
         // Minimum 21 below 200 jobs; the last slope (1/800) beyond 250,000.
         assert_eq!(p.distinct_values(20), 21);
         assert_eq!(p.distinct_values(330_000), 665);
+    }
+
+    /// Fuzzing (issue 17): a model file's huge `count.minimum` or K points made
+    /// `ModalModel::build` allocate gigabytes (or overflow a capacity); the minimum is
+    /// bounded by name and K by the jobs (`fuzz/regressions/modal/`).
+    #[test]
+    fn huge_counts_are_refused_or_bounded_by_the_jobs() {
+        let minimum = DEFAULT_MODAL.replace("minimum = 21", "minimum = 9223372036854775807");
+        let e = ModalParams::parse(&minimum, "m.toml").unwrap_err();
+        assert!(
+            e.contains("count.minimum 9223372036854775807 is more than 100000"),
+            "{e}"
+        );
+        let points = DEFAULT_MODAL.replace("[10000, 90]", "[10000, 4294967296]");
+        let p = ModalParams::parse(&points, "m.toml").unwrap();
+        assert_eq!(p.distinct_values(5000), 5000);
+        assert!(ModalModel::build(&p, 5000, 4 * 86_400, &[], 1).is_ok());
+        // A round of 0 divided by zero; one of -1 never ended.
+        for round in ["0", "-1"] {
+            let text = DEFAULT_MODAL.replace("360000,", &format!("{round},"));
+            let e = ModalParams::parse(&text, "m.toml").unwrap_err();
+            assert!(
+                e.contains("head.joint and head.rounds must be positive"),
+                "{e}"
+            );
+        }
     }
 
     /// Notes D.2: a(K) = 1 + 12.1 K^-0.6.

@@ -294,8 +294,9 @@ fn check_buckets<B: Copy + PartialOrd + std::fmt::Display>(
             ));
         }
     }
-    let total: u64 = buckets.iter().map(|b| b.jobs).sum();
-    if total != pairs {
+    // Summed wide: a file's counts near 2^64 overflowed a u64 sum (fuzzing, issue 17).
+    let total: u128 = buckets.iter().map(|b| u128::from(b.jobs)).sum();
+    if total != u128::from(pairs) {
         return Err(format!(
             "{name}: the [[{table}]] buckets hold {total} jobs, not pairs = {pairs}"
         ));
@@ -444,6 +445,19 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
+
+    /// Fuzzing (issue 17): bucket counts near 2^64 overflowed the check's sum
+    /// (`fuzz/regressions/continuation/`); now the file is refused by name.
+    #[test]
+    fn huge_bucket_counts_are_refused_not_overflowed() {
+        let text = include_str!("../../models/continuation-kth.toml").replacen(
+            "jobs = 2357",
+            "jobs = 18446744073709551615",
+            1,
+        );
+        let e = ContinuationCurve::parse(&text, "c.toml").unwrap_err();
+        assert!(e.contains("the [[bucket]] buckets hold"), "{e}");
+    }
     use crate::workload::trace::TraceConfig;
     use crate::workload::trace::tests::trace_of;
 

@@ -86,19 +86,23 @@ impl SyntheticModel {
         let e = self.estimate;
         let checks = [
             (
-                r.min >= 1.0 && r.max >= r.min,
-                "runtime: need 1 <= min <= max",
+                r.min >= 1.0 && r.max >= r.min && r.max <= crate::time::LONGEST as f64,
+                "runtime: need 1 <= min <= max <= a century (3153600000 s)",
             ),
             (s.decay > 0.0, "size.decay must be positive"),
+            (s.decay.is_finite(), "size.decay must be finite"),
             (
                 (0.0..=1.0).contains(&s.uniform_share),
                 "size.uniform_share must be in [0, 1]",
             ),
             (
-                e.max_factor >= 1.0,
-                "estimate.max_factor must be at least 1",
+                (1.0..=1000.0).contains(&e.max_factor),
+                "estimate.max_factor must be from 1 to 1000",
             ),
-            (e.round >= 1, "estimate.round must be at least 1"),
+            (
+                (1..=crate::time::LONGEST).contains(&e.round),
+                "estimate.round must be from 1 s to a century",
+            ),
             (
                 (0.0..=1.0).contains(&e.short_share),
                 "estimate.short_share must be in [0, 1]",
@@ -261,6 +265,30 @@ impl Iterator for Synthetic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Fuzzing (issue 17): an infinite `max_factor` panicked in `random_range`
+    /// (`fuzz/regressions/synthetic/`); values past their bounds are refused by name.
+    #[test]
+    fn values_past_their_bounds_are_refused_by_name() {
+        for (from, to, problem) in [
+            (
+                "max_factor = 4.0",
+                "max_factor = inf",
+                "max_factor must be from 1 to 1000",
+            ),
+            (
+                "max_factor = 4.0",
+                "max_factor = 1e308",
+                "max_factor must be from 1 to 1000",
+            ),
+            ("max = 129600", "max = 1e300", "max <= a century"),
+            ("decay = 0.75", "decay = inf", "decay must be finite"),
+        ] {
+            let text = DEFAULT_MODEL.replace(from, to);
+            let e = SyntheticModel::parse(&text, "s.toml").unwrap_err();
+            assert!(e.contains(problem), "{to}: {e}");
+        }
+    }
 
     #[test]
     fn offered_load_is_close_to_the_target() {

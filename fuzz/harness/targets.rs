@@ -1,0 +1,561 @@
+//! The fuzz targets: each takes bytes and says whether sitesim accepted them (`true`) or
+//! refused them with an error (`false`); a panic, a hang or a slowdown is a finding.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use sitesim::experiment::replay::{ReplayOptions, replay};
+use sitesim::experiment::scenario::{Scenario, WorkloadSection};
+use sitesim::experiment::study::Study;
+use sitesim::job::OverrunPolicy;
+use sitesim::localtime::{SiteClock, parse_zone};
+use sitesim::model::jobs::JobLayer;
+use sitesim::model::talby::TalbyModel;
+use sitesim::predict::estimates::EstimateModel;
+use sitesim::predict::{ModalModel, ModalParams, PredictorDefaults, PredictorSpec};
+use sitesim::registry::SchedulerSpec;
+use sitesim::sched::BuildContext;
+use sitesim::swf::batsim::{BatsimExport, ProfileStyle, read_workload};
+use sitesim::swf::{Located, SwfReader};
+use sitesim::time::parse_duration;
+use sitesim::users::ContinuationCurve;
+use sitesim::workload::questionable::PolicySetting;
+use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};
+
+use super::mutate::{Rng, Shape, options_line};
+
+/// A fuzz target.
+pub struct Target {
+    /// Its name (`fuzz/regressions/<name>/`, `--target <name>`).
+    pub name: &'static str,
+    /// What its inputs look like.
+    pub shape: Shape,
+    /// Its seed inputs.
+    pub seeds: fn() -> Vec<Vec<u8>>,
+    /// Runs one input: `true` if accepted, `false` if refused with an error.
+    pub run: fn(&[u8]) -> bool,
+}
+
+/// Every target.
+pub fn all() -> &'static [Target] {
+    const fn t(
+        name: &'static str,
+        shape: Shape,
+        seeds: fn() -> Vec<Vec<u8>>,
+        run: fn(&[u8]) -> bool,
+    ) -> Target {
+        Target {
+            name,
+            shape,
+            seeds,
+            run,
+        }
+    }
+    static TARGETS: [Target; 16] = [
+        t("swf", Shape::Swf, swf_seeds, swf),
+        t("replay", Shape::Swf, replay_seeds, replay_log),
+        t("batsim", Shape::Json, batsim_seeds, batsim),
+        t("scenario", Shape::Toml, scenario_seeds, scenario),
+        t("policy", Shape::Spec, policy_seeds, policy),
+        t("predictor", Shape::Spec, predictor_seeds, predictor),
+        t("estimates", Shape::Spec, estimate_seeds, estimates),
+        t(
+            "questionable",
+            Shape::Spec,
+            questionable_seeds,
+            questionable,
+        ),
+        t("duration", Shape::Spec, duration_seeds, duration),
+        t("zone", Shape::Spec, zone_seeds, zone),
+        t("talby", Shape::Toml, talby_seeds, talby),
+        t("jobs", Shape::Toml, jobs_seeds, jobs),
+        t(
+            "continuation",
+            Shape::Toml,
+            continuation_seeds,
+            continuation,
+        ),
+        t("modal", Shape::Toml, modal_seeds, modal),
+        t("synthetic", Shape::Toml, synthetic_seeds, synthetic),
+        t("predictors", Shape::Toml, predictors_seeds, predictors),
+    ];
+    &TARGETS
+}
+
+/// The repository's root.
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `bytes` as text (lossily: sitesim's text inputs are UTF-8, and the byte-level
+/// mutations reach the readers through the SWF and Batsim targets).
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The shared workloads folder, `../shared/workloads`; `None` (with a note) when it is
+/// missing, a panic under `CI=true`, where it is required (README, "Tests").
+fn shared_workloads() -> Option<PathBuf> {
+    let dir = root().join("../shared/workloads");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "{} is missing: CI needs ../shared beside the checkout (see README, 'Tests')",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "fuzz: {} not found: SWF seeds are the hand cases only",
+        dir.display()
+    );
+    None
+}
+
+/// Small hand-made logs: the edges real logs do not reach.
+const HAND_LOGS: &[&str] = &[
+    "; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1\n2 5 -1 30 4 -1 -1 4 40 -1 1 2 1 -1 -1 -1 -1 -1\n",
+    "; MaxNodes: 8\n; UnixStartTime: 0\n; TimeZoneString: Europe/Stockholm\n1 0 0 100 8 -1 -1 8 100 -1 1 1 1 1 1 -1 -1 -1\n2 0 0 100 1 -1 -1 1 100 -1 1 1 1 1 1 -1 1 50\n3 100 0 0 1 -1 -1 1 -1 -1 0 3 -1 -1 -1 -1 -1 -1\n",
+    "; MaxProcs: 2\n1 0 -1 1 1 -1 -1 1 1 -1 1 1 1 -1 -1 -1 -1 -1\n1 0 -1 1 1 -1 -1 1 1 -1 1 1 1 -1 -1 -1 -1 -1\n2 1e3 -1 2.5 2 -1 -1 -1 3 -1 1 2 1 -1 -1 -1 -1 -1 99\n",
+];
+
+/// The first `lines` lines of each shared log (header and jobs), and the hand logs.
+fn log_seeds(lines: &[usize]) -> Vec<Vec<u8>> {
+    let mut seeds: Vec<Vec<u8>> = HAND_LOGS.iter().map(|s| s.as_bytes().to_vec()).collect();
+    let Some(dir) = shared_workloads() else {
+        return seeds;
+    };
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    logs.retain(|p| p.extension().is_some_and(|e| e == "swf"));
+    logs.sort();
+    for log in logs {
+        let Ok(text) = std::fs::read_to_string(&log) else {
+            continue;
+        };
+        let header = text.lines().take_while(|l| l.starts_with(';')).count();
+        for &n in lines {
+            let mut cut: String = text
+                .lines()
+                .take(header + n)
+                .flat_map(|l| [l, "\n"])
+                .collect();
+            cut.shrink_to_fit();
+            seeds.push(cut.into_bytes());
+        }
+    }
+    seeds
+}
+
+fn swf_seeds() -> Vec<Vec<u8>> {
+    log_seeds(&[20, 200])
+}
+
+/// Reads every record of the log in `bytes`.
+fn swf(bytes: &[u8]) -> bool {
+    let Ok(reader) = SwfReader::new(Cursor::new(bytes), "fuzz.swf") else {
+        return false;
+    };
+    reader.into_iter().all(|r| r.is_ok())
+}
+
+fn replay_seeds() -> Vec<Vec<u8>> {
+    let mut rng = Rng::new(17);
+    log_seeds(&[30, 120])
+        .into_iter()
+        .map(|log| {
+            let mut with = options_line(&mut rng).into_bytes();
+            with.push(b'\n');
+            with.extend(log);
+            with
+        })
+        .collect()
+}
+
+/// The replay options of a log's `; Fuzz: key=value ...` line (defaults without one):
+/// `policy`, `overrun`, `estimates`, `predictor`, `procs`, `questionable` (a
+/// questionable-job setting) and `check` (the invariant checker, on by default). `None` if a value is not one
+/// sitesim takes (the options are checked by their own targets).
+fn replay_options(bytes: &[u8]) -> Option<ReplayOptions> {
+    let mut opts = ReplayOptions {
+        check: true,
+        ..ReplayOptions::default()
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let Some(line) = text.lines().find_map(|l| l.strip_prefix("; Fuzz:")) else {
+        return Some(opts);
+    };
+    for item in line.split_whitespace() {
+        let (k, v) = item.split_once('=')?;
+        match k {
+            "policy" => opts.policy = v.parse().ok()?,
+            "overrun" => {
+                opts.overrun = match v {
+                    "kill" => OverrunPolicy::Kill,
+                    "extend" => OverrunPolicy::Extend,
+                    "overrun" => OverrunPolicy::Overrun,
+                    _ => return None,
+                }
+            }
+            "estimates" => opts.estimates = v.parse().ok()?,
+            "predictor" if v == "none" => opts.predictor = None,
+            "predictor" => opts.predictor = Some(v.parse().ok()?),
+            "procs" if v == "log" => opts.procs = None,
+            "procs" => opts.procs = Some(v.parse().ok()?),
+            "questionable" => opts.questionable.set(&v.parse().ok()?),
+            "check" => opts.check = v.parse().ok()?,
+            _ => return None,
+        }
+    }
+    Some(opts)
+}
+
+/// Replays the log in `bytes` under the options of its `; Fuzz:` line.
+fn replay_log(bytes: &[u8]) -> bool {
+    let Some(opts) = replay_options(bytes) else {
+        return false;
+    };
+    let open = || SwfReader::new(Cursor::new(bytes), "fuzz.swf");
+    let Ok(reader) = open() else {
+        return false;
+    };
+    let header = reader.header().clone();
+    replay(open, "fuzz.swf", &header, |r| r.extra_columns(), &opts).is_ok()
+}
+
+fn batsim_seeds() -> Vec<Vec<u8>> {
+    log_seeds(&[20, 60])
+        .into_iter()
+        .filter_map(|log| {
+            let reader = SwfReader::new(Cursor::new(&log[..]), "seed.swf").ok()?;
+            let header = reader.header().clone();
+            let mut export = BatsimExport::new(ProfileStyle::Batsim4);
+            for r in reader {
+                export.add(&r.ok()?.record);
+            }
+            export.write(Vec::new(), &header, "fuzz seed").ok()
+        })
+        .collect()
+}
+
+/// Reads the Batsim workload in `bytes` and, if it has few jobs, replays it under EASY
+/// with the invariant checker.
+fn batsim(bytes: &[u8]) -> bool {
+    let Ok((header, records, _)) = read_workload(Cursor::new(bytes), "fuzz.json") else {
+        return false;
+    };
+    if records.len() > 2000 {
+        return true;
+    }
+    let opts = ReplayOptions {
+        check: true,
+        ..ReplayOptions::default()
+    };
+    let open = || Ok(records.clone().into_iter().map(Ok::<Located, _>));
+    replay(open, "fuzz.json", &header, |_| Default::default(), &opts).is_ok()
+}
+
+/// The files of `folder` (in the repository) whose names end with `ext`.
+fn files(folder: &str, ext: &str) -> Vec<Vec<u8>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join(folder))
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    paths.retain(|p| p.to_string_lossy().ends_with(ext));
+    paths.sort();
+    paths.iter().filter_map(|p| std::fs::read(p).ok()).collect()
+}
+
+fn scenario_seeds() -> Vec<Vec<u8>> {
+    files("scenarios", ".toml")
+}
+
+/// Parses a scenario and turns it into options as `sitesim run` does before running:
+/// the run's options; a model site's setup (its model files, the built-in ones unless
+/// the scenario names others); an `[experiment]` of a model site.
+fn scenario(bytes: &[u8]) -> bool {
+    let text = text(bytes);
+    let Ok(s) = Scenario::parse(&text, "fuzz.toml") else {
+        return false;
+    };
+    if s.replay_options().is_err() {
+        return false;
+    }
+    match &s.workload {
+        WorkloadSection::Model { model, jobs, .. } if model.is_none() && jobs.is_none() => {
+            if s.model_setup().is_err() {
+                return false;
+            }
+            if s.experiment.is_some() {
+                return Study::new(&s, &text).is_ok();
+            }
+            true
+        }
+        _ => true,
+    }
+}
+
+/// Seeds from a list of strings.
+fn strings(list: &[&str]) -> Vec<Vec<u8>> {
+    list.iter().map(|s| s.as_bytes().to_vec()).collect()
+}
+
+fn policy_seeds() -> Vec<Vec<u8>> {
+    strings(&[
+        "easy",
+        "fcfs",
+        "sjbf",
+        "conservative",
+        "creasy:alpha=0.9,wait_scale=1h,short=10m,session_gap=20m,half_life=1d",
+        "logged:scale=1.5",
+        "time-of-day:day=creasy,night=easy,day_start=8,day_end=18",
+        "pbas:candidates=[\"easy\",\"sjbf\"],period=12h,metric=bsld",
+        "wbas:high=easy,low=sjbf,period=1d,maf=7500",
+    ])
+}
+
+/// A tiny log for the spec targets' runs: a wide job, a narrow one, a long one.
+const TINY_LOG: &str = "; MaxProcs: 8\n; UnixStartTime: 820454400\n\
+    1 0 -1 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1\n\
+    2 10 -1 50 2 -1 -1 2 40 -1 1 2 1 -1 -1 -1 -1 -1\n\
+    3 20 -1 5000 4 -1 -1 4 6000 -1 1 1 1 -1 -1 -1 -1 -1\n\
+    4 7200 -1 10 1 -1 -1 1 10 -1 1 3 1 -1 -1 -1 -1 -1\n";
+
+/// Replays [`TINY_LOG`] under `opts` with the invariant checker.
+fn tiny_replay(opts: ReplayOptions) -> bool {
+    let opts = ReplayOptions {
+        check: true,
+        ..opts
+    };
+    let open = || SwfReader::new(Cursor::new(TINY_LOG.as_bytes()), "tiny.swf");
+    let header = match open() {
+        Ok(r) => r.header().clone(),
+        Err(_) => return false,
+    };
+    replay(open, "tiny.swf", &header, |r| r.extra_columns(), &opts).is_ok()
+}
+
+/// Parses a policy spec, builds the policy and replays a tiny log with it.
+fn policy(bytes: &[u8]) -> bool {
+    let Ok(spec) = SchedulerSpec::from_str(&text(bytes)) else {
+        return false;
+    };
+    let _ = (spec.label(), spec.accepts_predictions());
+    drop(spec.build(&BuildContext {
+        procs: 8,
+        clock: SiteClock::utc(),
+    }));
+    tiny_replay(ReplayOptions {
+        policy: spec,
+        ..ReplayOptions::default()
+    })
+}
+
+fn predictor_seeds() -> Vec<Vec<u8>> {
+    strings(&[
+        "perfect",
+        "estimate",
+        "constant:value=1h",
+        "ruh:jobs=2,statistic=mean,cap=true,propagate=false",
+        "easy++",
+        "sbh:criteria=PE/P/E/*,search=bfs",
+        "sbh-noest",
+        "estimate:correction=multiply,factor=2,cap=1d",
+        "ruh:correction=to-estimate",
+    ])
+}
+
+/// Parses a predictor spec, builds the predictor and replays a tiny log with it.
+fn predictor(bytes: &[u8]) -> bool {
+    let Ok(spec) = PredictorSpec::from_str(&text(bytes)) else {
+        return false;
+    };
+    if spec.build(&PredictorDefaults::default()).is_err() {
+        return false;
+    }
+    tiny_replay(ReplayOptions {
+        predictor: Some(spec),
+        ..ReplayOptions::default()
+    })
+}
+
+fn estimate_seeds() -> Vec<Vec<u8>> {
+    strings(&[
+        "log",
+        "exact",
+        "uniform:2",
+        "scaled:1.5",
+        "modal",
+        "modal:max=1d,share=10",
+        "modal:max=18h",
+    ])
+}
+
+/// Parses an estimate model and replays a tiny log with it.
+fn estimates(bytes: &[u8]) -> bool {
+    let Ok(model) = EstimateModel::from_str(&text(bytes)) else {
+        return false;
+    };
+    let _ = model.to_string();
+    tiny_replay(ReplayOptions {
+        estimates: model,
+        ..ReplayOptions::default()
+    })
+}
+
+fn questionable_seeds() -> Vec<Vec<u8>> {
+    strings(&[
+        "zero-runtime=keep",
+        "negative-runtime=skip",
+        "bad-size=error",
+        "oversize=clamp",
+        "missing-estimate=runtime",
+        "missing-estimate=max-runtime",
+        "missing-estimate=fallback",
+    ])
+}
+
+/// Parses a questionable-job setting and replays a tiny log with it.
+fn questionable(bytes: &[u8]) -> bool {
+    let Ok(setting) = PolicySetting::from_str(&text(bytes)) else {
+        return false;
+    };
+    let mut opts = ReplayOptions::default();
+    opts.questionable.set(&setting);
+    tiny_replay(opts)
+}
+
+fn duration_seeds() -> Vec<Vec<u8>> {
+    strings(&[
+        "0",
+        "90",
+        "20m",
+        "1h",
+        "1d",
+        "52w",
+        "1.5h",
+        "1h30m",
+        "100y",
+        "3153600000",
+    ])
+}
+
+/// Parses a duration.
+fn duration(bytes: &[u8]) -> bool {
+    parse_duration(&text(bytes)).is_ok()
+}
+
+fn zone_seeds() -> Vec<Vec<u8>> {
+    strings(&[
+        "UTC",
+        "Europe/Stockholm",
+        "+02:00",
+        "-05:30",
+        "+2",
+        "America/New_York",
+        "Z",
+    ])
+}
+
+/// Parses a time zone and reads the local time of a few instants in it.
+fn zone(bytes: &[u8]) -> bool {
+    let text = text(bytes);
+    if parse_zone(&text).is_err() {
+        return false;
+    }
+    let header = sitesim::swf::SwfHeader {
+        unix_start_time: Some(820_454_400),
+        ..Default::default()
+    };
+    let Ok((clock, _)) = SiteClock::from_header(&header, Some(&text)) else {
+        return false;
+    };
+    for t in [0, 1, 3600, 86_400 * 200, 3_153_600_000] {
+        let _ = (clock.local(t).hour_of_week(), clock.next_hour(t));
+    }
+    true
+}
+
+fn talby_seeds() -> Vec<Vec<u8>> {
+    files("models", "talby2006.toml")
+}
+
+/// Parses a Talby model file.
+fn talby(bytes: &[u8]) -> bool {
+    TalbyModel::parse(&text(bytes), "fuzz.toml").is_ok()
+}
+
+fn jobs_seeds() -> Vec<Vec<u8>> {
+    files("models", "-sessions.toml")
+}
+
+/// Parses a job layer file.
+fn jobs(bytes: &[u8]) -> bool {
+    JobLayer::parse(&text(bytes), "fuzz.toml").is_ok()
+}
+
+fn continuation_seeds() -> Vec<Vec<u8>> {
+    files("models", ".toml")
+        .into_iter()
+        .filter(|f| text(f).contains("[[bucket]]"))
+        .collect()
+}
+
+/// Parses a continuation curve and asks it for a few shares.
+fn continuation(bytes: &[u8]) -> bool {
+    let Ok(c) = ContinuationCurve::parse(&text(bytes), "fuzz.toml") else {
+        return false;
+    };
+    for t in [0, 1, 60, 3600, 86_400 * 30, 3_153_600_000] {
+        let _ = (c.share(t), c.runtime_share(t));
+    }
+    true
+}
+
+fn modal_seeds() -> Vec<Vec<u8>> {
+    files("models", "estimates-tsafrir2005.toml")
+}
+
+/// Parses a modal estimate model file and builds the model for a few job counts.
+fn modal(bytes: &[u8]) -> bool {
+    let Ok(p) = ModalParams::parse(&text(bytes), "fuzz.toml") else {
+        return false;
+    };
+    [(100, 18 * 3600), (5000, 4 * 86_400)]
+        .iter()
+        .all(|&(n, max)| ModalModel::build(&p, n, max, &[(max, 10.0)], 1).is_ok())
+}
+
+fn synthetic_seeds() -> Vec<Vec<u8>> {
+    files("models", "synthetic.toml")
+}
+
+/// Parses a synthetic workload model and generates 200 jobs from it.
+fn synthetic(bytes: &[u8]) -> bool {
+    let Ok(m) = SyntheticModel::parse(&text(bytes), "fuzz.toml") else {
+        return false;
+    };
+    let cfg = SyntheticConfig {
+        jobs: 200,
+        procs: 128,
+        load: 0.8,
+        seed: 1,
+    };
+    Synthetic::new(cfg, &m).all(|r| r.is_ok())
+}
+
+fn predictors_seeds() -> Vec<Vec<u8>> {
+    files("models", "predictors.toml")
+}
+
+/// Parses a predictor defaults file and builds each predictor with it.
+fn predictors(bytes: &[u8]) -> bool {
+    let Ok(d) = PredictorDefaults::parse(&text(bytes), "fuzz.toml") else {
+        return false;
+    };
+    ["estimate", "constant", "ruh", "easy++", "sbh", "sbh-noest"]
+        .iter()
+        .all(|n| PredictorSpec::from_str(n).is_ok_and(|s| s.build(&d).is_ok()))
+}
