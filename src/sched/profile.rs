@@ -142,27 +142,38 @@ impl Profile {
     ) -> Option<Time> {
         let (own_start, own_end, own_size) = own;
         let size = i64::from(size);
+        if from >= own_start {
+            return None;
+        }
         let mut i = self.first_possible(self.step_at(from), size);
-        // Windows that start before the job's own slot, up to where that slot begins.
-        let mut candidate: Option<Time> = None;
-        while let Some(&step) = self.steps.get(i) {
-            let t = step.time.max(from);
-            if t >= own_start {
+        // Windows that start before the job's own slot: runs of steps with `size` free
+        // among the steps that begin before the slot, each tried in turn. Most jobs
+        // cannot move because no step before their slot has room, known at once.
+        if self.steps.get(i).is_none_or(|s| s.time >= own_start) {
+            return None;
+        }
+        let before = i + self.steps[i..].partition_point(|s| s.time < own_start);
+        let steps = &self.steps[..before];
+        let mut candidate = None;
+        while i < steps.len() {
+            if steps[i].free < size {
+                i += 1;
+                continue;
+            }
+            let start = steps[i].time.max(from);
+            let run_end = steps[i + 1..]
+                .iter()
+                .position(|s| s.free < size)
+                .map_or(steps.len(), |p| i + 1 + p);
+            let end = steps.get(run_end).map_or(own_start, |s| s.time);
+            if end - start >= duration {
+                return Some(start);
+            }
+            if run_end == steps.len() {
+                candidate = Some(start);
                 break;
             }
-            let next = self.steps.get(i + 1).map_or(Time::MAX, |s| s.time);
-            if step.free < size {
-                candidate = None;
-            } else {
-                let start = *candidate.get_or_insert(t);
-                if next.min(own_start) - start >= duration {
-                    return Some(start);
-                }
-            }
-            if next > own_start {
-                break;
-            }
-            i += 1;
+            i = run_end + 1;
         }
         // A window started before the slot may run on into it, where the job's own
         // processors count as free.
@@ -266,6 +277,45 @@ mod tests {
         // Agrees with taking the job out and asking again.
         q.add(100, 150, 8);
         assert_eq!(q.earliest_fit(60, 3, 50), Some(60));
+    }
+
+    #[test]
+    fn earlier_fit_agrees_with_taking_the_job_out() {
+        // Random profiles: a job reserved at its earliest fit, then other reservations
+        // released, and the answer compared with releasing the job and asking again.
+        let mut state = 7u64;
+        let mut next = |n: i64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as i64 % n
+        };
+        for _ in 0..500 {
+            let mut p = Profile::new(16);
+            p.advance(0);
+            let mut slots = Vec::new();
+            for _ in 0..next(12) + 1 {
+                let (size, duration) = (next(16) as u32 + 1, next(40) + 1);
+                let start = p.earliest_fit(next(20), size, duration).unwrap();
+                p.add(start, start + duration, -i64::from(size));
+                slots.push((start, duration, size));
+            }
+            let (size, duration) = (next(16) as u32 + 1, next(40) + 1);
+            let own_start = p.earliest_fit(next(30), size, duration).unwrap();
+            p.add(own_start, own_start + duration, -i64::from(size));
+            for &(start, d, s) in slots.iter().filter(|_| next(2) == 0) {
+                p.add(start, start + d, i64::from(s));
+            }
+            let from = next(own_start + 2);
+            let own = (own_start, own_start + duration, size);
+            let fast = p.earlier_fit(from, size, duration, own);
+            let mut q = p.clone();
+            q.add(own_start, own_start + duration, i64::from(size));
+            let slow = q
+                .earliest_fit(from, size, duration)
+                .filter(|&t| t < own_start);
+            assert_eq!(fast, slow, "own {own:?} from {from} in {p:?}");
+        }
     }
 
     #[test]
