@@ -43,12 +43,15 @@ pub fn export_command(swf: &Path, opts: &ExportOptions) -> Result<(), String> {
             path.display().to_string()
         }
         None => {
+            // A reader that closes stdout early ends the process quietly (SIGPIPE, see
+            // `main`), so a write error here is a real one.
             let out = BufWriter::new(std::io::stdout().lock());
-            match export.write(out, header, &description) {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-                Err(e) => return Err(format!("stdout: {e}")),
-                Ok(mut out) => out.flush().map_err(|e| format!("stdout: {e}"))?,
-            }
+            let err = |e: std::io::Error| format!("stdout: {e}");
+            export
+                .write(out, header, &description)
+                .map_err(err)?
+                .flush()
+                .map_err(err)?;
             "standard output".to_owned()
         }
     };
