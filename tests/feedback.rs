@@ -377,6 +377,36 @@ fn a_user_adds_a_repetition_after_a_shorter_response_than_the_logs() {
 }
 
 #[test]
+fn repetitions_end_when_the_planned_break_would_have_ended() {
+    // Job 1 waited 5000 s in the log (share 0) and its user came back a day later with
+    // job 3; on the idle machine it responds in 50 s (share 1), so every planned break is
+    // extended (probability (1 - 0) / (1 - 0)): repetitions of 50 s follow one another
+    // 100 s after each end, at 150, 300, ... A break is extended only while it lasts: job
+    // 3 is ready at job 1's end plus its logged think time, 50 + 84,950 = 85,000 (the
+    // calendar rule, the user being ahead of the log), so the last repetition is the one
+    // at 84,900 (566 in all) and job 3 opens its window at its logged 90,000. Before this
+    // rule the run never ended (a fuzzing finding,
+    // `fuzz/regressions/feedback/endless-repetitions.swf`).
+    let log = [logged(1, 1, 0, 5000, 50, 1), logged(3, 1, 90_000, 0, 50, 1)].concat();
+    let config = TraceConfig::default();
+    let (users, jobs) = feedback_run(
+        trace_of(&log, 1, config),
+        1,
+        Policy::Fcfs,
+        reacting(&config, step_curve(1.0)),
+        None,
+    );
+    let s = submits(&jobs, 1);
+    let repetitions: Vec<i64> = s.iter().filter(|j| j.0 == 1).map(|j| j.1).skip(1).collect();
+    assert_eq!(repetitions.len(), 566);
+    assert_eq!(repetitions.first(), Some(&150));
+    assert_eq!(repetitions.last(), Some(&84_900));
+    assert_eq!(s.last(), Some(&(3, 90_000)));
+    let c = users.summary().jobs;
+    assert_eq!((c.extended, c.submitted), (566, 568));
+}
+
+#[test]
 fn under_the_logs_own_service_users_do_not_react() {
     // The same log under its own service (`logged`): every response is the logged one,
     // so no session is given up or extended, and every job comes at its logged time.

@@ -72,8 +72,23 @@ fn fuzz_swf() {
 }
 
 #[test]
+fn fuzz_compressed() {
+    campaign("compressed", 600);
+}
+
+#[test]
 fn fuzz_replay() {
     campaign("replay", 1500);
+}
+
+#[test]
+fn fuzz_feedback() {
+    campaign("feedback", 400);
+}
+
+#[test]
+fn fuzz_resample() {
+    campaign("resample", 150);
 }
 
 #[test]
@@ -94,6 +109,7 @@ fn fuzz_specs() {
     campaign("questionable", 600);
     campaign("duration", 3000);
     campaign("zone", 3000);
+    campaign("args", 1500);
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //! - a panic (caught with `catch_unwind`);
 //! - a hang: no answer within the time limit;
 //! - a slowdown: an input that takes more than 100 times the seeds' median time per byte
-//!   (scaled to its length; confirmed by running it twice more);
+//!   (scaled to its length), or for a target whose cost its arguments set, 100 times the
+//!   slowest seed's time; confirmed by running it twice more;
 //! - a memory peak past a limit; past the hard limit the process aborts on the refused
 //!   allocation after writing the input to `fuzz/findings/`.
 //!
@@ -27,7 +28,7 @@ use std::time::{Duration, Instant};
 
 pub use alloc::Counting;
 use mutate::{Rng, Shape};
-use targets::Target;
+use targets::{Cost, Target};
 
 /// What a campaign does.
 #[derive(Debug, Clone)]
@@ -313,8 +314,8 @@ fn campaign(target: &'static Target, cfg: &Config) -> TargetReport {
     corpus.extend(regressions(target.name).into_iter().map(|(_, b)| b));
     let worker = Worker::new(target);
     // The seeds and regressions, twice: the first pass warms caches and lazy statics, the
-    // second sets the speed allowance.
-    let mut per_byte = Vec::new();
+    // second sets the speed allowance (seconds per unit of cost).
+    let mut per_unit = Vec::new();
     for pass in 0..2 {
         for seed in &corpus {
             let input = Arc::new(seed.clone());
@@ -323,12 +324,17 @@ fn campaign(target: &'static Target, cfg: &Config) -> TargetReport {
                 return report;
             };
             if pass == 1 {
-                per_byte.push(answer.time.as_secs_f64() / input.len().max(64) as f64);
+                per_unit.push(answer.time.as_secs_f64() / units(target, &input));
             }
         }
     }
-    per_byte.sort_by(f64::total_cmp);
-    let allowance = per_byte.get(per_byte.len() / 2).copied().unwrap_or(1e-6);
+    per_unit.sort_by(f64::total_cmp);
+    let allowance = match target.cost {
+        Cost::PerByte => per_unit.get(per_unit.len() / 2),
+        Cost::Asked => per_unit.last(),
+    }
+    .copied()
+    .unwrap_or(1e-6);
     let shape: Shape = target.shape;
     let mut i = 0;
     while i < cfg.iterations && cfg.max_time.is_none_or(|m| started.elapsed() < m) {
@@ -350,8 +356,18 @@ fn campaign(target: &'static Target, cfg: &Config) -> TargetReport {
     report
 }
 
+/// The units of cost of `input` that its time is judged by: its length (at least 64
+/// bytes), or one run.
+fn units(target: &Target, input: &[u8]) -> f64 {
+    match target.cost {
+        Cost::PerByte => input.len().max(64) as f64,
+        Cost::Asked => 1.0,
+    }
+}
+
 /// Runs `input` and records what went wrong; `None` when the worker is lost to a hang.
-/// `allowance`: the seeds' median seconds per byte, when slowdowns are judged.
+/// `allowance`: the seeds' seconds per unit of cost ([`units`]), when slowdowns are
+/// judged.
 fn judge(
     target: &'static Target,
     cfg: &Config,
@@ -390,10 +406,10 @@ fn judge(
         if answer.peak > MEMORY_FINDING {
             finding(Kind::Memory(answer.peak), report);
         }
-        if let Some(per_byte) = allowance {
-            // 100 times the seeds' time per byte, never below 20 ms (timer and scheduler
+        if let Some(per_unit) = allowance {
+            // 100 times the seeds' time per unit, never below 20 ms (timer and scheduler
             // noise); confirmed by the fastest of two more runs.
-            let allowed = (100.0 * per_byte * input.len().max(64) as f64).max(0.02);
+            let allowed = (100.0 * per_unit * units(target, input)).max(0.02);
             if answer.time.as_secs_f64() > allowed {
                 let again = (0..2)
                     .filter_map(|_| worker.run(input, cfg.time_limit))

@@ -15,6 +15,8 @@ pub enum Shape {
     Toml,
     /// A one-line spec: `name:key=value,...`, a duration, a zone.
     Spec,
+    /// Binary data (a compressed log): byte-level mutations only.
+    Bytes,
 }
 
 /// A small deterministic random number generator (SplitMix64).
@@ -129,7 +131,7 @@ pub fn mutate(shape: Shape, corpus: &[Vec<u8>], rng: &mut Rng) -> Vec<u8> {
     for _ in 0..1 + rng.below(4) {
         let other = &corpus[rng.below(corpus.len())];
         input = match (shape, rng.below(4)) {
-            (_, 0) => bytes(input, other, rng),
+            (_, 0) | (Shape::Bytes, _) => bytes(input, other, rng),
             (Shape::Swf, _) => swf(input, other, rng),
             (Shape::Json, _) => json(input, rng).unwrap_or_else(|i| tokens(i, other, rng)),
             (Shape::Toml, 1) => tokens(input, other, rng),

@@ -1,11 +1,15 @@
 //! The fuzz targets: each takes bytes and says whether sitesim accepted them (`true`) or
 //! refused them with an error (`false`); a panic, a hang or a slowdown is a finding.
 
-use std::io::Cursor;
+use std::io::{Cursor, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use sitesim::experiment::args::{FeedbackArgs, ReplayArgs, ResampleArgs, parse};
+use sitesim::experiment::feedback::feedback;
 use sitesim::experiment::replay::{ReplayOptions, replay};
+use sitesim::experiment::resample::resample_file;
 use sitesim::experiment::scenario::{Scenario, WorkloadSection};
 use sitesim::experiment::study::Study;
 use sitesim::job::OverrunPolicy;
@@ -17,7 +21,7 @@ use sitesim::predict::{ModalModel, ModalParams, PredictorDefaults, PredictorSpec
 use sitesim::registry::SchedulerSpec;
 use sitesim::sched::BuildContext;
 use sitesim::swf::batsim::{BatsimExport, ProfileStyle, read_workload};
-use sitesim::swf::{Located, SwfReader};
+use sitesim::swf::{Located, LogInput, SwfReader};
 use sitesim::time::parse_duration;
 use sitesim::users::ContinuationCurve;
 use sitesim::workload::questionable::PolicySetting;
@@ -35,6 +39,18 @@ pub struct Target {
     pub seeds: fn() -> Vec<Vec<u8>>,
     /// Runs one input: `true` if accepted, `false` if refused with an error.
     pub run: fn(&[u8]) -> bool,
+    /// What an input's time is judged against in the long campaign.
+    pub cost: Cost,
+}
+
+/// What sets the cost of a target's input, for judging slowdowns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cost {
+    /// Its length: judged against the seeds' median time per byte.
+    PerByte,
+    /// The run its log and arguments ask for (the log's span, weeks, populations),
+    /// whatever its length: judged against the slowest seed.
+    Asked,
 }
 
 /// Every target.
@@ -50,11 +66,22 @@ pub fn all() -> &'static [Target] {
             shape,
             seeds,
             run,
+            cost: Cost::PerByte,
         }
     }
-    static TARGETS: [Target; 16] = [
+    static TARGETS: [Target; 20] = [
         t("swf", Shape::Swf, swf_seeds, swf),
+        t("compressed", Shape::Bytes, compressed_seeds, compressed),
         t("replay", Shape::Swf, replay_seeds, replay_log),
+        Target {
+            cost: Cost::Asked,
+            ..t("feedback", Shape::Swf, feedback_seeds, feedback_log)
+        },
+        Target {
+            cost: Cost::Asked,
+            ..t("resample", Shape::Swf, resample_seeds, resample_log)
+        },
+        t("args", Shape::Spec, args_seeds, args),
         t("batsim", Shape::Json, batsim_seeds, batsim),
         t("scenario", Shape::Toml, scenario_seeds, scenario),
         t("policy", Shape::Spec, policy_seeds, policy),
@@ -162,6 +189,78 @@ fn swf(bytes: &[u8]) -> bool {
     reader.into_iter().all(|r| r.is_ok())
 }
 
+/// `bytes` written to a file of their own (sitesim opens compressed logs and resamples
+/// logs by path); the file is removed when the guard is dropped.
+struct ScratchFile(PathBuf);
+
+impl ScratchFile {
+    fn new(bytes: &[u8]) -> Option<ScratchFile> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("sitesim-fuzz-{}-{n}.swf", std::process::id()));
+        std::fs::write(&path, bytes).ok()?;
+        Some(ScratchFile(path))
+    }
+}
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The first 20 lines of each log, gzip, bzip2 and xz compressed, and two gzip streams
+/// one after the other (read as one file).
+fn compressed_seeds() -> Vec<Vec<u8>> {
+    fn pack<W: Write>(mut w: W, text: &[u8]) -> W {
+        w.write_all(text).expect("writes to memory");
+        w
+    }
+    let mut seeds = Vec::new();
+    for log in log_seeds(&[20]) {
+        let gzip = || {
+            pack(
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default()),
+                &log,
+            )
+            .finish()
+            .expect("compresses in memory")
+        };
+        seeds.push([gzip(), gzip()].concat());
+        seeds.push(gzip());
+        seeds.push(
+            pack(
+                bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default()),
+                &log,
+            )
+            .finish()
+            .expect("compresses in memory"),
+        );
+        seeds.push(
+            pack(liblzma::write::XzEncoder::new(Vec::new(), 6), &log)
+                .finish()
+                .expect("compresses in memory"),
+        );
+    }
+    seeds
+}
+
+/// Opens the bytes as a log file (decompressing them by their magic number) and reads
+/// every record.
+fn compressed(bytes: &[u8]) -> bool {
+    let Some(file) = ScratchFile::new(bytes) else {
+        return false;
+    };
+    let Ok(input) = LogInput::open(&file.0) else {
+        return false;
+    };
+    let Ok(reader) = SwfReader::new(input, "fuzz.swf") else {
+        return false;
+    };
+    reader.into_iter().all(|r| r.is_ok())
+}
+
 fn replay_seeds() -> Vec<Vec<u8>> {
     let mut rng = Rng::new(17);
     log_seeds(&[30, 120])
@@ -224,6 +323,112 @@ fn replay_log(bytes: &[u8]) -> bool {
     };
     let header = reader.header().clone();
     replay(open, "fuzz.swf", &header, |r| r.extra_columns(), &opts).is_ok()
+}
+
+/// Command-line arguments of the `feedback` and `resample` targets' seeds.
+const USER_ARGS: &[&str] = &[
+    "--unknown-waits zero",
+    "--unknown-waits zero --scheduler conservative --overrun overrun",
+    "--unknown-waits replay:fcfs --continuation off --opening-think original",
+    "--unknown-waits zero --patience 1h --strikes 2 --flow-forward any",
+    "--unknown-waits zero --session-rule latest --dependence start --window-end last-submit",
+    "--unknown-waits zero --negative-think together --threshold 1s --estimates modal",
+    "--unknown-waits zero --scheduler creasy --time-zone +05:30 --opening-think zero",
+    "--unknown-waits zero --predictor sbh --scheduler sjbf --opening-think capped",
+];
+
+/// The tokens of a log's `; Fuzz-args:` line, `default` without one.
+fn fuzz_args(bytes: &[u8], default: &str) -> Vec<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("; Fuzz-args:"))
+        .unwrap_or(default);
+    line.split_whitespace().map(str::to_owned).collect()
+}
+
+/// Logs of 30 and 120 lines, each with a `; Fuzz-args:` line of `extra` and one of
+/// [`USER_ARGS`].
+fn user_seeds(extra: &[&str]) -> Vec<Vec<u8>> {
+    let mut rng = Rng::new(17);
+    log_seeds(&[30, 120])
+        .into_iter()
+        .map(|log| {
+            let args = rng.pick(USER_ARGS);
+            let more = rng.pick(extra);
+            let mut with = format!("; Fuzz-args: {args} {more}\n").into_bytes();
+            with.extend(log);
+            with
+        })
+        .collect()
+}
+
+fn feedback_seeds() -> Vec<Vec<u8>> {
+    user_seeds(&[""])
+}
+
+/// Replays the log in `bytes` with feedback, under the `feedback` command's arguments of
+/// its `; Fuzz-args:` line (`--unknown-waits zero` without one), with the invariant
+/// checker and no output files.
+fn feedback_log(bytes: &[u8]) -> bool {
+    let mut argv = vec!["--swf".to_owned(), "fuzz.swf".to_owned()];
+    argv.extend(fuzz_args(bytes, "--unknown-waits zero"));
+    let Ok(args) = parse::<FeedbackArgs>("feedback", &argv) else {
+        return false;
+    };
+    if args.site.refuse_conflicts().is_err() {
+        return false;
+    }
+    let Ok(mut opts) = args.options() else {
+        return false;
+    };
+    opts.run.check = true;
+    opts.run.out = None;
+    let open = || SwfReader::new(Cursor::new(bytes), "fuzz.swf");
+    let Ok(reader) = open() else {
+        return false;
+    };
+    let header = reader.header().clone();
+    feedback(open, "fuzz.swf", &header, |r| r.extra_columns(), &opts).is_ok()
+}
+
+fn resample_seeds() -> Vec<Vec<u8>> {
+    user_seeds(&[
+        "--weeks 2",
+        "--weeks 3 --population 2",
+        "--weeks 2 --long-term 0 --temporary 3 --edge 0",
+        "--weeks 4 --regenerate-after 1d --regenerate-from finish --start-week cycle",
+        "--weeks 2 --long-term-share 0.1 --flurry-weight 0 --no-feedback",
+        "--weeks 2 --weight 1=3 --weight 2=0 --warmup 1d",
+    ])
+}
+
+/// Resamples the log in `bytes` into one or two short replications on one thread, under
+/// the `resample` command's arguments of its `; Fuzz-args:` line, with the invariant
+/// checker. Runs longer than 8 weeks, more than 2 replications or populations over 4 are
+/// skipped (their cost is what the user asked for, not a finding).
+fn resample_log(bytes: &[u8]) -> bool {
+    let Some(file) = ScratchFile::new(bytes) else {
+        return false;
+    };
+    let mut argv = vec!["--swf".to_owned(), file.0.display().to_string()];
+    argv.extend(fuzz_args(bytes, "--unknown-waits zero --weeks 2"));
+    let Ok(args) = parse::<ResampleArgs>("resample", &argv) else {
+        return false;
+    };
+    let Ok(mut opts) = args.options() else {
+        return false;
+    };
+    let p = &opts.population;
+    let too_big = |x: f64| !(0.0..=4.0).contains(&x);
+    if opts.weeks > 8 || too_big(p.long_term) || too_big(p.temporary) {
+        return false;
+    }
+    opts.replications = opts.replications.min(2);
+    opts.threads = Some(1);
+    opts.users.run.check = true;
+    opts.out = None;
+    resample_file(&file.0, &opts, &AtomicBool::new(false), &|| {}).is_ok()
 }
 
 fn batsim_seeds() -> Vec<Vec<u8>> {
@@ -351,6 +556,37 @@ fn policy(bytes: &[u8]) -> bool {
         policy: spec,
         ..ReplayOptions::default()
     })
+}
+
+fn args_seeds() -> Vec<Vec<u8>> {
+    strings(&[
+        "replay --swf x.swf --scheduler conservative --estimates modal:max=1d --overrun overrun",
+        "replay --swf x.swf --interarrival-factor 0.5 --procs 64 --questionable oversize=clamp",
+        "replay --swf x.swf --predictor sbh --bsld unclamped --bsld-threshold 60 --warmup 1w",
+        "feedback --swf x.swf --threshold 30m --patience 2h --strikes 1 --continuation off",
+        "feedback --swf x.swf --unknown-waits replay:conservative --time-zone Europe/Stockholm",
+        "resample --swf x.swf --population 2 --weeks 10 --replications 3 --weight 4=0.5",
+        "resample --swf x.swf --long-term 1 --temporary 0 --edge 2w --long-term-share 0.25",
+        "resample --swf x.swf --regenerate-after 3d --flurry-weight 0 --threads 2 --no-feedback",
+    ])
+}
+
+/// Parses a command line of `replay`, `feedback` or `resample` (the command's name, then
+/// its arguments) as the CLI does, and turns it into the command's options.
+fn args(bytes: &[u8]) -> bool {
+    let text = text(bytes);
+    let mut words = text.split_whitespace().map(str::to_owned);
+    let command = words.next().unwrap_or_default();
+    let argv: Vec<String> = words.collect();
+    match command.as_str() {
+        "replay" => parse::<ReplayArgs>("replay", &argv).is_ok_and(|a| {
+            a.site.refuse_conflicts().is_ok() && a.options().interarrival_factor > 0.0
+        }),
+        "feedback" => parse::<FeedbackArgs>("feedback", &argv)
+            .is_ok_and(|a| a.site.refuse_conflicts().is_ok() && a.options().is_ok()),
+        "resample" => parse::<ResampleArgs>("resample", &argv).is_ok_and(|a| a.options().is_ok()),
+        _ => false,
+    }
 }
 
 fn predictor_seeds() -> Vec<Vec<u8>> {

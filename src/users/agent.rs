@@ -391,9 +391,15 @@ impl TraceAgent {
                     }
                 }
                 (Reaction::Extend, (of, end)) => {
-                    self.repeat = Some(Repeat::Due { of });
+                    // A break is extended only while it lasts: once the next job is due,
+                    // the user goes on with it. This also ends a run of repetitions
+                    // where every break is extended (a curve that always continues after
+                    // the responses the simulation gives), which would otherwise never end.
                     let t = (end + curve.continued_think()).max(now);
-                    return UserState::Ready(t, Placement::Inside, Rule::Think);
+                    if t < at {
+                        self.repeat = Some(Repeat::Due { of });
+                        return UserState::Ready(t, Placement::Inside, Rule::Think);
+                    }
                 }
             }
         }

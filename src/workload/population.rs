@@ -260,20 +260,23 @@ fn count_of(x: f64, rng: &mut impl Rng) -> u64 {
 }
 
 /// A Poisson draw of mean `mean` (exponential gaps within one unit of time; means here
-/// are a few users per week).
-fn poisson(mean: f64, rng: &mut impl Rng) -> u64 {
+/// are a few users per week), counted up to `at_most`: a draw is linear in its count, and
+/// a log whose temporary users all came within seconds gives a rate of millions a week,
+/// of whom no more than the pool's users can arrive.
+fn poisson(mean: f64, at_most: u64, rng: &mut impl Rng) -> u64 {
     if mean <= 0.0 {
         return 0;
     }
     let mut n = 0;
     let mut t = 0.0;
-    loop {
+    while n < at_most {
         t -= (1.0 - rng.random::<f64>()).ln() / mean;
         if t > 1.0 {
             return n;
         }
         n += 1;
     }
+    n
 }
 
 impl Population {
@@ -455,7 +458,11 @@ impl Population {
     /// The new temporary users of week `week`, each from its first job.
     fn arrive(&mut self, week: i64, ctx: &mut SourceCtx) {
         let mean = self.pools.pools.temporary_arrivals_per_week * self.cfg.temporary;
-        let n = poisson(mean, &mut self.rng);
+        // Users arrive once each a week (`draw` draws distinct users).
+        let pool = (self.pools.pools.users.iter().zip(&self.weights))
+            .filter(|(u, w)| u.pool == Pool::Temporary && **w > 0.0)
+            .count();
+        let n = poisson(mean, pool as u64, &mut self.rng);
         let chosen = self.draw(Pool::Temporary, n, false);
         self.report.arrivals += chosen.len() as u64;
         self.report.arrivals_by_week.push(chosen.len() as u32);
@@ -577,5 +584,27 @@ impl Workload for Population {
 
     fn on_job_end(&mut self, job: &JobOutcome, ctx: &mut SourceCtx) -> Result<(), SimError> {
         self.users.on_job_end(job, ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use super::*;
+
+    #[test]
+    fn a_poisson_draw_counts_no_further_than_the_pool() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        // A rate of 10^12 a week (temporary users who all came within a microsecond)
+        // from a pool of 5: 5 arrive, at once (counting on would take hours).
+        assert_eq!(poisson(1e12, 5, &mut rng), 5);
+        assert_eq!(poisson(0.0, 5, &mut rng), 0);
+        // Under the cap the draw is the plain Poisson draw: mean 3 over 20,000 draws.
+        let mean = (0..20_000)
+            .map(|_| poisson(3.0, 1000, &mut rng))
+            .sum::<u64>() as f64
+            / 2e4;
+        assert!((mean - 3.0).abs() < 0.05, "{mean}");
     }
 }
