@@ -226,11 +226,18 @@ impl Scheduler for Conservative {
             self.next_due = next_due;
         }
         // Reserved starts need a pass even when no event falls on them: a compression can
-        // leave a job placed at the end of a slot another job has since left. One
-        // exception: after an overrun, reservations one second ahead wait for the
-        // overrunning job, whose real end is an event; waking every second would only
-        // find it still running.
-        self.wake = if repairing && self.next_due == now + 1 {
+        // leave a job placed at the end of a slot another job has since left. Two
+        // exceptions after an overrun: reservations one second ahead wait for the
+        // overrunning job, whose real end is an event, and waking every second would only
+        // find it still running; and when every running job is held until `now + 1`, a
+        // pass before the next event would rebuild this very schedule shifted in time
+        // (all jobs held one second past it, the waiting jobs placed again in the same
+        // order from it), so no job could start and no pass is asked for. Without the
+        // second, jobs running far past their estimates woke the schedule once per
+        // estimate until they ended.
+        self.wake = if repairing && self.running.iter().all(|(end, _, _)| end == now + 1) {
+            None
+        } else if repairing && self.next_due == now + 1 {
             queue
                 .iter()
                 .filter_map(|j| self.reservation(j.id))
