@@ -22,14 +22,16 @@ use super::replay::{ReplayError, site};
 use super::replicate::{Replicated, RunHeader, in_parallel, render_stats, replication_seed};
 use crate::localtime::SiteClock;
 use crate::metrics::{
-    ClassSummary, CycleRecorder, CycleSummary, LoadRecorder, LoadSummary, MetricsConfig, Recorder,
-    SessionRecorder, UserLoad,
+    ClassSummary, CycleRecorder, CycleSummary, LoadRecorder, LoadSummary, MetricsConfig,
+    MetricsSummary, Recorder, SessionRecorder, UserLoad,
 };
 use crate::registry::SchedulerSpec;
 use crate::sched::BuildContext;
+use crate::sim::Observer;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{Time, WEEK};
 use crate::users::{Drift, UserConfig};
+use crate::workload::PopulationSummary;
 use crate::workload::pools::{PoolConfig, Pools};
 use crate::workload::population::{Population, PopulationConfig, RegenerateFrom, UserPools};
 use crate::workload::trace::Trace;
@@ -99,6 +101,15 @@ pub struct ResampleRun {
     /// The load of each log user's instances (by log user) and of each week from the
     /// run's start.
     pub load: LoadSummary,
+}
+
+/// A simulated replication: its figures, what they came from, and the extra observer.
+struct Run<O> {
+    figures: Replication,
+    metrics: MetricsSummary,
+    population: PopulationSummary,
+    users: Population,
+    observer: O,
 }
 
 /// A log read into pools, shared by the replications.
@@ -247,7 +258,8 @@ impl Resampler {
         population: &PopulationConfig,
         replication: u32,
     ) -> Result<Replication, ReplayError> {
-        self.replicate_in_detail(opts, policy, population, replication)
+        let ctx = self.build_context();
+        self.run(opts, policy, population, replication, &ctx, ())
             .map(|r| r.figures)
     }
 
@@ -260,6 +272,34 @@ impl Resampler {
         population: &PopulationConfig,
         replication: u32,
     ) -> Result<ResampleRun, ReplayError> {
+        let ctx = self.build_context();
+        let recorders = (
+            CycleRecorder::new(ctx.clock.clone(), self.procs),
+            LoadRecorder::new(self.pools.pools.span.0),
+        );
+        let r = self.run(opts, policy, population, replication, &ctx, recorders)?;
+        let (cycles, load) = r.observer;
+        Ok(ResampleRun {
+            figures: r.figures,
+            cycles: cycles.summary(),
+            by_runtime_class: r.metrics.by_runtime_class,
+            drift: r.population.jobs.drift,
+            load: by_log_user(load.finish(), &r.users.log_user_of()),
+        })
+    }
+
+    /// Simulates replication `replication` with `observer` watching besides the
+    /// recorders of its figures: [`Resampler::replicate`] runs it with none, so that
+    /// the 1,000 replications of a histogram pay for no recorder they do not report.
+    fn run<O: Observer>(
+        &self,
+        opts: &ResampleOptions,
+        policy: &SchedulerSpec,
+        population: &PopulationConfig,
+        replication: u32,
+        ctx: &BuildContext,
+        observer: O,
+    ) -> Result<Run<O>, ReplayError> {
         let seed = replication_seed(opts.users.run.seed, replication);
         let run = &opts.users.run;
         let population = PopulationConfig {
@@ -274,28 +314,20 @@ impl Resampler {
             cooldown: run.cooldown,
         };
         let trace = &opts.users.trace;
-        let ctx = self.build_context();
         let observers = (
             Recorder::summary_only(metrics),
-            (
-                SessionRecorder::new(trace.rule, trace.threshold),
-                (
-                    CycleRecorder::new(ctx.clock.clone(), self.procs),
-                    LoadRecorder::new(self.pools.pools.span.0),
-                ),
-            ),
+            (SessionRecorder::new(trace.rule, trace.threshold), observer),
         );
         let run_opts = super::replay::ReplayOptions {
             policy: policy.clone(),
             ..run.clone()
         };
-        let (users, (recorder, (sessions, (cycles, load))), _) =
-            site(users, observers, &ctx, &run_opts)?.run(None)?;
+        let (users, (recorder, (sessions, observer)), _) =
+            site(users, observers, ctx, &run_opts)?.run(None)?;
         let m = recorder.finish().map_err(ReplayError::Options)?;
         let population = users.users().summary();
         let report = users.report();
-        let load = by_log_user(load.finish(), &users.log_user_of());
-        Ok(ResampleRun {
+        Ok(Run {
             figures: Replication {
                 users: report.instances,
                 frustrated: population.frustrated,
@@ -303,10 +335,10 @@ impl Resampler {
                 regenerations: report.regenerations,
                 ..Replication::measured(replication, seed, &m, &sessions.summary())
             },
-            cycles: cycles.summary(),
-            by_runtime_class: m.by_runtime_class,
-            drift: population.jobs.drift,
-            load,
+            metrics: m,
+            population,
+            users,
+            observer,
         })
     }
 

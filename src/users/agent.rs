@@ -19,6 +19,8 @@
 //! where the log broke off, with a repetition of the job that just ended, submitted the
 //! curve's median in-session think time after it (ours).
 
+use std::sync::Arc;
+
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
@@ -31,6 +33,7 @@ use super::fluid::{FlowForward, NegativeThink, Placement, Windows};
 use super::reaction::{Planned, Reaction, react};
 use crate::job::{JobOutcome, JobSpec};
 use crate::sim::SourceCtx;
+use crate::swf::SwfRecord;
 use crate::time::Time;
 use crate::workload::trace::TraceUser;
 
@@ -113,7 +116,18 @@ const REPEAT: usize = 1 << 31;
 #[derive(Debug, Clone)]
 pub struct TraceAgent {
     index: u32,
-    trace: TraceUser,
+    /// Its stream, as the log has it: shared by every instance of one log user in a
+    /// resampled run, so that starting an instance copies no job.
+    trace: Arc<TraceUser>,
+    /// How far this instance is moved from the log, seconds: every logged time of the
+    /// stream (submissions, windows) is taken plus this (0 in a feedback replay).
+    shift: Time,
+    /// The user number it submits as.
+    user: i64,
+    /// The log records of its jobs, taken out of the stream for per-job outputs; empty
+    /// when the stream keeps none.
+    records: Vec<Option<Box<SwfRecord>>>,
+    /// The stream's windows, unshifted.
     windows: Windows,
     deps: Dependencies,
     next: usize,
@@ -140,13 +154,36 @@ fn user_seed(seed: u64, user: i64) -> u64 {
 
 impl TraceAgent {
     /// The agent of `trace`, the `index`-th user of its population.
-    pub fn new(index: u32, trace: TraceUser, seed: u64) -> Self {
+    pub fn new(index: u32, mut trace: TraceUser, seed: u64) -> Self {
+        let records = if trace.jobs.iter().any(|j| j.spec.record.is_some()) {
+            trace
+                .jobs
+                .iter_mut()
+                .map(|j| j.spec.record.take())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let user = trace.user;
         TraceAgent {
             index,
+            records,
+            ..TraceAgent::shifted(Arc::new(trace), 0, user, seed)
+        }
+    }
+
+    /// An instance of the shared stream `trace` moved by `shift` seconds, submitting as
+    /// user `user` (a resampled user; its records, if any, are not submitted).
+    pub fn shifted(trace: Arc<TraceUser>, shift: Time, user: i64, seed: u64) -> Self {
+        TraceAgent {
+            index: 0,
+            shift,
+            user,
+            records: Vec::new(),
             windows: Windows::new(&trace.windows),
             deps: Dependencies::new(trace.jobs.len()),
             ends: vec![None; trace.jobs.len()],
-            rng: Xoshiro256PlusPlus::seed_from_u64(user_seed(seed, trace.user)),
+            rng: Xoshiro256PlusPlus::seed_from_u64(user_seed(seed, user)),
             trace,
             next: 0,
             last_submit: None,
@@ -178,12 +215,12 @@ impl TraceAgent {
         (job & REPEAT != 0).then_some(job & !REPEAT)
     }
 
-    /// The user's number in the log.
+    /// The user number it submits as (the log's, in a feedback replay).
     pub fn user(&self) -> i64 {
-        self.trace.user
+        self.user
     }
 
-    /// Its trace.
+    /// Its trace, unshifted.
     pub fn trace(&self) -> &TraceUser {
         &self.trace
     }
@@ -274,6 +311,7 @@ impl TraceAgent {
             // A repetition: not in the log, so not set against its calendar.
             ctx.submit(JobSpec {
                 tag: Self::tag(self.index, of | REPEAT),
+                user: self.user,
                 record: None,
                 ..self.trace.jobs[of].spec.clone()
             });
@@ -283,13 +321,15 @@ impl TraceAgent {
             return;
         }
         let j = self.next;
-        let job = &mut self.trace.jobs[j];
-        let record = job.spec.record.take();
+        let job = &self.trace.jobs[j];
+        let record = self.records.get_mut(j).and_then(Option::take);
         ctx.submit(JobSpec {
             tag: Self::tag(self.index, j),
+            user: self.user,
             record,
             ..job.spec.clone()
         });
+        let shift = self.shift;
         let own = self.trace.windows[job.session as usize];
         let c = &mut self.counts;
         c.submitted += 1;
@@ -298,9 +338,9 @@ impl TraceAgent {
             Placement::NextWindow => c.next_window += 1,
             Placement::AfterLast => c.after_last_window += 1,
         }
-        c.flowed_forward += u64::from(now < own.start);
-        c.after_own_window += u64::from(now > own.end);
-        c.drift.record(now, job.submit, rule, self.saved);
+        c.flowed_forward += u64::from(now < own.start + shift);
+        c.after_own_window += u64::from(now > own.end + shift);
+        c.drift.record(now, job.submit + shift, rule, self.saved);
         self.deps.submitted(self.trace.rank[j]);
         self.last_submit = Some(now);
         self.next += 1;
@@ -311,8 +351,11 @@ impl TraceAgent {
         let Some(job) = self.trace.jobs.get(self.next) else {
             return UserState::Done;
         };
+        let shift = self.shift;
+        // Its logged submission, moved with the instance.
+        let logged = job.submit + shift;
         if cfg.open_loop {
-            return UserState::Ready(job.submit.max(now), Placement::Inside, Rule::Order);
+            return UserState::Ready(logged.max(now), Placement::Inside, Rule::Order);
         }
         if let Some(Repeat::Running { .. }) = self.repeat {
             return UserState::Waiting;
@@ -337,14 +380,12 @@ impl TraceAgent {
                 NegativeThink::Together => bound(last, Rule::Order),
             },
             (_, Some(last), _) => bound(last, Rule::Order),
-            (_, None, _) => bound(job.submit, Rule::Order),
+            (_, None, _) => bound(logged, Rule::Order),
         }
         // A think time after a result; one of the session threshold or more is a break,
         // whichever job it is measured from, and the opening rule applies to it.
         let after = |end: Time, think: Time, rule: Rule| {
-            let t = cfg
-                .opening
-                .ready_after(end, think, job.submit, cfg.threshold);
+            let t = cfg.opening.ready_after(end, think, logged, cfg.threshold);
             (
                 t,
                 if think >= cfg.threshold {
@@ -372,7 +413,7 @@ impl TraceAgent {
         if cfg.flow == FlowForward::Next
             && let Some(before) = (job.session as usize).checked_sub(1)
         {
-            bound(self.trace.windows[before].start, Rule::FlowLimit);
+            bound(self.trace.windows[before].start + shift, Rule::FlowLimit);
         }
         let (mut at, mut rule) = ready;
         if let Some(curve) = &cfg.behaviour.continuation {
@@ -385,9 +426,9 @@ impl TraceAgent {
             match self.reaction(curve, cfg.threshold) {
                 (Reaction::AsPlanned, _) => {}
                 (Reaction::GiveUp, _) => {
-                    if let Some(next_window) = self.windows.next_start_after(at) {
+                    if let Some(next_window) = self.windows.next_start_after(at - shift) {
                         self.counts.gave_up += 1;
-                        (at, rule) = (next_window, Rule::GaveUp);
+                        (at, rule) = (next_window + shift, Rule::GaveUp);
                     }
                 }
                 (Reaction::Extend, (of, end)) => {
@@ -403,7 +444,8 @@ impl TraceAgent {
                 }
             }
         }
-        let (placed, placement) = self.windows.place(at, &mut self.cursor);
+        let (placed, placement) = self.windows.place(at - shift, &mut self.cursor);
+        let placed = placed + shift;
         if placed != at {
             rule = Rule::Window;
         }

@@ -5,8 +5,9 @@
 //! in an open-loop replay, whatever order the users decided them in.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
 
+use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use super::trace::Trace;
@@ -21,8 +22,9 @@ pub struct TraceUsers {
     cfg: UserConfig,
     /// Planned submissions: (time, log line of the job, user number, agent).
     due: BinaryHeap<Reverse<(Time, u64, i64, u32)>>,
-    /// Times a wake-up was asked for and has not come yet.
-    wakes: BTreeSet<Time>,
+    /// Times a wake-up was asked for and has not come yet (only asked and looked up,
+    /// never walked in order: a hash set).
+    wakes: FxHashSet<Time>,
     /// No submission after this time.
     horizon: Time,
     /// Agents that submitted their last job since [`TraceUsers::take_finished`].
@@ -71,7 +73,7 @@ impl TraceUsers {
             agents: Vec::new(),
             cfg,
             due: BinaryHeap::new(),
-            wakes: BTreeSet::new(),
+            wakes: FxHashSet::default(),
             horizon,
             finished: Vec::new(),
         }

@@ -174,7 +174,10 @@ fn nearest_week(t: Time) -> Time {
 pub struct UserPools {
     /// The pools.
     pub pools: Pools,
-    traces: Vec<TraceUser>,
+    /// Each user's stream, analysed once: an instance of a whole stream shares it
+    /// ([`TraceAgent::shifted`]), since moving every job by one shift changes no think
+    /// time, session or dependency.
+    traces: Vec<Arc<TraceUser>>,
     config: TraceConfig,
 }
 
@@ -188,7 +191,7 @@ impl UserPools {
         }
         UserPools {
             pools,
-            traces,
+            traces: traces.into_iter().map(Arc::new).collect(),
             config: trace.config,
         }
     }
@@ -198,22 +201,19 @@ impl UserPools {
         (t - self.pools.span.0).div_euclid(WEEK)
     }
 
-    /// User `u`'s jobs from log time `from` on, shifted by `shift`, as user `id`.
-    fn instance(&self, u: usize, from: Time, shift: Time, id: i64) -> Option<TraceUser> {
-        let jobs: Vec<_> = self.traces[u]
-            .jobs
-            .iter()
+    /// User `u`'s stream from log time `from` on, unshifted: the shared stream when
+    /// `from` cuts none of its jobs, else the rest analysed anew (the first jobs left
+    /// out, its think times, sessions and dependencies start over).
+    fn stream_from(&self, u: usize, from: Time) -> Option<Arc<TraceUser>> {
+        let whole = &self.traces[u];
+        if whole.jobs.iter().all(|j| j.submit >= from) {
+            return (!whole.jobs.is_empty()).then(|| whole.clone());
+        }
+        let jobs: Vec<_> = (whole.jobs.iter())
             .filter(|j| j.submit >= from)
-            .map(|j| {
-                let mut j = j.clone();
-                j.submit += shift;
-                j.start += shift;
-                j.end += shift;
-                j.spec.user = id;
-                j
-            })
+            .cloned()
             .collect();
-        (!jobs.is_empty()).then(|| TraceUser::analyse(id, jobs, &self.config))
+        (!jobs.is_empty()).then(|| Arc::new(TraceUser::analyse(whole.user, jobs, &self.config)))
     }
 }
 
@@ -345,18 +345,30 @@ impl Population {
             .collect()
     }
 
-    /// Starts instance `trace` of pool user `u`.
-    fn spawn(&mut self, u: usize, slot: Option<u32>, trace: TraceUser, ctx: &mut SourceCtx) {
+    /// Starts an instance of pool user `u` as user `id`: its stream from log time `from`
+    /// on, shifted by `shift`; none if no job is left.
+    fn spawn(
+        &mut self,
+        u: usize,
+        slot: Option<u32>,
+        id: i64,
+        (from, shift): (Time, Time),
+        ctx: &mut SourceCtx,
+    ) {
+        let Some(trace) = self.pools.stream_from(u, from) else {
+            return;
+        };
         let agent_seed = match slot {
             Some(s) => mix(
                 self.seed,
                 (u64::from(s) << 32) | u64::from(self.slots[s as usize].regenerations),
             ),
-            None => mix(self.seed, 1 << 63 | trace.user as u64),
+            None => mix(self.seed, 1 << 63 | id as u64),
         };
         self.agents.push((u, slot));
         self.report.instances += 1;
-        self.users.add(TraceAgent::new(0, trace, agent_seed), ctx);
+        let agent = TraceAgent::shifted(trace, shift, id, agent_seed);
+        self.users.add(agent, ctx);
     }
 
     /// Starts pool user `u` at a random week of its activity, as user `id`.
@@ -376,9 +388,7 @@ impl Population {
             let s = &mut self.slots[s as usize];
             (s.shift, s.ideal) = (-w * WEEK, -w * WEEK);
         }
-        if let Some(trace) = p.instance(u, from, -w * WEEK, id) {
-            self.spawn(u, slot, trace, ctx);
-        }
+        self.spawn(u, slot, id, (from, -w * WEEK), ctx);
     }
 
     /// Starts the long-term slot `slot` (pool user `u`) at a random point of its cycle:
@@ -404,10 +414,8 @@ impl Population {
         }
         let s = &mut self.slots[slot as usize];
         (s.shift, s.ideal) = (shift, ideal);
-        if user.first + shift <= self.horizon
-            && let Some(trace) = p.instance(u, Time::MIN, shift, id)
-        {
-            self.spawn(u, Some(slot), trace, ctx);
+        if user.first + shift <= self.horizon {
+            self.spawn(u, Some(slot), id, (Time::MIN, shift), ctx);
         }
     }
 
@@ -470,9 +478,7 @@ impl Population {
             let id = self.temporary_id();
             let p = self.pools.clone();
             let shift = (week - p.week(p.pools.users[u].first)) * WEEK;
-            if let Some(trace) = p.instance(u, Time::MIN, shift, id) {
-                self.spawn(u, None, trace, ctx);
-            }
+            self.spawn(u, None, id, (Time::MIN, shift), ctx);
         }
     }
 
@@ -514,9 +520,7 @@ impl Population {
                 ..s
             };
             self.report.regenerations += 1;
-            if let Some(trace) = p.instance(u, Time::MIN, shift, i64::from(slot) + 1) {
-                self.spawn(u, Some(slot), trace, ctx);
-            }
+            self.spawn(u, Some(slot), i64::from(slot) + 1, (Time::MIN, shift), ctx);
         }
     }
 }
