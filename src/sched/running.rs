@@ -1,9 +1,18 @@
 //! Running jobs ordered by the time the scheduler expects them to end.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 use crate::job::JobId;
 use crate::time::Time;
+
+/// One running job: its key `(end, seq)` and what a walk needs of it.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    end: Time,
+    seq: u64,
+    id: JobId,
+    size: u32,
+}
 
 /// Running jobs keyed by an end time the scheduler chose (its estimated end, or a later
 /// one after an overrun) and their submission order, so that ties are deterministic.
@@ -11,9 +20,15 @@ use crate::time::Time;
 /// EASY walks it to find the shadow time and the extra processors in one pass (DESIGN.md,
 /// "Where performance comes from"); conservative backfilling uses it to find jobs that have
 /// outlived their estimate.
+///
+/// The jobs are kept sorted in a ring buffer: a job that starts usually ends after most
+/// of those running (it goes in near the back) and the job that ends is usually among the
+/// first to (it leaves near the front), and an insertion or removal moves only the entries
+/// on its shorter side. For the tens to hundreds of jobs a machine runs at once this is
+/// several times cheaper than a B-tree, and a walk reads one contiguous run of memory.
 #[derive(Debug, Clone, Default)]
 pub struct RunningByEnd {
-    jobs: BTreeMap<(Time, u64), (JobId, u32)>,
+    jobs: VecDeque<Entry>,
 }
 
 impl RunningByEnd {
@@ -22,36 +37,45 @@ impl RunningByEnd {
         Self::default()
     }
 
+    /// Where `(end, seq)` is, or would go.
+    #[inline]
+    fn find(&self, end: Time, seq: u64) -> Result<usize, usize> {
+        self.jobs
+            .binary_search_by(|e| (e.end, e.seq).cmp(&(end, seq)))
+    }
+
     /// Adds job `id` (submission number `seq`, `size` processors), expected to end at
     /// `end`.
     pub fn insert(&mut self, end: Time, seq: u64, id: JobId, size: u32) {
-        let old = self.jobs.insert((end, seq), (id, size));
-        debug_assert!(old.is_none(), "job {seq} inserted twice");
+        let at = self.find(end, seq);
+        debug_assert!(at.is_err(), "job {seq} inserted twice");
+        let at = at.unwrap_or_else(|i| i);
+        self.jobs.insert(at, Entry { end, seq, id, size });
     }
 
     /// Removes the job of submission number `seq` that was inserted with `end`.
     pub fn remove(&mut self, end: Time, seq: u64) {
-        let old = self.jobs.remove(&(end, seq));
-        debug_assert!(old.is_some(), "job {seq} was not running");
+        let at = self.find(end, seq);
+        debug_assert!(at.is_ok(), "job {seq} was not running");
+        if let Ok(at) = at {
+            self.jobs.remove(at);
+        }
     }
 
     /// `(end, id, size)` of every job, earliest end first.
     pub fn iter(&self) -> impl Iterator<Item = (Time, JobId, u32)> + '_ {
-        self.jobs
-            .iter()
-            .map(|(&(end, _), &(id, size))| (end, id, size))
+        self.jobs.iter().map(|e| (e.end, e.id, e.size))
     }
 
     /// Removes and returns the earliest-ending job if its end is at or before `t`, as
     /// `(end, seq, id, size)`.
     pub fn pop_until(&mut self, t: Time) -> Option<(Time, u64, JobId, u32)> {
-        let entry = self.jobs.first_entry()?;
-        let &(end, seq) = entry.key();
-        if end > t {
+        let e = *self.jobs.front()?;
+        if e.end > t {
             return None;
         }
-        let (id, size) = entry.remove();
-        Some((end, seq, id, size))
+        self.jobs.pop_front();
+        Some((e.end, e.seq, e.id, e.size))
     }
 
     /// Number of running jobs.
