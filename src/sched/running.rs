@@ -47,14 +47,29 @@ impl RunningByEnd {
     /// Adds job `id` (submission number `seq`, `size` processors), expected to end at
     /// `end`.
     pub fn insert(&mut self, end: Time, seq: u64, id: JobId, size: u32) {
+        let entry = Entry { end, seq, id, size };
+        if self.jobs.back().is_none_or(|b| (b.end, b.seq) < (end, seq)) {
+            // The common case: it ends after every job already running.
+            self.jobs.push_back(entry);
+            return;
+        }
         let at = self.find(end, seq);
         debug_assert!(at.is_err(), "job {seq} inserted twice");
         let at = at.unwrap_or_else(|i| i);
-        self.jobs.insert(at, Entry { end, seq, id, size });
+        self.jobs.insert(at, entry);
     }
 
     /// Removes the job of submission number `seq` that was inserted with `end`.
     pub fn remove(&mut self, end: Time, seq: u64) {
+        if self
+            .jobs
+            .front()
+            .is_some_and(|f| (f.end, f.seq) == (end, seq))
+        {
+            // The common case: the job that was expected to end first.
+            self.jobs.pop_front();
+            return;
+        }
         let at = self.find(end, seq);
         debug_assert!(at.is_ok(), "job {seq} was not running");
         if let Ok(at) = at {
@@ -86,5 +101,44 @@ impl RunningByEnd {
     /// Whether no job runs.
     pub fn is_empty(&self) -> bool {
         self.jobs.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inserting and removing in any order keeps the jobs sorted by end, then submission,
+    /// as a sorted map of the same keys does.
+    #[test]
+    fn keeps_the_order_of_a_sorted_map() {
+        let mut set = RunningByEnd::new();
+        let mut map = std::collections::BTreeMap::new();
+        let mut x: u64 = 7;
+        for seq in 0..3000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let end = (x >> 40) as Time % 500;
+            set.insert(end, seq, seq as JobId, (x % 64) as u32);
+            map.insert((end, seq), (seq as JobId, (x % 64) as u32));
+            if x % 3 == 0 {
+                let (&(end, seq), _) = map.iter().nth((x >> 20) as usize % map.len()).unwrap();
+                set.remove(end, seq);
+                map.remove(&(end, seq));
+            }
+            if x % 7 == 0 {
+                let t = (x >> 30) as Time % 100;
+                while let Some((end, seq, _, _)) = set.pop_until(t) {
+                    assert_eq!(map.pop_first().map(|(k, _)| k), Some((end, seq)));
+                }
+                assert!(map.first_key_value().is_none_or(|(k, _)| k.0 > t));
+            }
+            assert_eq!(set.len(), map.len());
+        }
+        assert!(
+            set.iter()
+                .eq(map.iter().map(|(&(end, _), &(id, size))| (end, id, size)))
+        );
     }
 }
