@@ -243,7 +243,7 @@ mod tests {
         let mut d = Dist::new(1.0);
         let mut direct = Histogram::<u64>::new_with_max(HIGH, SIGFIG).unwrap();
         direct.auto(true);
-        let mut check = |d: &Dist, direct: &Histogram<u64>| {
+        let check = |d: &Dist, direct: &Histogram<u64>| {
             assert_eq!(d.quantiles(qs), qs.map(|q| direct.value_at_quantile(q)));
             let rebuilt = d.histogram();
             assert_eq!(rebuilt.len(), direct.len());
@@ -253,7 +253,7 @@ mod tests {
             d.count_value(v as f64);
             d.record_units(v);
             direct.record(v).unwrap();
-            if n % 997 == 0 {
+            if n.is_multiple_of(997) {
                 check(&d, &direct);
             }
         }

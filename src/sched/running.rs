@@ -122,12 +122,12 @@ mod tests {
             let end = (x >> 40) as Time % 500;
             set.insert(end, seq, seq as JobId, (x % 64) as u32);
             map.insert((end, seq), (seq as JobId, (x % 64) as u32));
-            if x % 3 == 0 {
+            if x.is_multiple_of(3) {
                 let (&(end, seq), _) = map.iter().nth((x >> 20) as usize % map.len()).unwrap();
                 set.remove(end, seq);
                 map.remove(&(end, seq));
             }
-            if x % 7 == 0 {
+            if x.is_multiple_of(7) {
                 let t = (x >> 30) as Time % 100;
                 while let Some((end, seq, _, _)) = set.pop_until(t) {
                     assert_eq!(map.pop_first().map(|(k, _)| k), Some((end, seq)));
