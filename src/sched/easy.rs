@@ -231,7 +231,7 @@ impl Easy {
             break;
         }
         if rest < queue.len() && free > 0 {
-            self.backfill(queue.iter().skip(rest), false, now, &mut free, starts);
+            self.backfill(queue.range(rest..), false, now, &mut free, starts);
         }
     }
 }

@@ -650,11 +650,15 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
 
     /// Applies the prediction updates the predictor handed back. A running job's new plan
     /// is kept beyond its elapsed time, and its deadline re-armed.
+    #[inline]
     fn apply_updates(&mut self, now: Time, events: &mut EventQueue<Event>) {
-        if !self.planner.predicts() {
-            // Only a predictor hands back updates.
-            return;
+        // Only a predictor hands back updates.
+        if self.planner.predicts() {
+            self.apply_predicted_updates(now, events);
         }
+    }
+
+    fn apply_predicted_updates(&mut self, now: Time, events: &mut EventQueue<Event>) {
         self.planner.take_updates(&mut self.updates);
         let mut updates = std::mem::take(&mut self.updates);
         for (id, prediction) in updates.drain(..) {
@@ -906,7 +910,7 @@ impl<W: Workload, O: Observer> Model for Simulation<W, O> {
         }
         self.apply_updates(now, events);
         if !starts.is_empty() {
-            self.remove_started(starts.len());
+            self.remove_started(&starts);
             let first_waiting = self.queue.front().map_or(u64::MAX, |j| j.seq);
             for &id in &starts {
                 let slot = &mut self.slots[id as usize];
@@ -948,9 +952,12 @@ impl<W: Workload, O: Observer> Model for Simulation<W, O> {
 }
 
 impl<W, O> Simulation<W, O> {
-    /// Removes `n` started jobs from the queue: from the front when they are there (the
-    /// common case), otherwise by one sweep.
-    fn remove_started(&mut self, n: usize) {
+    /// Removes the `started` jobs from the queue: from the front when they are there (the
+    /// common case), each by a binary search on its submission number when a few were
+    /// backfilled (the queue is in submission order), otherwise by one sweep.
+    fn remove_started(&mut self, started: &[JobId]) {
+        /// Backfilled jobs up to which a search each beats a sweep of the queue.
+        const SEARCHED: usize = 4;
         let slots = &self.slots;
         let waiting = |j: &JobRequest| matches!(slots[j.id as usize].state, SlotState::Waiting);
         let mut removed = 0;
@@ -958,9 +965,24 @@ impl<W, O> Simulation<W, O> {
             self.queue.pop_front();
             removed += 1;
         }
-        if removed < n {
-            self.queue.retain(|j| waiting(j));
+        if removed == started.len() {
+            return;
         }
+        if started.len() - removed <= SEARCHED {
+            for &id in started {
+                let seq = slots[id as usize].request.seq;
+                if let Ok(i) = self.queue.binary_search_by_key(&seq, |j| j.seq)
+                    && self.queue[i].id == id
+                {
+                    self.queue.remove(i);
+                    removed += 1;
+                }
+            }
+            if removed == started.len() {
+                return;
+            }
+        }
+        self.queue.retain(|j| waiting(j));
     }
 }
 
