@@ -1,5 +1,5 @@
 //! `jobs.csv` on KTH, hand-written against the csv crate: the rows of KTH's EASY replay
-//! written by `PerJobWriter` (one stack line per row, digits in place) and by a
+//! written by `PerJobWriter` (rows in one buffer, digits in place) and by a
 //! `csv::Writer` serializing a `#[derive(Serialize)]` row (three-decimal fields through a
 //! newtype), both into a `Vec<u8>`; the csv crate also told never to quote (numbers never
 //! need quotes), which skips its per-field scan; and the whole replay with its outputs
@@ -32,7 +32,7 @@ impl Observer for Collect {
     }
 }
 
-/// A value written with exactly three decimals, as `Line::push_milli` writes it.
+/// A value written with exactly three decimals, as `Text::push_milli` writes it.
 struct Milli(f64);
 
 impl Serialize for Milli {

@@ -1,10 +1,12 @@
-//! Streaming SWF reader: one line at a time from any `BufRead`, header first. A file
-//! opened by path may also be a Batsim JSON workload ([`super::batsim`]), read whole.
+//! Streaming SWF reader: whole lines are parsed where they lie in the source's own buffer
+//! (`BufRead::fill_buf`), found with `memchr`, and only a line split across two fills is
+//! copied; numbers are parsed eight bytes at a time. A file opened by path may also be a
+//! Batsim JSON workload ([`super::batsim`]), read whole.
 
-use std::io::{BufRead, Read};
+use std::io::{self, BufRead};
 use std::path::Path;
 
-use super::record::{FIELD_NAMES, FIELDS, SwfRecord, Value, check_times, is_fractional};
+use super::record::{FIELD_NAMES, FIELDS, SwfRecord, Value, check_int_times, is_fractional};
 use super::{LogInput, MAX_LINE, SwfError, SwfHeader, batsim};
 
 /// Lines that carried more than 18 columns. They are read (the extra columns are ignored)
@@ -38,15 +40,24 @@ pub struct Located {
 /// order, each `line` the job's position in the workload (see [`batsim::read_workload`]).
 pub struct SwfReader<R> {
     src: R,
-    file: String,
-    line_no: u64,
-    buf: Vec<u8>,
-    header: SwfHeader,
+    /// A line split across two fills of `src`'s buffer, put together; empty otherwise.
+    carry: Vec<u8>,
+    lines: Lines,
     first: Option<Located>,
-    extra: ExtraColumns,
-    bytes: u64,
     /// The records still to return, when the file is a Batsim workload.
     batsim: Option<std::vec::IntoIter<Located>>,
+}
+
+/// What the reader has learnt from the lines read so far; kept apart from the source so
+/// that lines can be taken while the source's buffer is borrowed.
+struct Lines {
+    /// The record of the last job line taken.
+    record: SwfRecord,
+    file: String,
+    line_no: u64,
+    header: SwfHeader,
+    extra: ExtraColumns,
+    bytes: u64,
 }
 
 impl SwfReader<LogInput> {
@@ -65,13 +76,16 @@ impl SwfReader<LogInput> {
         let (header, records, bytes) = batsim::read_workload(&mut input, &file)?;
         Ok(SwfReader {
             src: input,
-            file,
-            line_no: 0,
-            buf: Vec::new(),
-            header,
+            carry: Vec::new(),
+            lines: Lines {
+                record: SwfRecord::UNKNOWN,
+                file,
+                line_no: 0,
+                header,
+                extra: ExtraColumns::default(),
+                bytes,
+            },
             first: None,
-            extra: ExtraColumns::default(),
-            bytes,
             batsim: Some(records.into_iter()),
         })
     }
@@ -82,13 +96,16 @@ impl<R: BufRead> SwfReader<R> {
     pub fn new(src: R, file: &str) -> Result<Self, SwfError> {
         let mut reader = SwfReader {
             src,
-            file: file.to_owned(),
-            line_no: 0,
-            buf: Vec::with_capacity(256),
-            header: SwfHeader::default(),
+            carry: Vec::new(),
+            lines: Lines {
+                record: SwfRecord::UNKNOWN,
+                file: file.to_owned(),
+                line_no: 0,
+                header: SwfHeader::default(),
+                extra: ExtraColumns::default(),
+                bytes: 0,
+            },
             first: None,
-            extra: ExtraColumns::default(),
-            bytes: 0,
             batsim: None,
         };
         reader.first = reader.read_record()?;
@@ -97,22 +114,22 @@ impl<R: BufRead> SwfReader<R> {
 
     /// The header read so far (all of it once the first record has been returned).
     pub fn header(&self) -> &SwfHeader {
-        &self.header
+        &self.lines.header
     }
 
     /// The name used for this log in messages.
     pub fn file(&self) -> &str {
-        &self.file
+        &self.lines.file
     }
 
     /// Lines with more than 18 columns seen so far.
     pub fn extra_columns(&self) -> ExtraColumns {
-        self.extra
+        self.lines.extra
     }
 
     /// Bytes read so far.
     pub fn bytes_read(&self) -> u64 {
-        self.bytes
+        self.lines.bytes
     }
 
     /// The next record, or `None` at the end of the file.
@@ -123,73 +140,150 @@ impl<R: BufRead> SwfReader<R> {
         self.read_record()
     }
 
+    /// The next job line's record. Lines are taken straight from the source's buffer; the
+    /// tail of a buffer that ends mid-line goes to `carry`, which the next fills complete.
     fn read_record(&mut self) -> Result<Option<Located>, SwfError> {
         if let Some(records) = &mut self.batsim {
             return Ok(records.next());
         }
         loop {
-            self.buf.clear();
-            let n = (&mut self.src)
-                .take(MAX_LINE as u64 + 1)
-                .read_until(b'\n', &mut self.buf)
-                .map_err(|e| SwfError::Read {
-                    file: self.file.clone(),
-                    line: self.line_no + 1,
-                    source: e,
-                })?;
-            if n == 0 {
-                return Ok(None);
+            let avail = match self.src.fill_buf() {
+                Ok(avail) => avail,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(SwfError::Read {
+                        file: self.lines.file.clone(),
+                        line: self.lines.line_no + 1,
+                        source,
+                    });
+                }
+            };
+            if !self.carry.is_empty() || avail.is_empty() {
+                let Some(end) = memchr::memchr(b'\n', avail) else {
+                    // The end of the file, or more of a line that goes on.
+                    if avail.is_empty() {
+                        if self.carry.is_empty() {
+                            return Ok(None);
+                        }
+                        let taken = self.lines.take(&self.carry);
+                        self.carry.clear();
+                        if taken? {
+                            return Ok(Some(self.lines.located()));
+                        }
+                        continue;
+                    }
+                    if self.carry.len() + avail.len() > MAX_LINE {
+                        return Err(self.lines.too_long());
+                    }
+                    let n = avail.len();
+                    self.carry.extend_from_slice(avail);
+                    self.src.consume(n);
+                    continue;
+                };
+                if self.carry.len() + end + 1 > MAX_LINE {
+                    return Err(self.lines.too_long());
+                }
+                self.carry.extend_from_slice(&avail[..=end]);
+                self.src.consume(end + 1);
+                let taken = self.lines.take(&self.carry);
+                self.carry.clear();
+                if taken? {
+                    return Ok(Some(self.lines.located()));
+                }
+                continue;
             }
-            if n > MAX_LINE {
-                return Err(SwfError::LineTooLong {
-                    file: self.file.clone(),
-                    line: self.line_no + 1,
-                });
+            let mut used = 0;
+            while let Some(end) = memchr::memchr(b'\n', &avail[used..]) {
+                let line = &avail[used..used + end + 1];
+                used += end + 1;
+                match self.lines.take(line) {
+                    Ok(false) => {}
+                    taken => {
+                        self.src.consume(used);
+                        taken?;
+                        return Ok(Some(self.lines.located()));
+                    }
+                }
             }
-            self.bytes += n as u64;
-            self.line_no += 1;
-            let mut line: &[u8] = &self.buf;
-            while let [rest @ .., b'\n' | b'\r'] = line {
-                line = rest;
+            let tail = &avail[used..];
+            if tail.len() > MAX_LINE {
+                return Err(self.lines.too_long());
             }
+            self.carry.extend_from_slice(tail);
+            let n = avail.len();
+            self.src.consume(n);
+        }
+    }
+}
+
+impl Lines {
+    /// Takes one line (with its line ending, if any): true for a job line, whose record
+    /// is then in `record`; false for a blank or comment line (a comment joins the
+    /// header).
+    fn take(&mut self, raw: &[u8]) -> Result<bool, SwfError> {
+        if raw.len() > MAX_LINE {
+            return Err(self.too_long());
+        }
+        self.bytes += raw.len() as u64;
+        self.line_no += 1;
+        let mut line = raw;
+        while let [rest @ .., b'\n' | b'\r'] = line {
+            line = rest;
+        }
+        let mut body = skip_blanks(line);
+        if let [b'\n' | b'\r' | b'\x0c', ..] = body {
             let start = line
                 .iter()
                 .position(|b| !b.is_ascii_whitespace())
                 .unwrap_or(line.len());
-            let body = &line[start..];
-            if body.is_empty() {
-                continue;
-            }
-            if body[0] == b';' {
+            body = &line[start..];
+        }
+        match body {
+            [] => return Ok(false),
+            [b';', ..] => {
                 let text = String::from_utf8_lossy(line).into_owned();
                 self.header.push_line(&self.file, self.line_no, &text)?;
-                continue;
+                return Ok(false);
             }
-            let (record, extra) = match parse_line(body) {
-                Ok(parsed) => parsed,
-                Err((field, problem)) => return Err(self.field_error(field, problem)),
-            };
-            if extra > 0 {
-                if self.extra.lines == 0 {
-                    self.extra.first_line = self.line_no;
-                }
-                self.extra.lines += 1;
-                self.extra.max_columns = self.extra.max_columns.max(FIELDS + extra);
+            _ => {}
+        }
+        let extra = match parse_line(body, &mut self.record) {
+            Ok(extra) => extra,
+            Err((field, problem)) => {
+                return Err(SwfError::Field {
+                    file: self.file.clone(),
+                    line: self.line_no,
+                    field: field + 1,
+                    name: FIELD_NAMES[field],
+                    problem,
+                });
             }
-            return Ok(Some(Located {
-                line: self.line_no,
-                record,
-            }));
+        };
+        if extra > 0 {
+            if self.extra.lines == 0 {
+                self.extra.first_line = self.line_no;
+            }
+            self.extra.lines += 1;
+            self.extra.max_columns = self.extra.max_columns.max(FIELDS + extra);
+        }
+        Ok(true)
+    }
+
+    /// The record of the last job line taken, with its line number.
+    #[inline]
+    fn located(&self) -> Located {
+        Located {
+            line: self.line_no,
+            record: self.record,
         }
     }
 
-    fn field_error(&self, field: usize, problem: String) -> SwfError {
-        SwfError::Field {
+    /// The error for the line being read, longer than [`MAX_LINE`].
+    #[cold]
+    fn too_long(&self) -> SwfError {
+        SwfError::LineTooLong {
             file: self.file.clone(),
-            line: self.line_no,
-            field: field + 1,
-            name: FIELD_NAMES[field],
-            problem,
+            line: self.line_no + 1,
         }
     }
 }
@@ -221,49 +315,145 @@ fn skip_blanks(mut text: &[u8]) -> &[u8] {
     }
 }
 
-/// Parses the 18 fields of a job line; returns the record and the number of extra
+/// The byte `0x01` in every byte of a word.
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// The value of the digits in the bytes of `x` (0 to 9 each), the first (most significant)
+/// digit in the lowest byte: pairs, then fours, then all eight combined by multiplication
+/// within the word.
+#[inline]
+fn eight_digits(x: u64) -> u64 {
+    let x = (x * 10 + (x >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let x = (x * 100 + (x >> 16)) & 0x0000_ffff_0000_ffff;
+    (x * 10_000 + (x >> 32)) & 0xffff_ffff
+}
+
+/// An optionally negative integer of 1 to 18 digits at the start of `text`, ended by the
+/// end of `text` or a blank, and its length in bytes; `None` for anything else (which
+/// [`parse_value`] then reads, or refuses). The digits of the usual field are found and
+/// combined eight bytes at a time.
+#[inline]
+fn parse_plain_int(text: &[u8]) -> Option<(i64, usize)> {
+    // "Unknown", the most common value of many fields.
+    if let [b'-', b'1', tail @ ..] = text
+        && matches!(tail, [] | [b' ' | b'\t', ..])
+    {
+        return Some((-1, 2));
+    }
+    let neg = matches!(text, [b'-', ..]);
+    let start = usize::from(neg);
+    let digits = &text[start..];
+    let mut v: i64 = 0;
+    let mut n = 0;
+    if let Some(chunk) = digits.first_chunk::<8>() {
+        let w = u64::from_le_bytes(*chunk);
+        let x = w ^ (0x30 * ONES);
+        // A byte is not a digit if its top bit is set, or if its low seven bits plus 0x76
+        // reach 0x80 (that is, are 10 or more); the sum never carries into the next byte.
+        let not_digit = (((x & (0x7f * ONES)) + 0x76 * ONES) | x) & (0x80 * ONES);
+        if not_digit != 0 {
+            let n = not_digit.trailing_zeros() as usize / 8;
+            let end = (w >> (8 * n)) as u8;
+            if n == 0 || (end != b' ' && end != b'\t') {
+                return None;
+            }
+            let v = eight_digits(x << (8 * (8 - n))) as i64;
+            return Some((if neg { -v } else { v }, start + n));
+        }
+        v = eight_digits(x) as i64;
+        n = 8;
+    }
+    for &b in &digits[n..] {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            if b != b' ' && b != b'\t' {
+                return None;
+            }
+            break;
+        }
+        if n == 18 {
+            return None;
+        }
+        v = v * 10 + i64::from(d);
+        n += 1;
+    }
+    if n == 0 {
+        return None;
+    }
+    Some((if neg { -v } else { v }, start + n))
+}
+
+/// Parses the 18 fields of a job line into `record`; returns the number of extra
 /// columns, or the 0-based field at fault and what is wrong with it.
-fn parse_line(line: &[u8]) -> Result<(SwfRecord, usize), (usize, String)> {
+fn parse_line(line: &[u8], record: &mut SwfRecord) -> Result<usize, (usize, String)> {
     let mut rest = line;
-    let mut values = [Value::Int(-1); FIELDS];
-    for (i, value) in values.iter_mut().enumerate() {
+    let mut ints = [0i64; FIELDS];
+    // The fields (bit i for field i) that hold the bits of an `f64` in `ints`: fields 6,
+    // 7 and 10 when written with decimals.
+    let mut floats = 0u32;
+    for (i, value) in ints.iter_mut().enumerate() {
         rest = skip_blanks(rest);
+        if let Some((v, len)) = parse_plain_int(rest) {
+            *value = v;
+            rest = &rest[len..];
+            continue;
+        }
         if rest.is_empty() {
             return Err((
                 i,
                 format!("missing: the line has {i} of the {FIELDS} fields"),
             ));
         }
-        let token = rest;
-        // Fast path: an optionally negative integer of at most 18 digits.
-        let neg = matches!(rest, [b'-', ..]);
-        if neg {
-            rest = &rest[1..];
-        }
-        let mut v: i64 = 0;
-        let mut digits = 0usize;
-        while let [d @ b'0'..=b'9', tail @ ..] = rest {
-            v = v.wrapping_mul(10).wrapping_add(i64::from(d - b'0'));
-            digits += 1;
-            rest = tail;
-        }
-        if matches!(rest, [] | [b' ' | b'\t', ..]) && (1..=18).contains(&digits) {
-            *value = Value::Int(if neg { -v } else { v });
-            continue;
-        }
-        let len = token
+        let len = rest
             .iter()
             .position(|&b| b == b' ' || b == b'\t')
-            .unwrap_or(token.len());
-        rest = &token[len..];
-        *value = parse_value(&token[..len], is_fractional(i)).map_err(|p| (i, p))?;
+            .unwrap_or(rest.len());
+        match parse_value(&rest[..len], is_fractional(i)).map_err(|p| (i, p))? {
+            Value::Int(v) => *value = v,
+            Value::Float(f) => {
+                *value = f.to_bits() as i64;
+                floats |= 1 << i;
+            }
+        }
+        rest = &rest[len..];
     }
-    check_times(&values)?;
-    let extra = rest
-        .split(|&b| b == b' ' || b == b'\t')
-        .filter(|t| !t.is_empty())
-        .count();
-    Ok((SwfRecord::from_values(&values), extra))
+    check_int_times(&ints)?;
+    let rest = skip_blanks(rest);
+    let extra = if rest.is_empty() {
+        0
+    } else {
+        rest.split(|&b| b == b' ' || b == b'\t')
+            .filter(|t| !t.is_empty())
+            .count()
+    };
+    let real = |i: usize| {
+        if floats & (1 << i) != 0 {
+            f64::from_bits(ints[i] as u64)
+        } else {
+            ints[i] as f64
+        }
+    };
+    *record = SwfRecord {
+        job: ints[0],
+        submit: ints[1],
+        wait: ints[2],
+        run: ints[3],
+        alloc_procs: ints[4],
+        avg_cpu: real(5),
+        used_mem: real(6),
+        req_procs: ints[7],
+        req_time: ints[8],
+        req_mem: real(9),
+        status: ints[10],
+        user: ints[11],
+        group: ints[12],
+        app: ints[13],
+        queue: ints[14],
+        partition: ints[15],
+        preceding: ints[16],
+        think: ints[17],
+    };
+    Ok(extra)
 }
 
 /// Parses one token: a plain integer on the fast path, otherwise a decimal number, which

@@ -81,15 +81,30 @@ pub(crate) fn check_times(values: &[Value; FIELDS]) -> Result<(), (usize, String
         if let Value::Int(v) = values[field]
             && v > LONGEST
         {
-            return Err((
-                field,
-                format!(
-                    "{v} s is longer than 100 years ({LONGEST} s), the longest time sitesim takes"
-                ),
-            ));
+            return Err(too_long(field, v));
         }
     }
     Ok(())
+}
+
+/// [`check_times`] for a line's fields read as integers (the time fields always are).
+#[inline]
+pub(crate) fn check_int_times(values: &[i64; FIELDS]) -> Result<(), (usize, String)> {
+    for field in TIME_FIELDS {
+        if values[field] > LONGEST {
+            return Err(too_long(field, values[field]));
+        }
+    }
+    Ok(())
+}
+
+/// The problem with time field `field` holding `v`, longer than [`LONGEST`].
+#[cold]
+fn too_long(field: usize, v: i64) -> (usize, String) {
+    (
+        field,
+        format!("{v} s is longer than 100 years ({LONGEST} s), the longest time sitesim takes"),
+    )
 }
 
 /// Whether field `index` (0-based) may hold a fractional value.

@@ -1,17 +1,19 @@
-//! SWF writer: header lines verbatim, then one right-aligned line per record.
+//! SWF writer: header lines verbatim, then one right-aligned line per record, gathered
+//! in one buffer ([`Text`]) and written in large writes.
 
 use std::io::{self, Write};
 
-use super::record::{FIELDS, SwfRecord, Value};
-use crate::textfmt::Line;
+use super::record::{FIELDS, SwfRecord};
+use crate::textfmt::Text;
 
 /// Column widths, chosen to line up typical archive logs.
 const WIDTHS: [usize; FIELDS] = [7, 9, 7, 7, 5, 7, 7, 5, 7, 7, 2, 4, 4, 4, 3, 3, 6, 6];
 
-/// Writes SWF records to any `Write`.
+/// Writes SWF records to any `Write`. The records reach `out` in blocks, the last on
+/// [`SwfWriter::finish`].
 pub struct SwfWriter<W: Write> {
     out: W,
-    line: Line,
+    text: Text,
 }
 
 impl<W: Write> SwfWriter<W> {
@@ -24,40 +26,90 @@ impl<W: Write> SwfWriter<W> {
         }
         Ok(SwfWriter {
             out,
-            line: Line::default(),
+            text: Text::default(),
         })
     }
 
     /// Writes one record.
-    pub fn write(&mut self, record: &SwfRecord) -> io::Result<()> {
-        self.line.clear();
-        for (i, value) in record.values().iter().enumerate() {
-            if i > 0 {
-                self.line.push(b' ');
-            }
-            match *value {
-                Value::Int(v) => self.line.push_int_padded(v, WIDTHS[i]),
-                Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
-                    self.line.push_int_padded(f as i64, WIDTHS[i]);
-                }
-                Value::Float(f) => {
-                    let text = f.to_string();
-                    for _ in text.len()..WIDTHS[i] {
-                        self.line.push(b' ');
-                    }
-                    self.line.push_str(&text);
-                }
-            }
+    pub fn write(&mut self, r: &SwfRecord) -> io::Result<()> {
+        let t = &mut self.text;
+        let [
+            w0,
+            w1,
+            w2,
+            w3,
+            w4,
+            w5,
+            w6,
+            w7,
+            w8,
+            w9,
+            w10,
+            w11,
+            w12,
+            w13,
+            w14,
+            w15,
+            w16,
+            w17,
+        ] = WIDTHS;
+        for (v, width) in [
+            (r.job, w0),
+            (r.submit, w1),
+            (r.wait, w2),
+            (r.run, w3),
+            (r.alloc_procs, w4),
+        ] {
+            t.push_int_padded(v, width, b' ');
         }
-        self.line.push(b'\n');
-        self.out.write_all(self.line.as_bytes())
+        push_real_padded(t, r.avg_cpu, w5);
+        push_real_padded(t, r.used_mem, w6);
+        t.push_int_padded(r.req_procs, w7, b' ');
+        t.push_int_padded(r.req_time, w8, b' ');
+        push_real_padded(t, r.req_mem, w9);
+        for (v, width) in [
+            (r.status, w10),
+            (r.user, w11),
+            (r.group, w12),
+            (r.app, w13),
+            (r.queue, w14),
+            (r.partition, w15),
+            (r.preceding, w16),
+        ] {
+            t.push_int_padded(v, width, b' ');
+        }
+        t.push_int_padded(r.think, w17, b'\n');
+        t.write_if_full(&mut self.out)
     }
 
-    /// Flushes and returns the underlying writer.
+    /// Writes what is left, flushes and returns the underlying writer.
     pub fn finish(mut self) -> io::Result<W> {
+        self.text.write_to(&mut self.out)?;
         self.out.flush()?;
         Ok(self.out)
     }
+}
+
+/// Appends a fractional field right-aligned in `width` columns, then a space: as an
+/// integer when it is one (and small enough to be exact), as Rust's shortest decimal
+/// otherwise.
+#[inline]
+fn push_real_padded(t: &mut Text, f: f64, width: usize) {
+    if f.fract() == 0.0 && f.abs() < 9.0e15 {
+        t.push_int_padded(f as i64, width, b' ');
+    } else {
+        push_decimal_padded(t, f, width);
+    }
+}
+
+#[cold]
+fn push_decimal_padded(t: &mut Text, f: f64, width: usize) {
+    let text = f.to_string();
+    for _ in text.len()..width {
+        t.push(b' ');
+    }
+    t.push_str(&text);
+    t.push(b' ');
 }
 
 #[cfg(test)]
