@@ -292,7 +292,15 @@ mod tests {
         let mut values = vec![i64::MAX, i64::MIN, i64::MIN + 1];
         for p in 0..19 {
             let t = 10i64.pow(p);
-            values.extend([t - 1, t, t + 1, 7 * t, -t, -(t - 1), 9 * t + t / 3]);
+            values.extend([
+                t - 1,
+                t,
+                t + 1,
+                7 * t,
+                -t,
+                -(t - 1),
+                (9 * t).saturating_add(t / 3),
+            ]);
         }
         for v in values {
             for width in [0, 1, 2, 5, 9, 16, 17, 25] {
@@ -302,8 +310,8 @@ mod tests {
             }
             let mut l = Text::default();
             l.push_int(v, b',');
-            l.push_int(-v / 3, b'\n');
-            assert_eq!(text(&l), format!("{v},{}\n", -v / 3));
+            l.push_int(-(v / 3), b'\n');
+            assert_eq!(text(&l), format!("{v},{}\n", -(v / 3)));
         }
     }
 
