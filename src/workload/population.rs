@@ -245,6 +245,8 @@ pub struct Population {
     next_week: i64,
     /// Weight of each pool user.
     weights: Vec<f64>,
+    /// Temporary users of weight above 0: the most that can arrive in a week.
+    temporary_users: u64,
     /// Long-term slots.
     slots: Vec<Slot>,
     /// For each agent: its pool user, and its long-term slot if it has one.
@@ -299,7 +301,10 @@ impl Population {
                     .map_or(default, |w| w.1);
                 if u.pool == Pool::Excluded { 0.0 } else { w }
             })
-            .collect();
+            .collect::<Vec<f64>>();
+        let temporary_users = (pools.pools.users.iter().zip(&weights))
+            .filter(|(u, w)| u.pool == Pool::Temporary && **w > 0.0)
+            .count() as u64;
         let horizon = pools.pools.span.0 + cfg.length;
         Population {
             users: TraceUsers::empty(users, horizon),
@@ -308,6 +313,7 @@ impl Population {
             horizon,
             next_week: 1,
             weights,
+            temporary_users,
             slots: Vec::new(),
             agents: Vec::new(),
             next_temporary_id: 0,
@@ -467,10 +473,7 @@ impl Population {
     fn arrive(&mut self, week: i64, ctx: &mut SourceCtx) {
         let mean = self.pools.pools.temporary_arrivals_per_week * self.cfg.temporary;
         // Users arrive once each a week (`draw` draws distinct users).
-        let pool = (self.pools.pools.users.iter().zip(&self.weights))
-            .filter(|(u, w)| u.pool == Pool::Temporary && **w > 0.0)
-            .count();
-        let n = poisson(mean, pool as u64, &mut self.rng);
+        let n = poisson(mean, self.temporary_users, &mut self.rng);
         let chosen = self.draw(Pool::Temporary, n, false);
         self.report.arrivals += chosen.len() as u64;
         self.report.arrivals_by_week.push(chosen.len() as u32);
