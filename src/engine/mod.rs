@@ -9,7 +9,7 @@
 
 mod queue;
 
-pub use queue::{EventQueue, MinFirst, Phase};
+pub use queue::{EventQueue, Phase};
 
 use crate::time::Time;
 

@@ -20,11 +20,11 @@ const SEQ_MASK: u128 = (1 << SEQ_BITS) - 1;
 
 /// An item ordered by its key alone, smallest first: in a `BinaryHeap` (a max-heap) the
 /// item with the smallest key is popped first.
-pub struct MinFirst<K, T> {
+struct MinFirst<K, T> {
     /// The ordering key.
-    pub key: K,
+    key: K,
     /// The payload.
-    pub item: T,
+    item: T,
 }
 
 impl<K: Ord, T> PartialEq for MinFirst<K, T> {

@@ -278,7 +278,7 @@ impl<C: Write, S: Write> Recorder<C, S> {
 }
 
 impl<C: Write, S: Write> Observer for Recorder<C, S> {
-    fn on_submit(&mut self, now: Time, _job: &JobRequest) {
+    fn on_submit(&mut self, now: Time, job: &JobRequest) {
         if self.first_submit.is_none() {
             self.first_submit = Some(now);
             self.busy = Some(BusyIntegral::new(
@@ -289,6 +289,9 @@ impl<C: Write, S: Write> Observer for Recorder<C, S> {
         }
         self.last_submit = now;
         if self.cfg.cooldown > 0 {
+            if now >= self.window_start() {
+                self.held_jobs.expect(now, job.seq);
+            }
             let bound = now - self.cfg.cooldown;
             let mut jobs = std::mem::take(&mut self.held_jobs);
             jobs.release(bound, |m| self.count_job(&m));
