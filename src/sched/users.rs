@@ -49,12 +49,22 @@ impl UserActivity {
     }
 }
 
+/// Users numbered below this are kept in a vector indexed by number (logs and populations
+/// number their users from 1 up); others in a hash map.
+const DENSE_USERS: usize = 1 << 16;
+
 /// Every user's [`UserActivity`], kept by the simulation.
 ///
 /// A [`frozen`](UserTable::frozen) copy shares its users with its own copies (the
 /// snapshots of PBAS's shadow runs): each copy then holds only the users it changed.
+/// A table of its own (not a copy) keeps users numbered 0 to [`DENSE_USERS`] in a vector
+/// by number, which spares the simulation a hash lookup on each submission, start and
+/// end.
 #[derive(Debug, Clone, Default)]
 pub struct UserTable {
+    /// Users 0 up by number, in a table with no `base` (all default if never seen).
+    dense: Vec<UserActivity>,
+    /// The other users.
     users: FxHashMap<i64, UserActivity>,
     /// Users read through when not in `users`, shared by copies.
     base: Option<Arc<FxHashMap<i64, UserActivity>>>,
@@ -68,6 +78,9 @@ impl UserTable {
 
     /// The activity of `user` (all zero for a user never seen).
     pub fn get(&self, user: i64) -> UserActivity {
+        if let Some(a) = usize::try_from(user).ok().and_then(|i| self.dense.get(i)) {
+            return *a;
+        }
         match self.users.get(&user) {
             Some(a) => *a,
             None => self.shared(user),
@@ -82,6 +95,15 @@ impl UserTable {
     /// `user`'s own entry, copied from the shared part when it has none yet.
     #[inline]
     fn entry(&mut self, user: i64) -> &mut UserActivity {
+        if self.base.is_none()
+            && let Ok(i) = usize::try_from(user)
+            && i < DENSE_USERS
+        {
+            if i >= self.dense.len() {
+                self.dense.resize(i + 1, UserActivity::default());
+            }
+            return &mut self.dense[i];
+        }
         let base = &self.base;
         self.users.entry(user).or_insert_with(|| shared(base, user))
     }
@@ -94,9 +116,14 @@ impl UserTable {
     /// The same table, its users shared by its copies, which are then cheap.
     pub fn frozen(&self) -> Self {
         let all = match &self.base {
-            None => self.users.clone(),
+            None => {
+                let mut all = self.users.clone();
+                all.extend(self.dense_users());
+                all
+            }
             Some(base) if self.users.is_empty() => {
                 return UserTable {
+                    dense: Vec::new(),
                     users: FxHashMap::default(),
                     base: Some(base.clone()),
                 };
@@ -108,9 +135,20 @@ impl UserTable {
             }
         };
         UserTable {
+            dense: Vec::new(),
             users: FxHashMap::default(),
             base: Some(Arc::new(all)),
         }
+    }
+
+    /// The users seen in the vector part (a user seen has submitted: it is not all
+    /// default).
+    fn dense_users(&self) -> impl Iterator<Item = (i64, UserActivity)> + '_ {
+        self.dense
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| **a != UserActivity::default())
+            .map(|(u, &a)| (u as i64, a))
     }
 
     /// A job of `user` joined the queue at `now`.
@@ -146,7 +184,9 @@ impl UserTable {
                 .filter(|(u, _)| !self.users.contains_key(u))
                 .map(|(&u, &a)| (u, a))
         });
-        self.users.iter().map(|(&u, &a)| (u, a)).chain(shared)
+        self.dense_users()
+            .chain(self.users.iter().map(|(&u, &a)| (u, a)))
+            .chain(shared)
     }
 }
 
@@ -180,6 +220,35 @@ mod tests {
         assert!(!a.in_session(1500, 1200));
         assert_eq!(a.think_before(1000), 700);
         assert_eq!(t.get(8), UserActivity::default());
+    }
+
+    #[test]
+    fn users_numbered_anyhow_are_kept_apart() {
+        let mut t = UserTable::new();
+        let users = [0, 3, -1, 1 << 20, i64::MAX, i64::MIN, DENSE_USERS as i64 - 1];
+        for (k, &u) in users.iter().enumerate() {
+            for _ in 0..=k {
+                t.submitted(u, 10 * k as i64);
+            }
+            t.started(u);
+        }
+        for (k, &u) in users.iter().enumerate() {
+            let a = t.get(u);
+            assert_eq!((a.waiting, a.running), (k as u32, 1), "user {u}");
+            assert_eq!(a.last_submit, Some(10 * k as i64));
+        }
+        assert_eq!(t.get(2), UserActivity::default());
+        let frozen = t.frozen();
+        let mut copy = frozen.clone();
+        copy.ended(3, 99);
+        assert_eq!(copy.get(3).last_end, Some(99));
+        assert_eq!(frozen.get(3), t.get(3));
+        assert_eq!(frozen.get(1 << 20), t.get(1 << 20));
+        let mut seen: Vec<i64> = t.iter().map(|(u, _)| u).collect();
+        seen.sort();
+        let mut expected = users.to_vec();
+        expected.sort();
+        assert_eq!(seen, expected);
     }
 
     #[test]
