@@ -129,13 +129,31 @@ impl<T> Deferred<T> {
     /// in its place if one was taken, else inserted in order.
     pub fn hold(&mut self, time: Time, tie: u64, item: T) {
         let key = (time, tie);
-        match self.items.back_mut() {
-            Some(b) if b.0 == key => b.1 = Some(item),
-            Some(b) if b.0 > key => match self.items.binary_search_by(|e| e.0.cmp(&key)) {
-                Ok(i) => self.items[i].1 = Some(item),
-                Err(i) => self.items.insert(i, (key, Some(item))),
-            },
-            _ => self.items.push_back((key, Some(item))),
+        match self.items.back() {
+            Some(b) if b.0 > key => {}
+            Some(b) if b.0 == key => {
+                self.items.back_mut().expect("not empty").1 = Some(item);
+                return;
+            }
+            _ => {
+                self.items.push_back((key, Some(item)));
+                return;
+            }
+        }
+        // Places taken for consecutive ties (a site's submission numbers) sit at the
+        // tie's distance from the front.
+        let guess = tie.wrapping_sub(self.items[0].0.1);
+        if let Some(e) = usize::try_from(guess)
+            .ok()
+            .and_then(|i| self.items.get_mut(i))
+            && e.0 == key
+        {
+            e.1 = Some(item);
+            return;
+        }
+        match self.items.binary_search_by(|e| e.0.cmp(&key)) {
+            Ok(i) => self.items[i].1 = Some(item),
+            Err(i) => self.items.insert(i, (key, Some(item))),
         }
     }
 

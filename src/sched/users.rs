@@ -225,7 +225,15 @@ mod tests {
     #[test]
     fn users_numbered_anyhow_are_kept_apart() {
         let mut t = UserTable::new();
-        let users = [0, 3, -1, 1 << 20, i64::MAX, i64::MIN, DENSE_USERS as i64 - 1];
+        let users = [
+            0,
+            3,
+            -1,
+            1 << 20,
+            i64::MAX,
+            i64::MIN,
+            DENSE_USERS as i64 - 1,
+        ];
         for (k, &u) in users.iter().enumerate() {
             for _ in 0..=k {
                 t.submitted(u, 10 * k as i64);
