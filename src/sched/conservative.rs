@@ -19,6 +19,7 @@
 //!   ([`Scheduler::wake_at`]), since a compression can leave a job placed where another
 //!   job's slot used to end, a time at which no event would otherwise happen.
 
+use super::profile::NoWindows;
 use super::{Profile, RunningByEnd, RunningJob, Scheduler, SystemView};
 use crate::job::{JobId, JobRequest};
 use crate::time::Time;
@@ -49,6 +50,8 @@ pub struct Conservative {
     wake: Option<Time>,
     arrivals: Vec<JobRequest>,
     compress: bool,
+    /// What the compression pass under way has learnt from the jobs that could not move.
+    no_window: NoWindows,
 }
 
 impl Conservative {
@@ -63,6 +66,7 @@ impl Conservative {
             wake: None,
             arrivals: Vec::new(),
             compress: false,
+            no_window: NoWindows::default(),
         }
     }
 
@@ -127,13 +131,22 @@ impl Conservative {
     }
 
     /// Moves a waiting job to its earliest fit. Its current slot is still free, so the fit
-    /// is never later; when it is the same, the profile is not touched.
+    /// is never later; when it is the same, the profile is not touched, and the pass
+    /// keeps what the failure proved for the jobs after it.
     fn compress_one(&mut self, job: &JobRequest, now: Time) {
         if let Some(r) = self.reservation(job.id) {
             let own = (r.start, r.start + r.duration, r.size);
-            if let Some(start) = self.profile.earlier_fit(now, r.size, r.duration, own) {
-                self.unplace(job.id);
-                self.place_at(job.id, r.size, r.duration, start);
+            let known = self.no_window.by(r.size, r.duration);
+            match self
+                .profile
+                .earlier_fit(now, r.size, r.duration, own, known)
+            {
+                Some(start) => {
+                    self.unplace(job.id);
+                    self.place_at(job.id, r.size, r.duration, start);
+                    self.no_window.gained_from(r.start);
+                }
+                None => self.no_window.add(r.size, r.duration, r.start),
             }
         }
     }
@@ -199,6 +212,7 @@ impl Scheduler for Conservative {
                 self.place(job, now);
             }
         } else if self.compress {
+            self.no_window.clear();
             for job in queue.iter().take(waiting) {
                 self.compress_one(job, now);
             }

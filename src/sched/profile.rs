@@ -21,6 +21,8 @@ pub struct Profile {
     /// size could start is found by binary search instead of a scan of the busy prefix.
     prefix_max: Vec<i64>,
     prefix_valid: bool,
+    /// Steps with fewer than zero free processors (only while a schedule is repaired).
+    negative: usize,
 }
 
 impl Profile {
@@ -33,6 +35,7 @@ impl Profile {
             }],
             prefix_max: Vec::new(),
             prefix_valid: false,
+            negative: 0,
         }
     }
 
@@ -40,7 +43,8 @@ impl Profile {
     pub fn advance(&mut self, now: Time) {
         let idx = self.steps.partition_point(|s| s.time <= now);
         if idx > 1 {
-            self.steps.drain(..idx - 1);
+            let gone = self.steps.drain(..idx - 1);
+            self.negative -= gone.filter(|s| s.free < 0).count();
             self.prefix_valid = false;
         }
     }
@@ -66,6 +70,7 @@ impl Profile {
             return i;
         }
         let free = self.steps[i].free;
+        self.negative += usize::from(free < 0);
         self.steps.insert(i + 1, Step { time: t, free });
         i + 1
     }
@@ -81,14 +86,24 @@ impl Profile {
         let first = self.split(start);
         let last = self.split(end);
         for step in &mut self.steps[first..last] {
+            let was_negative = step.free < 0;
             step.free += delta;
+            if was_negative != (step.free < 0) {
+                if was_negative {
+                    self.negative -= 1;
+                } else {
+                    self.negative += 1;
+                }
+            }
         }
         // Merge steps that became equal to their predecessor at either boundary.
         if last < self.steps.len() && self.steps[last].free == self.steps[last - 1].free {
-            self.steps.remove(last);
+            let gone = self.steps.remove(last);
+            self.negative -= usize::from(gone.free < 0);
         }
         if first > 0 && self.steps[first].free == self.steps[first - 1].free {
-            self.steps.remove(first);
+            let gone = self.steps.remove(first);
+            self.negative -= usize::from(gone.free < 0);
         }
     }
 
@@ -133,26 +148,49 @@ impl Profile {
     ///
     /// This is how compression asks whether a job can move earlier without taking it out
     /// of the profile first: most jobs cannot, and then the profile is left untouched.
+    ///
+    /// `no_window_by` is what the caller already knows: no interval that ends at or
+    /// before it, starts at or after `from`, lasts `duration` and has `size` free
+    /// processors throughout ([`NoWindow`]). The search then starts at the run of steps
+    /// with room that holds at that time; the answer is the same as without it.
     pub fn earlier_fit(
         &mut self,
         from: Time,
         size: u32,
         duration: Time,
         own: (Time, Time, u32),
+        no_window_by: Time,
     ) -> Option<Time> {
         let (own_start, own_end, own_size) = own;
         let size = i64::from(size);
         if from >= own_start {
             return None;
         }
-        let mut i = self.first_possible(self.step_at(from), size);
+        let first = self.first_possible(self.step_at(from), size);
         // Windows that start before the job's own slot: runs of steps with `size` free
         // among the steps that begin before the slot, each tried in turn. Most jobs
         // cannot move because no step before their slot has room, known at once.
-        if self.steps.get(i).is_none_or(|s| s.time >= own_start) {
+        if self.steps.get(first).is_none_or(|s| s.time >= own_start) {
             return None;
         }
-        let before = i + self.steps[i..].partition_point(|s| s.time < own_start);
+        let before = first + self.steps[first..].partition_point(|s| s.time < own_start);
+        // Runs that end by `no_window_by` are known to be too short: start at the run
+        // that holds at that time (or at the last step before the slot, whose run is the
+        // one that reaches the slot).
+        let known = no_window_by.min(own_start - 1);
+        let mut i = first;
+        if known > self.steps[first].time {
+            // The step holding at `known`: the last before the slot, or found among the
+            // steps from `first` to the slot.
+            i = if known == own_start - 1 {
+                before - 1
+            } else {
+                first + self.steps[first..before].partition_point(|s| s.time <= known) - 1
+            };
+            while i > first && self.steps[i].free >= size && self.steps[i - 1].free >= size {
+                i -= 1;
+            }
+        }
         let steps = &self.steps[..before];
         let mut candidate = None;
         while i < steps.len() {
@@ -178,8 +216,19 @@ impl Profile {
         // A window started before the slot may run on into it, where the job's own
         // processors count as free.
         let start = candidate?;
+        // With no step below zero, the job's own processors alone cover the window's part
+        // in its slot when the window ends within the slot.
+        if self.negative == 0 && i64::from(own_size) >= size && start + duration <= own_end {
+            return Some(start);
+        }
         let mut t = own_start;
-        let mut i = self.step_at(t);
+        // The step holding at the slot's start: the first at or after it, or the last
+        // before it when none begins there.
+        let mut i = if self.steps.get(before).is_some_and(|s| s.time == own_start) {
+            before
+        } else {
+            before - 1
+        };
         loop {
             let step_end = self.steps.get(i + 1).map_or(Time::MAX, |s| s.time);
             let (seg_end, mine) = if t < own_end {
@@ -203,6 +252,75 @@ impl Profile {
     /// Number of steps (a measure of the profile's cost).
     pub fn step_count(&self) -> usize {
         self.steps.len()
+    }
+}
+
+/// What a failed [`Profile::earlier_fit`] proves: no interval that starts at or after the
+/// query's `from`, ends by `until`, lasts `duration` and has `size` free processors
+/// throughout. It then holds as well for any larger size and longer duration, and it
+/// stays true while the profile only loses free processors before `until`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct NoWindow {
+    size: u32,
+    duration: Time,
+    until: Time,
+}
+
+/// Most [`NoWindow`]s kept: only the search's head start depends on them.
+const MOST_KNOWN: usize = 16;
+
+/// The [`NoWindow`]s of one compression pass (all its queries share `from`), so that each
+/// [`Profile::earlier_fit`] starts where the failures before it left off instead of
+/// scanning again from the present: when jobs are visited roughly in the order of their
+/// reserved starts, a pass then reads the profile about once instead of once a job.
+#[derive(Debug, Clone, Default)]
+pub struct NoWindows {
+    known: Vec<NoWindow>,
+}
+
+impl NoWindows {
+    /// Forgets everything (a new pass, or a new `from`).
+    pub fn clear(&mut self) {
+        self.known.clear();
+    }
+
+    /// The latest time by which no window of `size` processors for `duration` is known
+    /// to end ([`Time::MIN`] if none is known).
+    pub fn by(&self, size: u32, duration: Time) -> Time {
+        self.known
+            .iter()
+            .filter(|k| k.size <= size && k.duration <= duration)
+            .map(|k| k.until)
+            .max()
+            .unwrap_or(Time::MIN)
+    }
+
+    /// Records that `earlier_fit` found no window of `size` processors for `duration`
+    /// before `until`.
+    pub fn add(&mut self, size: u32, duration: Time, until: Time) {
+        let new = NoWindow {
+            size,
+            duration,
+            until,
+        };
+        let covers = |a: &NoWindow, b: &NoWindow| {
+            a.size <= b.size && a.duration <= b.duration && a.until >= b.until
+        };
+        if self.known.iter().any(|k| covers(k, &new)) {
+            return;
+        }
+        self.known.retain(|k| !covers(&new, k));
+        if self.known.len() == MOST_KNOWN {
+            self.known.remove(0);
+        }
+        self.known.push(new);
+    }
+
+    /// The profile gained free processors from `t` on: what was known holds only before.
+    pub fn gained_from(&mut self, t: Time) {
+        for k in &mut self.known {
+            k.until = k.until.min(t);
+        }
     }
 }
 
@@ -263,16 +381,16 @@ mod tests {
         p.add(100, 150, -8); // the job itself, reserved over [100, 150) on 8 processors
         // Without its own processors it could not fit before 100 (only 4 free), and the
         // fit starting at 100 is its own slot, which is not earlier.
-        assert_eq!(p.earlier_fit(0, 8, 50, (100, 150, 8)), None);
+        assert_eq!(p.earlier_fit(0, 8, 50, (100, 150, 8), Time::MIN), None);
         // A shorter running job: 6 until 40 only.
         let mut q = Profile::new(10);
         q.advance(0);
         q.add(0, 40, -6);
         q.add(100, 150, -8);
-        assert_eq!(q.earlier_fit(0, 8, 50, (100, 150, 8)), Some(40));
+        assert_eq!(q.earlier_fit(0, 8, 50, (100, 150, 8), Time::MIN), Some(40));
         // Its own processors make a window overlapping its slot feasible: 3 processors
         // needed over [60, 110) while [100, 150) holds only 2 free besides its own 8.
-        assert_eq!(q.earlier_fit(60, 3, 50, (100, 150, 8)), Some(60));
+        assert_eq!(q.earlier_fit(60, 3, 50, (100, 150, 8), Time::MIN), Some(60));
         assert_eq!(q.earliest_fit(60, 3, 50), Some(150));
         // Agrees with taking the job out and asking again.
         q.add(100, 150, 8);
@@ -306,16 +424,91 @@ mod tests {
             for &(start, d, s) in slots.iter().filter(|_| next(2) == 0) {
                 p.add(start, start + d, i64::from(s));
             }
+            // Sometimes a dip below zero, as while a schedule is repaired.
+            if next(4) == 0 {
+                let start = next(own_start + duration + 10);
+                p.add(start, start + next(30) + 1, -(next(20) + 1));
+            }
+            assert_eq!(
+                p.negative,
+                p.steps.iter().filter(|s| s.free < 0).count(),
+                "{p:?}"
+            );
             let from = next(own_start + 2);
             let own = (own_start, own_start + duration, size);
-            let fast = p.earlier_fit(from, size, duration, own);
+            let fast = p.earlier_fit(from, size, duration, own, Time::MIN);
             let mut q = p.clone();
             q.add(own_start, own_start + duration, i64::from(size));
             let slow = q
                 .earliest_fit(from, size, duration)
                 .filter(|&t| t < own_start);
             assert_eq!(fast, slow, "own {own:?} from {from} in {p:?}");
+            p.advance(from);
+            assert_eq!(p.negative, p.steps.iter().filter(|s| s.free < 0).count());
         }
+    }
+
+    #[test]
+    fn what_is_known_changes_no_answer() {
+        // Random profiles with a job's own slot; a window of a smaller or equal size and
+        // duration that first ends at `y` proves that none ends before it, so any time
+        // before `y` may be given as known, and the answer must not change.
+        let mut state = 11u64;
+        let mut next = |n: i64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as i64 % n
+        };
+        let mut moved = 0;
+        for _ in 0..3000 {
+            let mut p = Profile::new(16);
+            p.advance(0);
+            for _ in 0..next(14) + 1 {
+                let (size, duration) = (next(16) as u32 + 1, next(40) + 1);
+                let start = p.earliest_fit(next(60), size, duration).unwrap();
+                p.add(start, start + duration, -i64::from(size));
+            }
+            let (size, duration) = (next(16) as u32 + 1, next(40) + 1);
+            let own_start = p.earliest_fit(next(80), size, duration).unwrap();
+            p.add(own_start, own_start + duration, -i64::from(size));
+            for _ in 0..next(4) {
+                let (start, d, s) = (next(100), next(40) + 1, next(6) + 1);
+                p.add(start, start + d, s);
+            }
+            let from = next(own_start + 2);
+            let own = (own_start, own_start + duration, size);
+            let plain = p.earlier_fit(from, size, duration, own, Time::MIN);
+            let (s, d) = (next(i64::from(size)) as u32 + 1, next(duration) + 1);
+            let first_end = p.earliest_fit(from, s, d).unwrap() + d;
+            for known in [first_end - 1, from + next(first_end - from), Time::MIN] {
+                let told = p.earlier_fit(from, size, duration, own, known);
+                assert_eq!(
+                    told, plain,
+                    "known {known} own {own:?} from {from} in {p:?}"
+                );
+            }
+            moved += usize::from(plain.is_some());
+        }
+        assert!(moved > 300, "too few cases where the job moves: {moved}");
+    }
+
+    #[test]
+    fn no_windows_keep_the_latest_that_applies() {
+        let mut k = NoWindows::default();
+        assert_eq!(k.by(4, 100), Time::MIN);
+        k.add(4, 100, 50);
+        k.add(2, 10, 30);
+        assert_eq!(k.by(4, 100), 50);
+        assert_eq!(k.by(3, 100), 30);
+        assert_eq!(k.by(1, 100), Time::MIN);
+        // Covered by the first: not kept.
+        k.add(8, 200, 40);
+        assert_eq!(k.known.len(), 2);
+        k.gained_from(35);
+        assert_eq!((k.by(4, 100), k.by(3, 100)), (35, 30));
+        k.clear();
+        assert_eq!(k.by(16, 1000), Time::MIN);
     }
 
     #[test]
