@@ -85,16 +85,19 @@ impl Profile {
         self.prefix_valid = false;
         let first = self.split(start);
         let last = self.split(end);
-        for step in &mut self.steps[first..last] {
-            let was_negative = step.free < 0;
+        let range = &mut self.steps[first..last];
+        // Steps below zero, counted only when there can be any (after an allocation, or
+        // while some are left).
+        let below = |r: &[Step]| r.iter().filter(|s| s.free < 0).count();
+        let any_before = self.negative > 0;
+        if any_before {
+            self.negative -= below(range);
+        }
+        for step in range.iter_mut() {
             step.free += delta;
-            if was_negative != (step.free < 0) {
-                if was_negative {
-                    self.negative -= 1;
-                } else {
-                    self.negative += 1;
-                }
-            }
+        }
+        if any_before || delta < 0 {
+            self.negative += below(range);
         }
         // Merge steps that became equal to their predecessor at either boundary.
         if last < self.steps.len() && self.steps[last].free == self.steps[last - 1].free {
