@@ -269,59 +269,50 @@ struct NoWindow {
     until: Time,
 }
 
-/// Most [`NoWindow`]s kept: only the search's head start depends on them.
-const MOST_KNOWN: usize = 16;
-
-/// The [`NoWindow`]s of one compression pass (all its queries share `from`), so that each
-/// [`Profile::earlier_fit`] starts where the failures before it left off instead of
-/// scanning again from the present: when jobs are visited roughly in the order of their
-/// reserved starts, a pass then reads the profile about once instead of once a job.
+/// What the failures of one compression pass proved (all its queries share `from`), so
+/// that each [`Profile::earlier_fit`] starts where the failure before it left off instead
+/// of scanning again from the present: when jobs are visited roughly in the order of their
+/// reserved starts, a pass then reads the profile about once instead of once a job. Only
+/// the latest failure not covered by the one kept is kept: more cost more to consult than
+/// they saved (docs/PERFORMANCE.md).
 #[derive(Debug, Clone, Default)]
 pub struct NoWindows {
-    known: Vec<NoWindow>,
+    known: Option<NoWindow>,
 }
 
 impl NoWindows {
     /// Forgets everything (a new pass, or a new `from`).
     pub fn clear(&mut self) {
-        self.known.clear();
+        self.known = None;
     }
 
     /// The latest time by which no window of `size` processors for `duration` is known
     /// to end ([`Time::MIN`] if none is known).
     pub fn by(&self, size: u32, duration: Time) -> Time {
-        self.known
-            .iter()
-            .filter(|k| k.size <= size && k.duration <= duration)
-            .map(|k| k.until)
-            .max()
-            .unwrap_or(Time::MIN)
+        match self.known {
+            Some(k) if k.size <= size && k.duration <= duration => k.until,
+            _ => Time::MIN,
+        }
     }
 
     /// Records that `earlier_fit` found no window of `size` processors for `duration`
     /// before `until`.
     pub fn add(&mut self, size: u32, duration: Time, until: Time) {
-        let new = NoWindow {
-            size,
-            duration,
-            until,
-        };
-        let covers = |a: &NoWindow, b: &NoWindow| {
-            a.size <= b.size && a.duration <= b.duration && a.until >= b.until
-        };
-        if self.known.iter().any(|k| covers(k, &new)) {
-            return;
+        let covered = self
+            .known
+            .is_some_and(|k| k.size <= size && k.duration <= duration && k.until >= until);
+        if !covered {
+            self.known = Some(NoWindow {
+                size,
+                duration,
+                until,
+            });
         }
-        self.known.retain(|k| !covers(&new, k));
-        if self.known.len() == MOST_KNOWN {
-            self.known.remove(0);
-        }
-        self.known.push(new);
     }
 
     /// The profile gained free processors from `t` on: what was known holds only before.
     pub fn gained_from(&mut self, t: Time) {
-        for k in &mut self.known {
+        if let Some(k) = &mut self.known {
             k.until = k.until.min(t);
         }
     }
@@ -497,19 +488,21 @@ mod tests {
     }
 
     #[test]
-    fn no_windows_keep_the_latest_that_applies() {
+    fn no_windows_keep_the_latest_failure_not_covered() {
         let mut k = NoWindows::default();
         assert_eq!(k.by(4, 100), Time::MIN);
         k.add(4, 100, 50);
-        k.add(2, 10, 30);
-        assert_eq!(k.by(4, 100), 50);
-        assert_eq!(k.by(3, 100), 30);
-        assert_eq!(k.by(1, 100), Time::MIN);
-        // Covered by the first: not kept.
+        assert_eq!(
+            (k.by(4, 100), k.by(8, 200), k.by(3, 100)),
+            (50, 50, Time::MIN)
+        );
+        // Covered by what is kept: nothing changes.
         k.add(8, 200, 40);
-        assert_eq!(k.known.len(), 2);
-        k.gained_from(35);
-        assert_eq!((k.by(4, 100), k.by(3, 100)), (35, 30));
+        assert_eq!(k.by(4, 100), 50);
+        k.add(2, 10, 30);
+        assert_eq!((k.by(3, 100), k.by(4, 100)), (30, 30));
+        k.gained_from(25);
+        assert_eq!(k.by(3, 100), 25);
         k.clear();
         assert_eq!(k.by(16, 1000), Time::MIN);
     }
