@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::Spread;
 use crate::job::{JobOutcome, JobRequest};
+use crate::sched::DENSE_USERS;
 use crate::session::{SessionRule, SessionTracker};
 use crate::sim::Observer;
 use crate::textfmt::{Fixed, write_csv};
@@ -89,11 +90,17 @@ struct UserSessions {
     total: UserRecord,
 }
 
+/// A user number not yet given a place.
+const NO_SLOT: u32 = u32::MAX;
+
 /// Splits each user's simulated jobs into sessions.
 #[derive(Debug)]
 pub struct SessionRecorder {
     rule: SessionRule,
     threshold: Time,
+    /// Each user's place in `users`: users 0 to [`DENSE_USERS`] by number (`NO_SLOT` for
+    /// one not seen), the others in `slot_of`.
+    slot_by_number: Vec<u32>,
     slot_of: FxHashMap<i64, u32>,
     users: Vec<UserSessions>,
     /// By submission number: the user's slot and the session index.
@@ -106,6 +113,7 @@ impl SessionRecorder {
         SessionRecorder {
             rule,
             threshold,
+            slot_by_number: Vec::new(),
             slot_of: FxHashMap::default(),
             users: Vec::new(),
             session_of: Vec::new(),
@@ -158,7 +166,19 @@ impl SessionsSummary {
 impl Observer for SessionRecorder {
     fn on_submit(&mut self, now: Time, job: &JobRequest) {
         let next = self.users.len() as u32;
-        let slot = *self.slot_of.entry(job.user).or_insert(next);
+        let slot = match usize::try_from(job.user) {
+            Ok(u) if u < DENSE_USERS => {
+                if u >= self.slot_by_number.len() {
+                    self.slot_by_number.resize(u + 1, NO_SLOT);
+                }
+                let slot = &mut self.slot_by_number[u];
+                if *slot == NO_SLOT {
+                    *slot = next;
+                }
+                *slot
+            }
+            _ => *self.slot_of.entry(job.user).or_insert(next),
+        };
         if slot == next {
             self.users.push(UserSessions {
                 total: UserRecord {

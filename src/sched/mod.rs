@@ -32,6 +32,7 @@ pub use fcfs::Fcfs;
 pub use logged::Logged;
 pub use profile::Profile;
 pub use running::RunningByEnd;
+pub(crate) use users::DENSE_USERS;
 pub use users::{UserActivity, UserTable};
 
 use crate::job::{JobId, JobRequest};
