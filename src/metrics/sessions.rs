@@ -335,4 +335,19 @@ mod tests {
         assert!((s.jobs_per_session.mean - 4.0 / 3.0).abs() < 1e-12);
         assert!((sessions[0].productivity() - 18.0).abs() < 1e-12);
     }
+
+    #[test]
+    fn users_numbered_anyhow_keep_their_own_sessions() {
+        let mut r = SessionRecorder::new(SessionRule::Previous, 1200);
+        let users = [-1, 0, 3, DENSE_USERS as i64, 1 << 40];
+        for (seq, &u) in users.iter().chain(users.iter().rev()).enumerate() {
+            let seq = seq as u64;
+            r.on_submit(0, &request(seq, u));
+            r.on_end(&outcome(seq, u, 0, 0, 10));
+        }
+        let (sessions, totals) = r.records();
+        let seen: Vec<_> = totals.iter().map(|t| (t.user, t.jobs)).collect();
+        assert_eq!(seen, users.map(|u| (u, 2)));
+        assert!(sessions.iter().all(|s| s.jobs == 2));
+    }
 }
