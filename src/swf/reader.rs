@@ -420,7 +420,7 @@ fn plain_line(window: &[u8; WINDOW + 8], record: &mut SwfRecord) -> Option<usize
 
 /// [`plain_line`]'s position in its window, and whether the line has been found not to
 /// be plain (`bad` non-zero); a line is read to its end before that is looked at, so
-/// that the fields are read without a branch each.
+/// that no field needs a test and a branch of its own for what ends it.
 struct Plain<'a> {
     window: &'a [u8; WINDOW + 8],
     at: usize,
