@@ -193,7 +193,14 @@ impl<R: BufRead> SwfReader<R> {
                 continue;
             }
             let mut used = 0;
-            while let Some(end) = memchr::memchr(b'\n', &avail[used..]) {
+            loop {
+                if let Some(len) = self.lines.take_plain(&avail[used..]) {
+                    self.src.consume(used + len);
+                    return Ok(Some(self.lines.located()));
+                }
+                let Some(end) = memchr::memchr(b'\n', &avail[used..]) else {
+                    break;
+                };
                 let line = &avail[used..used + end + 1];
                 used += end + 1;
                 match self.lines.take(line) {
@@ -269,6 +276,25 @@ impl Lines {
         Ok(true)
     }
 
+    /// Takes the job line at the start of `text` if it is plain ([`plain_line`]): its
+    /// length with its line ending, the record then in `record`; `None`, with nothing
+    /// counted, for any other line, which [`Lines::take`] then reads. A line that may end
+    /// within the last [`WINDOW`] bytes of `text` is read from a copy padded with zeros.
+    #[inline]
+    fn take_plain(&mut self, text: &[u8]) -> Option<usize> {
+        let len = match text.first_chunk::<{ WINDOW + 8 }>() {
+            Some(window) => plain_line(window, &mut self.record)?,
+            None => {
+                let mut window = [0; WINDOW + 8];
+                window[..text.len()].copy_from_slice(text);
+                plain_line(&window, &mut self.record)?
+            }
+        };
+        self.bytes += len as u64;
+        self.line_no += 1;
+        Some(len)
+    }
+
     /// The record of the last job line taken, with its line number.
     #[inline]
     fn located(&self) -> Located {
@@ -320,12 +346,148 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 
 /// The value of the digits in the bytes of `x` (0 to 9 each), the first (most significant)
 /// digit in the lowest byte: pairs, then fours, then all eight combined by multiplication
-/// within the word.
+/// within the word. Other bytes give a meaningless value (the arithmetic wraps), which
+/// [`Plain::number`] computes before it knows the line is refused.
 #[inline]
 fn eight_digits(x: u64) -> u64 {
-    let x = (x * 10 + (x >> 8)) & 0x00ff_00ff_00ff_00ff;
-    let x = (x * 100 + (x >> 16)) & 0x0000_ffff_0000_ffff;
-    (x * 10_000 + (x >> 32)) & 0xffff_ffff
+    let x = (x.wrapping_mul(10) + (x >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let x = (x.wrapping_mul(100) + (x >> 16)) & 0x0000_ffff_0000_ffff;
+    (x.wrapping_mul(10_000) + (x >> 32)) & 0xffff_ffff
+}
+
+/// How far into the source's buffer [`plain_line`] reads from a line's start: longer
+/// lines are left to [`parse_line`]. Archive job lines are under 200 bytes.
+const WINDOW: usize = 256;
+
+/// The byte `b' '` in every byte of a word.
+const SPACES: u64 = 0x20 * ONES;
+
+// A plain field has at most eight digits, so it is never a time past `LONGEST`:
+// `plain_line` leaves out `check_int_times`.
+const _: () = assert!(99_999_999 <= crate::time::LONGEST);
+
+/// Reads a plain job line at the start of `window` into `record` and returns its length
+/// with its line ending; `None` for any other line, after which `record` holds nothing
+/// meaningful (the fields are stored as they are read, and the reader overwrites them or
+/// returns an error: `record` is only looked at after a job line has been taken).
+///
+/// A plain line is the usual archive job line: optional leading spaces, then 18 fields
+/// separated by runs of spaces, each `-1` or one to eight digits, then optional spaces
+/// and `\n` or `\r\n`, all within [`WINDOW`] bytes. Such a line is read word by word,
+/// with no per-byte loop and no bounds checks: each run of spaces is skipped with one
+/// word (the first non-space byte found from the trailing zeros of the word xor
+/// [`SPACES`]), and each field is read from one word ([`Plain::number`]). Every other
+/// line (tabs, comments, blank lines, signs, decimals, long numbers, extra columns, form
+/// feeds, stray carriage returns, bytes beyond `WINDOW`) is refused, and [`parse_line`]
+/// reads it: the two agree on every line this one takes (tested below).
+#[inline]
+fn plain_line(window: &[u8; WINDOW + 8], record: &mut SwfRecord) -> Option<usize> {
+    let mut c = Plain {
+        window,
+        at: 0,
+        bad: 0,
+    };
+    c.blanks();
+    record.job = c.number();
+    record.submit = c.next();
+    record.wait = c.next();
+    record.run = c.next();
+    record.alloc_procs = c.next();
+    record.avg_cpu = c.next() as f64;
+    record.used_mem = c.next() as f64;
+    record.req_procs = c.next();
+    record.req_time = c.next();
+    record.req_mem = c.next() as f64;
+    record.status = c.next();
+    record.user = c.next();
+    record.group = c.next();
+    record.app = c.next();
+    record.queue = c.next();
+    record.partition = c.next();
+    record.preceding = c.next();
+    record.think = c.next();
+    c.blanks();
+    let end = c.word();
+    let len = if end as u8 == b'\n' {
+        c.at + 1
+    } else if end as u16 == u16::from_le_bytes(*b"\r\n") {
+        c.at + 2
+    } else {
+        return None;
+    };
+    (c.bad == 0 && len <= WINDOW).then_some(len)
+}
+
+/// [`plain_line`]'s position in its window, and whether the line has been found not to
+/// be plain (`bad` non-zero); a line is read to its end before that is looked at, so
+/// that no field needs a test and a branch of its own for what ends it.
+struct Plain<'a> {
+    window: &'a [u8; WINDOW + 8],
+    at: usize,
+    bad: u64,
+}
+
+impl Plain<'_> {
+    /// The eight bytes from the position. A position past [`WINDOW`] wraps round (and
+    /// gives a line that is refused): every load is in bounds without a check.
+    #[inline(always)]
+    fn word(&self) -> u64 {
+        let at = self.at % WINDOW;
+        u64::from_le_bytes(*self.window[at..].first_chunk::<8>().unwrap_or(&[0; 8]))
+    }
+
+    /// Skips the spaces at the position, if any.
+    #[inline(always)]
+    fn blanks(&mut self) {
+        let other = self.word() ^ SPACES;
+        self.skip(other);
+    }
+
+    /// Skips the spaces at the position, `other` being its word xor [`SPACES`] (zero
+    /// bytes for spaces): usually one word is enough.
+    #[inline(always)]
+    fn skip(&mut self, mut other: u64) {
+        while other == 0 {
+            self.at += 8;
+            if self.at >= WINDOW {
+                self.bad = 1;
+                return;
+            }
+            other = self.word() ^ SPACES;
+        }
+        self.at += (other.trailing_zeros() / 8) as usize;
+    }
+
+    /// Skips the spaces before a field (at least one) and reads it.
+    #[inline(always)]
+    fn next(&mut self) -> i64 {
+        let other = self.word() ^ SPACES;
+        self.bad |= other & 0xff;
+        self.skip(other);
+        self.number()
+    }
+
+    /// Reads the field at the position: `-1`, or one to eight digits found and combined
+    /// within one word as in [`parse_plain_int`]. What ends the field is checked by the
+    /// next read: a space before the next field, spaces or the line ending after the
+    /// last.
+    #[inline(always)]
+    fn number(&mut self) -> i64 {
+        let w = self.word();
+        if w as u16 == u16::from_le_bytes(*b"-1") {
+            self.at += 2;
+            return -1;
+        }
+        let x = w ^ (0x30 * ONES);
+        // As in `parse_plain_int`: the top bit of each byte that is not a digit. A byte
+        // of 0x8a or more carries into the next, but only the first such byte counts.
+        let not_digit = (x.wrapping_add(0x76 * ONES) | x) & (0x80 * ONES);
+        self.bad |= not_digit & 0x80;
+        // Eight times the number of digits: 64 when all eight bytes are digits.
+        let bits = not_digit.trailing_zeros() & 0x78;
+        self.at += (bits / 8) as usize;
+        eight_digits(x.wrapping_shl(64 - bits)) as i64
+    }
 }
 
 /// An optionally negative integer of 1 to 18 digits at the start of `text`, ended by the
@@ -504,6 +666,7 @@ fn parse_int(token: &[u8]) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn read(text: &str) -> Result<(SwfHeader, Vec<Located>, ExtraColumns), SwfError> {
         let mut r = SwfReader::new(text.as_bytes(), "test.swf")?;
@@ -694,5 +857,286 @@ mod tests {
             parse_value(b"9999999999999999999", false).unwrap_err(),
             "'9999999999999999999' is out of range"
         );
+    }
+
+    /// Lines of the archive's shapes and of every shape `plain_line` must refuse.
+    const LINES: &[&[u8]] = &[
+        b"    1        0 964980  97225   56     -1    -1   56 210000    -1  1   1   1  -1 -1 -1 -1 -1\n",
+        b"477353 43603464      0    628 77248     -1    -1 4828   7200    -1  1   4 168  -1 -1 10 -1 -1\n",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\r\n",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1   \n",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1   \r\n",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\r\r\n",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\r",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -12\n",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1 9\n",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1\n",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1-1\n",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1x\n",
+        b"1 0 10 100 4 -12 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1 0 10 100 4 -5 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1 0 10 100 4 +5 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1 0 10 100 4 - -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1 0 10.0 100 4 2.5 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1 0 10 12345678 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1 0 10 123456789 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1 0 10 1234567890123456789 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1 0 10 12-1 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1 0 10 1x0 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1 0 10 9\xff 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1\t0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"\t1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"\x0c1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"\r 1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\x0c\n",
+        b"1 0 10 100\r4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"-1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n",
+        b"; MaxProcs: 100\n",
+        b"  ; 1 2 3\n",
+        b"\n",
+        b"        \n",
+        b"\r\n",
+        b"",
+    ];
+
+    /// What `Lines::take`, the general reading, makes of `line`: the record and the
+    /// extra columns, or the error's message; `None` for a blank or comment line.
+    fn general(line: &[u8]) -> Result<Option<(SwfRecord, ExtraColumns)>, String> {
+        let mut lines = Lines {
+            record: SwfRecord::UNKNOWN,
+            file: "t".into(),
+            line_no: 0,
+            header: SwfHeader::default(),
+            extra: ExtraColumns::default(),
+            bytes: 0,
+        };
+        match lines.take(line) {
+            Ok(true) => Ok(Some((lines.record, lines.extra))),
+            Ok(false) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// The first line of `text`, with its `\n` if it has one.
+    fn first_line(text: &[u8]) -> &[u8] {
+        text.iter()
+            .position(|&b| b == b'\n')
+            .map_or(text, |end| &text[..=end])
+    }
+
+    /// Checks `plain_line` on `line` followed by `next` (the rest of the buffer): when it
+    /// takes the first line, it takes all of it and reads what the general reading reads,
+    /// with no extra columns. Returns whether it took it.
+    fn agrees(line: &[u8], next: &[u8]) -> bool {
+        let text = [line, next].concat();
+        let line = first_line(&text);
+        let mut lines = Lines {
+            record: SwfRecord::UNKNOWN,
+            file: "t".into(),
+            line_no: 0,
+            header: SwfHeader::default(),
+            extra: ExtraColumns::default(),
+            bytes: 0,
+        };
+        let Some(len) = lines.take_plain(&text) else {
+            assert_eq!((lines.line_no, lines.bytes), (0, 0), "{line:?}");
+            return false;
+        };
+        assert_eq!(len, line.len(), "{line:?}");
+        assert_eq!((lines.line_no, lines.bytes), (1, len as u64));
+        let (record, extra) = general(line)
+            .unwrap_or_else(|e| panic!("{line:?}: taken, but the general reading says {e}"))
+            .unwrap_or_else(|| panic!("{line:?}: taken, but not a job line"));
+        assert_eq!(lines.record, record, "{}", String::from_utf8_lossy(line));
+        assert_eq!(extra, ExtraColumns::default());
+        true
+    }
+
+    #[test]
+    fn plain_lines_read_as_the_general_reading_does() {
+        let taken: Vec<bool> = LINES
+            .iter()
+            .map(|line| agrees(line, b"2 3 4 5\n") | agrees(line, b""))
+            .collect();
+        // The archive's usual lines are taken; the rest are left to `parse_line`.
+        assert_eq!(&taken[..6], [true; 6]);
+        assert!(taken[19], "eight digits");
+        assert_eq!(taken.iter().filter(|&&t| t).count(), 8, "{taken:?}");
+    }
+
+    #[test]
+    fn plain_lines_near_the_window_and_the_buffer_end() {
+        let fields = "1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1\n";
+        for pad in 0..WINDOW + 16 {
+            let line = format!("{}{fields}", " ".repeat(pad));
+            let fits = line.len() <= WINDOW;
+            assert_eq!(agrees(line.as_bytes(), b""), fits, "{pad}");
+            assert_eq!(agrees(line.as_bytes(), &[b' '; WINDOW]), fits, "{pad}");
+            // A line cut by the end of the buffer is left to the general reading.
+            let cut = &line.as_bytes()[..line.len() - 1];
+            assert!(!agrees(cut, b""));
+        }
+    }
+
+    /// One field, most often plain: `-1`, or digits (mostly one to eight, up to 20),
+    /// now and then signed, with a decimal part or an odd byte, or not a number at all.
+    fn field() -> impl Strategy<Value = Vec<u8>> {
+        let digits = prop_oneof![
+            19 => prop::collection::vec(b'0'..=b'9', 1..=8),
+            1 => prop::collection::vec(b'0'..=b'9', 9..=20),
+        ];
+        prop_oneof![
+            30 => Just(b"-1".to_vec()),
+            70 => (
+                prop_oneof![200 => Just(&b""[..]), 1 => Just(&b"-"[..]), 1 => Just(&b"+"[..])],
+                digits,
+                prop_oneof![
+                    300 => Just(&b""[..]),
+                    1 => Just(&b".0"[..]),
+                    1 => Just(&b".5"[..]),
+                    1 => Just(&b"e1"[..]),
+                    1 => Just(&b"x"[..]),
+                    1 => Just(&b"\xff"[..]),
+                    1 => Just(&b"-1"[..]),
+                ],
+            )
+                .prop_map(|(sign, digits, tail)| [sign, &digits, tail].concat()),
+            1 => prop::sample::select(vec![&b"-"[..], b";", b"\r", b"\x0c", b"-0"])
+                .prop_map(<[u8]>::to_vec),
+        ]
+    }
+
+    /// A run of blanks: mostly spaces, of 0 to 12, now and then a tab.
+    fn blanks() -> impl Strategy<Value = Vec<u8>> {
+        prop::collection::vec(prop_oneof![1000 => Just(b' '), 1 => Just(b'\t')], 0..12)
+    }
+
+    /// A line of 15 to 20 fields (most often 18) with random blanks and ending; the
+    /// blanks before a field are sometimes none, joining it to the one before.
+    fn line() -> impl Strategy<Value = Vec<u8>> {
+        (
+            prop_oneof![4 => Just(18usize), 1 => 15usize..=20],
+            prop::collection::vec(
+                (
+                    prop_oneof![30 => Just(true), 1 => Just(false)],
+                    blanks(),
+                    field(),
+                ),
+                20,
+            ),
+            blanks(),
+            prop::sample::select(vec![
+                &b"\n"[..],
+                b"\n",
+                b"\n",
+                b"\n",
+                b"\r\n",
+                b"\r\n",
+                b"\r\r\n",
+                b"\r",
+                b"",
+            ]),
+        )
+            .prop_map(|(n, fields, tail, end)| {
+                let mut line = Vec::new();
+                for (i, (apart, blanks, field)) in fields.into_iter().take(n).enumerate() {
+                    line.extend_from_slice(&blanks);
+                    if i > 0 && apart && blanks.is_empty() {
+                        line.push(b' ');
+                    }
+                    line.extend_from_slice(&field);
+                }
+                line.extend_from_slice(&tail);
+                line.extend_from_slice(end);
+                line
+            })
+    }
+
+    #[test]
+    fn random_lines_are_often_plain() {
+        // The property below means something only if `plain_line` takes many of them.
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let taken = (0..1000)
+            .filter(|_| {
+                let line = line().new_tree(&mut runner).unwrap();
+                agrees(&proptest::strategy::ValueTree::current(&line), b"\n")
+            })
+            .count();
+        assert!(taken > 80, "{taken}");
+    }
+
+    proptest! {
+        /// `plain_line` reads every line it takes as the general reading does, whatever
+        /// follows it in the buffer, and takes the plain ones.
+        #[test]
+        fn plain_line_agrees_with_the_general_reading(
+            line in line(),
+            next in prop::collection::vec(any::<u8>(), 0..300),
+        ) {
+            let taken = agrees(&line, &next);
+            let text = [&line[..], &next].concat();
+            let line = first_line(&text);
+            let body = line.strip_suffix(b"\n").unwrap_or(b"\x00");
+            let body = body.strip_suffix(b"\r").unwrap_or(body);
+            let plain = line.len() <= WINDOW
+                && general(line).is_ok_and(|r| r.is_some_and(|(_, extra)| extra.lines == 0))
+                && body.iter().all(|&b| b.is_ascii_digit() || b == b' ' || b == b'-')
+                && body.split(|&b| b == b' ').all(|f| {
+                    f.len() <= 8 && (!f.starts_with(b"-") || f == b"-1")
+                });
+            prop_assert_eq!(taken, plain, "{:?}", String::from_utf8_lossy(line));
+        }
+
+        /// A whole log read through buffers of any size (lines split between fills,
+        /// lines read from the padded window) gives the records and errors of the log
+        /// read line by line with the general reading.
+        #[test]
+        fn any_buffer_size_reads_as_line_by_line(
+            lines in prop::collection::vec(line(), 1..12),
+            capacity in 1usize..400,
+        ) {
+            let text = lines.concat();
+            let mut by_line = Lines {
+                record: SwfRecord::UNKNOWN,
+                file: "t".into(),
+                line_no: 0,
+                header: SwfHeader::default(),
+                extra: ExtraColumns::default(),
+                bytes: 0,
+            };
+            let mut expected = Vec::new();
+            for l in text.split_inclusive(|&b| b == b'\n') {
+                match by_line.take(l) {
+                    Ok(true) => expected.push(Ok((by_line.line_no, by_line.record))),
+                    Ok(false) => {}
+                    Err(e) => {
+                        expected.push(Err(e.to_string()));
+                        break;
+                    }
+                }
+            }
+            let mut got = Vec::new();
+            match SwfReader::new(std::io::BufReader::with_capacity(capacity, text.as_slice()), "t") {
+                Ok(mut reader) => {
+                    for r in reader.by_ref() {
+                        match r {
+                            Ok(located) => got.push(Ok((located.line, located.record))),
+                            Err(e) => {
+                                got.push(Err(e.to_string()));
+                                break;
+                            }
+                        }
+                    }
+                    if !got.last().is_some_and(Result::is_err) {
+                        prop_assert_eq!(reader.bytes_read(), text.len() as u64);
+                        prop_assert_eq!(reader.extra_columns(), by_line.extra);
+                    }
+                }
+                Err(e) => got.push(Err(e.to_string())),
+            }
+            prop_assert_eq!(got, expected);
+        }
     }
 }
