@@ -391,17 +391,22 @@ mod tests {
         assert_eq!(q.earliest_fit(60, 3, 50), Some(60));
     }
 
-    #[test]
-    fn earlier_fit_agrees_with_taking_the_job_out() {
-        // Random profiles: a job reserved at its earliest fit, then other reservations
-        // released, and the answer compared with releasing the job and asking again.
-        let mut state = 7u64;
-        let mut next = |n: i64| {
+    /// Pseudo-random numbers below `n` (a linear congruential generator seeded `seed`).
+    fn numbers(seed: u64) -> impl FnMut(i64) -> i64 {
+        let mut state = seed;
+        move |n| {
             state = state
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             (state >> 33) as i64 % n
-        };
+        }
+    }
+
+    #[test]
+    fn earlier_fit_agrees_with_taking_the_job_out() {
+        // Random profiles: a job reserved at its earliest fit, then other reservations
+        // released, and the answer compared with releasing the job and asking again.
+        let mut next = numbers(7);
         for _ in 0..500 {
             let mut p = Profile::new(16);
             p.advance(0);
@@ -447,13 +452,7 @@ mod tests {
         // Random profiles with a job's own slot; a window of a smaller or equal size and
         // duration that first ends at `y` proves that none ends before it, so any time
         // before `y` may be given as known, and the answer must not change.
-        let mut state = 11u64;
-        let mut next = |n: i64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as i64 % n
-        };
+        let mut next = numbers(11);
         let mut moved = 0;
         for _ in 0..3000 {
             let mut p = Profile::new(16);

@@ -78,12 +78,9 @@ impl SwfReader<LogInput> {
             src: input,
             carry: Vec::new(),
             lines: Lines {
-                record: SwfRecord::UNKNOWN,
-                file,
-                line_no: 0,
                 header,
-                extra: ExtraColumns::default(),
                 bytes,
+                ..Lines::new(file)
             },
             first: None,
             batsim: Some(records.into_iter()),
@@ -97,14 +94,7 @@ impl<R: BufRead> SwfReader<R> {
         let mut reader = SwfReader {
             src,
             carry: Vec::new(),
-            lines: Lines {
-                record: SwfRecord::UNKNOWN,
-                file: file.to_owned(),
-                line_no: 0,
-                header: SwfHeader::default(),
-                extra: ExtraColumns::default(),
-                bytes: 0,
-            },
+            lines: Lines::new(file.to_owned()),
             first: None,
             batsim: None,
         };
@@ -224,6 +214,18 @@ impl<R: BufRead> SwfReader<R> {
 }
 
 impl Lines {
+    /// The state before the first line of `file`.
+    fn new(file: String) -> Self {
+        Lines {
+            record: SwfRecord::UNKNOWN,
+            file,
+            line_no: 0,
+            header: SwfHeader::default(),
+            extra: ExtraColumns::default(),
+            bytes: 0,
+        }
+    }
+
     /// Takes one line (with its line ending, if any): true for a job line, whose record
     /// is then in `record`; false for a blank or comment line (a comment joins the
     /// header).
@@ -904,14 +906,7 @@ mod tests {
     /// What `Lines::take`, the general reading, makes of `line`: the record and the
     /// extra columns, or the error's message; `None` for a blank or comment line.
     fn general(line: &[u8]) -> Result<Option<(SwfRecord, ExtraColumns)>, String> {
-        let mut lines = Lines {
-            record: SwfRecord::UNKNOWN,
-            file: "t".into(),
-            line_no: 0,
-            header: SwfHeader::default(),
-            extra: ExtraColumns::default(),
-            bytes: 0,
-        };
+        let mut lines = Lines::new("t".into());
         match lines.take(line) {
             Ok(true) => Ok(Some((lines.record, lines.extra))),
             Ok(false) => Ok(None),
@@ -932,14 +927,7 @@ mod tests {
     fn agrees(line: &[u8], next: &[u8]) -> bool {
         let text = [line, next].concat();
         let line = first_line(&text);
-        let mut lines = Lines {
-            record: SwfRecord::UNKNOWN,
-            file: "t".into(),
-            line_no: 0,
-            header: SwfHeader::default(),
-            extra: ExtraColumns::default(),
-            bytes: 0,
-        };
+        let mut lines = Lines::new("t".into());
         let Some(len) = lines.take_plain(&text) else {
             assert_eq!((lines.line_no, lines.bytes), (0, 0), "{line:?}");
             return false;
@@ -1098,14 +1086,7 @@ mod tests {
             capacity in 1usize..400,
         ) {
             let text = lines.concat();
-            let mut by_line = Lines {
-                record: SwfRecord::UNKNOWN,
-                file: "t".into(),
-                line_no: 0,
-                header: SwfHeader::default(),
-                extra: ExtraColumns::default(),
-                bytes: 0,
-            };
+            let mut by_line = Lines::new("t".into());
             let mut expected = Vec::new();
             for l in text.split_inclusive(|&b| b == b'\n') {
                 match by_line.take(l) {
