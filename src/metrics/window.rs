@@ -121,7 +121,7 @@ impl<T> Deferred<T> {
         if self.items.back().is_none_or(|b| b.0 < key) {
             self.items.push_back((key, None));
         } else {
-            self.insert(key, None);
+            self.place(key);
         }
     }
 
@@ -151,15 +151,19 @@ impl<T> Deferred<T> {
             e.1 = Some(item);
             return;
         }
-        match self.items.binary_search_by(|e| e.0.cmp(&key)) {
-            Ok(i) => self.items[i].1 = Some(item),
-            Err(i) => self.items.insert(i, (key, Some(item))),
-        }
+        *self.place(key) = Some(item);
     }
 
-    fn insert(&mut self, key: (Time, u64), item: Option<T>) {
-        let i = self.items.partition_point(|e| e.0 < key);
-        self.items.insert(i, (key, item));
+    /// The place of key `key`, found by binary search, or taken empty in order.
+    fn place(&mut self, key: (Time, u64)) -> &mut Option<T> {
+        let i = match self.items.binary_search_by(|e| e.0.cmp(&key)) {
+            Ok(i) => i,
+            Err(i) => {
+                self.items.insert(i, (key, None));
+                i
+            }
+        };
+        &mut self.items[i].1
     }
 
     /// Hands every item whose time is at most `bound` to `f`, earliest first, and forgets
