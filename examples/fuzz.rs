@@ -1,7 +1,7 @@
 //! The long fuzz campaign (issue 17; `docs/RELIABILITY.md`, "Fuzzing"):
 //!
 //! ```text
-//! cargo run --release --example fuzz -- [--target NAME]... [--minutes M] [--seed S]
+//! cargo run --profile fuzz --example fuzz -- [--target NAME]... [--minutes M] [--seed S]
 //!     [--iterations N] [--limit SECONDS]
 //! ```
 //!

@@ -352,9 +352,9 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 /// [`Plain::number`] computes before it knows the line is refused.
 #[inline]
 fn eight_digits(x: u64) -> u64 {
-    let x = (x.wrapping_mul(10) + (x >> 8)) & 0x00ff_00ff_00ff_00ff;
-    let x = (x.wrapping_mul(100) + (x >> 16)) & 0x0000_ffff_0000_ffff;
-    (x.wrapping_mul(10_000) + (x >> 32)) & 0xffff_ffff
+    let x = x.wrapping_mul(10).wrapping_add(x >> 8) & 0x00ff_00ff_00ff_00ff;
+    let x = x.wrapping_mul(100).wrapping_add(x >> 16) & 0x0000_ffff_0000_ffff;
+    x.wrapping_mul(10_000).wrapping_add(x >> 32) & 0xffff_ffff
 }
 
 /// How far into the source's buffer [`plain_line`] reads from a line's start: longer
@@ -965,6 +965,27 @@ mod tests {
             // A line cut by the end of the buffer is left to the general reading.
             let cut = &line.as_bytes()[..line.len() - 1];
             assert!(!agrees(cut, b""));
+        }
+    }
+
+    /// Bytes of any value where a field is expected are refused without overflow in
+    /// the digit arithmetic (found by CI's proptest run in a debug build: fifteen `-1`
+    /// fields, no line ending, then `:` and high bytes in the buffer).
+    #[test]
+    fn any_bytes_in_a_field_are_refused_without_overflow() {
+        let fifteen = "-1 ".repeat(14) + "-1";
+        assert!(!agrees(fifteen.as_bytes(), b":\0\0\0\0\0\xf0\xfc"));
+        for b in 0..=u8::MAX {
+            for n in 1..=8 {
+                let field = vec![b; n];
+                let line = [
+                    b"1 ",
+                    &field[..],
+                    b" 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n",
+                ];
+                let plain = b.is_ascii_digit();
+                assert_eq!(agrees(&line.concat(), b""), plain, "{b:#x} x{n}");
+            }
         }
     }
 
