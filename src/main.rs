@@ -13,15 +13,15 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use sitesim::experiment::analyze::{AnalyzeOptions, analyze_command};
+use sitesim::experiment::analyze::analyze_command;
 use sitesim::experiment::args::{
-    FeedbackArgs, PopulationArgs, RESAMPLE_REPLICATIONS, ReplayArgs, ResampleArgs, UserArgs,
-    non_negative_factor, positive_factor, share,
+    AnalyzeArgs, FeedbackArgs, FitArgs, PopulationArgs, RESAMPLE_REPLICATIONS, ReplayArgs,
+    ResampleArgs, non_negative_factor, positive_factor,
 };
 use sitesim::experiment::calibrate::calibrate_command;
 use sitesim::experiment::estimates::{EstimatesInput, estimates_command};
 use sitesim::experiment::export::{ExportOptions, export_command};
-use sitesim::experiment::feedback::{UnknownWaits, feedback_command};
+use sitesim::experiment::feedback::feedback_command;
 use sitesim::experiment::fit::fit_command;
 use sitesim::experiment::generate::generate_command;
 use sitesim::experiment::replay::replay_command;
@@ -34,9 +34,6 @@ use sitesim::registry::SchedulerSpec;
 use sitesim::swf::batsim::ProfileStyle;
 use sitesim::time::{Time, parse_duration};
 use sitesim::workload::SyntheticConfig;
-use sitesim::workload::analysis::DEFAULT_FLURRY_FACTOR;
-use sitesim::workload::pools::PoolConfig;
-use sitesim::workload::questionable::{Policies, PolicySetting};
 
 #[derive(Parser)]
 #[command(
@@ -273,65 +270,6 @@ impl SweepArgs {
 }
 
 #[derive(Args)]
-struct AnalyzeArgs {
-    /// The log, in the Standard Workload Format.
-    #[arg(long, value_name = "FILE")]
-    swf: PathBuf,
-    #[command(flatten)]
-    users: UserArgs,
-    /// Processors, for the oversize check [default: the log's MaxProcs].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    procs: Option<u32>,
-    /// What to do with one kind of questionable job, as KIND=ACTION (see `replay`).
-    #[arg(long, value_name = "KIND=ACTION")]
-    questionable: Vec<PolicySetting>,
-    /// A user's week is a flurry when it has more than this many times the jobs of every
-    /// other user's busiest week.
-    #[arg(long, default_value_t = DEFAULT_FLURRY_FACTOR, value_parser = positive_factor)]
-    flurry_factor: f64,
-    /// Resampling pools: a user is long-term when its activity spans at least this share
-    /// of the log.
-    #[arg(long, default_value_t = 0.5, value_parser = share)]
-    long_term_share: f64,
-    /// Resampling pools: users whose whole activity lies within this long of either end
-    /// of the log are left out [default: 2 weeks, or a 24th of the log's span if that
-    /// is shorter].
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
-    edge: Option<Time>,
-    /// Write the continuation curve fitted from the log to this file (TOML).
-    #[arg(long, value_name = "FILE")]
-    fit_continuation: Option<PathBuf>,
-    /// Plot the continuation curve (Feitelson 2021, Fig. 18) to this SVG file: the share of
-    /// continued sessions by response time with the logistic, and by slowdown to the
-    /// same name ending in -slowdown.svg.
-    #[arg(long, value_name = "FILE")]
-    plot_continuation: Option<PathBuf>,
-    /// Print the analysis as JSON.
-    #[arg(long)]
-    json: bool,
-}
-
-#[derive(Args)]
-struct FitArgs {
-    /// A log, in the Standard Workload Format; repeat to pool several (each keeps its own
-    /// machine size and clock).
-    #[arg(long, value_name = "FILE", required = true)]
-    swf: Vec<PathBuf>,
-    /// The model file to write (TOML).
-    #[arg(long, value_name = "PATH")]
-    out: PathBuf,
-    /// The sites' time zone (UTC, an IANA name, +HH:MM or seconds east of UTC), for every
-    /// log [default: each header's TimeZoneString, else TimeZone, else UTC].
-    #[arg(long, value_name = "ZONE")]
-    time_zone: Option<String>,
-    /// Jobs whose logged wait is unknown (-1): refuse the log (error), take them as 0
-    /// (zero), or estimate them by an open-loop replay under a policy
-    /// (replay[:POLICY], EASY by default).
-    #[arg(long, default_value = "error", value_name = "RULE")]
-    unknown_waits: UnknownWaits,
-}
-
-#[derive(Args)]
 struct EstimatesArgs {
     /// Take the job count, maximum and its share from this log.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["jobs", "max", "share"])]
@@ -370,30 +308,6 @@ struct GenerateArgs {
     /// Output file.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
-}
-
-impl AnalyzeArgs {
-    fn options(&self) -> Result<AnalyzeOptions, String> {
-        let mut questionable = Policies::default();
-        for s in &self.questionable {
-            questionable.set(s);
-        }
-        Ok(AnalyzeOptions {
-            procs: self.procs,
-            questionable,
-            trace: self.users.trace_config()?,
-            time_zone: self.users.time_zone.clone(),
-            unknown_waits: self.users.unknown_waits.clone(),
-            flurry_factor: self.flurry_factor,
-            pools: PoolConfig {
-                long_term_share: self.long_term_share,
-                edge: self.edge,
-            },
-            json: self.json,
-            fit_continuation: self.fit_continuation.clone(),
-            plot_continuation: self.plot_continuation.clone(),
-        })
-    }
 }
 
 /// Writes `bytes` to stdout (a reader that closed it early ends the program quietly:

@@ -92,6 +92,16 @@ fn fuzz_resample() {
 }
 
 #[test]
+fn fuzz_analyze() {
+    campaign("analyze", 800);
+}
+
+#[test]
+fn fuzz_fit() {
+    campaign("fit", 800);
+}
+
+#[test]
 fn fuzz_batsim() {
     campaign("batsim", 600);
 }
@@ -99,6 +109,11 @@ fn fuzz_batsim() {
 #[test]
 fn fuzz_scenario() {
     campaign("scenario", 600);
+}
+
+#[test]
+fn fuzz_model() {
+    campaign("model", 150);
 }
 
 #[test]

@@ -6,14 +6,20 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use sitesim::experiment::args::{FeedbackArgs, ReplayArgs, ResampleArgs, parse};
+use sitesim::experiment::analyze::{analyze_log, plot_continuation};
+use sitesim::experiment::args::{
+    AnalyzeArgs, FeedbackArgs, FitArgs, ReplayArgs, ResampleArgs, parse,
+};
 use sitesim::experiment::feedback::feedback;
+use sitesim::experiment::fit::fit_logs;
+use sitesim::experiment::model::run_model;
 use sitesim::experiment::replay::{ReplayOptions, replay};
 use sitesim::experiment::resample::resample_file;
 use sitesim::experiment::scenario::{Scenario, WorkloadSection};
 use sitesim::experiment::study::Study;
 use sitesim::job::OverrunPolicy;
 use sitesim::localtime::{SiteClock, parse_zone};
+use sitesim::model::fit::{render_summary, to_toml};
 use sitesim::model::jobs::JobLayer;
 use sitesim::model::talby::TalbyModel;
 use sitesim::predict::estimates::EstimateModel;
@@ -22,7 +28,7 @@ use sitesim::registry::SchedulerSpec;
 use sitesim::sched::BuildContext;
 use sitesim::swf::batsim::{BatsimExport, ProfileStyle, read_workload};
 use sitesim::swf::{Located, LogInput, SwfReader};
-use sitesim::time::parse_duration;
+use sitesim::time::{WEEK, parse_duration};
 use sitesim::users::ContinuationCurve;
 use sitesim::workload::questionable::PolicySetting;
 use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};
@@ -69,7 +75,7 @@ pub fn all() -> &'static [Target] {
             cost: Cost::PerByte,
         }
     }
-    static TARGETS: [Target; 20] = [
+    static TARGETS: [Target; 23] = [
         t("swf", Shape::Swf, swf_seeds, swf),
         t("compressed", Shape::Bytes, compressed_seeds, compressed),
         t("replay", Shape::Swf, replay_seeds, replay_log),
@@ -81,9 +87,15 @@ pub fn all() -> &'static [Target] {
             cost: Cost::Asked,
             ..t("resample", Shape::Swf, resample_seeds, resample_log)
         },
+        t("analyze", Shape::Swf, analyze_seeds, analyze),
+        t("fit", Shape::Swf, fit_seeds, fit),
         t("args", Shape::Spec, args_seeds, args),
         t("batsim", Shape::Json, batsim_seeds, batsim),
         t("scenario", Shape::Toml, scenario_seeds, scenario),
+        Target {
+            cost: Cost::Asked,
+            ..t("model", Shape::Toml, model_seeds, model_site)
+        },
         t("policy", Shape::Spec, policy_seeds, policy),
         t("predictor", Shape::Spec, predictor_seeds, predictor),
         t("estimates", Shape::Spec, estimate_seeds, estimates),
@@ -350,11 +362,17 @@ fn fuzz_args(bytes: &[u8], default: &str) -> Vec<String> {
 /// Logs of 30 and 120 lines, each with a `; Fuzz-args:` line of `extra` and one of
 /// [`USER_ARGS`].
 fn user_seeds(extra: &[&str]) -> Vec<Vec<u8>> {
+    logs_with_args(USER_ARGS, extra)
+}
+
+/// Logs of 30 and 120 lines, each with a `; Fuzz-args:` line of one of `args` and one of
+/// `extra`.
+fn logs_with_args(args: &[&str], extra: &[&str]) -> Vec<Vec<u8>> {
     let mut rng = Rng::new(17);
     log_seeds(&[30, 120])
         .into_iter()
         .map(|log| {
-            let args = rng.pick(USER_ARGS);
+            let args = rng.pick(args);
             let more = rng.pick(extra);
             let mut with = format!("; Fuzz-args: {args} {more}\n").into_bytes();
             with.extend(log);
@@ -431,6 +449,96 @@ fn resample_log(bytes: &[u8]) -> bool {
     resample_file(&file.0, &opts, &AtomicBool::new(false), &|| {}).is_ok()
 }
 
+fn analyze_seeds() -> Vec<Vec<u8>> {
+    logs_with_args(
+        &[
+            "--unknown-waits zero",
+            "--unknown-waits replay:fcfs --session-rule latest --dependence start",
+            "--unknown-waits zero --window-end last-submit --threshold 1s --time-zone +05:30",
+            "--unknown-waits zero --questionable oversize=clamp --procs 8",
+        ],
+        &[
+            "",
+            "--json",
+            "--flurry-factor 1.5 --long-term-share 0.1",
+            "--edge 0 --long-term-share 1",
+        ],
+    )
+}
+
+/// Analyses the log in `bytes` under the `analyze` command's arguments of its
+/// `; Fuzz-args:` line: renders it as text and JSON, writes the fitted continuation curve
+/// and reads it back (a curve that does not read back is a finding), and draws its two
+/// plots into a scratch folder.
+fn analyze(bytes: &[u8]) -> bool {
+    let Some(file) = ScratchFile::new(bytes) else {
+        return false;
+    };
+    let mut argv = vec!["--swf".to_owned(), file.0.display().to_string()];
+    argv.extend(fuzz_args(bytes, "--unknown-waits zero"));
+    let Ok(args) = parse::<AnalyzeArgs>("analyze", &argv) else {
+        return false;
+    };
+    let Ok(opts) = args.options() else {
+        return false;
+    };
+    let Ok(analyzed) = analyze_log(&file.0, &opts) else {
+        return false;
+    };
+    let _ = (analyzed.text(), analyzed.json());
+    let curve = &analyzed.analysis.continuation;
+    let toml = curve.to_toml();
+    if let Err(e) = ContinuationCurve::parse(&toml, "fitted.toml") {
+        panic!("the fitted continuation curve does not read back: {e}\n{toml}");
+    }
+    let plot = file.0.with_extension("svg");
+    if let Ok(written) = plot_continuation(curve, &analyzed.file, &plot) {
+        for w in written {
+            let _ = std::fs::remove_file(w);
+        }
+    }
+    true
+}
+
+fn fit_seeds() -> Vec<Vec<u8>> {
+    logs_with_args(
+        &["--unknown-waits zero", "--unknown-waits replay:fcfs"],
+        &["", "--time-zone Europe/Stockholm", "--time-zone -03:00"],
+    )
+}
+
+/// Fits the job layer to the log in `bytes` under the `fit` command's arguments of its
+/// `; Fuzz-args:` line, renders its summary and checks that the model file reads back (a
+/// fit that does not is a finding).
+fn fit(bytes: &[u8]) -> bool {
+    let Some(file) = ScratchFile::new(bytes) else {
+        return false;
+    };
+    let mut argv = vec![
+        "--swf".to_owned(),
+        file.0.display().to_string(),
+        "--out".to_owned(),
+        "fit.toml".to_owned(),
+    ];
+    argv.extend(fuzz_args(bytes, "--unknown-waits zero"));
+    let Ok(args) = parse::<FitArgs>("fit", &argv) else {
+        return false;
+    };
+    let Ok((layer, warnings)) = fit_logs(
+        &[file.0.clone()],
+        args.time_zone.as_deref(),
+        &args.unknown_waits,
+    ) else {
+        return false;
+    };
+    let _ = render_summary(&layer);
+    let toml = to_toml(&layer, Some("sitesim fit"), &warnings);
+    if let Err(e) = JobLayer::parse(&toml, "fit.toml") {
+        panic!("the fitted job layer does not read back: {e}\n{toml}");
+    }
+    true
+}
+
 fn batsim_seeds() -> Vec<Vec<u8>> {
     log_seeds(&[20, 60])
         .into_iter()
@@ -500,6 +608,57 @@ fn scenario(bytes: &[u8]) -> bool {
         }
         _ => true,
     }
+}
+
+/// The scenarios of a model-based site, shortened to two weeks and one replication.
+fn model_seeds() -> Vec<Vec<u8>> {
+    files("scenarios", ".toml")
+        .into_iter()
+        .map(|bytes| text(&bytes))
+        .filter(|t| t.contains("source = \"model\""))
+        .map(|t| {
+            t.lines()
+                .map(|l| match l.split_whitespace().next() {
+                    Some("duration") => "duration = \"2w\"",
+                    Some("replications") => "replications = 1",
+                    _ => l,
+                })
+                .flat_map(|l| [l, "\n"])
+                .collect::<String>()
+                .into_bytes()
+        })
+        .collect()
+}
+
+/// Runs the model-based site of a scenario (built-in model files only) with the
+/// invariant checker, one thread, no output files and its `[experiment]` left out. Runs
+/// longer than 8 weeks, of more than 2 replications, 4 times the users or 4,096
+/// processors are skipped: their cost is what the scenario asks for, not a finding.
+fn model_site(bytes: &[u8]) -> bool {
+    let Ok(s) = Scenario::parse(&text(bytes), "fuzz.toml") else {
+        return false;
+    };
+    let WorkloadSection::Model { model, jobs, .. } = &s.workload else {
+        return false;
+    };
+    if model.is_some() || jobs.is_some() {
+        return false;
+    }
+    let Ok((files, mut opts, _)) = s.model_setup() else {
+        return false;
+    };
+    let too_big = opts.length > 8 * WEEK
+        || opts.replications > 2
+        || !(0.0..=4.0).contains(&opts.users)
+        || opts.machine.is_some_and(|p| p > 4096)
+        || opts.run.procs.is_some_and(|p| p > 4096);
+    if too_big {
+        return false;
+    }
+    opts.threads = Some(1);
+    opts.run.check = true;
+    opts.run.out = None;
+    run_model(&files, &opts, &AtomicBool::new(false), &|| {}).is_ok()
 }
 
 /// Seeds from a list of strings.

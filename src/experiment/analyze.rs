@@ -45,9 +45,49 @@ pub struct AnalyzeOptions {
     pub plot_continuation: Option<PathBuf>,
 }
 
-/// `sitesim analyze`: analyses the users of the log `swf` and prints the analysis and
-/// its pools (as text or JSON); writes the continuation curve and its plots when asked.
-pub fn analyze_command(swf: &Path, opts: &AnalyzeOptions) -> Result<(), String> {
+/// A log's users analysed, and the pools resampling draws from them.
+pub struct Analyzed {
+    /// The log's name as read.
+    pub name: String,
+    /// Its file name, by which the curve and its plots name it.
+    pub file: String,
+    /// Sessions, think times, cycles, flurries and the continuation curve.
+    pub analysis: LogAnalysis,
+    /// The pools resampling draws from.
+    pub pools: Pools,
+    /// What the header's clock said about the log.
+    pub warnings: Vec<String>,
+}
+
+impl Analyzed {
+    /// The analysis and pools as `sitesim analyze` prints them.
+    pub fn text(&self) -> String {
+        let mut text = self.analysis.render(&self.name);
+        text.push_str(&self.pools.render());
+        for w in &self.warnings {
+            text.push_str(&format!("  warning: {w}\n"));
+        }
+        text
+    }
+
+    /// The analysis and pools as JSON (`sitesim analyze --json`).
+    pub fn json(&self) -> String {
+        #[derive(serde::Serialize)]
+        struct Analysis<'a> {
+            #[serde(flatten)]
+            users: &'a LogAnalysis,
+            pools: &'a Pools,
+        }
+        let both = Analysis {
+            users: &self.analysis,
+            pools: &self.pools,
+        };
+        serde_json::to_string_pretty(&both).expect("analyses serialize")
+    }
+}
+
+/// Analyses the users of the log `swf` and sorts them into pools, as `opts` say.
+pub fn analyze_log(swf: &Path, opts: &AnalyzeOptions) -> Result<Analyzed, String> {
     let (header, name) = open_log(swf)?;
     let procs = match opts.procs {
         Some(p) => p,
@@ -76,37 +116,32 @@ pub fn analyze_command(swf: &Path, opts: &AnalyzeOptions) -> Result<(), String> 
     let file = swf
         .file_name()
         .map_or(name.clone(), |f| f.to_string_lossy().into_owned());
-    let analysis = LogAnalysis::of(&trace, &file, &clock, opts.flurry_factor);
-    let pools = Pools::of(&trace, opts.pools);
+    Ok(Analyzed {
+        analysis: LogAnalysis::of(&trace, &file, &clock, opts.flurry_factor),
+        pools: Pools::of(&trace, opts.pools),
+        name,
+        file,
+        warnings,
+    })
+}
+
+/// `sitesim analyze`: analyses the users of the log `swf` and prints the analysis and
+/// its pools (as text or JSON); writes the continuation curve and its plots when asked.
+pub fn analyze_command(swf: &Path, opts: &AnalyzeOptions) -> Result<(), String> {
+    let analyzed = analyze_log(swf, opts)?;
     if opts.json {
-        #[derive(serde::Serialize)]
-        struct Analysis<'a> {
-            #[serde(flatten)]
-            users: &'a LogAnalysis,
-            pools: &'a Pools,
-        }
-        let both = Analysis {
-            users: &analysis,
-            pools: &pools,
-        };
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&both).expect("analyses serialize")
-        );
+        println!("{}", analyzed.json());
     } else {
-        print!("{}", analysis.render(&name));
-        print!("{}", pools.render());
-        for w in warnings {
-            println!("  warning: {w}");
-        }
+        print!("{}", analyzed.text());
     }
+    let curve = &analyzed.analysis.continuation;
     if let Some(path) = &opts.fit_continuation {
-        write_atomic(path, analysis.continuation.to_toml().as_bytes())
+        write_atomic(path, curve.to_toml().as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))?;
         note(format_args!("wrote {}", path.display()));
     }
     if let Some(path) = &opts.plot_continuation {
-        for written in plot_continuation(&analysis.continuation, &file, path)? {
+        for written in plot_continuation(curve, &analyzed.file, path)? {
             note(format_args!("wrote {}", written.display()));
         }
     }
@@ -158,7 +193,7 @@ fn proportions<B: Copy>(buckets: &[Bucket<B>], value: impl Fn(B) -> f64) -> Vec<
 /// continued sessions by the previous job's response time, with the logistic, to
 /// `path`, and by its bounded slowdown to `path` ending in `-slowdown.svg`; returns the
 /// files written.
-fn plot_continuation(
+pub fn plot_continuation(
     curve: &ContinuationCurve,
     name: &str,
     path: &Path,

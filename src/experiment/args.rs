@@ -1,5 +1,5 @@
-//! The command line's arguments of the commands that run a log (`replay`, `feedback`,
-//! `resample`, and what `analyze`, `calibrate` and `sweep` share with them): their clap
+//! The command line's arguments of the commands that read a log (`replay`, `feedback`,
+//! `resample`, `analyze`, `fit`, and what `calibrate` and `sweep` share with them): their clap
 //! definitions, defaults, checks and conversion to each command's options. The `sitesim`
 //! binary and the Python bindings (`python/`) both parse them here, so a keyword
 //! argument in Python has the option's default and gives its error.
@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Command, FromArgMatches};
 
+use super::analyze::AnalyzeOptions;
 use super::feedback::{ContinuationSource, FeedbackOptions, UnknownWaits};
 use super::replay::ReplayOptions;
 use super::resample::ResampleOptions;
@@ -19,6 +20,7 @@ use crate::registry::SchedulerSpec;
 use crate::session::SessionRule;
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::{FlowForward, NegativeThink, OpeningThink, Patience};
+use crate::workload::analysis::DEFAULT_FLURRY_FACTOR;
 use crate::workload::pools::PoolConfig;
 use crate::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::workload::questionable::{Policies, PolicySetting};
@@ -402,6 +404,92 @@ impl ResampleArgs {
         self.population_args
             .options(self.population, RESAMPLE_REPLICATIONS)
     }
+}
+
+/// The arguments of `analyze`.
+#[derive(Args)]
+pub struct AnalyzeArgs {
+    /// The log, in the Standard Workload Format.
+    #[arg(long, value_name = "FILE")]
+    pub swf: PathBuf,
+    #[command(flatten)]
+    pub users: UserArgs,
+    /// Processors, for the oversize check [default: the log's MaxProcs].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub procs: Option<u32>,
+    /// What to do with one kind of questionable job, as KIND=ACTION (see `replay`).
+    #[arg(long, value_name = "KIND=ACTION")]
+    pub questionable: Vec<PolicySetting>,
+    /// A user's week is a flurry when it has more than this many times the jobs of every
+    /// other user's busiest week.
+    #[arg(long, default_value_t = DEFAULT_FLURRY_FACTOR, value_parser = positive_factor)]
+    pub flurry_factor: f64,
+    /// Resampling pools: a user is long-term when its activity spans at least this share
+    /// of the log.
+    #[arg(long, default_value_t = 0.5, value_parser = share)]
+    pub long_term_share: f64,
+    /// Resampling pools: users whose whole activity lies within this long of either end
+    /// of the log are left out [default: 2 weeks, or a 24th of the log's span if that
+    /// is shorter].
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub edge: Option<Time>,
+    /// Write the continuation curve fitted from the log to this file (TOML).
+    #[arg(long, value_name = "FILE")]
+    pub fit_continuation: Option<PathBuf>,
+    /// Plot the continuation curve (Feitelson 2021, Fig. 18) to this SVG file: the share of
+    /// continued sessions by response time with the logistic, and by slowdown to the
+    /// same name ending in -slowdown.svg.
+    #[arg(long, value_name = "FILE")]
+    pub plot_continuation: Option<PathBuf>,
+    /// Print the analysis as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl AnalyzeArgs {
+    /// The options of `analyze`.
+    pub fn options(&self) -> Result<AnalyzeOptions, String> {
+        let mut questionable = Policies::default();
+        for s in &self.questionable {
+            questionable.set(s);
+        }
+        Ok(AnalyzeOptions {
+            procs: self.procs,
+            questionable,
+            trace: self.users.trace_config()?,
+            time_zone: self.users.time_zone.clone(),
+            unknown_waits: self.users.unknown_waits.clone(),
+            flurry_factor: self.flurry_factor,
+            pools: PoolConfig {
+                long_term_share: self.long_term_share,
+                edge: self.edge,
+            },
+            json: self.json,
+            fit_continuation: self.fit_continuation.clone(),
+            plot_continuation: self.plot_continuation.clone(),
+        })
+    }
+}
+
+/// The arguments of `fit`.
+#[derive(Args)]
+pub struct FitArgs {
+    /// A log, in the Standard Workload Format; repeat to pool several (each keeps its own
+    /// machine size and clock).
+    #[arg(long, value_name = "FILE", required = true)]
+    pub swf: Vec<PathBuf>,
+    /// The model file to write (TOML).
+    #[arg(long, value_name = "PATH")]
+    pub out: PathBuf,
+    /// The sites' time zone (UTC, an IANA name, +HH:MM or seconds east of UTC), for every
+    /// log [default: each header's TimeZoneString, else TimeZone, else UTC].
+    #[arg(long, value_name = "ZONE")]
+    pub time_zone: Option<String>,
+    /// Jobs whose logged wait is unknown (-1): refuse the log (error), take them as 0
+    /// (zero), or estimate them by an open-loop replay under a policy
+    /// (replay[:POLICY], EASY by default).
+    #[arg(long, default_value = "error", value_name = "RULE")]
+    pub unknown_waits: UnknownWaits,
 }
 
 /// Parses `argv` (the options that follow the command's name on the command line) as
