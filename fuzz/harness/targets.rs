@@ -525,7 +525,7 @@ fn fit(bytes: &[u8]) -> bool {
         return false;
     };
     let Ok((layer, warnings)) = fit_logs(
-        &[file.0.clone()],
+        std::slice::from_ref(&file.0),
         args.time_zone.as_deref(),
         &args.unknown_waits,
     ) else {
