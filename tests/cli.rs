@@ -112,6 +112,51 @@ fn input_errors_name_file_line_and_field() {
     assert!(stderr(&o).contains("--procs"), "{}", stderr(&o));
 }
 
+/// One processor; a job of a century (3,153,600,000 s, the longest time sitesim takes)
+/// runs first. The next job waits exactly a century: accepted, and the schedule written
+/// reads back. A third waits a second longer: refused by name (found by the fuzz target
+/// `replay`, which writes the outputs and reads them back: schedules with such waits were
+/// written and could not be read).
+#[test]
+fn a_wait_past_a_century_is_refused_and_every_schedule_written_reads_back() {
+    let century = 3_153_600_000_i64;
+    let line =
+        |n: u32, run: i64| format!("{n} 0 -1 {run} 1 -1 -1 1 {run} -1 1 1 1 -1 -1 -1 -1 -1\n");
+    let two = temp("century-two.swf");
+    std::fs::write(&two, [line(1, century), line(2, 1)].concat()).unwrap();
+    let out = temp("century-out");
+    let o = sitesim(&[
+        "replay",
+        "--swf",
+        two.to_str().unwrap(),
+        "--procs",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let schedule = out.join("schedule.swf");
+    let o = sitesim(&[
+        "replay",
+        "--swf",
+        schedule.to_str().unwrap(),
+        "--procs",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let three = temp("century-three.swf");
+    std::fs::write(&three, [line(1, century), line(2, 1), line(3, 1)].concat()).unwrap();
+    let o = sitesim(&["replay", "--swf", three.to_str().unwrap(), "--procs", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o)
+            .contains("at time 3153600001 job 3, submitted at 0, has waited longer than 100 years"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn replay_prints_a_summary_and_writes_outputs() {
     let log = temp("ok.swf");

@@ -351,9 +351,10 @@ pub fn options_line(rng: &mut Rng) -> String {
         "missing-estimate=max-runtime",
         "negative-runtime=keep",
     ]);
+    let out = rng.pick(&["false", "false", "true"]);
     format!(
         "; Fuzz: policy={policy} overrun={overrun} estimates={estimates} predictor={predictor} \
-         procs={procs} questionable={questionable}"
+         procs={procs} questionable={questionable} out={out}"
     )
 }
 

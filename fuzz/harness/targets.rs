@@ -288,8 +288,10 @@ fn replay_seeds() -> Vec<Vec<u8>> {
 
 /// The replay options of a log's `; Fuzz: key=value ...` line (defaults without one):
 /// `policy`, `overrun`, `estimates`, `predictor`, `procs`, `questionable` (a
-/// questionable-job setting) and `check` (the invariant checker, on by default). `None` if a value is not one
-/// sitesim takes (the options are checked by their own targets).
+/// questionable-job setting), `check` (the invariant checker, on by default) and `out`
+/// (`true`: write the output files into `opts.out`, a scratch folder, which the caller
+/// removes). `None` if a value is not one sitesim takes (the options are checked by their
+/// own targets).
 fn replay_options(bytes: &[u8]) -> Option<ReplayOptions> {
     let mut opts = ReplayOptions {
         check: true,
@@ -318,13 +320,24 @@ fn replay_options(bytes: &[u8]) -> Option<ReplayOptions> {
             "procs" => opts.procs = Some(v.parse().ok()?),
             "questionable" => opts.questionable.set(&v.parse().ok()?),
             "check" => opts.check = v.parse().ok()?,
+            "out" => opts.out = v.parse::<bool>().ok()?.then(scratch_dir),
             _ => return None,
         }
     }
     Some(opts)
 }
 
-/// Replays the log in `bytes` under the options of its `; Fuzz:` line.
+/// A folder name of its own for one input's output files (not created).
+fn scratch_dir() -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("sitesim-fuzz-out-{}-{n}", std::process::id()))
+}
+
+/// Replays the log in `bytes` under the options of its `; Fuzz:` line. With `out=true`,
+/// the files written must read back: `summary.json` as JSON, `jobs.csv` as CSV rows of
+/// its header's width, `schedule.swf` through `SwfReader` without an error (a file
+/// sitesim writes and cannot read is a finding).
 fn replay_log(bytes: &[u8]) -> bool {
     let Some(opts) = replay_options(bytes) else {
         return false;
@@ -334,7 +347,34 @@ fn replay_log(bytes: &[u8]) -> bool {
         return false;
     };
     let header = reader.header().clone();
-    replay(open, "fuzz.swf", &header, |r| r.extra_columns(), &opts).is_ok()
+    let ran = replay(open, "fuzz.swf", &header, |r| r.extra_columns(), &opts).is_ok();
+    if let Some(dir) = &opts.out {
+        if ran {
+            outputs_read_back(dir);
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    ran
+}
+
+/// Panics unless the output files of a replay in `dir` read back.
+fn outputs_read_back(dir: &Path) {
+    let summary = std::fs::read(dir.join("summary.json")).expect("summary.json written");
+    if let Err(e) = serde_json::from_slice::<serde_json::Value>(&summary) {
+        panic!("summary.json is not JSON: {e}");
+    }
+    let mut jobs = csv::Reader::from_path(dir.join("jobs.csv")).expect("jobs.csv written");
+    for row in jobs.records() {
+        if let Err(e) = row {
+            panic!("jobs.csv does not read back: {e}");
+        }
+    }
+    let schedule = SwfReader::open(&dir.join("schedule.swf")).expect("schedule.swf written");
+    for record in schedule {
+        if let Err(e) = record {
+            panic!("schedule.swf does not read back: {e}");
+        }
+    }
 }
 
 /// Command-line arguments of the `feedback` and `resample` targets' seeds.

@@ -27,7 +27,7 @@ use crate::job::{JobId, JobOutcome, JobRequest, JobSpec, OverrunPolicy};
 use crate::predict::Predictor;
 use crate::sched::{RunningJob, Scheduler, SystemView, UserTable};
 use crate::swf::{SwfError, SwfRecord};
-use crate::time::Time;
+use crate::time::{LONGEST, Time};
 
 /// Why a simulation stopped early.
 #[derive(Debug, thiserror::Error)]
@@ -60,6 +60,24 @@ pub enum SimError {
         scheduler: String,
         /// The violation.
         problem: String,
+    },
+    /// The first job in the queue has waited longer than [`LONGEST`], so its wait would be
+    /// a time sitesim refuses to read (a century): the machine is far too small for the
+    /// workload. Refused so that a run's simulated span, its cost (the weekly metrics are
+    /// kept densely) and the times of its outputs stay within what sitesim reads back
+    /// (docs/RELIABILITY.md, "Bounds on input").
+    #[error(
+        "at time {now} job {job}, submitted at {submit}, has waited longer than 100 years \
+         ({LONGEST} s), the longest time sitesim takes: the machine is far too small for \
+         this workload"
+    )]
+    WaitTooLong {
+        /// When.
+        now: Time,
+        /// The job's number (its log's, or the workload's).
+        job: i64,
+        /// Its submission time.
+        submit: Time,
     },
     /// The workload failed for another reason.
     #[error("{0}")]
@@ -898,6 +916,17 @@ impl<W: Workload, O: Observer> Model for Simulation<W, O> {
     }
 
     fn settle(&mut self, now: Time, events: &mut EventQueue<Event>) -> Result<(), SimError> {
+        // The first job in the queue has waited longest: every job this pass starts has
+        // waited no longer, and it will have waited at least this long when it starts.
+        if let Some(first) = self.queue.front()
+            && now - first.submit > LONGEST
+        {
+            return Err(SimError::WaitTooLong {
+                now,
+                job: self.slots[first.id as usize].job,
+                submit: first.submit,
+            });
+        }
         let mut starts = std::mem::take(&mut self.starts);
         starts.clear();
         {
