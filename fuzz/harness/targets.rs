@@ -357,22 +357,49 @@ fn replay_log(bytes: &[u8]) -> bool {
     ran
 }
 
-/// Panics unless the output files of a replay in `dir` read back.
+/// The finding of an output file that does not read back.
+fn unreadable(name: &str, e: impl std::fmt::Display) -> ! {
+    panic!("{name} does not read back: {e}")
+}
+
+/// Panics unless the output files of a run in `dir` read back: `summary.json` (which
+/// every run writes) and any other `.json` as JSON, every `.csv` as CSV rows of its
+/// header's width, `schedule.swf` through `SwfReader`; and no `.partial` file is left.
 fn outputs_read_back(dir: &Path) {
-    let summary = std::fs::read(dir.join("summary.json")).expect("summary.json written");
-    if let Err(e) = serde_json::from_slice::<serde_json::Value>(&summary) {
-        panic!("summary.json is not JSON: {e}");
-    }
-    let mut jobs = csv::Reader::from_path(dir.join("jobs.csv")).expect("jobs.csv written");
-    for row in jobs.records() {
-        if let Err(e) = row {
-            panic!("jobs.csv does not read back: {e}");
-        }
-    }
-    let schedule = SwfReader::open(&dir.join("schedule.swf")).expect("schedule.swf written");
-    for record in schedule {
-        if let Err(e) = record {
-            panic!("schedule.swf does not read back: {e}");
+    assert!(dir.join("summary.json").is_file(), "no summary.json");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("the output folder")
+        .map(|e| e.expect("a folder entry").path())
+        .collect();
+    files.sort();
+    for file in files {
+        let name = file
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        match file.extension().and_then(|e| e.to_str()) {
+            Some("json") => {
+                let bytes = std::fs::read(&file).unwrap_or_else(|e| unreadable(&name, e));
+                if let Err(e) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+                    unreadable(&name, e);
+                }
+            }
+            Some("csv") => {
+                let mut rows =
+                    csv::Reader::from_path(&file).unwrap_or_else(|e| unreadable(&name, e));
+                for row in rows.records() {
+                    if let Err(e) = row {
+                        unreadable(&name, e);
+                    }
+                }
+            }
+            Some("swf") => {
+                for record in SwfReader::open(&file).unwrap_or_else(|e| unreadable(&name, e)) {
+                    if let Err(e) = record {
+                        unreadable(&name, e);
+                    }
+                }
+            }
+            _ => panic!("{name}: not a file a run writes"),
         }
     }
 }
@@ -422,12 +449,13 @@ fn logs_with_args(args: &[&str], extra: &[&str]) -> Vec<Vec<u8>> {
 }
 
 fn feedback_seeds() -> Vec<Vec<u8>> {
-    user_seeds(&[""])
+    user_seeds(&["", "", "--out results"])
 }
 
 /// Replays the log in `bytes` with feedback, under the `feedback` command's arguments of
 /// its `; Fuzz-args:` line (`--unknown-waits zero` without one), with the invariant
-/// checker and no output files.
+/// checker. With `--out`, the output files are written to a scratch folder and must
+/// read back.
 fn feedback_log(bytes: &[u8]) -> bool {
     let mut argv = vec!["--swf".to_owned(), "fuzz.swf".to_owned()];
     argv.extend(fuzz_args(bytes, "--unknown-waits zero"));
@@ -441,13 +469,20 @@ fn feedback_log(bytes: &[u8]) -> bool {
         return false;
     };
     opts.run.check = true;
-    opts.run.out = None;
+    opts.run.out = opts.run.out.is_some().then(scratch_dir);
     let open = || SwfReader::new(Cursor::new(bytes), "fuzz.swf");
     let Ok(reader) = open() else {
         return false;
     };
     let header = reader.header().clone();
-    feedback(open, "fuzz.swf", &header, |r| r.extra_columns(), &opts).is_ok()
+    let ran = feedback(open, "fuzz.swf", &header, |r| r.extra_columns(), &opts).is_ok();
+    if let Some(dir) = &opts.run.out {
+        if ran {
+            outputs_read_back(dir);
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    ran
 }
 
 fn resample_seeds() -> Vec<Vec<u8>> {
