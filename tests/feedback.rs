@@ -7,6 +7,7 @@ use common::{feedback_run, logged, trace_of, users_of};
 use sitesim::job::JobOutcome;
 use sitesim::registry::SchedulerSpec;
 use sitesim::sched::Policy;
+use sitesim::users::reaction::MAX_REPETITIONS;
 use sitesim::users::{
     Behaviour, ContinuationCurve, FlowForward, NegativeThink, OpeningThink, Rule, UserConfig,
 };
@@ -404,6 +405,36 @@ fn repetitions_end_when_the_planned_break_would_have_ended() {
     assert_eq!(s.last(), Some(&(3, 90_000)));
     let c = users.summary().jobs;
     assert_eq!((c.extended, c.submitted), (566, 568));
+}
+
+#[test]
+fn a_run_of_repetitions_is_bounded() {
+    // As above, but job 3 comes 1,000,000 s later: the break, which lasts until 995,000,
+    // would hold 6,633 repetitions (at 150, 300, ..., 994,950). A run of repetitions
+    // stops at `MAX_REPETITIONS` (1,000: the last at 150,000), and job 3 still
+    // opens its window at its logged time. Before the bound a log of two such jobs of
+    // one second took tens of millions of repetitions (a fuzzing finding,
+    // `fuzz/regressions/feedback/long-break-repetitions.swf`).
+    let log = [
+        logged(1, 1, 0, 5000, 50, 1),
+        logged(3, 1, 1_000_000, 0, 50, 1),
+    ]
+    .concat();
+    let config = TraceConfig::default();
+    let (users, jobs) = feedback_run(
+        trace_of(&log, 1, config),
+        1,
+        Policy::Fcfs,
+        reacting(&config, step_curve(1.0)),
+        None,
+    );
+    let s = submits(&jobs, 1);
+    let repetitions: Vec<i64> = s.iter().filter(|j| j.0 == 1).map(|j| j.1).skip(1).collect();
+    assert_eq!(repetitions.len(), MAX_REPETITIONS as usize);
+    assert_eq!(repetitions.last(), Some(&150_000));
+    assert_eq!(s.last(), Some(&(3, 1_000_000)));
+    let c = users.summary().jobs;
+    assert_eq!(c.extended, u64::from(MAX_REPETITIONS));
 }
 
 #[test]

@@ -30,7 +30,7 @@ use super::continuation::ContinuationCurve;
 use super::deps::Dependencies;
 use super::drift::{Drift, Rule};
 use super::fluid::{FlowForward, NegativeThink, Placement, Windows};
-use super::reaction::{Planned, Reaction, react};
+use super::reaction::{MAX_REPETITIONS, Planned, Reaction, react};
 use crate::job::{JobOutcome, JobSpec};
 use crate::sim::SourceCtx;
 use crate::swf::SwfRecord;
@@ -140,6 +140,8 @@ pub struct TraceAgent {
     ends: Vec<Option<(Time, Time, Time)>>,
     /// The job added to the current session, if any.
     repeat: Option<Repeat>,
+    /// Repetitions submitted since the last logged job ([`MAX_REPETITIONS`]).
+    repetitions: u32,
     /// Response time saved against the log so far: over the ended jobs, the logged
     /// response minus the simulated one, where positive.
     saved: Time,
@@ -190,6 +192,7 @@ impl TraceAgent {
             cursor: 0,
             state: UserState::Waiting,
             repeat: None,
+            repetitions: 0,
             saved: 0,
             counts: UserCounts::default(),
         }
@@ -318,8 +321,10 @@ impl TraceAgent {
             self.repeat = Some(Repeat::Running { of });
             self.counts.submitted += 1;
             self.counts.extended += 1;
+            self.repetitions += 1;
             return;
         }
+        self.repetitions = 0;
         let j = self.next;
         let job = &self.trace.jobs[j];
         let record = self.records.get_mut(j).and_then(Option::take);
@@ -435,9 +440,10 @@ impl TraceAgent {
                     // A break is extended only while it lasts: once the next job is due,
                     // the user goes on with it. This also ends a run of repetitions
                     // where every break is extended (a curve that always continues after
-                    // the responses the simulation gives), which would otherwise never end.
+                    // the responses the simulation gives), which would otherwise never end;
+                    // `MAX_REPETITIONS` bounds the run of repetitions within a long break.
                     let t = (end + curve.continued_think()).max(now);
-                    if t < at {
+                    if t < at && self.repetitions < MAX_REPETITIONS {
                         self.repeat = Some(Repeat::Due { of });
                         return UserState::Ready(t, Placement::Inside, Rule::Think);
                     }

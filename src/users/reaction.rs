@@ -30,6 +30,14 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::continuation::ContinuationCurve;
 use crate::time::Time;
 
+/// The most repetitions a user adds in a row after one planned break (ours: a safety
+/// bound, not part of the model). A curve that continues after nearly every response the
+/// simulation gives (a share of 1, as a curve fitted from a handful of jobs has) would
+/// otherwise have a user repeat a one-second job through a logged break of a year, tens of
+/// millions of times (a fuzzing finding of issue 17). No run of the shared logs comes near
+/// it: the longest run of repetitions is 33 (docs/MODELS.md, "Reactions to service").
+pub const MAX_REPETITIONS: u32 = 1000;
+
 /// What a user's stream had it do after a result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Planned {

@@ -15,7 +15,7 @@
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::continuation::ContinuationCurve;
-use super::reaction::{Planned, Reaction, react};
+use super::reaction::{MAX_REPETITIONS, Planned, Reaction, react};
 use crate::time::Time;
 
 /// How a session's job is submitted.
@@ -59,6 +59,8 @@ pub struct OpenSession {
     planned: Option<Time>,
     /// The user's stream for its reactions in this session.
     rng: Xoshiro256PlusPlus,
+    /// The jobs the session was drawn with; those after them are repetitions.
+    drawn: usize,
 }
 
 impl OpenSession {
@@ -66,6 +68,7 @@ impl OpenSession {
     /// is due at once.
     pub fn open(jobs: Vec<SessionJob>, rng: Xoshiro256PlusPlus, now: Time) -> Self {
         OpenSession {
+            drawn: jobs.len(),
             ends: vec![None; jobs.len()],
             submits: Vec::with_capacity(jobs.len()),
             jobs,
@@ -140,6 +143,11 @@ impl OpenSession {
             return Reaction::AsPlanned;
         };
         let reaction = react(curve, planned, response, reference, &mut self.rng);
+        // Repetitions come only after the drawn jobs, each one after the one before.
+        if reaction == Reaction::Extend && self.jobs.len() - self.drawn >= MAX_REPETITIONS as usize
+        {
+            return Reaction::AsPlanned;
+        }
         if reaction == Reaction::Extend {
             self.jobs.push(SessionJob {
                 follow: Follow::Think(curve.continued_think()),
@@ -250,5 +258,25 @@ mod tests {
             s.ended(0, 100, 100, Some((&curve, 0.5))),
             Reaction::AsPlanned
         );
+    }
+
+    #[test]
+    fn a_run_of_repetitions_stops_at_the_bound() {
+        // Every response of 30 s extends the session (probability 1, as above), so the
+        // repetitions end only at `MAX_REPETITIONS`; then the session ends as planned.
+        let curve = step_curve();
+        let mut s = session(&[job(Follow::First)]);
+        let mut now = 0;
+        s.submitted(now);
+        let mut j = 0;
+        while s.ended(j, now + 30, 30, Some((&curve, 0.5))) == Reaction::Extend {
+            now = s
+                .plan_next(now + 30, |t| t)
+                .expect("a repetition is planned");
+            j = s.due(now).expect("and due").0;
+            s.submitted(now);
+        }
+        assert_eq!(j, MAX_REPETITIONS as usize);
+        assert!(s.is_over());
     }
 }
