@@ -20,7 +20,8 @@
 //!   much later. Each instance is shifted by the whole number of weeks nearest to its
 //!   ideal shift, which is carried from instance to instance, so the rounding does not
 //!   lengthen a user's cycle (on a log of a few weeks, rounding up would lengthen it by
-//!   half a week on average).
+//!   half a week on average); an instance is shifted at least a week past the one before,
+//!   so a user comes back at most once a week, as temporary users do.
 //!
 //! Every instance is shifted by whole weeks, so its jobs keep their day of the week and
 //! time of day, and replays its jobs with the dependencies and fluid model of the
@@ -511,8 +512,12 @@ impl Population {
                 + behind;
             // The nearest whole week may fall before the previous instance finished (a user
             // inactive for less than half a week): its first jobs then come as soon as it
-            // has, a little late, rather than a week late.
-            let shift = nearest_week(ideal);
+            // has, a little late, rather than a week late. It is at least a week past the
+            // previous instance's: on a log shorter than half a week the nearest week
+            // would not move, and a user whose jobs do not wait for one another came
+            // back, all of them at once, each time it had submitted them (millions of
+            // jobs a week from a log of a second; a fuzzing finding of issue 17).
+            let shift = nearest_week(ideal).max(s.shift + WEEK);
             if first + shift > self.horizon {
                 continue;
             }
