@@ -400,18 +400,18 @@ const _: () = assert!(99_999_999 <= crate::time::LONGEST);
 #[inline]
 fn plain_line(window: &[u8; WINDOW + 8], record: &mut SwfRecord) -> Option<usize> {
     let mut others = [0u64; WORDS];
-    let mut at = 0;
-    let newline = loop {
-        let chunk = window[at % WINDOW..].first_chunk::<16>()?;
-        let (other, newline) = chunk_masks(chunk);
-        others[at / 64 % WORDS] |= other << (at % 64);
-        if newline < 16 {
-            break at + newline;
+    let newline = 'found: {
+        for (j, word) in others.iter_mut().enumerate() {
+            for c in 0..4 {
+                let at = 64 * j + 16 * c;
+                let (other, newlines) = chunk_masks(window[at..].first_chunk::<16>()?);
+                *word |= other << (16 * c);
+                if newlines != 0 {
+                    break 'found at + newlines.trailing_zeros() as usize / 8;
+                }
+            }
         }
-        at += 16;
-        if at == WINDOW {
-            return None;
-        }
+        return None;
     };
     let end = newline - usize::from(newline > 0 && window[newline - 1] == b'\r');
     let (mut starts, bytes) = Starts::new(&others, end);
@@ -438,41 +438,38 @@ fn plain_line(window: &[u8; WINDOW + 8], record: &mut SwfRecord) -> Option<usize
 }
 
 /// The mask of the bytes of `chunk` other than spaces (bit `i` for byte `i`), and the
-/// position of its first `\n` (16 if none), from its two words ([`others`],
-/// [`first_newline`]).
+/// [`newlines`] of its two words, the lower in the lower half: the first `\n` is at
+/// `trailing_zeros / 8`.
 #[inline(always)]
-fn chunk_masks(chunk: &[u8; 16]) -> (u64, usize) {
+fn chunk_masks(chunk: &[u8; 16]) -> (u64, u128) {
     let (low, high) = chunk.split_at(8);
     let low = u64::from_le_bytes(low.try_into().unwrap_or([0; 8]));
     let high = u64::from_le_bytes(high.try_into().unwrap_or([0; 8]));
-    let newline = first_newline(low);
-    let newline = if newline < 8 {
-        newline
-    } else {
-        8 + first_newline(high)
-    };
-    (others(low) | others(high) << 8, newline)
+    (
+        others(low) | others(high) << 8,
+        u128::from(newlines(high)) << 64 | u128::from(newlines(low)),
+    )
 }
 
 /// The mask of the bytes of `w` other than spaces (bit `i` for byte `i`, the lowest byte
 /// first): the top bit of each byte of `w ^` [`SPACES`] that is not zero (its low seven
 /// bits plus 0x7f carry into the top bit unless they are all zero, and never out of the
-/// byte), gathered into the top byte by one multiplication (bit `8i` to bit `56 + i`;
-/// the other products fall outside the top byte and never collide).
+/// byte), gathered into the top byte by one multiplication (bit `8i + 7` to bit
+/// `56 + i`; the other products fall outside the top byte and never collide).
 #[inline(always)]
 fn others(w: u64) -> u64 {
     let x = w ^ SPACES;
     let other = ((x & (0x7f * ONES)).wrapping_add(0x7f * ONES) | x) & (0x80 * ONES);
-    (other >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+    other.wrapping_mul(0x0002_0408_1020_4081) >> 56
 }
 
-/// The position of the first `\n` in the bytes of `w` (the lowest byte first), 8 if
-/// none: the lowest zero byte of `w ^ 0x0a0a..` is the lowest whose top bit survives
-/// `(x - 0x0101..) & !x` (a borrow only reaches the bytes above a zero byte).
+/// The top bit of the bytes of `w` that may be `\n`, the lowest of them the first `\n`
+/// (none if there is none): the zero bytes of `x = w ^ 0x0a0a..` keep their top bit in
+/// `(x - 0x0101..) & !x`, and a borrow only reaches the bytes above a zero byte.
 #[inline(always)]
-fn first_newline(w: u64) -> usize {
+fn newlines(w: u64) -> u64 {
     let x = w ^ (u64::from(b'\n') * ONES);
-    (x.wrapping_sub(ONES) & !x & (0x80 * ONES)).trailing_zeros() as usize / 8
+    x.wrapping_sub(ONES) & !x & (0x80 * ONES)
 }
 
 /// The first bytes of a line's tokens, runs of bytes other than spaces before the line's
@@ -488,14 +485,13 @@ impl Starts {
     /// byte) and whose line ending starts at `end`, and how many bytes they hold.
     #[inline(always)]
     fn new(others: &[u64; WORDS], end: usize) -> (Self, u32) {
+        let last = end / 64;
+        let mut tokens = *others;
+        tokens[last % WORDS] &= !(u64::MAX << (end % 64));
         let mut starts = [0; WORDS];
         let mut bytes = 0;
         let mut before = 0;
-        for (j, (start, other)) in starts.iter_mut().zip(others).enumerate().take(end / 64 + 1) {
-            let body = !(u64::MAX
-                .checked_shl((end - 64 * j).min(64) as u32)
-                .unwrap_or(0));
-            let token = other & body;
+        for (start, token) in starts.iter_mut().zip(tokens).take(last + 1) {
             *start = token & !(token << 1 | before);
             before = token >> 63;
             bytes += token.count_ones();
@@ -1073,17 +1069,19 @@ mod tests {
                 for i in 0..16 {
                     let mut chunk = [fill; 16];
                     chunk[i] = b;
-                    assert_eq!(
-                        chunk_masks(&chunk),
-                        bytewise_masks(&chunk),
-                        "{fill} {b} {i}"
-                    );
+                    assert_eq!(masks(&chunk), bytewise_masks(&chunk), "{fill} {b} {i}");
                 }
             }
         }
     }
 
-    /// What [`chunk_masks`] computes, byte by byte.
+    /// [`chunk_masks`]'s mask, and the position of the first `\n` (16 if none).
+    fn masks(chunk: &[u8; 16]) -> (u64, usize) {
+        let (others, newlines) = chunk_masks(chunk);
+        (others, (newlines.trailing_zeros() / 8).min(16) as usize)
+    }
+
+    /// What [`masks`] computes, byte by byte.
     fn bytewise_masks(chunk: &[u8; 16]) -> (u64, usize) {
         let others = (0..16)
             .filter(|&i| chunk[i] != b' ')
@@ -1204,7 +1202,7 @@ mod tests {
         /// [`chunk_masks`] on any 16 bytes.
         #[test]
         fn chunk_masks_agree_with_the_bytes(chunk in any::<[u8; 16]>()) {
-            prop_assert_eq!(chunk_masks(&chunk), bytewise_masks(&chunk));
+            prop_assert_eq!(masks(&chunk), bytewise_masks(&chunk));
         }
 
         /// A whole log read through buffers of any size (lines split between fills,
