@@ -384,7 +384,7 @@ const _: () = assert!(99_999_999 <= crate::time::LONGEST);
 ///
 /// 1. the mask of the line's bytes other than spaces, 16 bytes at a time
 ///    ([`chunk_masks`]), up to the first `\n`;
-/// 2. from them, the mask of the line's tokens (runs of other bytes before the line
+/// 2. from it, the mask of the line's tokens (runs of other bytes before the line
 ///    ending) and of their first bytes ([`Starts`]);
 /// 3. each field read from one word at its token's start ([`plain_field`]), the
 ///    positions taken from the mask of starts with one `trailing_zeros` and one
