@@ -346,10 +346,13 @@ fn skip_blanks(mut text: &[u8]) -> &[u8] {
 /// The byte `0x01` in every byte of a word.
 const ONES: u64 = 0x0101_0101_0101_0101;
 
+/// The byte `b' '` in every byte of a word.
+const SPACES: u64 = 0x20 * ONES;
+
 /// The value of the digits in the bytes of `x` (0 to 9 each), the first (most significant)
 /// digit in the lowest byte: pairs, then fours, then all eight combined by multiplication
 /// within the word. Other bytes give a meaningless value (the arithmetic wraps), which
-/// [`Plain::number`] computes before it knows the line is refused.
+/// [`plain_field`] computes before it knows the line is refused.
 #[inline]
 fn eight_digits(x: u64) -> u64 {
     let x = x.wrapping_mul(10).wrapping_add(x >> 8) & 0x00ff_00ff_00ff_00ff;
@@ -361,8 +364,8 @@ fn eight_digits(x: u64) -> u64 {
 /// lines are left to [`parse_line`]. Archive job lines are under 200 bytes.
 const WINDOW: usize = 256;
 
-/// The byte `b' '` in every byte of a word.
-const SPACES: u64 = 0x20 * ONES;
+/// The 64-bit words of a mask of one bit per byte of the window.
+const WORDS: usize = WINDOW / 64;
 
 // A plain field has at most eight digits, so it is never a time past `LONGEST`:
 // `plain_line` leaves out `check_int_times`.
@@ -375,121 +378,167 @@ const _: () = assert!(99_999_999 <= crate::time::LONGEST);
 ///
 /// A plain line is the usual archive job line: optional leading spaces, then 18 fields
 /// separated by runs of spaces, each `-1` or one to eight digits, then optional spaces
-/// and `\n` or `\r\n`, all within [`WINDOW`] bytes. Such a line is read word by word,
-/// with no per-byte loop and no bounds checks: each run of spaces is skipped with one
-/// word (the first non-space byte found from the trailing zeros of the word xor
-/// [`SPACES`]), and each field is read from one word ([`Plain::number`]). Every other
-/// line (tabs, comments, blank lines, signs, decimals, long numbers, extra columns, form
-/// feeds, stray carriage returns, bytes beyond `WINDOW`) is refused, and [`parse_line`]
-/// reads it: the two agree on every line this one takes (tested below).
+/// and `\n` or `\r\n`, all within [`WINDOW`] bytes. Such a line is read in three steps,
+/// so that no field waits for the one before it (the reading is bound by the latency of
+/// a chain otherwise, as docs/PERFORMANCE.md measured):
+///
+/// 1. the mask of the line's bytes other than spaces, 16 bytes at a time
+///    ([`chunk_masks`]), up to the first `\n`;
+/// 2. from it, the mask of the line's tokens (runs of other bytes before the line
+///    ending) and of their first bytes ([`Starts`]);
+/// 3. each field read from one word at its token's start ([`plain_field`]), the
+///    positions taken from the mask of starts with one `trailing_zeros` and one
+///    clear-the-lowest-bit each.
+///
+/// Nothing is checked field by field. The line is plain exactly when it has 18 tokens
+/// and the digits the fields found (two for `-1`) are as many as the tokens' bytes: a
+/// field's digits never run past its token (a space or the line ending is not a digit),
+/// so the sums agree only if every token is wholly `-1` or one to eight digits. Every
+/// other line (tabs, comments, blank lines, signs, decimals, long numbers, extra columns,
+/// form feeds, stray carriage returns, no `\n` within `WINDOW`) is refused, and
+/// [`parse_line`] reads it: the two agree on every line this one takes (tested below).
 #[inline]
 fn plain_line(window: &[u8; WINDOW + 8], record: &mut SwfRecord) -> Option<usize> {
-    let mut c = Plain {
-        window,
-        at: 0,
-        bad: 0,
-    };
-    c.blanks();
-    record.job = c.number();
-    record.submit = c.next();
-    record.wait = c.next();
-    record.run = c.next();
-    record.alloc_procs = c.next();
-    record.avg_cpu = c.next() as f64;
-    record.used_mem = c.next() as f64;
-    record.req_procs = c.next();
-    record.req_time = c.next();
-    record.req_mem = c.next() as f64;
-    record.status = c.next();
-    record.user = c.next();
-    record.group = c.next();
-    record.app = c.next();
-    record.queue = c.next();
-    record.partition = c.next();
-    record.preceding = c.next();
-    record.think = c.next();
-    c.blanks();
-    let end = c.word();
-    let len = if end as u8 == b'\n' {
-        c.at + 1
-    } else if end as u16 == u16::from_le_bytes(*b"\r\n") {
-        c.at + 2
-    } else {
+    let mut others = [0u64; WORDS];
+    let newline = 'found: {
+        for (j, word) in others.iter_mut().enumerate() {
+            for c in 0..4 {
+                let at = 64 * j + 16 * c;
+                let (other, newlines) = chunk_masks(window[at..].first_chunk::<16>()?);
+                *word |= other << (16 * c);
+                if newlines != 0 {
+                    break 'found at + newlines.trailing_zeros() as usize / 8;
+                }
+            }
+        }
         return None;
     };
-    (c.bad == 0 && len <= WINDOW).then_some(len)
+    let end = newline - usize::from(newline > 0 && window[newline - 1] == b'\r');
+    let (mut starts, bytes) = Starts::new(&others, end);
+    let mut digits = 0;
+    record.job = plain_field(window, starts.next()?, &mut digits);
+    record.submit = plain_field(window, starts.next()?, &mut digits);
+    record.wait = plain_field(window, starts.next()?, &mut digits);
+    record.run = plain_field(window, starts.next()?, &mut digits);
+    record.alloc_procs = plain_field(window, starts.next()?, &mut digits);
+    record.avg_cpu = plain_field(window, starts.next()?, &mut digits) as f64;
+    record.used_mem = plain_field(window, starts.next()?, &mut digits) as f64;
+    record.req_procs = plain_field(window, starts.next()?, &mut digits);
+    record.req_time = plain_field(window, starts.next()?, &mut digits);
+    record.req_mem = plain_field(window, starts.next()?, &mut digits) as f64;
+    record.status = plain_field(window, starts.next()?, &mut digits);
+    record.user = plain_field(window, starts.next()?, &mut digits);
+    record.group = plain_field(window, starts.next()?, &mut digits);
+    record.app = plain_field(window, starts.next()?, &mut digits);
+    record.queue = plain_field(window, starts.next()?, &mut digits);
+    record.partition = plain_field(window, starts.next()?, &mut digits);
+    record.preceding = plain_field(window, starts.next()?, &mut digits);
+    record.think = plain_field(window, starts.next()?, &mut digits);
+    (starts.next().is_none() && digits == bytes).then_some(newline + 1)
 }
 
-/// [`plain_line`]'s position in its window, and whether the line has been found not to
-/// be plain (`bad` non-zero); a line is read to its end before that is looked at, so
-/// that no field needs a test and a branch of its own for what ends it.
-struct Plain<'a> {
-    window: &'a [u8; WINDOW + 8],
-    at: usize,
-    bad: u64,
+/// The mask of the bytes of `chunk` other than spaces (bit `i` for byte `i`), and the
+/// [`newlines`] of its two words, the lower in the lower half: the first `\n` is at
+/// `trailing_zeros / 8`.
+#[inline(always)]
+fn chunk_masks(chunk: &[u8; 16]) -> (u64, u128) {
+    let (low, high) = chunk.split_at(8);
+    let low = u64::from_le_bytes(low.try_into().unwrap_or([0; 8]));
+    let high = u64::from_le_bytes(high.try_into().unwrap_or([0; 8]));
+    (
+        others(low) | others(high) << 8,
+        u128::from(newlines(high)) << 64 | u128::from(newlines(low)),
+    )
 }
 
-impl Plain<'_> {
-    /// The eight bytes from the position. A position past [`WINDOW`] wraps round (and
-    /// gives a line that is refused): every load is in bounds without a check.
-    #[inline(always)]
-    fn word(&self) -> u64 {
-        let at = self.at % WINDOW;
-        u64::from_le_bytes(*self.window[at..].first_chunk::<8>().unwrap_or(&[0; 8]))
-    }
+/// The mask of the bytes of `w` other than spaces (bit `i` for byte `i`, the lowest byte
+/// first): the top bit of each byte of `w ^` [`SPACES`] that is not zero (its low seven
+/// bits plus 0x7f carry into the top bit unless they are all zero, and never out of the
+/// byte), gathered into the top byte by one multiplication (bit `8i + 7` to bit
+/// `56 + i`; the other products fall outside the top byte and never collide).
+#[inline(always)]
+fn others(w: u64) -> u64 {
+    let x = w ^ SPACES;
+    let other = ((x & (0x7f * ONES)).wrapping_add(0x7f * ONES) | x) & (0x80 * ONES);
+    other.wrapping_mul(0x0002_0408_1020_4081) >> 56
+}
 
-    /// Skips the spaces at the position, if any.
-    #[inline(always)]
-    fn blanks(&mut self) {
-        let other = self.word() ^ SPACES;
-        self.skip(other);
-    }
+/// The top bit of the bytes of `w` that may be `\n`, the lowest of them the first `\n`
+/// (none if there is none): the zero bytes of `x = w ^ 0x0a0a..` keep their top bit in
+/// `(x - 0x0101..) & !x`, and a borrow only reaches the bytes above a zero byte.
+#[inline(always)]
+fn newlines(w: u64) -> u64 {
+    let x = w ^ (u64::from(b'\n') * ONES);
+    x.wrapping_sub(ONES) & !x & (0x80 * ONES)
+}
 
-    /// Skips the spaces at the position, `other` being its word xor [`SPACES`] (zero
-    /// bytes for spaces): usually one word is enough.
+/// The first bytes of a line's tokens, runs of bytes other than spaces before the line's
+/// end, walked in order: one word of the mask at a time, lowest bit first.
+struct Starts {
+    starts: [u64; WORDS],
+    word: usize,
+    bits: u64,
+}
+
+impl Starts {
+    /// The tokens of the line whose bytes other than spaces are `others` (one bit per
+    /// byte) and whose line ending starts at `end`, and how many bytes they hold.
     #[inline(always)]
-    fn skip(&mut self, mut other: u64) {
-        while other == 0 {
-            self.at += 8;
-            if self.at >= WINDOW {
-                self.bad = 1;
-                return;
-            }
-            other = self.word() ^ SPACES;
+    fn new(others: &[u64; WORDS], end: usize) -> (Self, u32) {
+        let last = end / 64;
+        let mut tokens = *others;
+        tokens[last % WORDS] &= !(u64::MAX << (end % 64));
+        let mut starts = [0; WORDS];
+        let mut bytes = 0;
+        let mut before = 0;
+        for (start, token) in starts.iter_mut().zip(tokens).take(last + 1) {
+            *start = token & !(token << 1 | before);
+            before = token >> 63;
+            bytes += token.count_ones();
         }
-        self.at += (other.trailing_zeros() / 8) as usize;
+        let bits = starts[0];
+        (
+            Starts {
+                starts,
+                word: 0,
+                bits,
+            },
+            bytes,
+        )
     }
 
-    /// Skips the spaces before a field (at least one) and reads it.
+    /// The position of the next token's first byte; `None` after the last.
     #[inline(always)]
-    fn next(&mut self) -> i64 {
-        let other = self.word() ^ SPACES;
-        self.bad |= other & 0xff;
-        self.skip(other);
-        self.number()
-    }
-
-    /// Reads the field at the position: `-1`, or one to eight digits found and combined
-    /// within one word as in [`parse_plain_int`]. What ends the field is checked by the
-    /// next read: a space before the next field, spaces or the line ending after the
-    /// last.
-    #[inline(always)]
-    fn number(&mut self) -> i64 {
-        let w = self.word();
-        if w as u16 == u16::from_le_bytes(*b"-1") {
-            self.at += 2;
-            return -1;
+    fn next(&mut self) -> Option<usize> {
+        while self.bits == 0 {
+            self.word += 1;
+            self.bits = *self.starts.get(self.word)?;
         }
-        let x = w ^ (0x30 * ONES);
-        // As in `parse_plain_int`: the top bit of each byte that is not a digit. A byte
-        // of 0x8a or more carries into the next, but only the first such byte counts.
-        let not_digit = (x.wrapping_add(0x76 * ONES) | x) & (0x80 * ONES);
-        self.bad |= not_digit & 0x80;
-        // Eight times the number of digits: 64 when all eight bytes are digits.
-        let bits = not_digit.trailing_zeros() & 0x78;
-        self.at += (bits / 8) as usize;
-        eight_digits(x.wrapping_shl(64 - bits)) as i64
+        let at = 64 * self.word + self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(at)
     }
+}
+
+/// Reads the field whose token starts at `at`: `-1`, or the digits found and combined
+/// within one word as in [`parse_plain_int`] (at most eight, as many as there are before
+/// the first other byte), adding how many bytes it read to `digits`.
+/// [`plain_line`] checks that these were the whole token.
+#[inline(always)]
+fn plain_field(window: &[u8; WINDOW + 8], at: usize, digits: &mut u32) -> i64 {
+    let w = u64::from_le_bytes(*window[at % WINDOW..].first_chunk::<8>().unwrap_or(&[0; 8]));
+    if w as u16 == u16::from_le_bytes(*b"-1") {
+        *digits += 2;
+        return -1;
+    }
+    let x = w ^ (0x30 * ONES);
+    // As in `parse_plain_int`: the top bit of each byte that is not a digit. A byte of
+    // 0x8a or more carries into the next, but only the first such byte counts.
+    let not_digit = (x.wrapping_add(0x76 * ONES) | x) & (0x80 * ONES);
+    // Eight times the number of digits: 64 when all eight bytes are digits.
+    let bits = not_digit.trailing_zeros() & 0x78;
+    *digits += bits / 8;
+    eight_digits(x.wrapping_shl(64 - bits)) as i64
 }
 
 /// An optionally negative integer of 1 to 18 digits at the start of `text`, ended by the
@@ -989,6 +1038,58 @@ mod tests {
         }
     }
 
+    /// Spaces of every length before every field: tokens start and end on both sides of
+    /// each 64-bit word of the masks, and a line past the window is refused.
+    #[test]
+    fn plain_lines_with_fields_across_the_mask_words() {
+        let fields: Vec<&str> = LINE.split(' ').collect();
+        for field in 0..FIELDS {
+            for pad in 1..WINDOW {
+                for long in [None, Some((field + 1) % FIELDS)] {
+                    let mut line = String::new();
+                    for (i, value) in fields.iter().enumerate() {
+                        line.push_str(&" ".repeat(if i == field { pad } else { 1 }));
+                        line.push_str(if Some(i) == long { "12345678" } else { value });
+                    }
+                    line.push('\n');
+                    let fits = line.len() <= WINDOW;
+                    assert_eq!(agrees(line.as_bytes(), b""), fits, "{line}");
+                    assert_eq!(agrees(line.as_bytes(), LINE.as_bytes()), fits, "{line}");
+                }
+            }
+        }
+    }
+
+    /// The mask of the bytes other than spaces and the first `\n` of 16 bytes, as the
+    /// bytes say: every byte value in every position among bytes of several kinds.
+    #[test]
+    fn chunk_masks_find_the_spaces_and_the_newline() {
+        for fill in [b' ', b'\n', b'0', 0, 0x7f, 0x80, 0x8a, 0xff] {
+            for b in 0..=u8::MAX {
+                for i in 0..16 {
+                    let mut chunk = [fill; 16];
+                    chunk[i] = b;
+                    assert_eq!(masks(&chunk), bytewise_masks(&chunk), "{fill} {b} {i}");
+                }
+            }
+        }
+    }
+
+    /// [`chunk_masks`]'s mask, and the position of the first `\n` (16 if none).
+    fn masks(chunk: &[u8; 16]) -> (u64, usize) {
+        let (others, newlines) = chunk_masks(chunk);
+        (others, (newlines.trailing_zeros() / 8).min(16) as usize)
+    }
+
+    /// What [`masks`] computes, byte by byte.
+    fn bytewise_masks(chunk: &[u8; 16]) -> (u64, usize) {
+        let others = (0..16)
+            .filter(|&i| chunk[i] != b' ')
+            .fold(0, |m, i| m | 1 << i);
+        let newline = chunk.iter().position(|&b| b == b'\n').unwrap_or(16);
+        (others, newline)
+    }
+
     /// One field, most often plain: `-1`, or digits (mostly one to eight, up to 20),
     /// now and then signed, with a decimal part or an odd byte, or not a number at all.
     fn field() -> impl Strategy<Value = Vec<u8>> {
@@ -1096,6 +1197,12 @@ mod tests {
                     f.len() <= 8 && (!f.starts_with(b"-") || f == b"-1")
                 });
             prop_assert_eq!(taken, plain, "{:?}", String::from_utf8_lossy(line));
+        }
+
+        /// [`chunk_masks`] on any 16 bytes.
+        #[test]
+        fn chunk_masks_agree_with_the_bytes(chunk in any::<[u8; 16]>()) {
+            prop_assert_eq!(masks(&chunk), bytewise_masks(&chunk));
         }
 
         /// A whole log read through buffers of any size (lines split between fills,
