@@ -348,7 +348,13 @@ fn replay_log(bytes: &[u8]) -> bool {
     };
     let header = reader.header().clone();
     let ran = replay(open, "fuzz.swf", &header, |r| r.extra_columns(), &opts).is_ok();
-    if let Some(dir) = &opts.out {
+    checked_outputs(ran, opts.out.as_deref())
+}
+
+/// `ran`, after checking that the files of a run that ran read back (when it wrote any,
+/// into `dir`) and removing them.
+fn checked_outputs(ran: bool, dir: Option<&Path>) -> bool {
+    if let Some(dir) = dir {
         if ran {
             outputs_read_back(dir);
         }
@@ -476,13 +482,7 @@ fn feedback_log(bytes: &[u8]) -> bool {
     };
     let header = reader.header().clone();
     let ran = feedback(open, "fuzz.swf", &header, |r| r.extra_columns(), &opts).is_ok();
-    if let Some(dir) = &opts.run.out {
-        if ran {
-            outputs_read_back(dir);
-        }
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    ran
+    checked_outputs(ran, opts.run.out.as_deref())
 }
 
 fn resample_seeds() -> Vec<Vec<u8>> {

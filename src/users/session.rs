@@ -143,18 +143,18 @@ impl OpenSession {
             return Reaction::AsPlanned;
         };
         let reaction = react(curve, planned, response, reference, &mut self.rng);
+        if reaction != Reaction::Extend {
+            return reaction;
+        }
         // Repetitions come only after the drawn jobs, each one after the one before.
-        if reaction == Reaction::Extend && self.jobs.len() - self.drawn >= MAX_REPETITIONS as usize
-        {
+        if self.jobs.len() - self.drawn >= MAX_REPETITIONS as usize {
             return Reaction::AsPlanned;
         }
-        if reaction == Reaction::Extend {
-            self.jobs.push(SessionJob {
-                follow: Follow::Think(curve.continued_think()),
-                ..self.jobs[j]
-            });
-            self.ends.push(None);
-        }
+        self.jobs.push(SessionJob {
+            follow: Follow::Think(curve.continued_think()),
+            ..self.jobs[j]
+        });
+        self.ends.push(None);
         reaction
     }
 
