@@ -102,6 +102,21 @@ fn fuzz_fit() {
 }
 
 #[test]
+fn fuzz_export() {
+    campaign("export", 600);
+}
+
+#[test]
+fn fuzz_results() {
+    campaign("results", 300);
+}
+
+#[test]
+fn fuzz_calibrate() {
+    campaign("calibrate", 100);
+}
+
+#[test]
 fn fuzz_batsim() {
     campaign("batsim", 600);
 }

@@ -206,6 +206,49 @@ fn the_capacity_search_finds_the_smallest_machine_that_meets_the_target() {
     assert!(e.contains("cannot be sharded"), "{e}");
 }
 
+/// A plan's point ids name folders under `runs/`: one edited to leave the results
+/// directory, or to share another point's runs, is refused by name before `merge` or
+/// `report` reads or writes a run file.
+#[test]
+fn a_plan_whose_point_leaves_the_results_directory_is_refused() {
+    let text = scenario(SWEEP);
+    let whole = dir("escape");
+    run(&text, &whole, Shard::ALL, 1);
+    let plan_file = whole.join("experiment.json");
+    let good = String::from_utf8(read(&plan_file)).unwrap();
+    let first = &read_plan(&whole).unwrap().points[0].id;
+    for (id, why) in [
+        (
+            "../outside",
+            "points[0].id \"../outside\" is not a folder name",
+        ),
+        ("", "points[0].id \"\" is not a folder name"),
+        ("..", "points[0].id \"..\" is not a folder name"),
+        (
+            "p001",
+            "points[1].id \"p001\" is the id of an earlier point",
+        ),
+    ] {
+        let edited = good.replacen(
+            &format!("\"id\": \"{first}\""),
+            &format!("\"id\": {id:?}"),
+            1,
+        );
+        assert_ne!(edited, good, "the plan names its first point {first}");
+        std::fs::write(&plan_file, &edited).unwrap();
+        let e = read_plan(&whole).unwrap_err();
+        assert!(e.contains(why), "{id}: {e}");
+        let merged = dir("escape-merged");
+        let e = merge(&merged, std::slice::from_ref(&whole)).unwrap_err();
+        assert!(e.contains(why), "{e}");
+        assert!(!merged.exists(), "nothing is written for a refused plan");
+        let e = sitesim::experiment::report::write_report(&whole).unwrap_err();
+        assert!(e.contains(why), "{e}");
+    }
+    std::fs::write(&plan_file, &good).unwrap();
+    assert!(read_plan(&whole).is_ok());
+}
+
 #[test]
 fn experiment_errors_name_what_is_wrong() {
     let bad = |exp: &str| {

@@ -10,13 +10,17 @@ use sitesim::experiment::analyze::{analyze_log, plot_continuation};
 use sitesim::experiment::args::{
     AnalyzeArgs, FeedbackArgs, FitArgs, ReplayArgs, ResampleArgs, parse,
 };
+use sitesim::experiment::calibrate::{calibrate, render_calibrate, write_calibrate};
 use sitesim::experiment::feedback::feedback;
 use sitesim::experiment::fit::fit_logs;
 use sitesim::experiment::model::run_model;
 use sitesim::experiment::replay::{ReplayOptions, replay};
+use sitesim::experiment::replicate::write_replicated;
+use sitesim::experiment::report::write_report;
 use sitesim::experiment::resample::resample_file;
 use sitesim::experiment::scenario::{Scenario, WorkloadSection};
-use sitesim::experiment::study::Study;
+use sitesim::experiment::study::{Shard, Study};
+use sitesim::experiment::summary::merge;
 use sitesim::job::OverrunPolicy;
 use sitesim::localtime::{SiteClock, parse_zone};
 use sitesim::model::fit::{render_summary, to_toml};
@@ -75,7 +79,7 @@ pub fn all() -> &'static [Target] {
             cost: Cost::PerByte,
         }
     }
-    static TARGETS: [Target; 23] = [
+    static TARGETS: [Target; 26] = [
         t("swf", Shape::Swf, swf_seeds, swf),
         t("compressed", Shape::Bytes, compressed_seeds, compressed),
         t("replay", Shape::Swf, replay_seeds, replay_log),
@@ -91,6 +95,15 @@ pub fn all() -> &'static [Target] {
         t("fit", Shape::Swf, fit_seeds, fit),
         t("args", Shape::Spec, args_seeds, args),
         t("batsim", Shape::Json, batsim_seeds, batsim),
+        t("export", Shape::Swf, export_seeds, export),
+        Target {
+            cost: Cost::Asked,
+            ..t("results", Shape::Json, results_seeds, results)
+        },
+        Target {
+            cost: Cost::Asked,
+            ..t("calibrate", Shape::Swf, calibrate_seeds, calibrate_log)
+        },
         t("scenario", Shape::Toml, scenario_seeds, scenario),
         Target {
             cost: Cost::Asked,
@@ -352,11 +365,11 @@ fn replay_log(bytes: &[u8]) -> bool {
 }
 
 /// `ran`, after checking that the files of a run that ran read back (when it wrote any,
-/// into `dir`) and removing them.
+/// into `dir`, `summary.json` among them) and removing them.
 fn checked_outputs(ran: bool, dir: Option<&Path>) -> bool {
     if let Some(dir) = dir {
         if ran {
-            outputs_read_back(dir);
+            outputs_read_back(dir, "summary.json");
         }
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -368,11 +381,12 @@ fn unreadable(name: &str, e: impl std::fmt::Display) -> ! {
     panic!("{name} does not read back: {e}")
 }
 
-/// Panics unless the output files of a run in `dir` read back: `summary.json` (which
-/// every run writes) and any other `.json` as JSON, every `.csv` as CSV rows of its
-/// header's width, `schedule.swf` through `SwfReader`; and no `.partial` file is left.
-fn outputs_read_back(dir: &Path) {
-    assert!(dir.join("summary.json").is_file(), "no summary.json");
+/// Panics unless the output files of a run in `dir` read back: `required` (which every
+/// run of the command writes) and any other `.json` as JSON, every `.csv` as CSV rows of
+/// its header's width, `schedule.swf` through `SwfReader`, pages and plots as UTF-8; and
+/// no `.partial` file is left.
+fn outputs_read_back(dir: &Path, required: &str) {
+    assert!(dir.join(required).is_file(), "no {required}");
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("the output folder")
         .map(|e| e.expect("a folder entry").path())
@@ -403,6 +417,12 @@ fn outputs_read_back(dir: &Path) {
                     if let Err(e) = record {
                         unreadable(&name, e);
                     }
+                }
+            }
+            Some("html" | "svg") => {
+                let bytes = std::fs::read(&file).unwrap_or_else(|e| unreadable(&name, e));
+                if let Err(e) = std::str::from_utf8(&bytes) {
+                    unreadable(&name, e);
                 }
             }
             _ => panic!("{name}: not a file a run writes"),
@@ -493,13 +513,15 @@ fn resample_seeds() -> Vec<Vec<u8>> {
         "--weeks 4 --regenerate-after 1d --regenerate-from finish --start-week cycle",
         "--weeks 2 --long-term-share 0.1 --flurry-weight 0 --no-feedback",
         "--weeks 2 --weight 1=3 --weight 2=0 --warmup 1d",
+        "--weeks 2 --replications 2 --out results",
     ])
 }
 
 /// Resamples the log in `bytes` into one or two short replications on one thread, under
 /// the `resample` command's arguments of its `; Fuzz-args:` line, with the invariant
 /// checker. Runs longer than 8 weeks, more than 2 replications or populations over 4 are
-/// skipped (their cost is what the user asked for, not a finding).
+/// skipped (their cost is what the user asked for, not a finding). With `--out`, the
+/// output files are written to a scratch folder and must read back.
 fn resample_log(bytes: &[u8]) -> bool {
     let Some(file) = ScratchFile::new(bytes) else {
         return false;
@@ -520,8 +542,9 @@ fn resample_log(bytes: &[u8]) -> bool {
     opts.replications = opts.replications.min(2);
     opts.threads = Some(1);
     opts.users.run.check = true;
-    opts.out = None;
-    resample_file(&file.0, &opts, &AtomicBool::new(false), &|| {}).is_ok()
+    opts.out = opts.out.is_some().then(scratch_dir);
+    let ran = resample_file(&file.0, &opts, &AtomicBool::new(false), &|| {}).is_ok();
+    checked_outputs(ran, opts.out.as_deref())
 }
 
 fn analyze_seeds() -> Vec<Vec<u8>> {
@@ -646,6 +669,237 @@ fn batsim(bytes: &[u8]) -> bool {
     replay(open, "fuzz.json", &header, |_| Default::default(), &opts).is_ok()
 }
 
+fn export_seeds() -> Vec<Vec<u8>> {
+    log_seeds(&[20, 60])
+}
+
+/// Exports the log in `bytes` as a Batsim workload (`sitesim export`; delay profiles in
+/// Batsim 5's spelling for inputs of odd length), which must read back: as many jobs as
+/// were exported, with the same submit times, runtimes and sizes, and `nb_res` as the
+/// header's `MaxProcs` (a workload sitesim writes and cannot read is a finding).
+fn export(bytes: &[u8]) -> bool {
+    let Ok(mut reader) = SwfReader::new(Cursor::new(bytes), "fuzz.swf") else {
+        return false;
+    };
+    let style = if bytes.len().is_multiple_of(2) {
+        ProfileStyle::Batsim4
+    } else {
+        ProfileStyle::Batsim5
+    };
+    let mut export = BatsimExport::new(style);
+    let mut sent = Vec::new();
+    for located in reader.by_ref() {
+        let Ok(located) = located else {
+            return false;
+        };
+        let r = located.record;
+        if export.add(&r) {
+            let size = if r.alloc_procs > 0 {
+                r.alloc_procs
+            } else {
+                r.req_procs
+            };
+            sent.push((r.submit, r.run, size));
+        }
+    }
+    let header = reader.header();
+    let Ok(json) = export.write(Vec::new(), header, "fuzz") else {
+        return false;
+    };
+    let (back, records, _) = read_workload(Cursor::new(&json[..]), "fuzz.json")
+        .unwrap_or_else(|e| panic!("the exported workload does not read back: {e}"));
+    let mut got: Vec<_> = records
+        .iter()
+        .map(|l| (l.record.submit, l.record.run, l.record.alloc_procs))
+        .collect();
+    sent.sort_unstable();
+    got.sort_unstable();
+    assert_eq!(got, sent, "the workload read back holds other jobs");
+    assert_eq!(
+        back.max_procs,
+        Some(export.nb_res(header)),
+        "nb_res read back"
+    );
+    true
+}
+
+/// Files of an experiment's results directory that the `report` target writes: the plan,
+/// a capacity search's result and run records (`runs/<point>/r<NNNN>.json`).
+fn results_file(name: &str) -> bool {
+    let plain = |s: &str| {
+        !s.is_empty()
+            && s != "."
+            && s != ".."
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    };
+    match name.split('/').collect::<Vec<_>>()[..] {
+        ["experiment.json"] | ["capacity.json"] => true,
+        ["runs", point, run] => {
+            plain(point)
+                && run
+                    .strip_prefix('r')
+                    .and_then(|r| r.strip_suffix(".json"))
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        }
+        _ => false,
+    }
+}
+
+/// A results directory of a small experiment as one JSON object: each file's path under
+/// the directory and its contents (JSON; a string stands for the file's raw text).
+fn results_seeds() -> Vec<Vec<u8>> {
+    let sweep = "name = \"sweep\"\nseed = 1\nduration = \"2w\"\nreplications = 2\n\
+        [machine]\nprocs = 128\n[scheduler]\npolicy = \"easy\"\n[workload]\nsource = \"model\"\n\
+        [metrics]\nwarmup = \"1d\"\n[experiment]\nschedulers = [{ name = \"easy\" }, \
+        { name = \"fcfs\", label = \"FCFS\" }]\n[experiment.sweep]\naxis = \"population\"\n\
+        values = [0.5, 1]\n";
+    let capacity = "name = \"capacity\"\nseed = 1\nduration = \"2w\"\nreplications = 2\n\
+        [machine]\nprocs = 128\n[scheduler]\npolicy = \"easy\"\n[workload]\nsource = \"model\"\n\
+        [experiment.capacity]\nmetric = \"mean_wait\"\ntarget = 600\ngoal = \"below\"\n\
+        min_procs = 100\nmax_procs = 256\n";
+    let mut seeds = Vec::new();
+    for text in [sweep, capacity] {
+        let dir = scratch_dir();
+        let ran = Scenario::parse(text, "seed.toml")
+            .and_then(|s| Study::new(&s, text))
+            .and_then(|mut study| study.run(&dir, Shard::ALL, &AtomicBool::new(false), &|| {}));
+        if ran.is_ok() {
+            let mut files = serde_json::Map::new();
+            for (name, path) in results_files(&dir) {
+                if let Some(v) = std::fs::read(&path)
+                    .ok()
+                    .and_then(|b| serde_json::from_slice(&b).ok())
+                {
+                    files.insert(name, v);
+                }
+            }
+            seeds.push(serde_json::to_vec_pretty(&files).unwrap_or_default());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    seeds
+}
+
+/// The files of a results directory `dir` that [`results_file`] admits, by their path
+/// under it, sorted.
+fn results_files(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut found = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if let Ok(rel) = path.strip_prefix(dir) {
+                let name = rel.to_string_lossy().replace('\\', "/");
+                if results_file(&name) {
+                    found.push((name, path));
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Lays out the results directory in `bytes` (see [`results_seeds`]) in a scratch folder,
+/// writes its report (`sitesim report`) and merges it (`sitesim merge`) into a second
+/// folder and then with that folder into a third, as shards of one experiment. Plans of
+/// more than 64 runs are skipped: their cost is what the plan asks for, not a finding.
+fn results(bytes: &[u8]) -> bool {
+    let Ok(serde_json::Value::Object(files)) = serde_json::from_slice(bytes) else {
+        return false;
+    };
+    if !files.keys().all(|k| results_file(k)) {
+        return false;
+    }
+    let runs = files.get("experiment.json").map_or(0, |plan| {
+        let points = plan["points"].as_array().map_or(0, Vec::len) as u64;
+        points.saturating_mul(plan["replications"].as_u64().unwrap_or(0))
+    });
+    if runs > 64 {
+        return false;
+    }
+    let dir = scratch_dir();
+    let [merged, twice] = [scratch_dir(), scratch_dir()];
+    let laid_out = files.iter().all(|(name, value)| {
+        let path = dir.join(name);
+        let bytes = match value {
+            serde_json::Value::String(raw) => raw.clone().into_bytes(),
+            v => serde_json::to_vec_pretty(v).unwrap_or_default(),
+        };
+        path.parent()
+            .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
+            && std::fs::write(&path, bytes).is_ok()
+    });
+    let accepted = laid_out
+        && write_report(&dir).is_ok()
+        && merge(&merged, std::slice::from_ref(&dir)).is_ok()
+        && merge(&twice, &[dir.clone(), merged.clone()]).is_ok();
+    for d in [&dir, &merged, &twice] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+    accepted
+}
+
+fn calibrate_seeds() -> Vec<Vec<u8>> {
+    user_seeds(&[
+        "--weeks 2 --replications 1",
+        "--weeks 3 --replications 2 --out results",
+        "--weeks 2 --replications 1 --long-term 0 --temporary 2",
+    ])
+}
+
+/// Calibrates the log in `bytes` (`sitesim calibrate`) under the `resample` command's
+/// arguments of its `; Fuzz-args:` line, with the invariant checker, renders the result
+/// and, with `--out`, writes its files to a scratch folder, where they must read back.
+/// Runs longer than 8 weeks, of more than 2 replications or populations over 4 are
+/// skipped: their cost is what the user asked for, not a finding.
+fn calibrate_log(bytes: &[u8]) -> bool {
+    let mut argv = vec!["--swf".to_owned(), "fuzz.swf".to_owned()];
+    argv.extend(fuzz_args(bytes, "--unknown-waits zero --weeks 2"));
+    let Ok(args) = parse::<ResampleArgs>("resample", &argv) else {
+        return false;
+    };
+    let Ok(mut opts) = args.options() else {
+        return false;
+    };
+    let p = &opts.population;
+    let too_big = |x: f64| !(0.0..=4.0).contains(&x);
+    if opts.weeks > 8 || opts.replications > 2 || too_big(p.long_term) || too_big(p.temporary) {
+        return false;
+    }
+    opts.users.run.check = true;
+    let open = || SwfReader::new(Cursor::new(bytes), "fuzz.swf");
+    let Ok(reader) = open() else {
+        return false;
+    };
+    let header = reader.header().clone();
+    let stop = AtomicBool::new(false);
+    let Ok(summary) = calibrate(
+        open,
+        "fuzz.swf",
+        &header,
+        |r| r.extra_columns(),
+        &opts,
+        &stop,
+        &|| {},
+    ) else {
+        return false;
+    };
+    let _ = render_calibrate(&summary);
+    if opts.out.is_some() {
+        let dir = scratch_dir();
+        if let Err(e) = write_calibrate(&dir, &summary) {
+            panic!("the calibration could not be written: {e}");
+        }
+        outputs_read_back(&dir, "calibrate.json");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    true
+}
+
 /// The files of `folder` (in the repository) whose names end with `ext`.
 fn files(folder: &str, ext: &str) -> Vec<Vec<u8>> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join(folder))
@@ -685,7 +939,8 @@ fn scenario(bytes: &[u8]) -> bool {
     }
 }
 
-/// The scenarios of a model-based site, shortened to two weeks and one replication.
+/// The scenarios of a model-based site, shortened to two weeks and one replication, an
+/// `[output]` folder given where it was left commented out.
 fn model_seeds() -> Vec<Vec<u8>> {
     files("scenarios", ".toml")
         .into_iter()
@@ -696,6 +951,7 @@ fn model_seeds() -> Vec<Vec<u8>> {
                 .map(|l| match l.split_whitespace().next() {
                     Some("duration") => "duration = \"2w\"",
                     Some("replications") => "replications = 1",
+                    Some("#") if l.starts_with("# dir") => "dir = \"results\"",
                     _ => l,
                 })
                 .flat_map(|l| [l, "\n"])
@@ -706,7 +962,8 @@ fn model_seeds() -> Vec<Vec<u8>> {
 }
 
 /// Runs the model-based site of a scenario (built-in model files only) with the
-/// invariant checker, one thread, no output files and its `[experiment]` left out. Runs
+/// invariant checker, one thread and its `[experiment]` left out; with an `[output]`
+/// folder, its files are written to a scratch folder instead and must read back. Runs
 /// longer than 8 weeks, of more than 2 replications, 4 times the users or 4,096
 /// processors are skipped: their cost is what the scenario asks for, not a finding.
 fn model_site(bytes: &[u8]) -> bool {
@@ -719,7 +976,7 @@ fn model_site(bytes: &[u8]) -> bool {
     if model.is_some() || jobs.is_some() {
         return false;
     }
-    let Ok((files, mut opts, _)) = s.model_setup() else {
+    let Ok((files, mut opts, out)) = s.model_setup() else {
         return false;
     };
     let too_big = opts.length > 8 * WEEK
@@ -733,7 +990,16 @@ fn model_site(bytes: &[u8]) -> bool {
     opts.threads = Some(1);
     opts.run.check = true;
     opts.run.out = None;
-    run_model(&files, &opts, &AtomicBool::new(false), &|| {}).is_ok()
+    let Ok(summary) = run_model(&files, &opts, &AtomicBool::new(false), &|| {}) else {
+        return false;
+    };
+    let dir = out.map(|_| scratch_dir());
+    if let Some(dir) = &dir
+        && let Err(e) = write_replicated(dir, &summary)
+    {
+        panic!("the run's files could not be written: {e}");
+    }
+    checked_outputs(true, dir.as_deref())
 }
 
 /// Seeds from a list of strings.

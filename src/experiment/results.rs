@@ -185,9 +185,36 @@ pub fn write_plan(dir: &Path, plan: &RunPlan) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Reads `experiment.json`.
+/// Reads `experiment.json`. Its point identifiers name folders under `runs/`, so each
+/// must be a plain name (letters, digits, `.`, `_` and `-`, neither `.` nor `..`) and
+/// unique: a plan edited by hand or damaged must not make `merge` or a resumed run read
+/// or write outside the results directory, nor two points share their runs.
 pub fn read_plan(dir: &Path) -> Result<RunPlan, String> {
     let path = dir.join("experiment.json");
     let bytes = fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    let plan: RunPlan =
+        serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut seen = std::collections::HashSet::new();
+    for (i, point) in plan.points.iter().enumerate() {
+        let id = &point.id;
+        let plain = !id.is_empty()
+            && id != "."
+            && id != ".."
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+        if !plain {
+            return Err(format!(
+                "{}: points[{i}].id {id:?} is not a folder name (letters, digits, '.', '_', '-')",
+                path.display()
+            ));
+        }
+        if !seen.insert(id) {
+            return Err(format!(
+                "{}: points[{i}].id {id:?} is the id of an earlier point",
+                path.display()
+            ));
+        }
+    }
+    Ok(plan)
 }
