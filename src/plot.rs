@@ -869,6 +869,16 @@ where
 {
     register_font();
     let err = |e: &dyn std::fmt::Display| draw_error(name, e);
+    // An axis whose span is not a finite number (values near ±1e308, from results files
+    // edited by hand, say) would never finish placing its ticks.
+    for (axis, r) in [("x", x.clone()), ("y", y.range())] {
+        if !(r.end - r.start).is_finite() {
+            return Err(err(&format_args!(
+                "the {axis} values run from {} to {}, too wide a span to plot",
+                r.start, r.end
+            )));
+        }
+    }
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
@@ -1529,6 +1539,38 @@ mod tests {
             write_line_chart(&p, &empty),
             Err(PlotError::Empty { .. })
         ));
+    }
+
+    /// Values near ±1e308 (a results file edited by hand: the `results` fuzz target) made
+    /// plotters place ticks over an infinite span forever; the chart is refused instead.
+    #[test]
+    fn a_span_too_wide_to_plot_is_an_error_not_a_hang() {
+        let chart = |points: Vec<(f64, f64)>| LineChart {
+            title: "Utilization by hour".into(),
+            x_label: "hour".into(),
+            y_label: "share busy".into(),
+            x_ticks: XTicks::Numbers,
+            log_y: false,
+            y_from_zero: false,
+            series: vec![Series {
+                label: "EASY".into(),
+                points,
+            }],
+        };
+        for points in [
+            vec![(0.0, -1e308), (1.0, 1e308)],
+            vec![(0.0, 0.5), (1.0, f64::MAX)],
+            vec![(-1e308, 0.5), (1e308, 0.6)],
+        ] {
+            match line_chart_svg(&chart(points.clone())) {
+                Err(PlotError::Draw { file, message }) => {
+                    assert_eq!(file, "Utilization by hour");
+                    assert!(message.contains("too wide a span to plot"), "{message}");
+                }
+                other => panic!("{points:?}: {other:?}"),
+            }
+        }
+        assert!(line_chart_svg(&chart(vec![(0.0, -1e300), (1.0, 1e300)])).is_ok());
     }
 
     #[test]

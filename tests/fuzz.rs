@@ -112,6 +112,11 @@ fn fuzz_results() {
 }
 
 #[test]
+fn fuzz_study() {
+    campaign("study", 60);
+}
+
+#[test]
 fn fuzz_calibrate() {
     campaign("calibrate", 100);
 }

@@ -192,6 +192,20 @@ fn the_capacity_search_finds_the_smallest_machine_that_meets_the_target() {
         let below = probe(procs - 16).expect("bisection probed the next size down");
         assert!(!below.passes && below.mean > 1800.0);
     }
+    // Run twice by the same study (the fuzz target `study` found that the second call
+    // probed again under new points): the second finds every probe done and does none.
+    let twice = dir("capacity-twice");
+    let s = Scenario::parse(&text, "t.toml").unwrap();
+    let mut study = Study::new(&s, &text).unwrap();
+    let never = AtomicBool::new(false);
+    let first = study.run(&twice, Shard::ALL, &never, &|| {}).unwrap();
+    let again = study.run(&twice, Shard::ALL, &never, &|| {}).unwrap();
+    assert_eq!((again.done, again.resumed), (0, first.done), "{again:?}");
+    assert_eq!(read_plan(&twice).unwrap(), read_plan(&out).unwrap());
+    assert_eq!(
+        read(&twice.join("capacity.json")),
+        read(&out.join("capacity.json"))
+    );
     // Sharding a search is refused.
     let s = Scenario::parse(&text, "t.toml").unwrap();
     let e = Study::new(&s, &text)

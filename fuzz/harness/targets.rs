@@ -79,7 +79,7 @@ pub fn all() -> &'static [Target] {
             cost: Cost::PerByte,
         }
     }
-    static TARGETS: [Target; 26] = [
+    static TARGETS: [Target; 27] = [
         t("swf", Shape::Swf, swf_seeds, swf),
         t("compressed", Shape::Bytes, compressed_seeds, compressed),
         t("replay", Shape::Swf, replay_seeds, replay_log),
@@ -99,6 +99,10 @@ pub fn all() -> &'static [Target] {
         Target {
             cost: Cost::Asked,
             ..t("results", Shape::Json, results_seeds, results)
+        },
+        Target {
+            cost: Cost::Asked,
+            ..t("study", Shape::Toml, study_seeds, study)
         },
         Target {
             cost: Cost::Asked,
@@ -1000,6 +1004,94 @@ fn model_site(bytes: &[u8]) -> bool {
         panic!("the run's files could not be written: {e}");
     }
     checked_outputs(true, dir.as_deref())
+}
+
+/// The experiments of `scenarios/` on a model-based site, shortened to two weeks (a day
+/// of warm-up) and one replication.
+fn study_seeds() -> Vec<Vec<u8>> {
+    model_seeds()
+        .into_iter()
+        .map(|bytes| text(&bytes))
+        .filter(|t| t.contains("[experiment"))
+        .map(|t| {
+            t.lines()
+                .map(|l| match l.split_whitespace().next() {
+                    Some("warmup") => "warmup = \"1d\"",
+                    _ => l,
+                })
+                .flat_map(|l| [l, "\n"])
+                .collect::<String>()
+                .into_bytes()
+        })
+        .collect()
+}
+
+/// Runs the experiment of a model-based site's scenario (built-in model files) into a
+/// scratch folder on one thread, as `sitesim run` does, then again: the second run must
+/// find every run done and do none (a resumed experiment never redoes a finished run);
+/// then writes its report. Experiments of more than 32 runs (a capacity search: more than
+/// 2 replications), longer than 4 weeks, of 4 times the users or 4,096 processors are
+/// skipped: their cost is what the scenario asks for, not a finding.
+fn study(bytes: &[u8]) -> bool {
+    let text = text(bytes);
+    let Ok(s) = Scenario::parse(&text, "fuzz.toml") else {
+        return false;
+    };
+    let WorkloadSection::Model { model, jobs, .. } = &s.workload else {
+        return false;
+    };
+    if model.is_some() || jobs.is_some() || s.experiment.is_none() {
+        return false;
+    }
+    let Ok((_, opts, _)) = s.model_setup() else {
+        return false;
+    };
+    let Ok(mut study) = Study::new(&s, &text) else {
+        return false;
+    };
+    let plan = study.plan();
+    let runs = if study.is_capacity_search() {
+        u64::from(plan.replications) * 16
+    } else {
+        plan.points.len() as u64 * u64::from(plan.replications)
+    };
+    let too_big = runs > 32
+        || opts.length > 4 * WEEK
+        || !(0.0..=4.0).contains(&opts.users)
+        || plan
+            .points
+            .iter()
+            .any(|p| p.procs > 4096 || p.population > 4.0);
+    if too_big {
+        return false;
+    }
+    let dir = scratch_dir();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build();
+    let Ok(pool) = pool else {
+        return false;
+    };
+    let stop = AtomicBool::new(false);
+    let first = pool.install(|| study.run(&dir, Shard::ALL, &stop, &|| {}));
+    let accepted = match first {
+        Ok(_) => {
+            let again = pool
+                .install(|| study.run(&dir, Shard::ALL, &stop, &|| {}))
+                .unwrap_or_else(|e| panic!("the finished experiment does not resume: {e}"));
+            assert!(
+                again.done == 0 && again.discarded.is_empty(),
+                "a resumed experiment did {} run(s) again: {:?}",
+                again.done,
+                again.discarded
+            );
+            if let Err(e) = write_report(&dir) {
+                panic!("the finished experiment has no report: {e}");
+            }
+            true
+        }
+        Err(_) => false,
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    accepted
 }
 
 /// Seeds from a list of strings.

@@ -587,6 +587,10 @@ impl Study {
         done: &(dyn Fn() + Sync),
     ) -> Result<Progress, String> {
         let c = self.capacity.clone().expect("a capacity search");
+        // The probes of an earlier call on this study: searched again from the start,
+        // they take the same points (and find their runs done) instead of new ones.
+        self.variants.clear();
+        self.plan.points.clear();
         let mut total = Progress::default();
         let mut answers = Vec::new();
         for contender in self.contenders.clone() {
