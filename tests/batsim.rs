@@ -25,10 +25,17 @@ const LOG: &str = "; MaxProcs: 8\n; TimeZoneString: Europe/Stockholm\n\
 3 9 91 20 2 -1 -1 2 30 -1 1 1 1 -1 -1 -1 -1 -1\n\
 4 200 0 0 2 -1 -1 2 30 -1 1 2 1 -1 -1 -1 -1 -1\n";
 
+/// [`LOG`] in a file, written once: tests run in parallel, and one rewriting the file
+/// while another's `sitesim` reads it made that one read a truncated log.
 fn log_file() -> PathBuf {
-    let log = temp("log.swf");
-    std::fs::write(&log, LOG).unwrap();
-    log
+    static LOG_FILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    LOG_FILE
+        .get_or_init(|| {
+            let log = temp("log.swf");
+            std::fs::write(&log, LOG).unwrap();
+            log
+        })
+        .clone()
 }
 
 fn json(bytes: &[u8]) -> serde_json::Value {
@@ -177,7 +184,7 @@ fn malformed_workloads_name_file_line_and_place() {
         ),
         (
             "  {\"nb_res\": 4, \"profiles\": {\"p\": {\"type\": \"delay\", \"delay\": 5}},\n\"jobs\": [{\"id\": 1, \"subtime\": 0, \"res\": -1, \"profile\": \"p\"}]}",
-            "bad.json: jobs[0] (id '1') res: -1 is out of range (at least 1)",
+            "bad.json: jobs[0] (id '1') res: -1 is out of range (at least 1, below 9000000000000000)",
         ),
     ] {
         let bad = temp("bad.json");
@@ -190,6 +197,35 @@ fn malformed_workloads_name_file_line_and_place() {
             assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
             assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
         }
+    }
+}
+
+/// A machine the workload cannot hold (the `export` fuzz target's finding: it was written,
+/// and could not be read back) is refused naming the log, to a file or standard output,
+/// and no file is left.
+#[test]
+fn a_machine_beyond_the_workloads_numbers_is_refused_naming_the_log() {
+    let log = temp("huge-machine.swf");
+    std::fs::write(
+        &log,
+        "; MaxProcs: 9223372036854775807\n1 0 0 10 4 -1 -1 4 10 -1 1 1 1 -1 -1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let out = temp("huge-machine.json");
+    for to in [vec!["-o", path(&out)], vec![]] {
+        let mut args = vec!["export", "--batsim", "--swf", path(&log)];
+        args.extend(to);
+        let o = sitesim(&args);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains(&format!(
+                "{}: the header's MaxProcs, 9223372036854775807",
+                path(&log)
+            )),
+            "{e}"
+        );
+        assert!(o.stdout.is_empty() && !out.exists());
     }
 }
 

@@ -34,9 +34,15 @@ pub fn export_command(swf: &Path, opts: &ExportOptions) -> Result<(), String> {
         swf.display(),
         env!("CARGO_PKG_VERSION")
     );
+    // The log's own values the workload cannot hold are the log's error; the others are
+    // the output's.
+    let failed = |to: &dyn std::fmt::Display, e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::InvalidData => format!("{}: {e}", swf.display()),
+        _ => format!("{to}: {e}"),
+    };
     let to = match &opts.output {
         Some(path) => {
-            let err = |e: std::io::Error| format!("{}: {e}", path.display());
+            let err = |e: std::io::Error| failed(&path.display(), e);
             let (file, w) = AtomicFile::create(path, Durability::Renamed).map_err(err)?;
             drop(export.write(w, header, &description).map_err(err)?);
             file.commit().map_err(err)?;
@@ -46,7 +52,7 @@ pub fn export_command(swf: &Path, opts: &ExportOptions) -> Result<(), String> {
             // A reader that closes stdout early ends the process quietly (SIGPIPE, see
             // `main`), so a write error here is a real one.
             let out = BufWriter::new(std::io::stdout().lock());
-            let err = |e: std::io::Error| format!("stdout: {e}");
+            let err = |e: std::io::Error| failed(&"stdout", e);
             export
                 .write(out, header, &description)
                 .map_err(err)?

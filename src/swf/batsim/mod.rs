@@ -68,6 +68,12 @@ impl ProfileStyle {
 }
 
 /// Batsim 4's name of the delay profile type.
+/// The bound on a workload's whole numbers (times in seconds, resources): its numbers are
+/// read as doubles, which hold every whole number exactly only below 2^53 (about
+/// 9.007e15). Values from this bound up are refused by the reader, so the writer leaves
+/// out the jobs that reach it and refuses a machine that does.
+const LARGEST: i64 = 9_000_000_000_000_000;
+
 const DELAY_4: &str = "delay";
 /// Batsim 5's (batprotocol's) name of the delay profile type.
 const DELAY_5: &str = "DelayProfile";

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::super::record::{FIELDS, SwfRecord, Value, check_times, is_fractional};
 use super::super::{Located, SwfError, SwfHeader};
-use super::{DELAY_4, DELAY_5, EXTRA_FIELDS};
+use super::{DELAY_4, DELAY_5, EXTRA_FIELDS, LARGEST};
 
 /// Whether `input` holds JSON: its first non-blank byte, within what is buffered, is `{`.
 /// Nothing is consumed, so an SWF log reads on from its first line.
@@ -235,7 +235,9 @@ fn read_extra(extra: &Extra, values: &mut [Value; FIELDS]) -> Result<(), (String
             serde_json::Value::Number(n) => match (n.as_i64(), n.as_f64()) {
                 (Some(v), _) => Value::Int(v),
                 (None, Some(f)) if is_fractional(i) && f.is_finite() => Value::Float(f),
-                (None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => Value::Int(f as i64),
+                (None, Some(f)) if f.fract() == 0.0 && f.abs() < LARGEST as f64 => {
+                    Value::Int(f as i64)
+                }
                 _ => return Err(bad("is not an integer")),
             },
             _ => return Err(bad("is not a number")),
@@ -251,8 +253,10 @@ fn whole(value: f64, min: i64) -> Result<i64, String> {
             "{value} is not a whole number (sitesim counts whole seconds and resources)"
         ));
     }
-    if value < min as f64 || value >= 9.0e15 {
-        return Err(format!("{value} is out of range (at least {min})"));
+    if value < min as f64 || value >= LARGEST as f64 {
+        return Err(format!(
+            "{value} is out of range (at least {min}, below {LARGEST})"
+        ));
     }
     Ok(value as i64)
 }
@@ -422,7 +426,7 @@ mod tests {
         for (fields, message) in [
             (
                 r#""subtime": 0, "res": -2, "profile": "p""#,
-                "w.json: jobs[1] (id 'j2') res: -2 is out of range (at least 1)",
+                "w.json: jobs[1] (id 'j2') res: -2 is out of range (at least 1, below 9000000000000000)",
             ),
             (
                 r#""subtime": 0, "res": 1, "profile": "nope""#,
@@ -441,11 +445,11 @@ mod tests {
             ),
             (
                 r#""subtime": 0, "res": 1, "profile": "z""#,
-                "w.json: jobs[1] (id 'j2') profile 'z' delay: 0 is out of range (at least 1)",
+                "w.json: jobs[1] (id 'j2') profile 'z' delay: 0 is out of range (at least 1, below 9000000000000000)",
             ),
             (
                 r#""subtime": 0, "res": 1, "profile": "p", "walltime": 0"#,
-                "w.json: jobs[1] (id 'j2') walltime: 0 is out of range (at least 1)",
+                "w.json: jobs[1] (id 'j2') walltime: 0 is out of range (at least 1, below 9000000000000000)",
             ),
             (
                 r#""subtime": 0, "res": 1, "profile": "p", "extra_data": {"user_id": 1.5}"#,
@@ -460,7 +464,7 @@ mod tests {
         }
         assert_eq!(
             read(r#"{"nb_res": 0, "jobs": [], "profiles": {}}"#).unwrap_err(),
-            "w.json: nb_res: 0 is out of range (at least 1)"
+            "w.json: nb_res: 0 is out of range (at least 1, below 9000000000000000)"
         );
         assert_eq!(
             read(r#"{"nb_res": 1, "jobs": [], "profiles": {}, "swf_header": ["MaxProcs: 3"]}"#)

@@ -8,7 +8,7 @@ use serde::ser::{SerializeMap, Serializer};
 
 use super::super::SwfHeader;
 use super::super::record::{SwfRecord, Value};
-use super::{EXTRA_FIELDS, ProfileStyle};
+use super::{EXTRA_FIELDS, LARGEST, ProfileStyle};
 
 /// Jobs left out because Batsim cannot run them, by reason (each job counted once, for
 /// the first reason in this order).
@@ -22,12 +22,19 @@ pub struct Skipped {
     pub unknown_size: u64,
     /// Runtime zero: Batsim refuses a delay that is not strictly positive.
     pub zero_runtime: u64,
+    /// Size of 9e15 processors or more: beyond the whole numbers a workload holds
+    /// exactly.
+    pub too_large: u64,
 }
 
 impl Skipped {
     /// Jobs skipped, for every reason.
     pub fn total(&self) -> u64 {
-        self.unknown_submit + self.unknown_runtime + self.unknown_size + self.zero_runtime
+        self.unknown_submit
+            + self.unknown_runtime
+            + self.unknown_size
+            + self.zero_runtime
+            + self.too_large
     }
 
     /// `"3 with unknown runtime, 1 with zero runtime"`: the reasons that skipped a job.
@@ -37,6 +44,7 @@ impl Skipped {
             (self.unknown_runtime, "unknown runtime"),
             (self.unknown_size, "unknown size"),
             (self.zero_runtime, "zero runtime"),
+            (self.too_large, "a size of 9e15 processors or more"),
         ]
         .iter()
         .filter(|(n, _)| *n > 0)
@@ -123,6 +131,8 @@ impl BatsimExport {
             &mut self.skipped.unknown_size
         } else if record.run == 0 {
             &mut self.skipped.zero_runtime
+        } else if res >= LARGEST {
+            &mut self.skipped.too_large
         } else {
             self.runtimes.insert(record.run);
             let values = record.values();
@@ -183,13 +193,19 @@ impl BatsimExport {
         description: &str,
     ) -> io::Result<W> {
         let json = |e: serde_json::Error| io::Error::from(e);
+        let nb_res = self.nb_res(header);
+        if nb_res >= LARGEST {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "the header's MaxProcs, {nb_res}, is more processors than a Batsim \
+                     workload holds (below {LARGEST})"
+                ),
+            ));
+        }
         out.write_all(b"{\n  \"description\": ")?;
         serde_json::to_writer(&mut out, description).map_err(json)?;
-        write!(
-            out,
-            ",\n  \"nb_res\": {},\n  \"swf_header\": [",
-            self.nb_res(header)
-        )?;
+        write!(out, ",\n  \"nb_res\": {nb_res},\n  \"swf_header\": [")?;
         write_lines(&mut out, header.lines.iter(), "    ", |out, line| {
             serde_json::to_writer(out, line).map_err(json)
         })?;
@@ -294,7 +310,8 @@ mod tests {
             3 0 0 10 -1 -1 -1 -1 10 -1 1 1 1 -1 -1 -1 -1 -1\n\
             4 0 0 0 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n\
             5 0 0 0 -1 -1 -1 -1 10 -1 1 1 1 -1 -1 -1 -1 -1\n\
-            6 0 0 10 -1 -1 -1 3 10 -1 1 1 1 -1 -1 -1 -1 -1\n";
+            6 0 0 10 -1 -1 -1 3 10 -1 1 1 1 -1 -1 -1 -1 -1\n\
+            7 0 0 10 9000000000000000 -1 -1 -1 10 -1 1 1 1 -1 -1 -1 -1 -1\n";
         let (json, export) = export(text, ProfileStyle::Batsim5);
         assert_eq!(
             export.skipped(),
@@ -303,13 +320,14 @@ mod tests {
                 unknown_runtime: 1,
                 unknown_size: 2,
                 zero_runtime: 1,
+                too_large: 1,
             }
         );
-        assert_eq!(export.skipped().total(), 5);
+        assert_eq!(export.skipped().total(), 6);
         assert_eq!(
             export.skipped().describe(),
             "1 with unknown submit time, 1 with unknown runtime, 2 with unknown size, \
-             1 with zero runtime"
+             1 with zero runtime, 1 with a size of 9e15 processors or more"
         );
         assert_eq!(export.jobs(), 1);
         // The one job kept takes its requested processors, and no header gives nb_res.
@@ -325,6 +343,35 @@ mod tests {
         assert_eq!(value["jobs"], serde_json::json!([]));
         assert_eq!(value["profiles"], serde_json::json!({}));
         assert_eq!(value["nb_res"], 4);
+    }
+
+    /// The `export` fuzz target's finding: a machine or a job of 9e15 processors or more
+    /// was written, and the reader refused the workload.
+    #[test]
+    fn what_is_written_reads_back_or_is_refused_by_name() {
+        let mut reader = SwfReader::new(
+            "; MaxProcs: 9223372036854775807\n1 0 0 10 4 -1 -1 4 10 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                .as_bytes(),
+            "t.swf",
+        )
+        .unwrap();
+        let mut big = BatsimExport::new(ProfileStyle::Batsim4);
+        for located in reader.by_ref() {
+            big.add(&located.unwrap().record);
+        }
+        let e = big.write(Vec::new(), reader.header(), "big").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("MaxProcs, 9223372036854775807, is more processors"),
+            "{e}"
+        );
+        let largest = "; MaxProcs: 8999999999999999\n\
+            1 0 0 10 8999999999999999 -1 -1 -1 10 -1 1 1 1 -1 -1 -1 -1 -1\n";
+        let (json, export) = export(largest, ProfileStyle::Batsim4);
+        assert_eq!(export.jobs(), 1);
+        let (header, records, _) = super::super::read_workload(json.as_bytes(), "w").unwrap();
+        assert_eq!(header.max_procs, Some(8_999_999_999_999_999));
+        assert_eq!(records[0].record.alloc_procs, 8_999_999_999_999_999);
     }
 
     #[test]
