@@ -8,6 +8,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use common::{shared_log, sitesim, stderr};
+use sitesim::swf::SwfReader;
+use sitesim::swf::batsim::{BatsimExport, ProfileStyle, read_workload};
 
 /// `name` in this test binary's scratch folder.
 fn temp(name: &str) -> PathBuf {
@@ -198,6 +200,40 @@ fn malformed_workloads_name_file_line_and_place() {
             assert!(stderr(&o).contains(needle), "{args:?}: {}", stderr(&o));
         }
     }
+}
+
+/// `text` exported as a Batsim workload: what the writer gave, and the export.
+fn exported(text: &str) -> (std::io::Result<Vec<u8>>, BatsimExport) {
+    let mut reader = SwfReader::new(text.as_bytes(), "t.swf").unwrap();
+    let mut export = BatsimExport::new(ProfileStyle::Batsim4);
+    for located in reader.by_ref() {
+        export.add(&located.unwrap().record);
+    }
+    (export.write(Vec::new(), reader.header(), "t"), export)
+}
+
+/// The `export` fuzz target's finding: a machine or a job of 9e15 processors or more
+/// was written, and the reader refused the workload. The largest machine and job below
+/// the bound read back exactly.
+#[test]
+fn what_is_written_reads_back_or_is_refused_by_name() {
+    let (written, _) = exported(
+        "; MaxProcs: 9223372036854775807\n1 0 0 10 4 -1 -1 4 10 -1 1 1 1 -1 -1 -1 -1 -1\n",
+    );
+    let e = written.unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("MaxProcs, 9223372036854775807, is more processors"),
+        "{e}"
+    );
+    let (written, export) = exported(
+        "; MaxProcs: 8999999999999999\n\
+         1 0 0 10 8999999999999999 -1 -1 -1 10 -1 1 1 1 -1 -1 -1 -1 -1\n",
+    );
+    assert_eq!(export.jobs(), 1);
+    let (header, records, _) = read_workload(&written.unwrap()[..], "w").unwrap();
+    assert_eq!(header.max_procs, Some(8_999_999_999_999_999));
+    assert_eq!(records[0].record.alloc_procs, 8_999_999_999_999_999);
 }
 
 /// A machine the workload cannot hold (the `export` fuzz target's finding: it was written,

@@ -345,35 +345,6 @@ mod tests {
         assert_eq!(value["nb_res"], 4);
     }
 
-    /// The `export` fuzz target's finding: a machine or a job of 9e15 processors or more
-    /// was written, and the reader refused the workload.
-    #[test]
-    fn what_is_written_reads_back_or_is_refused_by_name() {
-        let mut reader = SwfReader::new(
-            "; MaxProcs: 9223372036854775807\n1 0 0 10 4 -1 -1 4 10 -1 1 1 1 -1 -1 -1 -1 -1\n"
-                .as_bytes(),
-            "t.swf",
-        )
-        .unwrap();
-        let mut big = BatsimExport::new(ProfileStyle::Batsim4);
-        for located in reader.by_ref() {
-            big.add(&located.unwrap().record);
-        }
-        let e = big.write(Vec::new(), reader.header(), "big").unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("MaxProcs, 9223372036854775807, is more processors"),
-            "{e}"
-        );
-        let largest = "; MaxProcs: 8999999999999999\n\
-            1 0 0 10 8999999999999999 -1 -1 -1 10 -1 1 1 1 -1 -1 -1 -1 -1\n";
-        let (json, export) = export(largest, ProfileStyle::Batsim4);
-        assert_eq!(export.jobs(), 1);
-        let (header, records, _) = super::super::read_workload(json.as_bytes(), "w").unwrap();
-        assert_eq!(header.max_procs, Some(8_999_999_999_999_999));
-        assert_eq!(records[0].record.alloc_procs, 8_999_999_999_999_999);
-    }
-
     #[test]
     fn oversize_jobs_are_counted_against_max_procs() {
         let text = "; MaxProcs: 2\n1 0 0 10 4 -1 -1 4 10 -1 1 1 1 -1 -1 -1 -1 -1\n";
