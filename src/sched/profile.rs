@@ -55,9 +55,15 @@ impl Profile {
         self.steps[self.step_at(t)].free
     }
 
-    /// Ensures a step starts exactly at `t` and returns its index.
-    fn split(&mut self, t: Time) -> usize {
-        let i = self.step_at(t);
+    /// Ensures a step starts exactly at `t`, which `steps[from]` does not follow, and
+    /// returns its index.
+    fn split(&mut self, t: Time, from: usize) -> usize {
+        let steps = &self.steps[from..];
+        let i = if steps.get(1).is_none_or(|s| s.time > t) {
+            from
+        } else {
+            from + steps.partition_point(|s| s.time <= t) - 1
+        };
         if self.steps[i].time == t {
             return i;
         }
@@ -70,15 +76,28 @@ impl Profile {
     /// Adds `delta` free processors over `[start, end)` (negative to allocate). The part
     /// before the profile's start is ignored, and so are empty intervals.
     pub fn add(&mut self, start: Time, end: Time, delta: i64) {
+        self.change(start, end, delta, false);
+    }
+
+    /// Allocates `size` processors over `[start, end)`, a window that
+    /// [`Profile::earliest_fit`] or [`Profile::earlier_fit`] found free (after taking the
+    /// job out of its old slot): no step can fall below zero, so unless some already is,
+    /// the steps are not counted again.
+    pub fn reserve(&mut self, start: Time, end: Time, size: u32) {
+        self.change(start, end, -i64::from(size), true);
+    }
+
+    /// [`Profile::add`]; `fits` says that no step of the range falls below zero.
+    fn change(&mut self, start: Time, end: Time, delta: i64, fits: bool) {
         let start = start.max(self.steps[0].time);
         if start >= end || delta == 0 {
             return;
         }
-        let first = self.split(start);
-        let last = self.split(end);
+        let first = self.split(start, 0);
+        let last = self.split(end, first);
         let range = &mut self.steps[first..last];
-        // Steps below zero, counted only when there can be any (after an allocation, or
-        // while some are left).
+        // Steps below zero, counted only when there can be any (after an allocation that
+        // may not fit, or while some are left).
         let below = |r: &[Step]| r.iter().filter(|s| s.free < 0).count();
         let any_before = self.negative > 0;
         if any_before {
@@ -87,9 +106,10 @@ impl Profile {
         for step in range.iter_mut() {
             step.free += delta;
         }
-        if any_before || delta < 0 {
+        if any_before || (delta < 0 && !fits) {
             self.negative += below(range);
         }
+        debug_assert!(any_before || !fits || range.iter().all(|s| s.free >= 0));
         // Merge steps that became equal to their predecessor at either boundary.
         if last < self.steps.len() && self.steps[last].free == self.steps[last - 1].free {
             let gone = self.steps.remove(last);
