@@ -499,6 +499,87 @@ mod tests {
         assert_eq!(k.by(16, 1000), Time::MIN);
     }
 
+    /// The plain definition of [`Profile::earliest_fit`], for the tests: the earliest of
+    /// `from` and the step times after it at which every step overlapping the window has
+    /// `size` free.
+    fn reference_fit(p: &Profile, from: Time, size: u32, duration: Time) -> Option<Time> {
+        let starts =
+            std::iter::once(from).chain(p.steps.iter().map(|s| s.time).filter(|&t| t > from));
+        let size = i64::from(size);
+        let mut starts = starts;
+        starts.find(|&t| {
+            p.steps.iter().enumerate().all(|(i, s)| {
+                let step_end = p.steps.get(i + 1).map_or(Time::MAX, |n| n.time);
+                step_end <= t || s.time >= t + duration || s.free >= size
+            })
+        })
+    }
+
+    /// What a sequence of reservations, releases, dips below zero, advances and
+    /// compressions leaves: the queries agree with [`reference_fit`] (earlier_fit with
+    /// taking the job out first), and the count of steps below zero stays exact.
+    fn check_against_the_reference(ops: &[(u8, i64, i64, i64)]) {
+        let mut p = Profile::new(16);
+        p.advance(0);
+        let mut now = 0;
+        let mut slots: Vec<(Time, Time, u32)> = Vec::new();
+        for &(op, a, b, c) in ops {
+            match op % 5 {
+                // A job reserved at its earliest fit.
+                0 | 1 => {
+                    // Now and then larger than the machine, which never fits.
+                    let (size, duration) = (c as u32 % 18 + 1, b % 40 + 1);
+                    let from = now + a % 30;
+                    let fit = p.earliest_fit(from, size, duration);
+                    assert_eq!(fit, reference_fit(&p, from, size, duration), "{p:?}");
+                    if let Some(start) = fit {
+                        p.reserve(start, start + duration, size);
+                        slots.push((start, start + duration, size));
+                    }
+                }
+                // A reservation released (a job ended early, or moved).
+                2 if !slots.is_empty() => {
+                    let (start, end, size) = slots.swap_remove(a as usize % slots.len());
+                    p.add(start, end, i64::from(size));
+                }
+                // A dip below zero, as while a schedule is repaired after an overrun.
+                3 => {
+                    let start = now + a % 60;
+                    p.add(start, start + b % 20 + 1, -(c % 20 + 1));
+                }
+                // Compression: each reservation asks whether it could move earlier.
+                _ => {
+                    now += a % 10;
+                    p.advance(now);
+                    slots.retain(|&(_, end, _)| end > now);
+                    for &(start, end, size) in &slots {
+                        let own = (start, end, size);
+                        let fast = p.earlier_fit(now, size, end - start, own, Time::MIN);
+                        let mut q = p.clone();
+                        q.add(start.max(now), end, i64::from(size));
+                        let slow = reference_fit(&q, now, size, end - start).filter(|&t| t < start);
+                        assert_eq!(fast, slow, "own {own:?} from {now} in {p:?}");
+                    }
+                }
+            }
+            assert_eq!(
+                p.negative,
+                p.steps.iter().filter(|s| s.free < 0).count(),
+                "{p:?}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// The queries agree with the plain definition on random sequences of changes.
+        #[test]
+        fn queries_agree_with_the_reference(
+            ops in proptest::collection::vec((0u8..5, 0i64..100, 0i64..100, 0i64..100), 0..60)
+        ) {
+            check_against_the_reference(&ops);
+        }
+    }
+
     #[test]
     fn negative_dips_block_fits() {
         let mut p = Profile::new(4);
