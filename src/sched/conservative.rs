@@ -85,7 +85,7 @@ impl Conservative {
 
     /// Reserves `[start, start + duration)` for job `id`.
     fn place_at(&mut self, id: JobId, size: u32, duration: Time, start: Time) {
-        self.profile.add(start, start + duration, -i64::from(size));
+        self.profile.reserve(start, start + duration, size);
         let i = id as usize;
         if self.reserved.len() <= i {
             self.reserved.resize(i + 1, None);

@@ -16,11 +16,6 @@ struct Step {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Profile {
     steps: Vec<Step>,
-    /// `prefix_max[i]` is the most free processors over `steps[..=i]`, while
-    /// `prefix_valid`: a non-decreasing sequence, so the first step where a job of a given
-    /// size could start is found by binary search instead of a scan of the busy prefix.
-    prefix_max: Vec<i64>,
-    prefix_valid: bool,
     /// Steps with fewer than zero free processors (only while a schedule is repaired).
     negative: usize,
 }
@@ -33,8 +28,6 @@ impl Profile {
                 time: Time::MIN,
                 free: i64::from(total),
             }],
-            prefix_max: Vec::new(),
-            prefix_valid: false,
             negative: 0,
         }
     }
@@ -45,7 +38,6 @@ impl Profile {
         if idx > 1 {
             let gone = self.steps.drain(..idx - 1);
             self.negative -= gone.filter(|s| s.free < 0).count();
-            self.prefix_valid = false;
         }
     }
 
@@ -63,9 +55,15 @@ impl Profile {
         self.steps[self.step_at(t)].free
     }
 
-    /// Ensures a step starts exactly at `t` and returns its index.
-    fn split(&mut self, t: Time) -> usize {
-        let i = self.step_at(t);
+    /// Ensures a step starts exactly at `t`, which `steps[from]` does not follow, and
+    /// returns its index.
+    fn split(&mut self, t: Time, from: usize) -> usize {
+        let steps = &self.steps[from..];
+        let i = if steps.get(1).is_none_or(|s| s.time > t) {
+            from
+        } else {
+            from + steps.partition_point(|s| s.time <= t) - 1
+        };
         if self.steps[i].time == t {
             return i;
         }
@@ -78,16 +76,28 @@ impl Profile {
     /// Adds `delta` free processors over `[start, end)` (negative to allocate). The part
     /// before the profile's start is ignored, and so are empty intervals.
     pub fn add(&mut self, start: Time, end: Time, delta: i64) {
+        self.change(start, end, delta, false);
+    }
+
+    /// Allocates `size` processors over `[start, end)`, a window that
+    /// [`Profile::earliest_fit`] or [`Profile::earlier_fit`] found free (after taking the
+    /// job out of its old slot): no step can fall below zero, so unless some already is,
+    /// the steps are not counted again.
+    pub fn reserve(&mut self, start: Time, end: Time, size: u32) {
+        self.change(start, end, -i64::from(size), true);
+    }
+
+    /// [`Profile::add`]; `fits` says that no step of the range falls below zero.
+    fn change(&mut self, start: Time, end: Time, delta: i64, fits: bool) {
         let start = start.max(self.steps[0].time);
         if start >= end || delta == 0 {
             return;
         }
-        self.prefix_valid = false;
-        let first = self.split(start);
-        let last = self.split(end);
+        let first = self.split(start, 0);
+        let last = self.split(end, first);
         let range = &mut self.steps[first..last];
-        // Steps below zero, counted only when there can be any (after an allocation, or
-        // while some are left).
+        // Steps below zero, counted only when there can be any (after an allocation that
+        // may not fit, or while some are left).
         let below = |r: &[Step]| r.iter().filter(|s| s.free < 0).count();
         let any_before = self.negative > 0;
         if any_before {
@@ -96,9 +106,10 @@ impl Profile {
         for step in range.iter_mut() {
             step.free += delta;
         }
-        if any_before || delta < 0 {
+        if any_before || (delta < 0 && !fits) {
             self.negative += below(range);
         }
+        debug_assert!(any_before || !fits || range.iter().all(|s| s.free >= 0));
         // Merge steps that became equal to their predecessor at either boundary.
         if last < self.steps.len() && self.steps[last].free == self.steps[last - 1].free {
             let gone = self.steps.remove(last);
@@ -110,39 +121,31 @@ impl Profile {
         }
     }
 
-    /// The first step index, not before `from_idx`, at which `size` processors can be free.
-    fn first_possible(&mut self, from_idx: usize, size: i64) -> usize {
-        if !self.prefix_valid {
-            self.prefix_max.clear();
-            let mut m = i64::MIN;
-            self.prefix_max.extend(self.steps.iter().map(|s| {
-                m = m.max(s.free);
-                m
-            }));
-            self.prefix_valid = true;
-        }
-        self.prefix_max.partition_point(|&m| m < size).max(from_idx)
-    }
-
     /// The earliest time at or after `from` when `size` processors stay free for `duration`
     /// seconds, or `None` if that never happens (the job is larger than the machine).
-    pub fn earliest_fit(&mut self, from: Time, size: u32, duration: Time) -> Option<Time> {
+    ///
+    /// Steps without room are skipped in one tight loop, and each run of steps with room is
+    /// followed only until the window is long enough. An index of where each size first
+    /// fits would have to be rebuilt after nearly every change of the profile, which cost
+    /// more than the scan it saved (docs/PERFORMANCE.md, round 6).
+    pub fn earliest_fit(&self, from: Time, size: u32, duration: Time) -> Option<Time> {
         let size = i64::from(size);
-        let mut i = self.first_possible(self.step_at(from), size);
-        let mut candidate: Option<Time> = None;
-        while let Some(&step) = self.steps.get(i) {
-            i += 1;
-            if step.free < size {
-                candidate = None;
-                continue;
-            }
-            let start = *candidate.get_or_insert(step.time.max(from));
-            match self.steps.get(i) {
-                Some(next) if next.time - start < duration => {}
+        let steps = &self.steps;
+        let mut i = self.step_at(from);
+        loop {
+            i += steps[i..].iter().position(|s| s.free >= size)?;
+            let start = steps[i].time.max(from);
+            let end = start.saturating_add(duration);
+            // The first step after the run's start that either lacks room or begins once
+            // the window has ended.
+            match steps[i + 1..]
+                .iter()
+                .position(|s| s.free < size || s.time >= end)
+            {
+                Some(p) if steps[i + 1 + p].time < end => i += 2 + p,
                 _ => return Some(start),
             }
         }
-        None
     }
 
     /// The earliest start before `own.0` (and at or after `from`) at which `size`
@@ -157,7 +160,7 @@ impl Profile {
     /// processors throughout ([`NoWindow`]). The search then starts at the run of steps
     /// with room that holds at that time; the answer is the same as without it.
     pub fn earlier_fit(
-        &mut self,
+        &self,
         from: Time,
         size: u32,
         duration: Time,
@@ -169,77 +172,67 @@ impl Profile {
         if from >= own_start {
             return None;
         }
-        let first = self.first_possible(self.step_at(from), size);
-        // Windows that start before the job's own slot: runs of steps with `size` free
-        // among the steps that begin before the slot, each tried in turn. Most jobs
-        // cannot move because no step before their slot has room, known at once.
-        if self.steps.get(first).is_none_or(|s| s.time >= own_start) {
+        let steps = &self.steps;
+        let mut i = self.step_at(from);
+        i += steps[i..]
+            .iter()
+            .position(|s| s.free >= size || s.time >= own_start)?;
+        if steps[i].time >= own_start {
             return None;
         }
-        let before = first + self.steps[first..].partition_point(|s| s.time < own_start);
-        // Runs that end by `no_window_by` are known to be too short: start at the run
-        // that holds at that time (or at the last step before the slot, whose run is the
-        // one that reaches the slot).
-        let known = no_window_by.min(own_start - 1);
-        let mut i = first;
-        if known > self.steps[first].time {
-            // The step holding at `known`: the last before the slot, or found among the
-            // steps from `first` to the slot.
-            i = if known == own_start - 1 {
-                before - 1
-            } else {
-                first + self.steps[first..before].partition_point(|s| s.time <= known) - 1
-            };
-            while i > first && self.steps[i].free >= size && self.steps[i - 1].free >= size {
-                i -= 1;
-            }
-        }
-        let steps = &self.steps[..before];
-        let mut candidate = None;
-        while i < steps.len() {
-            if steps[i].free < size {
-                i += 1;
-                continue;
-            }
-            let start = steps[i].time.max(from);
-            let run_end = steps[i + 1..]
-                .iter()
-                .position(|s| s.free < size)
-                .map_or(steps.len(), |p| i + 1 + p);
-            let end = steps.get(run_end).map_or(own_start, |s| s.time);
-            if end - start >= duration {
-                return Some(start);
-            }
-            if run_end == steps.len() {
-                candidate = Some(start);
-                break;
-            }
-            i = run_end + 1;
-        }
-        // A window started before the slot may run on into it, where the job's own
-        // processors count as free.
-        let start = candidate?;
-        // With no step below zero, the job's own processors alone cover the window's part
-        // in its slot when the window ends within the slot.
-        if self.negative == 0 && i64::from(own_size) >= size && start + duration <= own_end {
-            return Some(start);
-        }
-        let mut t = own_start;
-        // The step holding at the slot's start: the first at or after it, or the last
-        // before it when none begins there.
-        let mut i = if self.steps.get(before).is_some_and(|s| s.time == own_start) {
+        // The steps that begin before the slot; the last of them holds at its start unless
+        // a step begins exactly there.
+        let before = i + steps[i..].partition_point(|s| s.time < own_start);
+        let at_slot = if steps.get(before).is_some_and(|s| s.time == own_start) {
             before
         } else {
             before - 1
         };
+        let steps = &steps[..before];
+        // Runs that end by `no_window_by` are known to be too short: start at the run
+        // that holds at that time.
+        let known = no_window_by.min(own_start - 1);
+        if known > steps[i].time {
+            let first = i;
+            i = first + steps[first..].partition_point(|s| s.time <= known) - 1;
+            while i > first && steps[i].free >= size && steps[i - 1].free >= size {
+                i -= 1;
+            }
+        }
+        // Windows that start before the job's own slot: runs of steps with `size` free
+        // among the steps that begin before the slot, each tried in turn; the last run
+        // may reach the slot.
+        let start = loop {
+            i += steps[i..].iter().position(|s| s.free >= size)?;
+            let start = steps[i].time.max(from);
+            match steps[i + 1..].iter().position(|s| s.free < size) {
+                Some(p) => {
+                    if steps[i + 1 + p].time - start >= duration {
+                        return Some(start);
+                    }
+                    i += 2 + p;
+                }
+                None if own_start - start >= duration => return Some(start),
+                None => break start,
+            }
+        };
+        // A window started before the slot may run on into it, where the job's own
+        // processors count as free. With no step below zero, the job's own processors
+        // alone cover the window's part in its slot when the window ends within the slot.
+        if self.negative == 0 && i64::from(own_size) >= size && start + duration <= own_end {
+            return Some(start);
+        }
+        let steps = &self.steps;
+        let mut t = own_start;
+        let mut i = at_slot;
         loop {
-            let step_end = self.steps.get(i + 1).map_or(Time::MAX, |s| s.time);
+            let step_end = steps.get(i + 1).map_or(Time::MAX, |s| s.time);
             let (seg_end, mine) = if t < own_end {
                 (step_end.min(own_end), i64::from(own_size))
             } else {
                 (step_end, 0)
             };
-            if self.steps[i].free + mine < size {
+            if steps[i].free + mine < size {
                 return None;
             }
             if seg_end == Time::MAX || seg_end - start >= duration {
@@ -504,6 +497,87 @@ mod tests {
         assert_eq!(k.by(3, 100), 25);
         k.clear();
         assert_eq!(k.by(16, 1000), Time::MIN);
+    }
+
+    /// The plain definition of [`Profile::earliest_fit`], for the tests: the earliest of
+    /// `from` and the step times after it at which every step overlapping the window has
+    /// `size` free.
+    fn reference_fit(p: &Profile, from: Time, size: u32, duration: Time) -> Option<Time> {
+        let starts =
+            std::iter::once(from).chain(p.steps.iter().map(|s| s.time).filter(|&t| t > from));
+        let size = i64::from(size);
+        let mut starts = starts;
+        starts.find(|&t| {
+            p.steps.iter().enumerate().all(|(i, s)| {
+                let step_end = p.steps.get(i + 1).map_or(Time::MAX, |n| n.time);
+                step_end <= t || s.time >= t + duration || s.free >= size
+            })
+        })
+    }
+
+    /// What a sequence of reservations, releases, dips below zero, advances and
+    /// compressions leaves: the queries agree with [`reference_fit`] (earlier_fit with
+    /// taking the job out first), and the count of steps below zero stays exact.
+    fn check_against_the_reference(ops: &[(u8, i64, i64, i64)]) {
+        let mut p = Profile::new(16);
+        p.advance(0);
+        let mut now = 0;
+        let mut slots: Vec<(Time, Time, u32)> = Vec::new();
+        for &(op, a, b, c) in ops {
+            match op % 5 {
+                // A job reserved at its earliest fit.
+                0 | 1 => {
+                    // Now and then larger than the machine, which never fits.
+                    let (size, duration) = (c as u32 % 18 + 1, b % 40 + 1);
+                    let from = now + a % 30;
+                    let fit = p.earliest_fit(from, size, duration);
+                    assert_eq!(fit, reference_fit(&p, from, size, duration), "{p:?}");
+                    if let Some(start) = fit {
+                        p.reserve(start, start + duration, size);
+                        slots.push((start, start + duration, size));
+                    }
+                }
+                // A reservation released (a job ended early, or moved).
+                2 if !slots.is_empty() => {
+                    let (start, end, size) = slots.swap_remove(a as usize % slots.len());
+                    p.add(start, end, i64::from(size));
+                }
+                // A dip below zero, as while a schedule is repaired after an overrun.
+                3 => {
+                    let start = now + a % 60;
+                    p.add(start, start + b % 20 + 1, -(c % 20 + 1));
+                }
+                // Compression: each reservation asks whether it could move earlier.
+                _ => {
+                    now += a % 10;
+                    p.advance(now);
+                    slots.retain(|&(_, end, _)| end > now);
+                    for &(start, end, size) in &slots {
+                        let own = (start, end, size);
+                        let fast = p.earlier_fit(now, size, end - start, own, Time::MIN);
+                        let mut q = p.clone();
+                        q.add(start.max(now), end, i64::from(size));
+                        let slow = reference_fit(&q, now, size, end - start).filter(|&t| t < start);
+                        assert_eq!(fast, slow, "own {own:?} from {now} in {p:?}");
+                    }
+                }
+            }
+            assert_eq!(
+                p.negative,
+                p.steps.iter().filter(|s| s.free < 0).count(),
+                "{p:?}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// The queries agree with the plain definition on random sequences of changes.
+        #[test]
+        fn queries_agree_with_the_reference(
+            ops in proptest::collection::vec((0u8..5, 0i64..100, 0i64..100, 0i64..100), 0..60)
+        ) {
+            check_against_the_reference(&ops);
+        }
     }
 
     #[test]
