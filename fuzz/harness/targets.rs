@@ -17,7 +17,7 @@ use sitesim::experiment::model::run_model;
 use sitesim::experiment::replay::{ReplayOptions, replay};
 use sitesim::experiment::replicate::write_replicated;
 use sitesim::experiment::report::write_report;
-use sitesim::experiment::resample::resample_file;
+use sitesim::experiment::resample::{ResampleOptions, resample_file};
 use sitesim::experiment::scenario::{Scenario, WorkloadSection};
 use sitesim::experiment::study::{Shard, Study};
 use sitesim::experiment::summary::merge;
@@ -79,40 +79,29 @@ pub fn all() -> &'static [Target] {
             cost: Cost::PerByte,
         }
     }
+    /// `target`, its cost the run its input asks for ([`Cost::Asked`]).
+    const fn asked(target: Target) -> Target {
+        Target {
+            cost: Cost::Asked,
+            ..target
+        }
+    }
     static TARGETS: [Target; 27] = [
         t("swf", Shape::Swf, swf_seeds, swf),
         t("compressed", Shape::Bytes, compressed_seeds, compressed),
         t("replay", Shape::Swf, replay_seeds, replay_log),
-        Target {
-            cost: Cost::Asked,
-            ..t("feedback", Shape::Swf, feedback_seeds, feedback_log)
-        },
-        Target {
-            cost: Cost::Asked,
-            ..t("resample", Shape::Swf, resample_seeds, resample_log)
-        },
+        asked(t("feedback", Shape::Swf, feedback_seeds, feedback_log)),
+        asked(t("resample", Shape::Swf, resample_seeds, resample_log)),
         t("analyze", Shape::Swf, analyze_seeds, analyze),
         t("fit", Shape::Swf, fit_seeds, fit),
         t("args", Shape::Spec, args_seeds, args),
         t("batsim", Shape::Json, batsim_seeds, batsim),
         t("export", Shape::Swf, export_seeds, export),
-        Target {
-            cost: Cost::Asked,
-            ..t("results", Shape::Json, results_seeds, results)
-        },
-        Target {
-            cost: Cost::Asked,
-            ..t("study", Shape::Toml, study_seeds, study)
-        },
-        Target {
-            cost: Cost::Asked,
-            ..t("calibrate", Shape::Swf, calibrate_seeds, calibrate_log)
-        },
+        asked(t("results", Shape::Json, results_seeds, results)),
+        asked(t("study", Shape::Toml, study_seeds, study)),
+        asked(t("calibrate", Shape::Swf, calibrate_seeds, calibrate_log)),
         t("scenario", Shape::Toml, scenario_seeds, scenario),
-        Target {
-            cost: Cost::Asked,
-            ..t("model", Shape::Toml, model_seeds, model_site)
-        },
+        asked(t("model", Shape::Toml, model_seeds, model_site)),
         t("policy", Shape::Spec, policy_seeds, policy),
         t("predictor", Shape::Spec, predictor_seeds, predictor),
         t("estimates", Shape::Spec, estimate_seeds, estimates),
@@ -530,25 +519,34 @@ fn resample_log(bytes: &[u8]) -> bool {
     let Some(file) = ScratchFile::new(bytes) else {
         return false;
     };
-    let mut argv = vec!["--swf".to_owned(), file.0.display().to_string()];
-    argv.extend(fuzz_args(bytes, "--unknown-waits zero --weeks 2"));
-    let Ok(args) = parse::<ResampleArgs>("resample", &argv) else {
+    let Some(mut opts) = resample_options(bytes, &file.0.display().to_string()) else {
         return false;
     };
-    let Ok(mut opts) = args.options() else {
-        return false;
-    };
-    let p = &opts.population;
-    let too_big = |x: f64| !(0.0..=4.0).contains(&x);
-    if opts.weeks > 8 || too_big(p.long_term) || too_big(p.temporary) {
-        return false;
-    }
     opts.replications = opts.replications.min(2);
     opts.threads = Some(1);
-    opts.users.run.check = true;
     opts.out = opts.out.is_some().then(scratch_dir);
     let ran = resample_file(&file.0, &opts, &AtomicBool::new(false), &|| {}).is_ok();
     checked_outputs(ran, opts.out.as_deref())
+}
+
+/// The `resample` command's options of the `; Fuzz-args:` line of `bytes` (a short
+/// resampling without one) for the log `swf`, with the invariant checker; `None` if they
+/// are refused, or out of the targets' scope: more than 8 weeks or a population multiplier
+/// over 4 (its cost is what was asked for, not a finding).
+fn resample_options(bytes: &[u8], swf: &str) -> Option<ResampleOptions> {
+    let mut argv = vec!["--swf".to_owned(), swf.to_owned()];
+    argv.extend(fuzz_args(bytes, "--unknown-waits zero --weeks 2"));
+    let mut opts = parse::<ResampleArgs>("resample", &argv)
+        .ok()?
+        .options()
+        .ok()?;
+    let p = &opts.population;
+    let too_big = |x: f64| !(0.0..=4.0).contains(&x);
+    if opts.weeks > 8 || too_big(p.long_term) || too_big(p.temporary) {
+        return None;
+    }
+    opts.users.run.check = true;
+    Some(opts)
 }
 
 fn analyze_seeds() -> Vec<Vec<u8>> {
@@ -861,20 +859,9 @@ fn calibrate_seeds() -> Vec<Vec<u8>> {
 /// Runs longer than 8 weeks, of more than 2 replications or populations over 4 are
 /// skipped: their cost is what the user asked for, not a finding.
 fn calibrate_log(bytes: &[u8]) -> bool {
-    let mut argv = vec!["--swf".to_owned(), "fuzz.swf".to_owned()];
-    argv.extend(fuzz_args(bytes, "--unknown-waits zero --weeks 2"));
-    let Ok(args) = parse::<ResampleArgs>("resample", &argv) else {
+    let Some(opts) = resample_options(bytes, "fuzz.swf").filter(|o| o.replications <= 2) else {
         return false;
     };
-    let Ok(mut opts) = args.options() else {
-        return false;
-    };
-    let p = &opts.population;
-    let too_big = |x: f64| !(0.0..=4.0).contains(&x);
-    if opts.weeks > 8 || opts.replications > 2 || too_big(p.long_term) || too_big(p.temporary) {
-        return false;
-    }
-    opts.users.run.check = true;
     let open = || SwfReader::new(Cursor::new(bytes), "fuzz.swf");
     let Ok(reader) = open() else {
         return false;
@@ -951,18 +938,23 @@ fn model_seeds() -> Vec<Vec<u8>> {
         .map(|bytes| text(&bytes))
         .filter(|t| t.contains("source = \"model\""))
         .map(|t| {
-            t.lines()
-                .map(|l| match l.split_whitespace().next() {
-                    Some("duration") => "duration = \"2w\"",
-                    Some("replications") => "replications = 1",
-                    Some("#") if l.starts_with("# dir") => "dir = \"results\"",
-                    _ => l,
-                })
-                .flat_map(|l| [l, "\n"])
-                .collect::<String>()
-                .into_bytes()
+            edit_lines(&t, |l| match l.split_whitespace().next() {
+                Some("duration") => "duration = \"2w\"",
+                Some("replications") => "replications = 1",
+                Some("#") if l.starts_with("# dir") => "dir = \"results\"",
+                _ => l,
+            })
         })
         .collect()
+}
+
+/// `text` with each line replaced by what `edit` makes of it.
+fn edit_lines(text: &str, edit: impl for<'l> Fn(&'l str) -> &'l str) -> Vec<u8> {
+    text.lines()
+        .map(edit)
+        .flat_map(|l| [l, "\n"])
+        .collect::<String>()
+        .into_bytes()
 }
 
 /// Runs the model-based site of a scenario (built-in model files only) with the
@@ -1014,14 +1006,10 @@ fn study_seeds() -> Vec<Vec<u8>> {
         .map(|bytes| text(&bytes))
         .filter(|t| t.contains("[experiment"))
         .map(|t| {
-            t.lines()
-                .map(|l| match l.split_whitespace().next() {
-                    Some("warmup") => "warmup = \"1d\"",
-                    _ => l,
-                })
-                .flat_map(|l| [l, "\n"])
-                .collect::<String>()
-                .into_bytes()
+            edit_lines(&t, |l| match l.split_whitespace().next() {
+                Some("warmup") => "warmup = \"1d\"",
+                _ => l,
+            })
         })
         .collect()
 }
