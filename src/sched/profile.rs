@@ -43,11 +43,7 @@ impl Profile {
 
     /// Index of the step that holds at `t` (`t` must not precede the first step).
     fn step_at(&self, t: Time) -> usize {
-        // Queries are mostly about the current time, which the first step holds.
-        if self.steps.get(1).is_none_or(|s| s.time > t) {
-            return 0;
-        }
-        self.steps.partition_point(|s| s.time <= t) - 1
+        holding(&self.steps, t)
     }
 
     /// Free processors at time `t`.
@@ -55,22 +51,41 @@ impl Profile {
         self.steps[self.step_at(t)].free
     }
 
-    /// Ensures a step starts exactly at `t`, which `steps[from]` does not follow, and
-    /// returns its index.
-    fn split(&mut self, t: Time, from: usize) -> usize {
-        let steps = &self.steps[from..];
-        let i = if steps.get(1).is_none_or(|s| s.time > t) {
-            from
-        } else {
-            from + steps.partition_point(|s| s.time <= t) - 1
+    /// Ensures steps start exactly at `start` and at `end` (`start < end`, and `start`
+    /// not before the first step) and returns their indices. When both are new, the steps
+    /// after `end` move once for the two.
+    fn split(&mut self, start: Time, end: Time) -> (usize, usize) {
+        let i = self.step_at(start);
+        let j = i + holding(&self.steps[i..], end);
+        let (at, until) = (self.steps[i], self.steps[j]);
+        let new_start = Step {
+            time: start,
+            free: at.free,
         };
-        if self.steps[i].time == t {
-            return i;
+        let new_end = Step {
+            time: end,
+            free: until.free,
+        };
+        match (at.time == start, until.time == end) {
+            (true, true) => (i, j),
+            (true, false) => {
+                self.negative += usize::from(until.free < 0);
+                self.steps.insert(j + 1, new_end);
+                (i, j + 1)
+            }
+            (false, true) => {
+                self.negative += usize::from(at.free < 0);
+                self.steps.insert(i + 1, new_start);
+                (i + 1, j + 1)
+            }
+            (false, false) => {
+                self.negative += usize::from(at.free < 0) + usize::from(until.free < 0);
+                self.steps.splice(j + 1..j + 1, [new_start, new_end]);
+                // The start's step goes right after step `i`, ahead of those up to `j`.
+                self.steps[i + 1..j + 2].rotate_right(1);
+                (i + 1, j + 2)
+            }
         }
-        let free = self.steps[i].free;
-        self.negative += usize::from(free < 0);
-        self.steps.insert(i + 1, Step { time: t, free });
-        i + 1
     }
 
     /// Adds `delta` free processors over `[start, end)` (negative to allocate). The part
@@ -93,8 +108,7 @@ impl Profile {
         if start >= end || delta == 0 {
             return;
         }
-        let first = self.split(start, 0);
-        let last = self.split(end, first);
+        let (first, last) = self.split(start, end);
         let range = &mut self.steps[first..last];
         // Steps below zero, counted only when there can be any (after an allocation that
         // may not fit, or while some are left).
@@ -110,14 +124,25 @@ impl Profile {
             self.negative += below(range);
         }
         debug_assert!(any_before || !fits || range.iter().all(|s| s.free >= 0));
-        // Merge steps that became equal to their predecessor at either boundary.
-        if last < self.steps.len() && self.steps[last].free == self.steps[last - 1].free {
-            let gone = self.steps.remove(last);
-            self.negative -= usize::from(gone.free < 0);
-        }
-        if first > 0 && self.steps[first].free == self.steps[first - 1].free {
-            let gone = self.steps.remove(first);
-            self.negative -= usize::from(gone.free < 0);
+        // Merge steps that became equal to their predecessor at either boundary; when both
+        // go, the steps after the range move once for the two.
+        let steps = &self.steps;
+        let at_end = last < steps.len() && steps[last].free == steps[last - 1].free;
+        let at_start = first > 0 && steps[first].free == steps[first - 1].free;
+        let negative = |s: Step| usize::from(s.free < 0);
+        match (at_start, at_end) {
+            (false, false) => {}
+            (false, true) => self.negative -= negative(self.steps.remove(last)),
+            (true, false) => self.negative -= negative(self.steps.remove(first)),
+            (true, true) => {
+                // The start's step goes right before the end's, and the two go together.
+                self.steps[first..last].rotate_left(1);
+                self.negative -= self
+                    .steps
+                    .drain(last - 1..=last)
+                    .map(negative)
+                    .sum::<usize>();
+            }
         }
     }
 
@@ -309,6 +334,15 @@ impl NoWindows {
             k.until = k.until.min(t);
         }
     }
+}
+
+/// Index of the step of `steps` that holds at `t` (`t` must not precede the first).
+fn holding(steps: &[Step], t: Time) -> usize {
+    // Queries are mostly about the current time, which the first step holds.
+    if steps.get(1).is_none_or(|s| s.time > t) {
+        return 0;
+    }
+    steps.partition_point(|s| s.time <= t) - 1
 }
 
 #[cfg(test)]
