@@ -18,6 +18,7 @@ use sitesim::experiment::replay::{ReplayOptions, replay};
 use sitesim::experiment::replicate::write_replicated;
 use sitesim::experiment::report::write_report;
 use sitesim::experiment::resample::{ResampleOptions, resample_file};
+use sitesim::experiment::results::is_folder_name;
 use sitesim::experiment::scenario::{Scenario, WorkloadSection};
 use sitesim::experiment::study::{Shard, Study};
 use sitesim::experiment::summary::merge;
@@ -725,20 +726,13 @@ fn export(bytes: &[u8]) -> bool {
     true
 }
 
-/// Files of an experiment's results directory that the `report` target writes: the plan,
+/// Files of an experiment's results directory that the `results` target writes: the plan,
 /// a capacity search's result and run records (`runs/<point>/r<NNNN>.json`).
 fn results_file(name: &str) -> bool {
-    let plain = |s: &str| {
-        !s.is_empty()
-            && s != "."
-            && s != ".."
-            && s.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
-    };
     match name.split('/').collect::<Vec<_>>()[..] {
         ["experiment.json"] | ["capacity.json"] => true,
         ["runs", point, run] => {
-            plain(point)
+            is_folder_name(point)
                 && run
                     .strip_prefix('r')
                     .and_then(|r| r.strip_suffix(".json"))

@@ -197,13 +197,7 @@ pub fn read_plan(dir: &Path) -> Result<RunPlan, String> {
     let mut seen = std::collections::HashSet::new();
     for (i, point) in plan.points.iter().enumerate() {
         let id = &point.id;
-        let plain = !id.is_empty()
-            && id != "."
-            && id != ".."
-            && id
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
-        if !plain {
+        if !is_folder_name(id) {
             return Err(format!(
                 "{}: points[{i}].id {id:?} is not a folder name (letters, digits, '.', '_', '-')",
                 path.display()
@@ -217,4 +211,15 @@ pub fn read_plan(dir: &Path) -> Result<RunPlan, String> {
         }
     }
     Ok(plan)
+}
+
+/// Whether `name` is a plain folder name, as a point's id must be: letters, digits, `.`,
+/// `_` and `-`, neither empty nor `.` or `..`.
+pub fn is_folder_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
 }
