@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{run, run_full};
+use common::{lean_starts, run, run_full};
 use proptest::prelude::*;
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
@@ -65,6 +65,21 @@ fn config() -> ProptestConfig {
 
 proptest! {
     #![proptest_config(config())]
+
+    /// sitesim's FCFS and EASY give every job the start that the lean reference
+    /// (`tests/common/lean.rs`), written apart from sitesim's simulation core and
+    /// schedulers, gives it, and backfill the same jobs.
+    #[test]
+    fn fcfs_and_easy_agree_with_the_lean_reference((procs, swf) in workload()) {
+        for (policy, backfilling) in [(Policy::Fcfs, false), (Policy::Easy, true)] {
+            let (jobs, counts) = run_full(&swf, procs, policy, OverrunPolicy::Kill, &[], "log", None)
+                .expect("the case runs");
+            let (starts, backfilled) = lean_starts(&swf, procs, backfilling);
+            let sitesim: Vec<i64> = jobs.iter().map(|j| j.start).collect();
+            prop_assert_eq!(sitesim, starts, "{}", policy.name());
+            prop_assert_eq!(counts.backfilled, backfilled, "{}", policy.name());
+        }
+    }
 
     #[test]
     fn invariants_hold_for_every_policy((procs, swf) in workload()) {

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod lean;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -113,6 +115,19 @@ pub fn run(
     overrun: OverrunPolicy,
 ) -> Vec<JobOutcome> {
     run_with(swf, procs, policy, overrun, &[]).expect("the case runs")
+}
+
+/// The starts the lean reference (FCFS, or EASY with `backfilling`) gives the jobs of
+/// `swf` on `procs` processors under the `kill` policy, in submission order, and the
+/// number of jobs it backfilled.
+pub fn lean_starts(swf: &str, procs: u32, backfilling: bool) -> (Vec<i64>, u64) {
+    let records: Vec<_> = SwfReader::new(swf.as_bytes(), "case.swf")
+        .expect("the header parses")
+        .map(|r| r.expect("the record parses"))
+        .collect();
+    let (jobs, _) = lean::jobs_of(&records);
+    let out = lean::Lean::run(&jobs, procs, backfilling);
+    (out.starts, out.backfilled)
 }
 
 /// `(job number, start)` of every job.
