@@ -1437,10 +1437,12 @@ fn render_histogram(
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("sitesim-plot-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join(name)
+    /// A scratch folder, removed when dropped.
+    fn scratch() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("sitesim-plot-")
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
@@ -1475,8 +1477,8 @@ mod tests {
                 },
             ],
         };
-        let a = scratch("a.svg");
-        let b = scratch("b.svg");
+        let dir = scratch();
+        let (a, b) = (dir.path().join("a.svg"), dir.path().join("b.svg"));
         write_line_chart(&a, &chart).unwrap();
         write_line_chart(&b, &chart).unwrap();
         let svg = std::fs::read_to_string(&a).unwrap();
@@ -1510,7 +1512,8 @@ mod tests {
             bins: vec![(0.0, 10.0, 3.0), (10.0, 20.0, 7.0), (20.0, 30.0, 1.0)],
             marks: vec![(12.0, "original log".into())],
         };
-        let p = scratch("h.svg");
+        let dir = scratch();
+        let p = dir.path().join("h.svg");
         write_histogram(&p, &hist).unwrap();
         let svg = std::fs::read_to_string(&p).unwrap();
         assert!(svg.contains("original log") && svg.contains("<rect"));
@@ -1707,7 +1710,8 @@ mod tests {
         // Each error bar is three lines: one vertical, two caps.
         let lines = |s: &str| s.matches("<line").count();
         assert!(lines(&svg) >= lines(&error_line_chart_svg(&without).unwrap()) + 3 * 8);
-        let p = scratch("e.svg");
+        let dir = scratch();
+        let p = dir.path().join("e.svg");
         write_error_line_chart(&p, &chart).unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), svg);
         let none = ErrorLineChart {
@@ -1867,7 +1871,8 @@ mod tests {
             }
             assert_eq!(svg, bar_chart_svg(&chart).unwrap());
         }
-        let p = scratch("b.svg");
+        let dir = scratch();
+        let p = dir.path().join("b.svg");
         write_bar_chart(&p, &chart).unwrap();
         assert!(std::fs::read_to_string(&p).unwrap().contains("<rect"));
         let none = BarChart {

@@ -123,7 +123,8 @@ fn kth_analyze_prints_the_table_and_plots_it() {
     let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("sitesim-continuation-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("sitesim-continuation-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let svg = dir.join("kth.svg");
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_sitesim"))

@@ -20,7 +20,8 @@ const SCENARIO: &str = "name = \"crash\"\nseed = 7\nduration = \"3w\"\nreplicati
 const RUNS: usize = 48;
 
 fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sitesim-crash-{}-{name}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("sitesim-crash-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
 }

@@ -556,7 +556,8 @@ fn work_hours_hold_for_deferred_sessions_and_optionally_for_every_job() {
 fn a_scenario_finds_its_input_files_from_its_own_folder() {
     // A scenario in a folder of its own naming a job-layer file beside it, loaded from
     // another working directory: the file is found from the scenario's folder.
-    let dir = std::env::temp_dir().join(format!("sitesim-scenario-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("sitesim-scenario-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("models")).unwrap();
     let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/kth-sessions.toml");
     std::fs::copy(shipped, dir.join("models/mine.toml")).unwrap();

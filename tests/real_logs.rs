@@ -105,7 +105,8 @@ fn replay_outputs_are_deterministic() {
     let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
         return;
     };
-    let base = std::env::temp_dir().join(format!("sitesim-det-{}", std::process::id()));
+    let base = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("sitesim-det-{}", std::process::id()));
     let mut outputs = Vec::new();
     for run in 0..2 {
         let dir = base.join(run.to_string());

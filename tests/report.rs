@@ -16,9 +16,10 @@ const XS: [f64; 3] = [1.0, 2.0, 4.0];
 const REPLICATIONS: u32 = 3;
 const SCENARIO: &str = "name = \"demo\"\n# short jobs wait < 1 h & \"more\"\n";
 
-/// A fresh, empty directory under the system's temporary directory.
+/// A fresh, empty directory under cargo's scratch folder for tests (`target/tmp`).
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sitesim-report-{}-{name}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("sitesim-report-{}-{name}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir

@@ -25,7 +25,8 @@ const SWEEP: &str = "[experiment]\nschedulers = [\"easy\", { name = \"creasy\", 
                      [experiment.sweep]\naxis = \"population\"\nvalues = [0.5, 1.5]\n";
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sitesim-study-{}-{name}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("sitesim-study-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
 }

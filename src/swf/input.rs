@@ -101,11 +101,16 @@ mod tests {
 
     use super::*;
 
-    fn scratch(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-        let path =
-            std::env::temp_dir().join(format!("sitesim-input-{}-{name}", std::process::id()));
+    /// A scratch folder holding `bytes` as file `name` (removed when dropped), and the
+    /// file's path.
+    fn scratch(name: &str, bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix("sitesim-input-")
+            .tempdir()
+            .unwrap();
+        let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
-        path
+        (dir, path)
     }
 
     fn gzip(text: &[u8]) -> Vec<u8> {
@@ -141,13 +146,12 @@ mod tests {
             ("plain.swf.gz", text.to_vec(), "plain", 1),
         ];
         for (name, bytes, format, copies) in cases {
-            let path = scratch(name, &bytes);
+            let (_dir, path) = scratch(name, &bytes);
             let mut input = LogInput::open(&path).unwrap();
             assert_eq!(input.format(), format, "{name}");
             let mut back = Vec::new();
             input.read_to_end(&mut back).unwrap();
             assert_eq!(back, text.repeat(copies), "{name}");
-            let _ = std::fs::remove_file(path);
         }
     }
 
@@ -157,11 +161,10 @@ mod tests {
         for (name, mut bytes) in [("bad.bz2", bzip2(&text)), ("bad.xz", xz(&text))] {
             let middle = bytes.len() / 2;
             bytes[middle] ^= 0x55;
-            let path = scratch(name, &bytes);
+            let (_dir, path) = scratch(name, &bytes);
             let mut back = Vec::new();
             let read = LogInput::open(&path).and_then(|mut i| i.read_to_end(&mut back));
             assert!(read.is_err(), "{name}: read {} bytes", back.len());
-            let _ = std::fs::remove_file(path);
         }
     }
 }

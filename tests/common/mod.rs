@@ -225,7 +225,8 @@ pub fn stderr(o: &Output) -> String {
 
 /// `name` in a scratch folder of test binary `test`, made for this process.
 pub fn scratch(test: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sitesim-{test}-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("sitesim-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
 }
