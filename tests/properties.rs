@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{lean_starts, run, run_full};
+use common::{conservative_reference_starts, lean_starts, run, run_full};
 use proptest::prelude::*;
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
@@ -79,6 +79,16 @@ proptest! {
             prop_assert_eq!(sitesim, starts, "{}", policy.name());
             prop_assert_eq!(counts.backfilled, backfilled, "{}", policy.name());
         }
+    }
+
+    /// sitesim's conservative backfilling, with its profile, compression shortcuts and
+    /// timers, gives every job the start that the naive reference
+    /// (`tests/common/lean.rs`: every earliest fit tried against every interval) gives it.
+    #[test]
+    fn conservative_agrees_with_the_naive_reference((procs, swf) in workload()) {
+        let jobs = run(&swf, procs, Policy::Conservative, OverrunPolicy::Kill);
+        let sitesim: Vec<i64> = jobs.iter().map(|j| j.start).collect();
+        prop_assert_eq!(sitesim, conservative_reference_starts(&swf, procs));
     }
 
     #[test]

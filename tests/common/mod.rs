@@ -130,6 +130,17 @@ pub fn lean_starts(swf: &str, procs: u32, backfilling: bool) -> (Vec<i64>, u64) 
     (out.starts, out.backfilled)
 }
 
+/// The starts the naive conservative reference gives the jobs of `swf` on `procs`
+/// processors under the `kill` policy, in submission order.
+pub fn conservative_reference_starts(swf: &str, procs: u32) -> Vec<i64> {
+    let records: Vec<_> = SwfReader::new(swf.as_bytes(), "case.swf")
+        .expect("the header parses")
+        .map(|r| r.expect("the record parses"))
+        .collect();
+    let (jobs, _) = lean::jobs_of(&records);
+    lean::conservative_starts(&jobs, procs)
+}
+
 /// `(job number, start)` of every job.
 pub fn starts(jobs: &[JobOutcome]) -> Vec<(i64, i64)> {
     jobs.iter().map(|j| (j.job, j.start)).collect()
