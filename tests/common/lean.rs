@@ -1,10 +1,8 @@
-//! Reference schedulers written apart from sitesim's simulation core and schedulers: a
-//! lean one for FCFS and EASY (no general event queue, no observers, no metrics, jobs as
-//! four numbers), and a naive one for conservative backfilling (every earliest fit found
-//! by trying each time a reservation or a running job ends, against every interval, with
-//! no availability profile). The tests check that sitesim gives every job the start they
-//! give (`tests/properties.rs`, `tests/real_logs.rs`); the `floor` benchmark times the
-//! lean one beside sitesim on KTH, as a lower bound for the simulation's cost.
+//! A lean reference for FCFS and EASY, written apart from sitesim's simulation core and
+//! schedulers: a simulator that does nothing but schedule (no general event queue, no
+//! observers, no metrics, jobs as four numbers). The tests check that sitesim gives every
+//! job the start it gives (`tests/properties.rs`, `tests/real_logs.rs`); the `floor`
+//! benchmark times it beside sitesim on KTH, as a lower bound for the simulation's cost.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -222,117 +220,6 @@ impl<'a> Lean<'a> {
             self.out.backfilled += self.started.iter().filter(|&&j| j > first).count() as u64;
         }
     }
-}
-
-/// Conservative backfilling (Mu'alem and Feitelson 2001, §2.1) under the `kill` policy,
-/// the naive way: an arriving job is placed at its earliest fit given the running jobs
-/// (held until start plus estimate) and every reservation; when a job ends before its
-/// estimate, each waiting job in submission order is taken out and placed again at its
-/// earliest fit from now; a job starts when its reservation does. Passes follow sitesim's
-/// rules: every event of a second (ends, arrivals, reserved starts) comes before one
-/// pass, and a job of zero runtime ends in the second it starts, before another pass.
-/// Quadratic in the jobs present, for small cases only.
-pub fn conservative_starts(jobs: &[Job], procs: u32) -> Vec<i64> {
-    /// `[start, end)` of `size` processors.
-    type Interval = (i64, i64, u32);
-    /// The earliest `t >= from` at which `size` processors are free for `duration`
-    /// seconds beside `busy`: `from` or the end of an interval.
-    fn earliest_fit(busy: &[Interval], procs: u32, from: i64, size: u32, duration: i64) -> i64 {
-        let mut candidates: Vec<i64> = busy.iter().map(|b| b.1).filter(|&e| e > from).collect();
-        candidates.push(from);
-        candidates.sort_unstable();
-        let used = |t: i64| -> u32 {
-            busy.iter()
-                .filter(|b| b.0 <= t && t < b.1)
-                .map(|b| b.2)
-                .sum()
-        };
-        candidates
-            .into_iter()
-            .find(|&t| {
-                let end = t + duration;
-                std::iter::once(t)
-                    .chain(busy.iter().map(|b| b.0).filter(|&s| t < s && s < end))
-                    .all(|p| used(p) + size <= procs)
-            })
-            .expect("every job fits an empty machine")
-    }
-    let mut starts = vec![i64::MIN; jobs.len()];
-    // Running: (job, held until, actual end); waiting: (job, reserved start) in order.
-    let mut running: Vec<(usize, i64, i64)> = Vec::new();
-    let mut waiting: Vec<(usize, Option<i64>)> = Vec::new();
-    let mut next = 0;
-    let busy_beside = |running: &[(usize, i64, i64)],
-                       waiting: &[(usize, Option<i64>)],
-                       now: i64,
-                       except: usize| {
-        let mut busy: Vec<Interval> = running
-            .iter()
-            .map(|&(j, held, _)| (now, held, jobs[j].size))
-            .collect();
-        busy.extend(
-            waiting
-                .iter()
-                .filter(|w| w.0 != except)
-                .filter_map(|&(j, r)| {
-                    r.map(|start| (start, start + jobs[j].estimate, jobs[j].size))
-                }),
-        );
-        busy
-    };
-    loop {
-        let now = [
-            jobs.get(next).map(|j| j.submit),
-            running.iter().map(|r| r.2).min(),
-            waiting.iter().filter_map(|w| w.1).min(),
-        ]
-        .into_iter()
-        .flatten()
-        .min();
-        let Some(now) = now else { break };
-        loop {
-            let mut compress = false;
-            running.retain(|&(_, held, end)| {
-                let ends = end == now;
-                compress |= ends && held > now;
-                !ends
-            });
-            while next < jobs.len() && jobs[next].submit == now {
-                waiting.push((next, None));
-                next += 1;
-            }
-            if compress {
-                for i in 0..waiting.len() {
-                    let (j, r) = waiting[i];
-                    if r.is_some() {
-                        let busy = busy_beside(&running, &waiting, now, j);
-                        let fit = earliest_fit(&busy, procs, now, jobs[j].size, jobs[j].estimate);
-                        waiting[i].1 = Some(fit);
-                    }
-                }
-            }
-            for i in 0..waiting.len() {
-                let (j, r) = waiting[i];
-                if r.is_none() {
-                    let busy = busy_beside(&running, &waiting, now, j);
-                    let fit = earliest_fit(&busy, procs, now, jobs[j].size, jobs[j].estimate);
-                    waiting[i].1 = Some(fit);
-                }
-            }
-            waiting.retain(|&(j, r)| {
-                let due = r.is_some_and(|s| s <= now);
-                if due {
-                    starts[j] = now;
-                    running.push((j, now + jobs[j].estimate, now + jobs[j].run));
-                }
-                !due
-            });
-            if running.iter().all(|r| r.2 > now) {
-                break;
-            }
-        }
-    }
-    starts
 }
 
 /// The jobs of `records` as sitesim replays them under the `kill` policy, and how many

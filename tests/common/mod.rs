@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod lean;
+pub mod naive;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -138,7 +139,7 @@ pub fn conservative_reference_starts(swf: &str, procs: u32) -> Vec<i64> {
         .map(|r| r.expect("the record parses"))
         .collect();
     let (jobs, _) = lean::jobs_of(&records);
-    lean::conservative_starts(&jobs, procs)
+    naive::conservative_starts(&jobs, procs)
 }
 
 /// `(job number, start)` of every job.
