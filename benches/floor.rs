@@ -27,7 +27,7 @@ fn floor(c: &mut Criterion) {
     let header = reader.header().clone();
     let procs = header.max_procs.expect("KTH gives MaxProcs") as u32;
     let records: Vec<Located> = reader.map(|r| r.unwrap()).collect();
-    let (jobs, killed) = jobs_of(&records);
+    let (jobs, killed) = jobs_of(&records, false);
     for (policy, backfilling) in [(Policy::Fcfs, false), (Policy::Easy, true)] {
         let opts = ReplayOptions {
             policy: policy.into(),

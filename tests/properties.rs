@@ -68,27 +68,32 @@ proptest! {
 
     /// sitesim's FCFS and EASY give every job the start that the lean reference
     /// (`tests/common/lean.rs`), written apart from sitesim's simulation core and
-    /// schedulers, gives it, and backfill the same jobs.
+    /// schedulers, gives it, and backfill the same jobs, under `kill` and `extend`.
     #[test]
     fn fcfs_and_easy_agree_with_the_lean_reference((procs, swf) in workload()) {
-        for (policy, backfilling) in [(Policy::Fcfs, false), (Policy::Easy, true)] {
-            let (jobs, counts) = run_full(&swf, procs, policy, OverrunPolicy::Kill, &[], "log", None)
-                .expect("the case runs");
-            let (starts, backfilled) = lean_starts(&swf, procs, backfilling);
-            let sitesim: Vec<i64> = jobs.iter().map(|j| j.start).collect();
-            prop_assert_eq!(sitesim, starts, "{}", policy.name());
-            prop_assert_eq!(counts.backfilled, backfilled, "{}", policy.name());
+        for overrun in [OverrunPolicy::Kill, OverrunPolicy::Extend] {
+            for (policy, backfilling) in [(Policy::Fcfs, false), (Policy::Easy, true)] {
+                let (jobs, counts) = run_full(&swf, procs, policy, overrun, &[], "log", None)
+                    .expect("the case runs");
+                let (starts, backfilled) = lean_starts(&swf, procs, overrun, backfilling);
+                let sitesim: Vec<i64> = jobs.iter().map(|j| j.start).collect();
+                prop_assert_eq!(sitesim, starts, "{} {:?}", policy.name(), overrun);
+                prop_assert_eq!(counts.backfilled, backfilled, "{} {:?}", policy.name(), overrun);
+            }
         }
     }
 
     /// sitesim's conservative backfilling, with its profile, compression shortcuts and
     /// timers, gives every job the start that the naive reference
-    /// (`tests/common/lean.rs`: every earliest fit tried against every interval) gives it.
+    /// (`tests/common/naive.rs`: every earliest fit tried against every interval) gives
+    /// it, under `kill` and `extend`.
     #[test]
     fn conservative_agrees_with_the_naive_reference((procs, swf) in workload()) {
-        let jobs = run(&swf, procs, Policy::Conservative, OverrunPolicy::Kill);
-        let sitesim: Vec<i64> = jobs.iter().map(|j| j.start).collect();
-        prop_assert_eq!(sitesim, conservative_reference_starts(&swf, procs));
+        for overrun in [OverrunPolicy::Kill, OverrunPolicy::Extend] {
+            let jobs = run(&swf, procs, Policy::Conservative, overrun);
+            let sitesim: Vec<i64> = jobs.iter().map(|j| j.start).collect();
+            prop_assert_eq!(sitesim, conservative_reference_starts(&swf, procs, overrun), "{:?}", overrun);
+        }
     }
 
     #[test]

@@ -286,7 +286,7 @@ fn kth_fcfs_and_easy_agree_with_the_lean_reference() {
         let (jobs, counts) =
             common::run_full(&swf, 100, policy, OverrunPolicy::Kill, &[], "log", None)
                 .expect("KTH runs");
-        let (starts, backfilled) = common::lean_starts(&swf, 100, backfilling);
+        let (starts, backfilled) = common::lean_starts(&swf, 100, OverrunPolicy::Kill, backfilling);
         assert_eq!(jobs.len(), starts.len());
         for (j, s) in jobs.iter().zip(&starts) {
             assert_eq!(j.start, *s, "job {} under {}", j.job, policy.name());

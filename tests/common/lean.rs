@@ -14,7 +14,7 @@ use sitesim::swf::Located;
 pub struct Job {
     pub submit: i64,
     pub size: u32,
-    /// The runtime it will have: its logged runtime cut at its estimate (`kill`).
+    /// The runtime it will have (under `kill`, its logged runtime cut at its estimate).
     pub run: i64,
     pub estimate: i64,
 }
@@ -222,22 +222,28 @@ impl<'a> Lean<'a> {
     }
 }
 
-/// The jobs of `records` as sitesim replays them under the `kill` policy, and how many
-/// are killed; every record must know its processors, runtime and requested time, so that
-/// no questionable-job policy applies.
-pub fn jobs_of(records: &[Located]) -> (Vec<Job>, u64) {
+/// The jobs of `records` as sitesim replays them under the `kill` policy (each cut at
+/// its estimate), or under `extend` (each estimate raised to the runtime), and how many
+/// are killed; every record must know its processors, runtime and requested time, so
+/// that no questionable-job policy applies.
+pub fn jobs_of(records: &[Located], extend: bool) -> (Vec<Job>, u64) {
     let mut killed = 0;
     let jobs = records
         .iter()
         .map(|l| {
             let r = &l.record;
             assert!(r.alloc_procs > 0 && r.run >= 0 && r.req_time > 0, "{r:?}");
-            killed += u64::from(r.run > r.req_time);
+            let (run, estimate) = if extend {
+                (r.run, r.req_time.max(r.run))
+            } else {
+                killed += u64::from(r.run > r.req_time);
+                (r.run.min(r.req_time), r.req_time)
+            };
             Job {
                 submit: r.submit,
                 size: r.alloc_procs as u32,
-                run: r.run.min(r.req_time),
-                estimate: r.req_time,
+                run,
+                estimate,
             }
         })
         .collect();

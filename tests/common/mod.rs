@@ -118,28 +118,37 @@ pub fn run(
     run_with(swf, procs, policy, overrun, &[]).expect("the case runs")
 }
 
-/// The starts the lean reference (FCFS, or EASY with `backfilling`) gives the jobs of
-/// `swf` on `procs` processors under the `kill` policy, in submission order, and the
-/// number of jobs it backfilled.
-pub fn lean_starts(swf: &str, procs: u32, backfilling: bool) -> (Vec<i64>, u64) {
+/// The jobs of `swf` for the references under `overrun` (`kill` or `extend`).
+fn reference_jobs(swf: &str, overrun: OverrunPolicy) -> Vec<lean::Job> {
     let records: Vec<_> = SwfReader::new(swf.as_bytes(), "case.swf")
         .expect("the header parses")
         .map(|r| r.expect("the record parses"))
         .collect();
-    let (jobs, _) = lean::jobs_of(&records);
-    let out = lean::Lean::run(&jobs, procs, backfilling);
+    let extend = match overrun {
+        OverrunPolicy::Kill => false,
+        OverrunPolicy::Extend => true,
+        OverrunPolicy::Overrun => panic!("the references know no overrun"),
+    };
+    lean::jobs_of(&records, extend).0
+}
+
+/// The starts the lean reference (FCFS, or EASY with `backfilling`) gives the jobs of
+/// `swf` on `procs` processors under `overrun` (`kill` or `extend`), in submission
+/// order, and the number of jobs it backfilled.
+pub fn lean_starts(
+    swf: &str,
+    procs: u32,
+    overrun: OverrunPolicy,
+    backfilling: bool,
+) -> (Vec<i64>, u64) {
+    let out = lean::Lean::run(&reference_jobs(swf, overrun), procs, backfilling);
     (out.starts, out.backfilled)
 }
 
 /// The starts the naive conservative reference gives the jobs of `swf` on `procs`
-/// processors under the `kill` policy, in submission order.
-pub fn conservative_reference_starts(swf: &str, procs: u32) -> Vec<i64> {
-    let records: Vec<_> = SwfReader::new(swf.as_bytes(), "case.swf")
-        .expect("the header parses")
-        .map(|r| r.expect("the record parses"))
-        .collect();
-    let (jobs, _) = lean::jobs_of(&records);
-    naive::conservative_starts(&jobs, procs)
+/// processors under `overrun` (`kill` or `extend`), in submission order.
+pub fn conservative_reference_starts(swf: &str, procs: u32, overrun: OverrunPolicy) -> Vec<i64> {
+    naive::conservative_starts(&reference_jobs(swf, overrun), procs)
 }
 
 /// `(job number, start)` of every job.
