@@ -28,7 +28,7 @@ fn floor(c: &mut Criterion) {
     let procs = header.max_procs.expect("KTH gives MaxProcs") as u32;
     let records: Vec<Located> = reader.map(|r| r.unwrap()).collect();
     let (jobs, killed) = jobs_of(&records, false);
-    for (policy, backfilling) in [(Policy::Fcfs, false), (Policy::Easy, true)] {
+    for policy in [Policy::Fcfs, Policy::Easy] {
         let opts = ReplayOptions {
             policy: policy.into(),
             check: false,
@@ -44,7 +44,7 @@ fn floor(c: &mut Criterion) {
             )
             .unwrap()
         };
-        let lean = Lean::run(&jobs, procs, backfilling);
+        let lean = Lean::run(&jobs, procs, policy);
         let summary = sitesim_run();
         let n = summary.counts.ended;
         assert_eq!(n, jobs.len() as u64);
@@ -64,7 +64,7 @@ fn floor(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("floor-kth-{}", policy.name()));
         g.throughput(Throughput::Elements(n));
         g.bench_function("lean", |b| {
-            b.iter(|| Lean::run(black_box(&jobs), procs, backfilling))
+            b.iter(|| Lean::run(black_box(&jobs), procs, policy))
         });
         g.bench_function("sitesim", |b| b.iter(|| sitesim_run().counts.ended));
         g.finish();

@@ -66,16 +66,16 @@ fn config() -> ProptestConfig {
 proptest! {
     #![proptest_config(config())]
 
-    /// sitesim's FCFS and EASY give every job the start that the lean reference
+    /// sitesim's FCFS, EASY and SJBF give every job the start that the lean reference
     /// (`tests/common/lean.rs`), written apart from sitesim's simulation core and
     /// schedulers, gives it, and backfill the same jobs, under `kill` and `extend`.
     #[test]
-    fn fcfs_and_easy_agree_with_the_lean_reference((procs, swf) in workload()) {
+    fn fcfs_easy_and_sjbf_agree_with_the_lean_reference((procs, swf) in workload()) {
         for overrun in [OverrunPolicy::Kill, OverrunPolicy::Extend] {
-            for (policy, backfilling) in [(Policy::Fcfs, false), (Policy::Easy, true)] {
+            for policy in [Policy::Fcfs, Policy::Easy, Policy::Sjbf] {
                 let (jobs, counts) = run_full(&swf, procs, policy, overrun, &[], "log", None)
                     .expect("the case runs");
-                let (starts, backfilled) = lean_starts(&swf, procs, overrun, backfilling);
+                let (starts, backfilled) = lean_starts(&swf, procs, overrun, policy);
                 let sitesim: Vec<i64> = jobs.iter().map(|j| j.start).collect();
                 prop_assert_eq!(sitesim, starts, "{} {:?}", policy.name(), overrun);
                 prop_assert_eq!(counts.backfilled, backfilled, "{} {:?}", policy.name(), overrun);

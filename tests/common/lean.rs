@@ -1,4 +1,4 @@
-//! A lean reference for FCFS and EASY, written apart from sitesim's simulation core and
+//! A lean reference for FCFS, EASY and SJBF, written apart from sitesim's simulation core and
 //! schedulers: a simulator that does nothing but schedule (no general event queue, no
 //! observers, no metrics, jobs as four numbers). The tests check that sitesim gives every
 //! job the start it gives (`tests/properties.rs`, `tests/real_logs.rs`); the `floor`
@@ -7,6 +7,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+use sitesim::sched::Policy;
 use sitesim::swf::Located;
 
 /// A job as the references need it.
@@ -33,14 +34,17 @@ struct Reservation {
     extra: u32,
 }
 
-/// FCFS, or EASY (Mu'alem and Feitelson 2001, §2.2), with sitesim's rules: every event of
-/// a second is applied before one pass; under EASY a pass after arrivals only tries the
-/// new jobs while the reservation holds; a job of zero runtime ends in the second it
+/// FCFS, EASY (Mu'alem and Feitelson 2001, §2.2) or SJBF (EASY trying the candidates
+/// shortest estimate first, Talby et al. 2006, §3.2), with sitesim's rules: every event
+/// of a second is applied before one pass; under EASY and SJBF a pass after arrivals
+/// only tries the new jobs while the reservation holds; a job of zero runtime ends in the second it
 /// starts, and another pass follows.
 pub struct Lean<'a> {
     jobs: &'a [Job],
-    /// EASY; FCFS without.
-    backfilling: bool,
+    /// FCFS, EASY or SJBF.
+    policy: Policy,
+    /// Scratch: backfilling candidates.
+    candidates: Vec<u32>,
     free: u32,
     /// Actual ends: `(end, job)`.
     ends: BinaryHeap<Reverse<(i64, u32)>>,
@@ -59,10 +63,12 @@ pub struct Lean<'a> {
 
 impl<'a> Lean<'a> {
     /// Replays `jobs` (in submission order) on `procs` processors.
-    pub fn run(jobs: &'a [Job], procs: u32, backfilling: bool) -> Outcome {
+    pub fn run(jobs: &'a [Job], procs: u32, policy: Policy) -> Outcome {
+        assert!(matches!(policy, Policy::Fcfs | Policy::Easy | Policy::Sjbf));
         let mut s = Lean {
             jobs,
-            backfilling,
+            policy,
+            candidates: Vec::new(),
             free: procs,
             ends: BinaryHeap::new(),
             running: VecDeque::new(),
@@ -176,7 +182,10 @@ impl<'a> Lean<'a> {
             && !self.dirty
             && r.shadow > now
         {
-            let arrivals = std::mem::take(&mut self.arrivals);
+            let mut arrivals = std::mem::take(&mut self.arrivals);
+            if self.policy == Policy::Sjbf {
+                arrivals.sort_unstable_by_key(|&j| (self.jobs[j as usize].estimate, j));
+            }
             for &j in &arrivals {
                 if self.free == 0 {
                     break;
@@ -190,7 +199,7 @@ impl<'a> Lean<'a> {
             while let Some(&j) = self.queue.front() {
                 let size = self.jobs[j as usize].size;
                 if size > self.free {
-                    if self.backfilling {
+                    if self.policy != Policy::Fcfs {
                         self.reservation = Some(self.reservation(size, now));
                     }
                     break;
@@ -201,11 +210,26 @@ impl<'a> Lean<'a> {
             // Those started from the front are out of the queue and not backfilled.
             self.started.clear();
             if let Some(mut r) = self.reservation {
-                for i in 1..self.queue.len() {
-                    if self.free == 0 {
-                        break;
+                if self.policy == Policy::Sjbf {
+                    // Shortest estimate first, ties by submission.
+                    let mut candidates = std::mem::take(&mut self.candidates);
+                    candidates.clear();
+                    candidates.extend(self.queue.iter().skip(1));
+                    candidates.sort_unstable_by_key(|&j| (self.jobs[j as usize].estimate, j));
+                    for &j in &candidates {
+                        if self.free == 0 {
+                            break;
+                        }
+                        self.admit(&mut r, j, now);
                     }
-                    self.admit(&mut r, self.queue[i], now);
+                    self.candidates = candidates;
+                } else {
+                    for i in 1..self.queue.len() {
+                        if self.free == 0 {
+                            break;
+                        }
+                        self.admit(&mut r, self.queue[i], now);
+                    }
                 }
                 self.reservation = Some(r);
             }

@@ -11,7 +11,7 @@ use sitesim::job::{JobOutcome, OverrunPolicy};
 use sitesim::predict::estimates::Estimator;
 use sitesim::predict::{PredictorDefaults, PredictorSpec};
 use sitesim::registry::SchedulerSpec;
-use sitesim::sched::BuildContext;
+use sitesim::sched::{BuildContext, Policy};
 use sitesim::sim::{Observer, SimCounts, SimError, Simulation, SiteConfig};
 use sitesim::swf::SwfReader;
 use sitesim::users::UserConfig;
@@ -132,16 +132,16 @@ fn reference_jobs(swf: &str, overrun: OverrunPolicy) -> Vec<lean::Job> {
     lean::jobs_of(&records, extend).0
 }
 
-/// The starts the lean reference (FCFS, or EASY with `backfilling`) gives the jobs of
-/// `swf` on `procs` processors under `overrun` (`kill` or `extend`), in submission
-/// order, and the number of jobs it backfilled.
+/// The starts the lean reference (FCFS, EASY or SJBF) gives the jobs of `swf` on `procs`
+/// processors under `overrun` (`kill` or `extend`), in submission order, and the number
+/// of jobs it backfilled.
 pub fn lean_starts(
     swf: &str,
     procs: u32,
     overrun: OverrunPolicy,
-    backfilling: bool,
+    policy: Policy,
 ) -> (Vec<i64>, u64) {
-    let out = lean::Lean::run(&reference_jobs(swf, overrun), procs, backfilling);
+    let out = lean::Lean::run(&reference_jobs(swf, overrun), procs, policy);
     (out.starts, out.backfilled)
 }
 
