@@ -102,6 +102,20 @@ impl Profile {
         self.change(start, end, -i64::from(size), true);
     }
 
+    /// Moves a reservation of `size` processors over `[start, end)` earlier, to begin at
+    /// `to`, a start that [`Profile::earlier_fit`] found: the same profile as releasing the
+    /// old slot and reserving the new one. The two slots last as long, so where they
+    /// overlap nothing changes: only the part of the new slot before the old one is
+    /// reserved and only the part of the old one after the new one released, and the
+    /// steps of the overlap (most of the slot when a job moves a little earlier) are not
+    /// touched.
+    pub fn move_earlier(&mut self, (start, end, size): (Time, Time, u32), to: Time) {
+        debug_assert!(to < start);
+        let to_end = to + (end - start);
+        self.change(to, to_end.min(start), -i64::from(size), true);
+        self.change(to_end.max(start), end, i64::from(size), false);
+    }
+
     /// [`Profile::add`]; `fits` says that no step of the range falls below zero.
     fn change(&mut self, start: Time, end: Time, delta: i64, fits: bool) {
         let start = start.max(self.steps[0].time);
@@ -586,13 +600,23 @@ mod tests {
                     now += a % 10;
                     p.advance(now);
                     slots.retain(|&(_, end, _)| end > now);
-                    for &(start, end, size) in &slots {
+                    for slot in &mut slots {
+                        let (start, end, size) = *slot;
                         let own = (start, end, size);
                         let fast = p.earlier_fit(now, size, end - start, own, Time::MIN);
                         let mut q = p.clone();
                         q.add(start.max(now), end, i64::from(size));
                         let slow = reference_fit(&q, now, size, end - start).filter(|&t| t < start);
                         assert_eq!(fast, slow, "own {own:?} from {now} in {p:?}");
+                        // The job moves there: in one operation, the same profile as
+                        // releasing the old slot and reserving the new one.
+                        if let Some(to) = fast {
+                            let to_end = to + (end - start);
+                            q.reserve(to, to_end, size);
+                            p.move_earlier(own, to);
+                            assert_eq!(p, q, "own {own:?} to {to}");
+                            *slot = (to, to_end, size);
+                        }
                     }
                 }
             }
