@@ -213,6 +213,17 @@ impl Profile {
         }
         let steps = &self.steps;
         let mut i = self.step_at(from);
+        // Runs that end by `no_window_by` are known to be too short: start at the run
+        // that holds at that time, before looking for room at all (in a compression pass
+        // the steps up to there were read by the queries before).
+        let known = no_window_by.min(own_start - 1);
+        if known > steps[i].time {
+            let first = i;
+            i = first + steps[first..].partition_point(|s| s.time <= known) - 1;
+            while i > first && steps[i].free >= size && steps[i - 1].free >= size {
+                i -= 1;
+            }
+        }
         i += steps[i..]
             .iter()
             .position(|s| s.free >= size || s.time >= own_start)?;
@@ -228,16 +239,6 @@ impl Profile {
             before - 1
         };
         let steps = &steps[..before];
-        // Runs that end by `no_window_by` are known to be too short: start at the run
-        // that holds at that time.
-        let known = no_window_by.min(own_start - 1);
-        if known > steps[i].time {
-            let first = i;
-            i = first + steps[first..].partition_point(|s| s.time <= known) - 1;
-            while i > first && steps[i].free >= size && steps[i - 1].free >= size {
-                i -= 1;
-            }
-        }
         // Windows that start before the job's own slot: runs of steps with `size` free
         // among the steps that begin before the slot, each tried in turn; the last run
         // may reach the slot.
