@@ -566,12 +566,15 @@ mod tests {
 
     /// What a sequence of reservations, releases, dips below zero, advances and
     /// compressions leaves: the queries agree with [`reference_fit`] (earlier_fit with
-    /// taking the job out first), and the count of steps below zero stays exact.
+    /// taking the job out first), the steps with the plain sum of the changes made (no
+    /// two alike in a row), and the count of steps below zero stays exact.
     fn check_against_the_reference(ops: &[(u8, i64, i64, i64)]) {
         let mut p = Profile::new(16);
         p.advance(0);
         let mut now = 0;
         let mut slots: Vec<(Time, Time, u32)> = Vec::new();
+        // Every change made, for the plain sum of them that the steps must equal.
+        let mut changes: Vec<(Time, Time, i64)> = Vec::new();
         for &(op, a, b, c) in ops {
             match op % 5 {
                 // A job reserved at its earliest fit.
@@ -584,17 +587,21 @@ mod tests {
                     if let Some(start) = fit {
                         p.reserve(start, start + duration, size);
                         slots.push((start, start + duration, size));
+                        changes.push((start, start + duration, -i64::from(size)));
                     }
                 }
                 // A reservation released (a job ended early, or moved).
                 2 if !slots.is_empty() => {
                     let (start, end, size) = slots.swap_remove(a as usize % slots.len());
                     p.add(start, end, i64::from(size));
+                    changes.push((start, end, i64::from(size)));
                 }
                 // A dip below zero, as while a schedule is repaired after an overrun.
                 3 => {
-                    let start = now + a % 60;
-                    p.add(start, start + b % 20 + 1, -(c % 20 + 1));
+                    let (start, end, delta) =
+                        (now + a % 60, now + a % 60 + b % 20 + 1, -(c % 20 + 1));
+                    p.add(start, end, delta);
+                    changes.push((start, end, delta));
                 }
                 // Compression: each reservation asks whether it could move earlier.
                 _ => {
@@ -617,6 +624,8 @@ mod tests {
                             p.move_earlier(own, to);
                             assert_eq!(p, q, "own {own:?} to {to}");
                             *slot = (to, to_end, size);
+                            changes.push((to, to_end, -i64::from(size)));
+                            changes.push((start, end, i64::from(size)));
                         }
                     }
                 }
@@ -624,6 +633,21 @@ mod tests {
             assert_eq!(
                 p.negative,
                 p.steps.iter().filter(|s| s.free < 0).count(),
+                "{p:?}"
+            );
+            // The steps are the sum of the changes from now on (checked where it can
+            // change), with no step equal to the one before it.
+            changes.retain(|&(_, end, _)| end > now);
+            let points = changes.iter().flat_map(|&(s, e, _)| [s, e]);
+            for t in points.filter(|&t| t > now).chain([now]) {
+                let plain = changes.iter().filter(|&&(s, e, _)| s <= t && t < e);
+                let plain = 16 + plain.map(|&(_, _, d)| d).sum::<i64>();
+                assert_eq!(p.free_at(t), plain, "at {t} in {p:?}");
+            }
+            assert!(
+                p.steps
+                    .windows(2)
+                    .all(|w| w[0].time < w[1].time && w[0].free != w[1].free),
                 "{p:?}"
             );
         }
