@@ -142,8 +142,9 @@ impl Conservative {
                 .earlier_fit(now, r.size, r.duration, own, known)
             {
                 Some(start) => {
-                    self.unplace(job.id);
-                    self.place_at(job.id, r.size, r.duration, start);
+                    self.profile.move_earlier(own, start);
+                    self.reserved[job.id as usize] = Some(Reservation { start, ..r });
+                    self.next_due = self.next_due.min(start);
                     self.no_window.gained_from(r.start);
                 }
                 None => self.no_window.add(r.size, r.duration, r.start),

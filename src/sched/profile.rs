@@ -102,6 +102,20 @@ impl Profile {
         self.change(start, end, -i64::from(size), true);
     }
 
+    /// Moves a reservation of `size` processors over `[start, end)` earlier, to begin at
+    /// `to`, a start that [`Profile::earlier_fit`] found: the same profile as releasing the
+    /// old slot and reserving the new one. The two slots last as long, so where they
+    /// overlap nothing changes: only the part of the new slot before the old one is
+    /// reserved and only the part of the old one after the new one released, and the
+    /// steps of the overlap (most of the slot when a job moves a little earlier) are not
+    /// touched.
+    pub fn move_earlier(&mut self, (start, end, size): (Time, Time, u32), to: Time) {
+        debug_assert!(to < start);
+        let to_end = to + (end - start);
+        self.change(to, to_end.min(start), -i64::from(size), true);
+        self.change(to_end.max(start), end, i64::from(size), false);
+    }
+
     /// [`Profile::add`]; `fits` says that no step of the range falls below zero.
     fn change(&mut self, start: Time, end: Time, delta: i64, fits: bool) {
         let start = start.max(self.steps[0].time);
@@ -199,6 +213,17 @@ impl Profile {
         }
         let steps = &self.steps;
         let mut i = self.step_at(from);
+        // Runs that end by `no_window_by` are known to be too short: start at the run
+        // that holds at that time, before looking for room at all (in a compression pass
+        // the steps up to there were read by the queries before).
+        let known = no_window_by.min(own_start - 1);
+        if known > steps[i].time {
+            let first = i;
+            i = first + steps[first..].partition_point(|s| s.time <= known) - 1;
+            while i > first && steps[i].free >= size && steps[i - 1].free >= size {
+                i -= 1;
+            }
+        }
         i += steps[i..]
             .iter()
             .position(|s| s.free >= size || s.time >= own_start)?;
@@ -214,16 +239,6 @@ impl Profile {
             before - 1
         };
         let steps = &steps[..before];
-        // Runs that end by `no_window_by` are known to be too short: start at the run
-        // that holds at that time.
-        let known = no_window_by.min(own_start - 1);
-        if known > steps[i].time {
-            let first = i;
-            i = first + steps[first..].partition_point(|s| s.time <= known) - 1;
-            while i > first && steps[i].free >= size && steps[i - 1].free >= size {
-                i -= 1;
-            }
-        }
         // Windows that start before the job's own slot: runs of steps with `size` free
         // among the steps that begin before the slot, each tried in turn; the last run
         // may reach the slot.
@@ -551,12 +566,15 @@ mod tests {
 
     /// What a sequence of reservations, releases, dips below zero, advances and
     /// compressions leaves: the queries agree with [`reference_fit`] (earlier_fit with
-    /// taking the job out first), and the count of steps below zero stays exact.
+    /// taking the job out first), the steps with the plain sum of the changes made (no
+    /// two alike in a row), and the count of steps below zero stays exact.
     fn check_against_the_reference(ops: &[(u8, i64, i64, i64)]) {
         let mut p = Profile::new(16);
         p.advance(0);
         let mut now = 0;
         let mut slots: Vec<(Time, Time, u32)> = Vec::new();
+        // Every change made, for the plain sum of them that the steps must equal.
+        let mut changes: Vec<(Time, Time, i64)> = Vec::new();
         for &(op, a, b, c) in ops {
             match op % 5 {
                 // A job reserved at its earliest fit.
@@ -569,36 +587,67 @@ mod tests {
                     if let Some(start) = fit {
                         p.reserve(start, start + duration, size);
                         slots.push((start, start + duration, size));
+                        changes.push((start, start + duration, -i64::from(size)));
                     }
                 }
                 // A reservation released (a job ended early, or moved).
                 2 if !slots.is_empty() => {
                     let (start, end, size) = slots.swap_remove(a as usize % slots.len());
                     p.add(start, end, i64::from(size));
+                    changes.push((start, end, i64::from(size)));
                 }
                 // A dip below zero, as while a schedule is repaired after an overrun.
                 3 => {
-                    let start = now + a % 60;
-                    p.add(start, start + b % 20 + 1, -(c % 20 + 1));
+                    let (start, end, delta) =
+                        (now + a % 60, now + a % 60 + b % 20 + 1, -(c % 20 + 1));
+                    p.add(start, end, delta);
+                    changes.push((start, end, delta));
                 }
                 // Compression: each reservation asks whether it could move earlier.
                 _ => {
                     now += a % 10;
                     p.advance(now);
                     slots.retain(|&(_, end, _)| end > now);
-                    for &(start, end, size) in &slots {
+                    for slot in &mut slots {
+                        let (start, end, size) = *slot;
                         let own = (start, end, size);
                         let fast = p.earlier_fit(now, size, end - start, own, Time::MIN);
                         let mut q = p.clone();
                         q.add(start.max(now), end, i64::from(size));
                         let slow = reference_fit(&q, now, size, end - start).filter(|&t| t < start);
                         assert_eq!(fast, slow, "own {own:?} from {now} in {p:?}");
+                        // The job moves there: in one operation, the same profile as
+                        // releasing the old slot and reserving the new one.
+                        if let Some(to) = fast {
+                            let to_end = to + (end - start);
+                            q.reserve(to, to_end, size);
+                            p.move_earlier(own, to);
+                            assert_eq!(p, q, "own {own:?} to {to}");
+                            *slot = (to, to_end, size);
+                            changes.push((to, to_end, -i64::from(size)));
+                            changes.push((start, end, i64::from(size)));
+                        }
                     }
                 }
             }
             assert_eq!(
                 p.negative,
                 p.steps.iter().filter(|s| s.free < 0).count(),
+                "{p:?}"
+            );
+            // The steps are the sum of the changes from now on (checked where it can
+            // change), with no step equal to the one before it.
+            changes.retain(|&(_, end, _)| end > now);
+            let points = changes.iter().flat_map(|&(s, e, _)| [s, e]);
+            for t in points.filter(|&t| t > now).chain([now]) {
+                let plain = changes.iter().filter(|&&(s, e, _)| s <= t && t < e);
+                let plain = 16 + plain.map(|&(_, _, d)| d).sum::<i64>();
+                assert_eq!(p.free_at(t), plain, "at {t} in {p:?}");
+            }
+            assert!(
+                p.steps
+                    .windows(2)
+                    .all(|w| w[0].time < w[1].time && w[0].free != w[1].free),
                 "{p:?}"
             );
         }
