@@ -137,23 +137,22 @@ impl<'a> Lean<'a> {
         self.has_started[j as usize] = true;
     }
 
+    /// The head's reservation when it needs `need` processors: the first expected end
+    /// (at least a second ahead) by which enough are free, and the processors free then
+    /// beyond its need, counting every job expected to end at that time.
     fn reservation(&self, need: u32, now: i64) -> Reservation {
+        let ends = |i: usize| self.running[i].0.max(now + 1);
         let mut avail = self.free;
-        let mut shadow = None;
-        for &(end, _, size) in &self.running {
-            let end = end.max(now + 1);
-            match shadow {
-                Some(s) if end > s => break,
-                Some(_) => avail += size,
-                None => {
-                    avail += size;
-                    if avail >= need {
-                        shadow = Some(end);
-                    }
-                }
-            }
+        let mut i = 0;
+        while avail < need {
+            avail += self.running[i].2;
+            i += 1;
         }
-        let shadow = shadow.expect("every job fits an empty machine");
+        let shadow = ends(i - 1);
+        while i < self.running.len() && ends(i) == shadow {
+            avail += self.running[i].2;
+            i += 1;
+        }
         Reservation {
             shadow,
             extra: avail - need,

@@ -82,19 +82,12 @@ pub fn conservative_starts(jobs: &[Job], procs: u32) -> Vec<i64> {
                 waiting.push((next, None));
                 next += 1;
             }
-            if compress {
-                for i in 0..waiting.len() {
-                    let (j, r) = waiting[i];
-                    if r.is_some() {
-                        let busy = busy_beside(&running, &waiting, now, j);
-                        let fit = earliest_fit(&busy, procs, now, jobs[j].size, jobs[j].estimate);
-                        waiting[i].1 = Some(fit);
-                    }
-                }
-            }
+            // The waiting jobs placed before come first in the list, the arrivals after
+            // them: one walk compresses the first (if a job ended early) and then
+            // places the arrivals, each in submission order.
             for i in 0..waiting.len() {
                 let (j, r) = waiting[i];
-                if r.is_none() {
+                if r.is_none() || compress {
                     let busy = busy_beside(&running, &waiting, now, j);
                     let fit = earliest_fit(&busy, procs, now, jobs[j].size, jobs[j].estimate);
                     waiting[i].1 = Some(fit);
