@@ -273,24 +273,31 @@ fn kth_sjbf_with_predictors() {
     }
 }
 
-/// On KTH, sitesim's FCFS, EASY and SJBF give every job the start that the lean
-/// reference (`tests/common/lean.rs`, written apart from sitesim's simulation core) gives
-/// it, and backfill the same jobs: the schedules `benches/floor.rs` times both on.
+/// On KTH and the Curie sample, sitesim's FCFS, EASY and SJBF give every job the start
+/// that the lean reference (`tests/common/lean.rs`, written apart from sitesim's
+/// simulation core) gives it, and backfill the same jobs: KTH's are the schedules
+/// `benches/floor.rs` times both on.
 #[test]
-fn kth_fcfs_easy_and_sjbf_agree_with_the_lean_reference() {
-    let Some(path) = shared_log("KTH-SP2-1996-2.swf") else {
-        return;
-    };
-    let swf = std::fs::read_to_string(path).expect("KTH reads");
-    for policy in [Policy::Fcfs, Policy::Easy, Policy::Sjbf] {
-        let (jobs, counts) =
-            common::run_full(&swf, 100, policy, OverrunPolicy::Kill, &[], "log", None)
-                .expect("KTH runs");
-        let (starts, backfilled) = common::lean_starts(&swf, 100, OverrunPolicy::Kill, policy);
-        assert_eq!(jobs.len(), starts.len());
-        for (j, s) in jobs.iter().zip(&starts) {
-            assert_eq!(j.start, *s, "job {} under {}", j.job, policy.name());
+fn real_logs_agree_with_the_lean_reference() {
+    for (log, procs) in [
+        ("KTH-SP2-1996-2.swf", 100),
+        ("CEA-Curie-sample.swf", 93_312),
+    ] {
+        let Some(path) = shared_log(log) else {
+            return;
+        };
+        let swf = std::fs::read_to_string(path).expect("the log reads");
+        for policy in [Policy::Fcfs, Policy::Easy, Policy::Sjbf] {
+            let (jobs, counts) =
+                common::run_full(&swf, procs, policy, OverrunPolicy::Kill, &[], "log", None)
+                    .expect("the log runs");
+            let (starts, backfilled) =
+                common::lean_starts(&swf, procs, OverrunPolicy::Kill, policy);
+            assert_eq!(jobs.len(), starts.len(), "{log}");
+            for (j, s) in jobs.iter().zip(&starts) {
+                assert_eq!(j.start, *s, "{log}: job {} under {}", j.job, policy.name());
+            }
+            assert_eq!(counts.backfilled, backfilled, "{log}: {}", policy.name());
         }
-        assert_eq!(counts.backfilled, backfilled, "{}", policy.name());
     }
 }
