@@ -80,22 +80,25 @@ impl Conservative {
             .profile
             .earliest_fit(now, job.size, job.plan)
             .expect("a job no larger than the machine always fits eventually");
-        self.place_at(job.id, job.size, job.plan, start);
+        self.profile.reserve(start, start + job.plan, job.size);
+        self.record(
+            job.id,
+            Reservation {
+                start,
+                size: job.size,
+                duration: job.plan,
+            },
+        );
     }
 
-    /// Reserves `[start, start + duration)` for job `id`.
-    fn place_at(&mut self, id: JobId, size: u32, duration: Time, start: Time) {
-        self.profile.reserve(start, start + duration, size);
+    /// Records job `id`'s reservation `r`, which the profile already holds.
+    fn record(&mut self, id: JobId, r: Reservation) {
         let i = id as usize;
         if self.reserved.len() <= i {
             self.reserved.resize(i + 1, None);
         }
-        self.reserved[i] = Some(Reservation {
-            start,
-            size,
-            duration,
-        });
-        self.next_due = self.next_due.min(start);
+        self.reserved[i] = Some(r);
+        self.next_due = self.next_due.min(r.start);
     }
 
     /// Takes job `id`'s reservation, if it has one, out of the profile.
@@ -143,8 +146,7 @@ impl Conservative {
             {
                 Some(start) => {
                     self.profile.move_earlier(own, start);
-                    self.reserved[job.id as usize] = Some(Reservation { start, ..r });
-                    self.next_due = self.next_due.min(start);
+                    self.record(job.id, Reservation { start, ..r });
                     self.no_window.gained_from(r.start);
                 }
                 None => self.no_window.add(r.size, r.duration, r.start),
