@@ -15,11 +15,11 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use sitesim::experiment::analyze::analyze_command;
 use sitesim::experiment::args::{
-    AnalyzeArgs, FeedbackArgs, FitArgs, PopulationArgs, RESAMPLE_REPLICATIONS, ReplayArgs,
-    ResampleArgs, non_negative_factor, positive_factor,
+    AnalyzeArgs, EstimatesArgs, FeedbackArgs, FitArgs, GenerateArgs, PopulationArgs,
+    RESAMPLE_REPLICATIONS, ReplayArgs, ResampleArgs, non_negative_factor,
 };
 use sitesim::experiment::calibrate::calibrate_command;
-use sitesim::experiment::estimates::{EstimatesInput, estimates_command};
+use sitesim::experiment::estimates::estimates_command;
 use sitesim::experiment::export::{ExportOptions, export_command};
 use sitesim::experiment::feedback::feedback_command;
 use sitesim::experiment::fit::fit_command;
@@ -32,8 +32,6 @@ use sitesim::experiment::study::{Shard, sweep_command};
 use sitesim::experiment::summary::merge_command;
 use sitesim::registry::SchedulerSpec;
 use sitesim::swf::batsim::ProfileStyle;
-use sitesim::time::{Time, parse_duration};
-use sitesim::workload::SyntheticConfig;
 
 #[derive(Parser)]
 #[command(
@@ -269,47 +267,6 @@ impl SweepArgs {
     }
 }
 
-#[derive(Args)]
-struct EstimatesArgs {
-    /// Take the job count, maximum and its share from this log.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["jobs", "max", "share"])]
-    swf: Option<PathBuf>,
-    /// Number of jobs.
-    #[arg(long, required_unless_present = "swf")]
-    jobs: Option<u64>,
-    /// Maximal estimate (e.g. 4h).
-    #[arg(long, value_parser = parse_duration, required_unless_present = "swf")]
-    max: Option<Time>,
-    /// Percent of jobs at the maximum [default: the model's own].
-    #[arg(long)]
-    share: Option<f64>,
-    /// Seed of the pool algorithm and the tail permutation.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-}
-
-#[derive(Args)]
-struct GenerateArgs {
-    /// Number of jobs.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    jobs: u64,
-    /// Machine size.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    procs: u32,
-    /// Offered load.
-    #[arg(long, default_value_t = 0.8, value_parser = positive_factor, allow_negative_numbers = true)]
-    load: f64,
-    /// Random seed.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Model file [default: the shipped models/synthetic.toml].
-    #[arg(long, value_name = "FILE")]
-    model: Option<PathBuf>,
-    /// Output file.
-    #[arg(long, value_name = "FILE")]
-    out: PathBuf,
-}
-
 /// Writes `bytes` to stdout (a reader that closed it early ends the program quietly:
 /// [`end_quietly_on_a_closed_pipe`]).
 fn print_bytes(bytes: &[u8]) -> Result<(), String> {
@@ -387,25 +344,8 @@ fn main() -> ExitCode {
             .options(a.population, CALIBRATE_REPLICATIONS)
             .and_then(|opts| calibrate_command(a.population_args.swf(), &opts)),
         Command::Analyze(a) => a.options().and_then(|opts| analyze_command(&a.swf, &opts)),
-        Command::Generate(a) => generate_command(
-            SyntheticConfig {
-                jobs: a.jobs,
-                procs: a.procs,
-                load: a.load,
-                seed: a.seed,
-            },
-            a.model.as_deref(),
-            &a.out,
-        ),
-        Command::Estimates(a) => match &a.swf {
-            Some(path) => EstimatesInput::of_log(path),
-            None => Ok(EstimatesInput {
-                jobs: a.jobs.expect("clap requires --jobs"),
-                max: a.max.expect("clap requires --max"),
-                share: a.share,
-            }),
-        }
-        .and_then(|input| estimates_command(input, a.seed)),
+        Command::Generate(a) => generate_command(a.config(), a.model.as_deref(), &a.out),
+        Command::Estimates(a) => a.input().and_then(|input| estimates_command(input, a.seed)),
         Command::Fit(a) => fit_command(&a.swf, a.time_zone.as_deref(), &a.unknown_waits, &a.out),
         Command::Export(a) => export_command(
             &a.swf,

@@ -47,12 +47,21 @@ pub fn parse_duration(text: &str) -> Result<Time, String> {
     if text.starts_with('-') {
         return Err(format!("'{text}' is negative: durations are 0 or more"));
     }
-    let span = if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-        PARSER.parse_span(format!("{text}s"))
-    } else {
-        PARSER.parse_span(text)
+    let too_long = || {
+        format!("'{text}' is longer than 100 years ({LONGEST} s), the longest time sitesim takes")
+    };
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        // Plain seconds. Those past what a span holds (i64::MAX) were refused as "not a
+        // duration" by the span parser (fuzzing the `estimates` command, issue 17).
+        return text
+            .parse::<Time>()
+            .ok()
+            .filter(|&s| s <= LONGEST)
+            .ok_or_else(too_long);
     }
-    .map_err(|e| format!("'{text}' is not a duration ({FORMS}): {e}"))?;
+    let span = PARSER
+        .parse_span(text)
+        .map_err(|e| format!("'{text}' is not a duration ({FORMS}): {e}"))?;
     if span.is_negative() {
         return Err(format!("'{text}' is negative: durations are 0 or more"));
     }
@@ -75,9 +84,7 @@ pub fn parse_duration(text: &str) -> Result<Time, String> {
         ));
     }
     if d.as_secs() > LONGEST {
-        return Err(format!(
-            "'{text}' is longer than 100 years ({LONGEST} s), the longest time sitesim takes"
-        ));
+        return Err(too_long());
     }
     Ok(d.as_secs())
 }
@@ -121,6 +128,8 @@ mod tests {
             ("52w", 52 * WEEK),
             ("57w", 57 * WEEK),
             (" 20m ", 1200),
+            ("3153600000", LONGEST),
+            ("0003600", 3600),
         ] {
             assert_eq!(parse_duration(text), Ok(secs), "{text}");
         }
@@ -160,7 +169,10 @@ mod tests {
             ("", "not a duration"),
             ("5x", "not a duration"),
             ("1H", "not a duration"),
-            ("99999999999999999999", "not a duration"),
+            // Plain seconds past a century, past what a span holds and past an i64.
+            ("3153600001", "longer than 100 years"),
+            ("9223372036854775807", "longer than 100 years"),
+            ("99999999999999999999", "longer than 100 years"),
             ("2000000w", "not a duration"),
         ] {
             let err = parse_duration(text).expect_err(text);

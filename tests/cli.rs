@@ -216,6 +216,49 @@ fn generate_writes_a_log_that_replays() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("500 simulated"));
 }
 
+/// Fuzzing `generate` and `estimates` (issue 17): a tiny load wrote every job at the
+/// largest time there is, a log no reader takes back; many jobs with a short maximum
+/// gave negative estimates.
+#[test]
+fn generate_and_estimates_refuse_or_bound_what_no_log_has() {
+    let log = temp("tiny-load.swf");
+    let o = sitesim(&[
+        "generate",
+        "--jobs",
+        "10",
+        "--procs",
+        "4",
+        "--load",
+        "1e-300",
+        "--out",
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("synthetic(10 jobs, load 1e-300, seed 1):1: field 2 (submit time)")
+            && stderr(&o).contains("after 100 years"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!log.exists() && !temp("tiny-load.swf.partial").exists());
+    let o = sitesim(&[
+        "estimates",
+        "--jobs",
+        "100000000",
+        "--max",
+        "1d",
+        "--share",
+        "50",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("86400 distinct values"), "{table}");
+    assert!(
+        !table.contains(" -") && table.contains(" 00:00:01 "),
+        "{table}"
+    );
+}
+
 #[test]
 fn feedback_and_analyze_report_users_and_write_their_files() {
     let log = temp("users.swf");

@@ -145,6 +145,8 @@ fn fuzz_specs() {
     campaign("duration", 3000);
     campaign("zone", 3000);
     campaign("args", 1500);
+    campaign("generate", 600);
+    campaign("estimates-command", 100);
 }
 
 #[test]

@@ -8,9 +8,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use sitesim::experiment::analyze::{analyze_log, plot_continuation};
 use sitesim::experiment::args::{
-    AnalyzeArgs, FeedbackArgs, FitArgs, ReplayArgs, ResampleArgs, parse,
+    AnalyzeArgs, EstimatesArgs, FeedbackArgs, FitArgs, GenerateArgs, ReplayArgs, ResampleArgs,
+    parse,
 };
 use sitesim::experiment::calibrate::{calibrate, render_calibrate, write_calibrate};
+use sitesim::experiment::estimates::estimates_table;
 use sitesim::experiment::feedback::feedback;
 use sitesim::experiment::fit::fit_logs;
 use sitesim::experiment::model::run_model;
@@ -32,7 +34,7 @@ use sitesim::predict::{ModalModel, ModalParams, PredictorDefaults, PredictorSpec
 use sitesim::registry::SchedulerSpec;
 use sitesim::sched::BuildContext;
 use sitesim::swf::batsim::{BatsimExport, ProfileStyle, read_workload};
-use sitesim::swf::{Located, LogInput, SwfReader};
+use sitesim::swf::{Located, LogInput, SwfReader, SwfRecord, SwfWriter};
 use sitesim::time::{WEEK, parse_duration};
 use sitesim::users::ContinuationCurve;
 use sitesim::workload::questionable::PolicySetting;
@@ -87,7 +89,7 @@ pub fn all() -> &'static [Target] {
             ..target
         }
     }
-    static TARGETS: [Target; 27] = [
+    static TARGETS: [Target; 29] = [
         t("swf", Shape::Swf, swf_seeds, swf),
         t("compressed", Shape::Bytes, compressed_seeds, compressed),
         t("replay", Shape::Swf, replay_seeds, replay_log),
@@ -96,6 +98,13 @@ pub fn all() -> &'static [Target] {
         t("analyze", Shape::Swf, analyze_seeds, analyze),
         t("fit", Shape::Swf, fit_seeds, fit),
         t("args", Shape::Spec, args_seeds, args),
+        t("generate", Shape::Spec, generate_seeds, generate),
+        asked(t(
+            "estimates-command",
+            Shape::Spec,
+            estimates_command_seeds,
+            estimates_command,
+        )),
         t("batsim", Shape::Json, batsim_seeds, batsim),
         t("export", Shape::Swf, export_seeds, export),
         asked(t("results", Shape::Json, results_seeds, results)),
@@ -1161,6 +1170,77 @@ fn args(bytes: &[u8]) -> bool {
         "resample" => parse::<ResampleArgs>("resample", &argv).is_ok_and(|a| a.options().is_ok()),
         _ => false,
     }
+}
+
+/// The words of `bytes` after the command's name, if they start with `name`.
+fn command_line(bytes: &[u8], name: &str) -> Option<Vec<String>> {
+    let text = text(bytes);
+    let mut words = text.split_whitespace().map(str::to_owned);
+    (words.next()? == name).then(|| words.collect())
+}
+
+fn generate_seeds() -> Vec<Vec<u8>> {
+    strings(&[
+        "generate --jobs 100 --procs 64 --load 0.85 --seed 3 --out x.swf",
+        "generate --jobs 200 --procs 16384 --load 1.5 --out x.swf",
+        "generate --jobs 20 --procs 1 --load 0.000001 --out x.swf",
+    ])
+}
+
+/// Parses a `sitesim generate` command line as the CLI does, generates at most 200 of
+/// its jobs (a model file is out of scope: the `synthetic` target reads those), writes
+/// them as the command does and reads the log back: every job written must read back as
+/// it was, or be refused by name.
+fn generate(bytes: &[u8]) -> bool {
+    let Some(args) = command_line(bytes, "generate")
+        .and_then(|argv| parse::<GenerateArgs>("generate", &argv).ok())
+        .filter(|a| a.model.is_none())
+    else {
+        return false;
+    };
+    let cfg = SyntheticConfig {
+        jobs: args.jobs.min(200),
+        ..args.config()
+    };
+    let generator = Synthetic::new(cfg, &SyntheticModel::default());
+    let mut w = SwfWriter::new(Vec::new(), &generator.header_lines()).expect("in memory");
+    let mut written = Vec::new();
+    for job in generator {
+        match job {
+            Ok(job) => {
+                w.write(&job.record).expect("in memory");
+                written.push(job.record);
+            }
+            Err(_) => return false,
+        }
+    }
+    let bytes = w.finish().expect("in memory");
+    let reader = SwfReader::new(Cursor::new(bytes), "generated.swf")
+        .unwrap_or_else(|e| unreadable("generated.swf", e));
+    let read: Vec<SwfRecord> = reader
+        .map(|r| r.map(|l| l.record))
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| unreadable("generated.swf", e));
+    assert_eq!(read, written, "the generated log reads back as written");
+    true
+}
+
+fn estimates_command_seeds() -> Vec<Vec<u8>> {
+    strings(&[
+        "estimates --jobs 28489 --max 60h --share 12.5",
+        "estimates --jobs 100000000 --max 1d --seed 2",
+        "estimates --jobs 23070 --max 4h --share 12.5 --seed 7",
+    ])
+}
+
+/// Parses a `sitesim estimates` command line as the CLI does and builds the table it
+/// prints (a log is out of scope: the `swf` target reads those). Its cost is the model's
+/// values, which the jobs and the maximum ask for.
+fn estimates_command(bytes: &[u8]) -> bool {
+    command_line(bytes, "estimates")
+        .and_then(|argv| parse::<EstimatesArgs>("estimates", &argv).ok())
+        .filter(|a| a.swf.is_none())
+        .is_some_and(|a| a.input().is_ok_and(|i| estimates_table(i, a.seed).is_ok()))
 }
 
 fn predictor_seeds() -> Vec<Vec<u8>> {

@@ -1,5 +1,6 @@
 //! The command line's arguments of the commands that read a log (`replay`, `feedback`,
-//! `resample`, `analyze`, `fit`, and what `calibrate` and `sweep` share with them): their clap
+//! `resample`, `analyze`, `fit`, and what `calibrate` and `sweep` share with them) and of
+//! `generate` and `estimates`: their clap
 //! definitions, defaults, checks and conversion to each command's options. The `sitesim`
 //! binary and the Python bindings (`python/`) both parse them here, so a keyword
 //! argument in Python has the option's default and gives its error.
@@ -9,6 +10,7 @@ use std::path::PathBuf;
 use clap::{Args, Command, FromArgMatches};
 
 use super::analyze::AnalyzeOptions;
+use super::estimates::EstimatesInput;
 use super::feedback::{ContinuationSource, FeedbackOptions, UnknownWaits};
 use super::replay::ReplayOptions;
 use super::resample::ResampleOptions;
@@ -20,6 +22,7 @@ use crate::registry::SchedulerSpec;
 use crate::session::SessionRule;
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::{FlowForward, NegativeThink, OpeningThink, Patience};
+use crate::workload::SyntheticConfig;
 use crate::workload::analysis::DEFAULT_FLURRY_FACTOR;
 use crate::workload::pools::PoolConfig;
 use crate::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
@@ -490,6 +493,75 @@ pub struct FitArgs {
     /// (replay[:POLICY], EASY by default).
     #[arg(long, default_value = "error", value_name = "RULE")]
     pub unknown_waits: UnknownWaits,
+}
+
+/// The arguments of `estimates`.
+#[derive(Args)]
+pub struct EstimatesArgs {
+    /// Take the job count, maximum and its share from this log.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["jobs", "max", "share"])]
+    pub swf: Option<PathBuf>,
+    /// Number of jobs.
+    #[arg(long, required_unless_present = "swf")]
+    pub jobs: Option<u64>,
+    /// Maximal estimate (e.g. 4h).
+    #[arg(long, value_parser = parse_duration, required_unless_present = "swf")]
+    pub max: Option<Time>,
+    /// Percent of jobs at the maximum [default: the model's own].
+    #[arg(long)]
+    pub share: Option<f64>,
+    /// Seed of the pool algorithm and the tail permutation.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// The arguments of `generate`.
+#[derive(Args)]
+pub struct GenerateArgs {
+    /// Number of jobs.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: u64,
+    /// Machine size.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub procs: u32,
+    /// Offered load.
+    #[arg(long, default_value_t = 0.8, value_parser = positive_factor, allow_negative_numbers = true)]
+    pub load: f64,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Model file [default: the shipped models/synthetic.toml].
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// Output file.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+impl EstimatesArgs {
+    /// What the model is built for: the log's figures, or the ones given.
+    pub fn input(&self) -> Result<EstimatesInput, String> {
+        match &self.swf {
+            Some(path) => EstimatesInput::of_log(path),
+            None => Ok(EstimatesInput {
+                jobs: self.jobs.ok_or("--jobs is required without --swf")?,
+                max: self.max.ok_or("--max is required without --swf")?,
+                share: self.share,
+            }),
+        }
+    }
+}
+
+impl GenerateArgs {
+    /// What to generate.
+    pub fn config(&self) -> SyntheticConfig {
+        SyntheticConfig {
+            jobs: self.jobs,
+            procs: self.procs,
+            load: self.load,
+            seed: self.seed,
+        }
+    }
 }
 
 /// Parses `argv` (the options that follow the command's name on the command line) as

@@ -51,6 +51,12 @@ impl EstimatesInput {
 /// `sitesim estimates`: builds the modal model for `input` (seeded `seed`) and prints
 /// its table.
 pub fn estimates_command(input: EstimatesInput, seed: u64) -> Result<(), String> {
+    print!("{}", estimates_table(input, seed)?);
+    Ok(())
+}
+
+/// The modal model for `input` (seeded `seed`) as the table `sitesim estimates` prints.
+pub fn estimates_table(input: EstimatesInput, seed: u64) -> Result<String, String> {
     let EstimatesInput { jobs, max, share } = input;
     if let Some(s) = share
         && !(0.0..100.0).contains(&s)
@@ -59,8 +65,7 @@ pub fn estimates_command(input: EstimatesInput, seed: u64) -> Result<(), String>
     }
     let pairs: Vec<(Time, f64)> = share.map(|s| (max, s)).into_iter().collect();
     let model = ModalModel::build(&ModalParams::default(), jobs, max, &pairs, seed)?;
-    print!("{}", render_modal(&model, jobs, max));
-    Ok(())
+    Ok(render_modal(&model, jobs, max))
 }
 
 /// The modal estimate model's table, for `sitesim estimates`.

@@ -139,7 +139,7 @@ impl Scenario {
                     max_procs: Some(i64::from(procs)),
                     ..SwfHeader::default()
                 };
-                let name = format!("synthetic({jobs} jobs, load {load}, seed {seed})");
+                let name = Synthetic::new(cfg, &model).name();
                 replay(
                     || Ok(Synthetic::new(cfg, &model)),
                     &name,

@@ -24,9 +24,11 @@ pub const DEFAULT_MODAL: &str = crate::model_files::ESTIMATES_TSAFRIR2005;
 /// Number of head values.
 const HEAD: usize = 20;
 
-/// The largest `count.minimum` a model file may give: the model's values are built one by
-/// one, so K bounds its cost (the paper's K reaches 565 at 250,000 jobs).
-pub const MAX_MINIMUM: usize = 100_000;
+/// The most distinct values a model has, and the largest `count.minimum` a model file may
+/// give: the model's values, shares and ranks are built one by one, so K bounds its cost
+/// (the paper's K reaches 565 at 250,000 jobs; K(N) extended with the fit's last slope
+/// reaches this bound at about 80 million jobs, 300 times that log).
+pub const MAX_DISTINCT: usize = 100_000;
 
 /// The fitted parameters of the model (see the model file for each one's source).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -105,9 +107,9 @@ impl ModalParams {
                 "{name}: head.joint and head.rounds must be positive seconds, not {v}"
             ));
         }
-        if p.count.minimum > MAX_MINIMUM {
+        if p.count.minimum > MAX_DISTINCT {
             return Err(format!(
-                "{name}: count.minimum {} is more than {MAX_MINIMUM}",
+                "{name}: count.minimum {} is more than {MAX_DISTINCT}",
                 p.count.minimum
             ));
         }
@@ -130,7 +132,7 @@ impl ModalParams {
 
     /// K for N jobs: the piecewise-linear fit, extended with the last slope, at most N
     /// (N jobs have at most N distinct estimates; this bounds the model's cost by the jobs
-    /// whatever the file's points say), at least the minimum.
+    /// whatever the file's points say) and at most [`MAX_DISTINCT`], at least the minimum.
     pub fn distinct_values(&self, jobs: u64) -> usize {
         let n = jobs as f64;
         let pts = &self.count.points;
@@ -140,7 +142,7 @@ impl ModalParams {
             .unwrap_or(&pts[pts.len() - 2..]);
         let (a, b) = (seg[0], seg[1]);
         let k = a.1 + (n - a.0) * (b.1 - a.1) / (b.0 - a.0);
-        (k.round().clamp(0.0, n) as usize).max(self.count.minimum)
+        (k.round().clamp(0.0, n.min(MAX_DISTINCT as f64)) as usize).max(self.count.minimum)
     }
 
     /// The exponent a of F_tim for K values.
@@ -247,7 +249,9 @@ impl ModalModel {
         if pairs.iter().map(|p| p.1).sum::<f64>() >= 100.0 {
             return Err("modal pairs' shares add up to 100% or more".into());
         }
-        let k = params.distinct_values(jobs);
+        // At most one value a second up to T_max: K values must be distinct whole seconds
+        // (many jobs and a short maximum, 10^8 jobs and a day, asked for 125,253 of them).
+        let k = params.distinct_values(jobs).min(max as usize);
         let a = params.curve(k);
 
         // F_tim, rounded to the minute unless that collides; the K-th value is T_max.
@@ -427,19 +431,32 @@ impl ModalModel {
             .map(|m| m.share / total * n as f64)
             .collect();
         let mut counts: Vec<u64> = exact.iter().map(|e| e.floor() as u64).collect();
-        let mut left = n - counts.iter().sum::<u64>();
+        // Summed wide: the floors of 2^64 - 1 jobs' shares can pass what a u64 holds.
+        let floors: u128 = counts.iter().map(|&c| u128::from(c)).sum();
+        let n_wide = u128::from(n);
         let mut order: Vec<usize> = (0..counts.len()).collect();
         order.sort_by(|&i, &j| {
             let (fi, fj) = (exact[i] - exact[i].floor(), exact[j] - exact[j].floor());
             fj.total_cmp(&fi)
                 .then(self.modes[i].rank.cmp(&self.modes[j].rank))
         });
-        for i in order {
-            if left == 0 {
-                break;
+        if floors <= n_wide {
+            for &i in order.iter().take((n_wide - floors) as usize) {
+                counts[i] += 1;
             }
-            counts[i] += 1;
-            left -= 1;
+        } else {
+            // Rounded shares of about 10^19 jobs can add up to more than `n` (fuzzing,
+            // issue 17): the modes with the smallest remainders give one back each.
+            let mut excess = floors - n_wide;
+            for &i in order.iter().rev() {
+                if excess == 0 {
+                    break;
+                }
+                if counts[i] > 0 {
+                    counts[i] -= 1;
+                    excess -= 1;
+                }
+            }
         }
         counts
     }
@@ -554,6 +571,51 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    /// Fuzzing the `estimates` command (issue 17): 10^8 jobs with a maximum of a day asked
+    /// for 125,253 distinct values below 86,400 s, and the model gave estimates of -10:47:32
+    /// and 0; 10^12 jobs built a billion values (gigabytes). K is now at most T_max and
+    /// [`MAX_DISTINCT`]. The shares of 2^63 jobs, rounded down, added up to more than the
+    /// jobs.
+    #[test]
+    fn values_stay_whole_seconds_up_to_the_maximum_for_any_jobs() {
+        let p = ModalParams::default();
+        for (jobs, max) in [
+            (100_000_000, 86_400),
+            (6_000_000, 6_000),
+            (u64::MAX, 86_400),
+        ] {
+            let m = ModalModel::build(&p, jobs, max, &[(max, 50.0)], 1).unwrap();
+            assert_eq!(m.k, max as usize, "{jobs} jobs");
+            assert_eq!(m.modes.len(), m.k);
+            assert!(m.modes.windows(2).all(|w| w[0].time < w[1].time));
+            assert_eq!((m.modes[0].time, m.modes[m.k - 1].time), (1, max));
+        }
+        assert_eq!(p.distinct_values(1_000_000_000_000), MAX_DISTINCT);
+        for jobs in [1_000_000_000_000, u64::MAX / 2] {
+            let m = ModalModel::build(&p, jobs, 52 * 7 * 86_400, &[], 1).unwrap();
+            assert_eq!(m.k, MAX_DISTINCT);
+            let counts = m.counts(jobs);
+            assert_eq!(counts.iter().sum::<u64>(), jobs, "{jobs} jobs");
+        }
+        // The rounded shares of 2^63 - 1 jobs over a day's values add up to more than
+        // the jobs (a subtraction that overflowed: `fuzz/regressions/estimates-command/`).
+        let jobs = i64::MAX as u64;
+        let m = ModalModel::build(&p, jobs, 86_400, &[], 2).unwrap();
+        let exact: f64 = m.modes.iter().map(|x| x.share).sum();
+        let floors: u64 = (m.modes.iter())
+            .map(|x| (x.share / exact * jobs as f64).floor() as u64)
+            .sum();
+        assert!(floors > jobs, "the case rounds up");
+        assert_eq!(m.counts(jobs).iter().sum::<u64>(), jobs);
+        // And those of 2^64 - 1 jobs more than a u64 holds.
+        let m = ModalModel::build(&p, u64::MAX, 60 * 3600, &[(60 * 3600, 12.0)], 1).unwrap();
+        let counts = m.counts(u64::MAX);
+        assert_eq!(
+            counts.iter().map(|&c| u128::from(c)).sum::<u128>(),
+            u128::from(u64::MAX)
+        );
     }
 
     /// Notes D.2: a(K) = 1 + 12.1 K^-0.6.

@@ -10,8 +10,8 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
 
-use crate::swf::{Located, SwfError, SwfRecord};
-use crate::time::Time;
+use crate::swf::{FIELD_NAMES, Located, SwfError, SwfRecord};
+use crate::time::{LONGEST, Time};
 
 /// The parameters of the synthetic workload (see `models/synthetic.toml`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -230,6 +230,15 @@ impl Synthetic {
         }
     }
 
+    /// The log's name in summaries and errors.
+    pub fn name(&self) -> String {
+        let c = self.cfg;
+        format!(
+            "synthetic({} jobs, load {}, seed {})",
+            c.jobs, c.load, c.seed
+        )
+    }
+
     /// The SWF header lines of this log.
     pub fn header_lines(&self) -> Vec<String> {
         let c = self.cfg;
@@ -255,6 +264,24 @@ impl Iterator for Synthetic {
             return None;
         }
         let record = self.record();
+        if self.clock > LONGEST as f64 {
+            // A load so low that the jobs are spaced past the longest time sitesim takes
+            // (a load of 1e-300 put every job at the largest time there is).
+            self.emitted = self.cfg.jobs;
+            let c = self.cfg;
+            return Some(Err(SwfError::Field {
+                file: self.name(),
+                line: record.job as u64,
+                field: 2,
+                name: FIELD_NAMES[1],
+                problem: format!(
+                    "the job would be submitted after 100 years ({LONGEST} s), the longest \
+                     time sitesim takes: a load of {} on {} processors spaces the jobs too \
+                     far apart",
+                    c.load, c.procs
+                ),
+            }));
+        }
         Some(Ok(Located {
             line: self.emitted,
             record,
@@ -287,6 +314,37 @@ mod tests {
             let text = DEFAULT_MODEL.replace(from, to);
             let e = SyntheticModel::parse(&text, "s.toml").unwrap_err();
             assert!(e.contains(problem), "{to}: {e}");
+        }
+    }
+
+    /// Fuzzing `generate` (issue 17): a load of 1e-300 put every job at the largest time
+    /// there is (the cast saturates), a log no reader takes back; jobs past a century are
+    /// refused by name, and the stream ends there.
+    #[test]
+    fn jobs_past_a_century_are_refused_by_name() {
+        for (load, ok) in [(1e-300, 0), (5e-5, 1)] {
+            let cfg = SyntheticConfig {
+                jobs: 1000,
+                procs: 1,
+                load,
+                seed: 3,
+            };
+            let jobs: Vec<_> = Synthetic::new(cfg, &SyntheticModel::default()).collect();
+            let first_error = jobs.iter().position(Result::is_err).unwrap();
+            assert!(first_error >= ok && first_error == jobs.len() - 1, "{load}");
+            assert!(jobs[..first_error].iter().all(|j| {
+                let r = j.as_ref().unwrap().record;
+                (0..=LONGEST).contains(&r.submit)
+            }));
+            let e = jobs[first_error].as_ref().unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!(
+                    "synthetic(1000 jobs, load {load}, seed 3):{}: field 2 (submit time): \
+                     the job would be submitted after 100 years",
+                    first_error + 1
+                )),
+                "{e}"
+            );
         }
     }
 
