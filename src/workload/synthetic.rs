@@ -140,6 +140,16 @@ pub struct SyntheticConfig {
     pub seed: u64,
 }
 
+/// A load as names and messages give it: plain decimals, or with an exponent where those
+/// would run to dozens of digits (a load of 1e-300).
+fn load_text(load: f64) -> String {
+    if load != 0.0 && !(1e-6..1e16).contains(&load.abs()) {
+        format!("{load:e}")
+    } else {
+        format!("{load}")
+    }
+}
+
 /// The synthetic log as a stream of records, line numbers being job numbers.
 pub struct Synthetic {
     cfg: SyntheticConfig,
@@ -235,7 +245,9 @@ impl Synthetic {
         let c = self.cfg;
         format!(
             "synthetic({} jobs, load {}, seed {})",
-            c.jobs, c.load, c.seed
+            c.jobs,
+            load_text(c.load),
+            c.seed
         )
     }
 
@@ -278,7 +290,8 @@ impl Iterator for Synthetic {
                     "the job would be submitted after 100 years ({LONGEST} s), the longest \
                      time sitesim takes: a load of {} on {} processors spaces the jobs too \
                      far apart",
-                    c.load, c.procs
+                    load_text(c.load),
+                    c.procs
                 ),
             }));
         }
@@ -322,6 +335,10 @@ mod tests {
     /// refused by name, and the stream ends there.
     #[test]
     fn jobs_past_a_century_are_refused_by_name() {
+        assert_eq!(
+            [1e-300, 5e-5, 0.8, 1.0].map(load_text),
+            ["1e-300", "0.00005", "0.8", "1"]
+        );
         for (load, ok) in [(1e-300, 0), (5e-5, 1)] {
             let cfg = SyntheticConfig {
                 jobs: 1000,
@@ -339,8 +356,9 @@ mod tests {
             let e = jobs[first_error].as_ref().unwrap_err().to_string();
             assert!(
                 e.starts_with(&format!(
-                    "synthetic(1000 jobs, load {load}, seed 3):{}: field 2 (submit time): \
+                    "synthetic(1000 jobs, load {}, seed 3):{}: field 2 (submit time): \
                      the job would be submitted after 100 years",
+                    load_text(load),
                     first_error + 1
                 )),
                 "{e}"
