@@ -16,7 +16,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
 
-use crate::time::Time;
+use crate::time::{LONGEST, Time};
 
 /// The model file shipped in `models/estimates-tsafrir2005.toml`.
 pub const DEFAULT_MODAL: &str = crate::model_files::ESTIMATES_TSAFRIR2005;
@@ -107,15 +107,22 @@ impl ModalParams {
                 "{name}: head.joint and head.rounds must be positive seconds, not {v}"
             ));
         }
-        if p.count.minimum > MAX_DISTINCT {
+        // At least the 20 head values and one tail value: each head value replaces a
+        // value of its own (a minimum of 2 left 14 values for 100 jobs, a panic: fuzzing,
+        // issue 17).
+        if !(HEAD + 1..=MAX_DISTINCT).contains(&p.count.minimum) {
             return Err(format!(
-                "{name}: count.minimum {} is more than {MAX_DISTINCT}",
-                p.count.minimum
+                "{name}: count.minimum {} is not from {} to {MAX_DISTINCT}",
+                p.count.minimum,
+                HEAD + 1
             ));
         }
-        if p.times.round < 1 || p.popularity.head_share <= 0.0 || p.popularity.head_share >= 100.0 {
+        if !(1..=LONGEST).contains(&p.times.round)
+            || p.popularity.head_share <= 0.0
+            || p.popularity.head_share >= 100.0
+        {
             return Err(format!(
-                "{name}: need times.round >= 1 and 0 < head_share < 100"
+                "{name}: need 1 s <= times.round <= a century and 0 < head_share < 100"
             ));
         }
         Ok(p)
@@ -258,10 +265,16 @@ impl ModalModel {
         let mut times: Vec<Time> = Vec::with_capacity(k);
         for i in 1..=k {
             let x = i as f64 / k as f64;
+            // F_tim lies in (0, T_max) for a > 1; a model file's curve may not (an alpha of
+            // 1e300 gave infinity, whose rounding overflowed: fuzzing, issue 17), so the
+            // value is kept from 1 s to T_max.
+            let f = max as f64 * (a - 1.0) * x / (a - x);
             let t = if i == k {
                 max
+            } else if f >= 1.0 {
+                f.round().min(max as f64) as Time
             } else {
-                (max as f64 * (a - 1.0) * x / (a - x)).round().max(1.0) as Time
+                1
             };
             let unit = params.times.round;
             let rounded = (t + unit / 2) / unit * unit;
@@ -555,7 +568,7 @@ mod tests {
         let minimum = DEFAULT_MODAL.replace("minimum = 21", "minimum = 9223372036854775807");
         let e = ModalParams::parse(&minimum, "m.toml").unwrap_err();
         assert!(
-            e.contains("count.minimum 9223372036854775807 is more than 100000"),
+            e.contains("count.minimum 9223372036854775807 is not from 21 to 100000"),
             "{e}"
         );
         let points = DEFAULT_MODAL.replace("[10000, 90]", "[10000, 4294967296]");
@@ -616,6 +629,30 @@ mod tests {
             counts.iter().map(|&c| u128::from(c)).sum::<u128>(),
             u128::from(u64::MAX)
         );
+    }
+
+    /// Fuzzing (issue 17, round 8): a model file's `count.minimum = 2` left 14 values
+    /// for 100 jobs, too few for the 20 head values (a panic); `times.alpha = 1e300`
+    /// gave F_tim infinite values, whose rounding overflowed; a `times.round` of 2^63 - 1
+    /// would have overflowed too (`fuzz/regressions/modal/`).
+    #[test]
+    fn a_model_files_curve_and_minimum_cannot_break_the_values() {
+        let minimum = DEFAULT_MODAL.replace("minimum = 21", "minimum = 2");
+        let e = ModalParams::parse(&minimum, "m.toml").unwrap_err();
+        assert!(
+            e.contains("count.minimum 2 is not from 21 to 100000"),
+            "{e}"
+        );
+        let round = DEFAULT_MODAL.replace("round = 60", "round = 9223372036854775807");
+        let e = ModalParams::parse(&round, "m.toml").unwrap_err();
+        assert!(e.contains("times.round <= a century"), "{e}");
+        for alpha in ["1e300", "inf"] {
+            let text = DEFAULT_MODAL.replace("alpha = 12.1", &format!("alpha = {alpha}"));
+            let p = ModalParams::parse(&text, "m.toml").unwrap();
+            let m = ModalModel::build(&p, 5000, 4 * 86_400, &[(4 * 86_400, 10.0)], 1).unwrap();
+            assert!(m.modes.windows(2).all(|w| w[0].time < w[1].time), "{alpha}");
+            assert!(m.modes.iter().all(|x| (1..=4 * 86_400).contains(&x.time)));
+        }
     }
 
     /// Notes D.2: a(K) = 1 + 12.1 K^-0.6.

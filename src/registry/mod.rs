@@ -225,6 +225,24 @@ mod tests {
         );
     }
 
+    /// Fuzzing (issue 17, round 8): `wbas:period=9223372036854775807` overflowed the
+    /// time of the next switch; durations given as seconds are bounded as typed ones are.
+    #[test]
+    fn durations_past_a_century_are_refused_by_key() {
+        for spec in [
+            "wbas:period=9223372036854775807",
+            "pbas:period=3153600001",
+            "wbas:period=\"200000w\"",
+        ] {
+            let e = spec.parse::<SchedulerSpec>().unwrap_err();
+            assert!(
+                e.contains("period") && e.contains("longer than 100 years"),
+                "{spec}: {e}"
+            );
+        }
+        assert!("wbas:period=3153600000".parse::<SchedulerSpec>().is_ok());
+    }
+
     #[test]
     fn specs_come_from_tables_too() {
         let v: toml::Value = toml::from_str::<toml::Table>("s = { name = \"creasy\", alpha = 1 }")

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::spec::SchedulerSpec;
 use crate::sched::Builder;
-use crate::time::{Time, parse_duration};
+use crate::time::{LONGEST, Time, parse_duration};
 
 /// Checks a policy's parameters and returns its [`Builder`].
 pub type Configure = Arc<dyn Fn(&Params) -> Result<Builder, String> + Send + Sync>;
@@ -63,6 +63,12 @@ impl Params {
     pub fn duration(&self, key: &str, default: Option<Time>) -> Result<Option<Time>, String> {
         match self.get(key) {
             None => Ok(default),
+            // Seconds past a century overflowed a policy's clock (`wbas:period=2^63-1`,
+            // fuzzing, issue 17): refused as `parse_duration` refuses them.
+            Some(toml::Value::Integer(x)) if *x > LONGEST => Err(self.error(
+                key,
+                &format!("is longer than 100 years ({LONGEST} s), the longest time sitesim takes"),
+            )),
             Some(toml::Value::Integer(x)) => Ok(Some(*x)),
             Some(toml::Value::String(s)) if s == "none" => Ok(None),
             Some(toml::Value::String(s)) => parse_duration(s)
