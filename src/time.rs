@@ -47,9 +47,7 @@ pub fn parse_duration(text: &str) -> Result<Time, String> {
     if text.starts_with('-') {
         return Err(format!("'{text}' is negative: durations are 0 or more"));
     }
-    let too_long = || {
-        format!("'{text}' is longer than 100 years ({LONGEST} s), the longest time sitesim takes")
-    };
+    let too_long = || longer_than_a_century(text);
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
         // Plain seconds. Those past what a span holds (i64::MAX) were refused as "not a
         // duration" by the span parser (fuzzing the `estimates` command, issue 17).
@@ -87,6 +85,11 @@ pub fn parse_duration(text: &str) -> Result<Time, String> {
         return Err(too_long());
     }
     Ok(d.as_secs())
+}
+
+/// The refusal of a duration `text` longer than [`LONGEST`].
+pub fn longer_than_a_century(text: &str) -> String {
+    format!("'{text}' is longer than 100 years ({LONGEST} s), the longest time sitesim takes")
 }
 
 /// Displays a number of seconds as `1d 02:03:04`, for terminal summaries.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::spec::SchedulerSpec;
 use crate::sched::Builder;
-use crate::time::{LONGEST, Time, parse_duration};
+use crate::time::{LONGEST, Time, longer_than_a_century, parse_duration};
 
 /// Checks a policy's parameters and returns its [`Builder`].
 pub type Configure = Arc<dyn Fn(&Params) -> Result<Builder, String> + Send + Sync>;
@@ -67,7 +67,10 @@ impl Params {
             // fuzzing, issue 17): refused as `parse_duration` refuses them.
             Some(toml::Value::Integer(x)) if *x > LONGEST => Err(self.error(
                 key,
-                &format!("is longer than 100 years ({LONGEST} s), the longest time sitesim takes"),
+                &format!(
+                    "is not a duration: {}",
+                    longer_than_a_century(&x.to_string())
+                ),
             )),
             Some(toml::Value::Integer(x)) => Ok(Some(*x)),
             Some(toml::Value::String(s)) if s == "none" => Ok(None),
