@@ -57,7 +57,7 @@ fn calibrate_kth(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("kth_50_replications_per_row", |b| {
         b.iter(|| {
-            let s = with_threads(opts.threads, || {
+            let s = with_threads(opts.threads, u64::from(opts.replications), || {
                 calibrate(
                     open,
                     "KTH-SP2-1996-2.swf",

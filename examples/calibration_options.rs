@@ -137,7 +137,7 @@ fn main() -> Result<()> {
         let mut rates = Vec::new();
         for policy in ["logged", "easy", "fcfs"] {
             let spec: SchedulerSpec = policy.parse()?;
-            let reps = with_threads(opts.threads, || {
+            let reps = with_threads(opts.threads, u64::from(replications), || {
                 resampler.replications(&opts, &spec, &opts.population, replications, &stop, &|| {})
             })??;
             rates.push(mean(&resampler.summary(&opts, reps).stats, "jobs_per_week"));

@@ -36,7 +36,7 @@ use sitesim::model::{
 use sitesim::plot::{LineChart, Series, XTicks, write_line_chart};
 use sitesim::sched::Policy;
 use sitesim::time::{Time, WEEK};
-use sitesim::users::Behaviour;
+use sitesim::users::{Behaviour, TooManyUsers};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -269,7 +269,7 @@ fn mirror(files: &ModelFiles, talby: &Arc<TalbyModel>, r: u32) -> Result<PlanMir
             room: CollisionRoom::OwnDuration,
         },
         replication_seed(SEED, r),
-    );
+    )?;
     let mut m = PlanMirror::default();
     for _ in 0..(LENGTH / WEEK) {
         let before: Vec<(u32, Option<SessionClass>)> = plan
@@ -277,7 +277,7 @@ fn mirror(files: &ModelFiles, talby: &Arc<TalbyModel>, r: u32) -> Result<PlanMir
             .iter()
             .map(|u| (u.week_of_activity, u.last_session))
             .collect();
-        let sessions = plan.next_week();
+        let sessions = plan.next_week()?;
         let mut per_user = vec![0u32; plan.users().len()];
         for s in &sessions {
             per_user[s.user as usize] += 1;
@@ -393,10 +393,10 @@ fn generate(
                     room: CollisionRoom::OwnDuration,
                 },
                 replication_seed(SEED, r),
-            );
+            )?;
             generated(&mut plan, LENGTH)
         })
-        .collect())
+        .collect::<std::result::Result<_, TooManyUsers>>()?)
 }
 
 /// A figure of a closed-loop replication.

@@ -279,6 +279,16 @@ pub fn write_csv<T: Serialize + Default>(
     csv.flush()
 }
 
+/// A number as names and messages give it: plain decimals, or with an exponent where
+/// those would run to dozens of digits (a load of 1e-300, a multiplier of 1e308).
+pub fn short_number(x: f64) -> String {
+    if x != 0.0 && !(1e-6..1e16).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -174,7 +174,7 @@ fn kth_resampled_under_its_own_service_reproduces_its_throughput() {
         out: None,
     };
     let stop = AtomicBool::new(false);
-    let s = with_threads(opts.threads, || {
+    let s = with_threads(opts.threads, u64::from(opts.replications), || {
         calibrate(
             || SwfReader::open(&kth),
             "kth",

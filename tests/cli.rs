@@ -259,6 +259,63 @@ fn generate_and_estimates_refuse_or_bound_what_no_log_has() {
     );
 }
 
+/// Reviewing the commands left unfuzzed (issue 17): a population multiplier of 1e308
+/// asked for more users than a count holds, and `resample`, `sweep` and `run` took
+/// gigabytes until they were killed; each refuses it by name at once.
+#[test]
+fn population_multipliers_past_what_one_population_holds_are_refused() {
+    let mut log = String::from("; MaxProcs: 4\n");
+    for j in 1..=20 {
+        log += &format!(
+            "{j} {} 0 30 4 -1 -1 4 30 -1 1 1 1 -1 -1 -1 -1 -1\n",
+            j * 86_400
+        );
+    }
+    let swf = temp("daily-user.swf");
+    std::fs::write(&swf, log).unwrap();
+    let swf = swf.to_str().unwrap();
+    let sweep = temp("huge-sweep");
+    let model = temp("huge-model");
+    for (args, needle) in [
+        (
+            vec!["resample", "--swf", swf, "--population", "1e308"],
+            "the long-term users at the start would be 1e308 users",
+        ),
+        (
+            vec![
+                "sweep",
+                "--swf",
+                swf,
+                "--populations",
+                "1,1e308",
+                "--out",
+                sweep.to_str().unwrap(),
+            ],
+            "the long-term users at the start would be 1e308 users",
+        ),
+        (
+            vec![
+                "run",
+                "--set",
+                "population.users=1e308",
+                "--replications",
+                "1",
+                "--out",
+                model.to_str().unwrap(),
+            ],
+            "the start-up users would be",
+        ),
+    ] {
+        let o = sitesim(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(needle) && stderr(&o).contains("more than the 100000"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}
+
 #[test]
 fn feedback_and_analyze_report_users_and_write_their_files() {
     let log = temp("users.swf");

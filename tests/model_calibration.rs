@@ -48,8 +48,9 @@ fn generate(params: Parameterization, n: u32, weeks: i64) -> Vec<WorkloadFigures
                     room: CollisionRoom::OwnDuration,
                 },
                 replication_seed(1, r),
-            );
-            generated(&mut plan, length)
+            )
+            .expect("a site's own users");
+            generated(&mut plan, length).expect("a site's own users")
         })
         .collect()
 }

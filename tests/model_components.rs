@@ -358,7 +358,8 @@ fn the_collision_rule_keeps_a_users_sessions_apart() {
                 room,
             },
             7,
-        );
+        )
+        .expect("a site's own users");
         let room_of = |s: &PlannedSession| match room {
             CollisionRoom::OwnDuration => idle_duration(&s.jobs),
             CollisionRoom::ClassMedian => jobs.class(s.class).duration.median().round() as i64,
@@ -367,7 +368,7 @@ fn the_collision_rule_keeps_a_users_sessions_apart() {
         let (mut placed, mut kept) = (0, 0);
         for _ in 0..12 {
             let before = plan.counts().collisions_kept;
-            let mut sessions = plan.next_week();
+            let mut sessions = plan.next_week().expect("a site's own users");
             busy_until.resize(plan.users().len(), i64::MIN / 2);
             sessions.sort_by_key(|s| (s.user, s.start));
             let mut colliding = 0;
@@ -425,4 +426,54 @@ fn work_hours_move_openings_and_arrivals_to_the_next_morning() {
     assert_eq!(jobs.arrival(DAY + 20 * HOUR), 2 * DAY + 8 * HOUR);
     assert_eq!(DayCycle::Flat.opening(5), 5);
     assert_eq!(DayCycle::Fitted.arrival(5), 5);
+}
+
+/// Reviewing the commands left unfuzzed (issue 17): `population.users = 1e308` drew
+/// about 4 billion start-up users (the count saturated) and ran until it had taken
+/// 12 GB; a plan past `MAX_USERS` users, at the start or by a week's new users, is
+/// refused by name instead.
+#[test]
+fn a_plan_past_what_one_population_holds_is_refused_by_name() {
+    let shipped = TalbyModel::shipped();
+    let jobs = Arc::new(JobLayer::shipped());
+    let site = shipped.site(Parameterization::MachineSize(128)).unwrap();
+    let plan = |model: TalbyModel, users: f64| {
+        let cfg = PlanConfig {
+            site,
+            day: DayCycle::Fitted,
+            users,
+            runtime: RuntimeScale::FITTED,
+            room: CollisionRoom::OwnDuration,
+        };
+        SitePlan::new(Arc::new(model), jobs.clone(), cfg, 3)
+    };
+    let e = plan(shipped.clone(), 1e308).unwrap_err().to_string();
+    assert!(
+        e.starts_with("the start-up users would be more users"),
+        "{e}"
+    );
+    let e = plan(shipped.clone(), 1e4).unwrap_err().to_string();
+    assert!(
+        e.starts_with("the start-up users would be 2")
+            && e.contains(" users, more than the 100000"),
+        "{e}"
+    );
+    // New users of a median of e^12 (about 163,000) a week pass the bound in week 0;
+    // with the shipped model's few a week, weeks go on.
+    let mut crowded = shipped.clone();
+    crowded.new_users.mu = 12.0;
+    let e = plan(crowded, 1.0)
+        .unwrap()
+        .next_week()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("the users by week 0 would be ")
+            && e.contains(" users, more than the 100000"),
+        "{e}"
+    );
+    let mut ordinary = plan(shipped, 1.0).unwrap();
+    for _ in 0..4 {
+        ordinary.next_week().unwrap();
+    }
 }

@@ -273,10 +273,10 @@ fn replications_are_identical_on_any_thread_count() {
     opts.run.check = false;
     opts.calibrate = true;
     let stop = AtomicBool::new(false);
-    let one = with_threads(Some(1), || run_model(&f, &opts, &stop, &|| {}))
+    let one = with_threads(Some(1), 4, || run_model(&f, &opts, &stop, &|| {}))
         .unwrap()
         .unwrap();
-    let two = with_threads(Some(2), || run_model(&f, &opts, &stop, &|| {}))
+    let two = with_threads(Some(2), 4, || run_model(&f, &opts, &stop, &|| {}))
         .unwrap()
         .unwrap();
     assert_eq!(one, two);

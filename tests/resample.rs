@@ -108,7 +108,7 @@ fn replications_are_identical_on_one_and_two_threads() {
         )
         .unwrap();
         let stop = AtomicBool::new(false);
-        let reps = with_threads(opts.threads, || {
+        let reps = with_threads(opts.threads, u64::from(opts.replications), || {
             r.replications(
                 &opts,
                 &Policy::Easy.into(),
@@ -362,4 +362,45 @@ fn a_long_term_user_comes_back_at_most_once_a_week() {
     assert!(r.regenerations >= 1, "{r:?}");
     assert!(r.regenerations <= 4, "{r:?}");
     assert!(r.jobs <= 5 * 102, "{r:?}");
+}
+
+/// Reviewing the commands left unfuzzed (issue 17): a population multiplier of 1e308
+/// asked for more long-term copies than a count holds, and `--population 1e4` on KTH
+/// (700,000 users) ran out of memory; a population past `MAX_USERS` is refused by name
+/// before any user is drawn.
+#[test]
+fn a_population_past_what_one_holds_is_refused_before_any_user_is_drawn() {
+    let mut log = String::from("; MaxProcs: 4\n");
+    for j in 1..=20 {
+        log += &format!(
+            "{j} {} 0 30 4 -1 -1 4 30 -1 1 1 1 -1 -1 -1 -1 -1\n",
+            j * 86_400
+        );
+    }
+    let open = || SwfReader::new(log.as_bytes(), "daily");
+    let header = open().unwrap().header().clone();
+    let mut opts = options(Policy::Easy, 1, 1);
+    opts.weeks = 2;
+    let resampler = Resampler::new(open, "daily", &header, |x| x.extra_columns(), &opts).unwrap();
+    let easy = "easy".parse().unwrap();
+    // One long-term user: 100,000 copies are the most, one more is refused.
+    for (long_term, refused) in [(2.0, false), (100_001.0, true), (1e308, true)] {
+        let population = PopulationConfig {
+            long_term,
+            ..opts.population.clone()
+        };
+        let r = resampler.replicate(&opts, &easy, &population, 0);
+        match r {
+            Err(e) if refused => {
+                let e = e.to_string();
+                assert!(
+                    e.contains("the long-term users at the start would be")
+                        && e.contains("more than the 100000 one population holds"),
+                    "{e}"
+                );
+            }
+            Ok(r) if !refused => assert!(r.jobs > 0, "{r:?}"),
+            r => panic!("x{long_term}: {r:?}"),
+        }
+    }
 }

@@ -36,7 +36,7 @@ use sitesim::sched::BuildContext;
 use sitesim::swf::batsim::{BatsimExport, ProfileStyle, read_workload};
 use sitesim::swf::{Located, LogInput, SwfReader, SwfRecord, SwfWriter};
 use sitesim::time::{WEEK, parse_duration};
-use sitesim::users::ContinuationCurve;
+use sitesim::users::{ContinuationCurve, MAX_USERS};
 use sitesim::workload::questionable::PolicySetting;
 use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 
@@ -517,6 +517,7 @@ fn resample_seeds() -> Vec<Vec<u8>> {
         "--weeks 2 --long-term-share 0.1 --flurry-weight 0 --no-feedback",
         "--weeks 2 --weight 1=3 --weight 2=0 --warmup 1d",
         "--weeks 2 --replications 2 --out results",
+        "--weeks 2 --population 1e308 --weight 1=1e5",
     ])
 }
 
@@ -539,10 +540,18 @@ fn resample_log(bytes: &[u8]) -> bool {
     checked_outputs(ran, opts.out.as_deref())
 }
 
+/// A population multiplier out of the targets' scope: over 4, whose cost is what was
+/// asked for, not a finding, unless it passes even one user's copies past
+/// [`MAX_USERS`], which is refused at once (a multiplier of 1e308 ran until it had taken
+/// gigabytes before that bound).
+fn too_big(multiplier: f64) -> bool {
+    !(0.0..=4.0).contains(&multiplier) && multiplier <= MAX_USERS as f64
+}
+
 /// The `resample` command's options of the `; Fuzz-args:` line of `bytes` (a short
 /// resampling without one) for the log `swf`, with the invariant checker; `None` if they
 /// are refused, or out of the targets' scope: more than 8 weeks or a population multiplier
-/// over 4 (its cost is what was asked for, not a finding).
+/// over 4 ([`too_big`]).
 fn resample_options(bytes: &[u8], swf: &str) -> Option<ResampleOptions> {
     let mut argv = vec!["--swf".to_owned(), swf.to_owned()];
     argv.extend(fuzz_args(bytes, "--unknown-waits zero --weeks 2"));
@@ -551,7 +560,6 @@ fn resample_options(bytes: &[u8], swf: &str) -> Option<ResampleOptions> {
         .options()
         .ok()?;
     let p = &opts.population;
-    let too_big = |x: f64| !(0.0..=4.0).contains(&x);
     if opts.weeks > 8 || too_big(p.long_term) || too_big(p.temporary) {
         return None;
     }
@@ -963,8 +971,8 @@ fn edit_lines(text: &str, edit: impl for<'l> Fn(&'l str) -> &'l str) -> Vec<u8> 
 /// Runs the model-based site of a scenario (built-in model files only) with the
 /// invariant checker, one thread and its `[experiment]` left out; with an `[output]`
 /// folder, its files are written to a scratch folder instead and must read back. Runs
-/// longer than 8 weeks, of more than 2 replications, 4 times the users or 4,096
-/// processors are skipped: their cost is what the scenario asks for, not a finding.
+/// longer than 8 weeks, of more than 2 replications, 4 times the users ([`too_big`]) or
+/// 4,096 processors are skipped: their cost is what the scenario asks for, not a finding.
 fn model_site(bytes: &[u8]) -> bool {
     let Ok(s) = Scenario::parse(&text(bytes), "fuzz.toml") else {
         return false;
@@ -980,7 +988,7 @@ fn model_site(bytes: &[u8]) -> bool {
     };
     let too_big = opts.length > 8 * WEEK
         || opts.replications > 2
-        || !(0.0..=4.0).contains(&opts.users)
+        || too_big(opts.users)
         || opts.machine.is_some_and(|p| p > 4096)
         || opts.run.procs.is_some_and(|p| p > 4096);
     if too_big {
@@ -1021,8 +1029,8 @@ fn study_seeds() -> Vec<Vec<u8>> {
 /// scratch folder on one thread, as `sitesim run` does, then again: the second run must
 /// find every run done and do none (a resumed experiment never redoes a finished run);
 /// then writes its report. Experiments of more than 32 runs (a capacity search: more than
-/// 2 replications), longer than 4 weeks, of 4 times the users or 4,096 processors are
-/// skipped: their cost is what the scenario asks for, not a finding.
+/// 2 replications), longer than 4 weeks, of 4 times the users ([`too_big`]) or 4,096
+/// processors are skipped: their cost is what the scenario asks for, not a finding.
 fn study(bytes: &[u8]) -> bool {
     let text = text(bytes);
     let Ok(s) = Scenario::parse(&text, "fuzz.toml") else {
@@ -1048,11 +1056,11 @@ fn study(bytes: &[u8]) -> bool {
     };
     let too_big = runs > 32
         || opts.length > 4 * WEEK
-        || !(0.0..=4.0).contains(&opts.users)
+        || too_big(opts.users)
         || plan
             .points
             .iter()
-            .any(|p| p.procs > 4096 || p.population > 4.0);
+            .any(|p| p.procs > 4096 || too_big(p.population));
     if too_big {
         return false;
     }

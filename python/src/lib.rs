@@ -120,7 +120,8 @@ fn run(
         if scenario.experiment.is_some() {
             let mut study = Study::new(&scenario, &text)?;
             let dir = results_dir(&scenario, &study, out);
-            with_threads(scenario.threads, || {
+            let runs = study.runs_at_once(&dir, Shard::ALL);
+            with_threads(scenario.threads, runs, || {
                 study.run(&dir, Shard::ALL, &NEVER, &|| {})
             })
             .map_err(|e| e.to_string())??;

@@ -273,7 +273,8 @@ pub fn replicate(
             room: opts.room,
         },
         seed,
-    );
+    )
+    .map_err(|e| ReplayError::Options(e.to_string()))?;
     let procs = opts.machine.unwrap_or(procs);
     let mut users = ModelSite::new(
         plan,

@@ -118,13 +118,18 @@ pub fn replication_seed(seed: u64, r: u32) -> u64 {
     crate::seed::mix(seed, u64::from(r) + 1)
 }
 
-/// Runs `f` on a rayon pool of `threads` threads (all cores when `None`).
+/// Runs `f`, which has `runs` independent runs to share out, on a rayon pool of `threads`
+/// threads (all cores when `None`), but no more threads than runs: one more could only
+/// wait, and starting 10,000 threads for two replications took 50 s (results are the
+/// same on any number of threads).
 pub fn with_threads<T: Send>(
     threads: Option<usize>,
+    runs: u64,
     f: impl FnOnce() -> T + Send,
 ) -> Result<T, ReplayError> {
+    let runs = usize::try_from(runs.max(1)).unwrap_or(usize::MAX);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
+        .num_threads(threads.map_or(0, |t| t.min(runs)))
         .build()
         .map_err(|e| ReplayError::Options(format!("cannot start worker threads: {e}")))?;
     Ok(pool.install(f))
@@ -177,6 +182,18 @@ pub fn render_stats(stats: &[MetricStats]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reviewing the commands left unfuzzed (issue 17): `--threads 10000` started ten
+    /// thousand threads for two replications (50 s before the first run).
+    #[test]
+    fn no_more_threads_start_than_runs() {
+        let threads = |asked, runs| with_threads(asked, runs, rayon::current_num_threads);
+        assert_eq!(threads(Some(100_000), 2).unwrap(), 2);
+        assert_eq!(threads(Some(1), 2).unwrap(), 1);
+        assert_eq!(threads(Some(3), 0).unwrap(), 1);
+        assert_eq!(threads(Some(3), u64::MAX).unwrap(), 3);
+        assert!(threads(None, 1000).unwrap() >= 1);
+    }
 
     #[test]
     fn replication_seeds_differ_and_repeat() {

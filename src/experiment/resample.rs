@@ -473,7 +473,7 @@ pub fn resample_file(
     done: &(dyn Fn() + Sync),
 ) -> Result<ResampleSummary, String> {
     let resampler = Resampler::open(swf, opts)?;
-    let reps = with_threads(opts.threads, || {
+    let reps = with_threads(opts.threads, u64::from(opts.replications), || {
         resampler.replications(
             opts,
             &opts.users.run.policy,

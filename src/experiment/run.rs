@@ -78,7 +78,7 @@ impl Scenario {
             }
             WorkloadSection::Resample { .. } => {
                 let (resampler, ropts) = self.resample_setup()?;
-                let reps = with_threads(ropts.threads, || {
+                let reps = with_threads(ropts.threads, u64::from(ropts.replications), || {
                     resampler.replications(
                         &ropts,
                         &ropts.users.run.policy,
@@ -98,9 +98,12 @@ impl Scenario {
             }
             WorkloadSection::Model { .. } => {
                 let (files, mopts, out) = self.model_setup()?;
-                let summary = with_threads(mopts.threads, || run_model(&files, &mopts, stop, done))
-                    .map_err(err)?
-                    .map_err(err)?;
+                let runs = u64::from(mopts.replications);
+                let summary = with_threads(mopts.threads, runs, || {
+                    run_model(&files, &mopts, stop, done)
+                })
+                .map_err(err)?
+                .map_err(err)?;
                 if let Some(dir) = &out {
                     write_replicated(dir, &summary).map_err(err)?;
                 }

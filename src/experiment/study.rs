@@ -65,7 +65,7 @@ impl std::str::FromStr for Shard {
 
     /// `K/N`, 1 <= K <= N.
     fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("'{s}' is not a shard K/N with 1 <= K <= N");
+        let bad = || format!("'{s}' is not a shard K/N with 1 <= K <= N <= {}", u32::MAX);
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count): (u32, u32) = (
             k.trim().parse().map_err(|_| bad())?,
@@ -457,6 +457,16 @@ impl Study {
                 shard.takes(i) && run_file(dir, &self.plan.points[p].id, r) != RunFile::Finished
             })
             .count() as u64
+    }
+
+    /// The most runs [`Study::run`] has to do at once: this shard's pending runs, or
+    /// a capacity search's replications of one probe (threads past it could only wait).
+    pub fn runs_at_once(&self, dir: &Path, shard: Shard) -> u64 {
+        if self.capacity.is_some() {
+            u64::from(self.plan.replications)
+        } else {
+            self.pending(dir, shard)
+        }
     }
 
     /// Runs this shard's runs that `dir` does not hold yet, in parallel, writing each
@@ -921,8 +931,11 @@ pub fn experiment_command(
     } else {
         progress(total, "runs")
     };
-    let p = with_threads(threads, || study.run(dir, shard, stop, &|| bar.inc(1)))
-        .map_err(|e| e.to_string())??;
+    let runs = study.runs_at_once(dir, shard);
+    let p = with_threads(threads, runs, || {
+        study.run(dir, shard, stop, &|| bar.inc(1))
+    })
+    .map_err(|e| e.to_string())??;
     bar.finish_and_clear();
     for note in &p.discarded {
         eprintln!("note: {note}");

@@ -92,7 +92,8 @@ pub fn stochastic_round<R: Rng + ?Sized>(x: f64, rng: &mut R) -> u32 {
     let x = x.max(0.0);
     let floor = x.floor();
     let up = rng.random::<f64>() < x - floor;
-    floor as u32 + u32::from(up)
+    // At and past u32::MAX the count saturates there (callers bound their counts).
+    (floor as u32).saturating_add(u32::from(up))
 }
 
 /// An empirical distribution as quantiles at equally spaced probabilities `0, 1/(n-1),

@@ -24,13 +24,14 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
-use super::dist::Categorical;
+use super::dist::{Categorical, stochastic_round};
 use super::jobs::RuntimeScale;
 use super::jobs::{DayCycle, JobLayer, SessionJob, idle_duration};
 use super::talby::{SiteParams, TalbyModel};
 use super::{SessionClass, UserClass};
 use crate::seed::mix;
 use crate::time::{Time, WEEK};
+use crate::users::TooManyUsers;
 
 /// How the plan is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -138,8 +139,14 @@ pub struct SitePlan {
 }
 
 impl SitePlan {
-    /// The plan drawn from `seed`, with its start-up users.
-    pub fn new(model: Arc<TalbyModel>, jobs: Arc<JobLayer>, cfg: PlanConfig, seed: u64) -> Self {
+    /// The plan drawn from `seed`, with its start-up users; refused if they would be more
+    /// than [`MAX_USERS`](crate::users::MAX_USERS).
+    pub fn new(
+        model: Arc<TalbyModel>,
+        jobs: Arc<JobLayer>,
+        cfg: PlanConfig,
+        seed: u64,
+    ) -> Result<Self, TooManyUsers> {
         let shares =
             Categorical::new(&model.class_shares(&cfg.site)).expect("clamped shares sum to 1");
         let class_median =
@@ -159,14 +166,16 @@ impl SitePlan {
         };
         let n = plan
             .model
-            .startup_users(cfg.site.load, cfg.users, &mut plan.rng);
+            .startup_mean(cfg.site.load, cfg.users, &mut plan.rng);
+        TooManyUsers::check(|| "the start-up users".into(), n)?;
+        let n = stochastic_round(n, &mut plan.rng);
         let weeks = UserClass::ALL.map(|c| plan.model.startup_week(c));
         for _ in 0..n {
             let class = plan.new_user_class();
             let woa = weeks[class.index()].sample(&mut plan.rng) as u32 + 1;
             plan.add_user(class, woa, true);
         }
-        plan
+        Ok(plan)
     }
 
     fn new_user_class(&mut self) -> UserClass {
@@ -215,10 +224,15 @@ impl SitePlan {
     }
 
     /// Plans the next week: its new users, and every session starting in it, by start
-    /// time (ties by user).
-    pub fn next_week(&mut self) -> Vec<PlannedSession> {
+    /// time (ties by user). Refused if its new users would make the users more than
+    /// [`MAX_USERS`](crate::users::MAX_USERS).
+    pub fn next_week(&mut self) -> Result<Vec<PlannedSession>, TooManyUsers> {
         let arrivals = self.model.new_users().sample(&mut self.rng) * self.cfg.users;
-        let arrivals = super::dist::stochastic_round(arrivals, &mut self.rng);
+        TooManyUsers::check(
+            || format!("the users by week {}", self.week),
+            self.users.len() as f64 + arrivals,
+        )?;
+        let arrivals = stochastic_round(arrivals, &mut self.rng);
         for _ in 0..arrivals {
             let class = self.new_user_class();
             self.add_user(class, 1, false);
@@ -236,7 +250,7 @@ impl SitePlan {
         }
         self.week += 1;
         sessions.sort_by_key(|s| (s.start, s.user));
-        sessions
+        Ok(sessions)
     }
 
     /// The jobs of a session of class `c` from the stream `seed`, and the stream after

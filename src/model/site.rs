@@ -265,8 +265,11 @@ impl ModelSite {
     }
 
     /// Plans the next week's sessions.
-    fn plan_week(&mut self, ctx: &mut SourceCtx) {
-        let sessions = self.plan.next_week();
+    fn plan_week(&mut self, ctx: &mut SourceCtx) -> Result<(), SimError> {
+        let sessions = self
+            .plan
+            .next_week()
+            .map_err(|e| SimError::Workload(e.to_string()))?;
         self.agents
             .resize_with(self.plan.users().len(), Agent::default);
         self.generated.add_planned(&sessions, self.horizon);
@@ -287,6 +290,7 @@ impl ModelSite {
         if next < self.horizon {
             ctx.wake_at(next, WEEK_TOKEN);
         }
+        Ok(())
     }
 
     /// User `u`'s planned action is due now: open its next session, or submit a job.
@@ -424,7 +428,7 @@ impl Workload for ModelSite {
     fn on_wake(&mut self, token: u64, ctx: &mut SourceCtx) -> Result<(), SimError> {
         let now = ctx.now();
         if token == WEEK_TOKEN {
-            self.plan_week(ctx);
+            self.plan_week(ctx)?;
         }
         self.wakes.remove(&now);
         while let Some(&Reverse((at, u))) = self.due.peek()

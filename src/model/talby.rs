@@ -405,13 +405,20 @@ impl TalbyModel {
 
     /// Users active at start-up at load `load` (Eq 13), times `factor`, at least 0.
     pub fn startup_users<R: Rng + ?Sized>(&self, load: f64, factor: f64, rng: &mut R) -> u32 {
+        let mean = self.startup_mean(load, factor, rng);
+        stochastic_round(mean, rng)
+    }
+
+    /// The count [`TalbyModel::startup_users`] rounds: Eq 13 at load `load` with its
+    /// residual drawn, times `factor`, at least 0.
+    pub fn startup_mean<R: Rng + ?Sized>(&self, load: f64, factor: f64, rng: &mut R) -> f64 {
         let s = &self.startup_users;
         let r = if s.residual > 0.0 {
             rng.random_range(-s.residual..s.residual)
         } else {
             0.0
         };
-        stochastic_round((s.slope * load + s.intercept + r).max(0.0) * factor, rng)
+        (s.slope * load + s.intercept + r).max(0.0) * factor
     }
 
     /// The raw class shares of Table 30, before clamping.

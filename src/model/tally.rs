@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::plan::{PlannedSession, SitePlan};
 use crate::time::{DAY, Time, WEEK};
+use crate::users::TooManyUsers;
 
 /// Jobs counted into the figures.
 #[derive(Debug, Clone, Default)]
@@ -83,14 +84,14 @@ impl Tally {
 
 /// The figures of the workload `plan` generates up to `horizon`, without simulating
 /// the machine: the weeks a site plans ([`super::ModelSite`]), every session's jobs, on
-/// the plan's machine.
-pub fn generated(plan: &mut SitePlan, horizon: Time) -> WorkloadFigures {
+/// the plan's machine; refused as the plan refuses a week with too many users.
+pub fn generated(plan: &mut SitePlan, horizon: Time) -> Result<WorkloadFigures, TooManyUsers> {
     let mut tally = Tally::default();
     loop {
-        let sessions = plan.next_week();
+        let sessions = plan.next_week()?;
         tally.add_planned(&sessions, horizon);
         if Time::from(plan.week()) * WEEK >= horizon {
-            return tally.figures(plan.config().site.procs, horizon);
+            return Ok(tally.figures(plan.config().site.procs, horizon));
         }
     }
 }

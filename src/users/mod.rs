@@ -24,6 +24,7 @@ pub use continuation::ContinuationCurve;
 pub use drift::{Drift, Rule};
 pub use fluid::{FlowForward, NegativeThink, OpeningThink, Placement, Windows};
 
+use crate::textfmt::short_number;
 use crate::time::Time;
 
 /// How trace users behave.
@@ -43,4 +44,77 @@ pub struct UserConfig {
     /// whatever became of the jobs before it; the open-loop baseline of a resampled
     /// workload (Feitelson 2021, Fig. 17).
     pub open_loop: bool,
+}
+
+/// The most users one population holds: a resampled run's long-term users at the start,
+/// a model-based site's users over its run. The sites of the Parallel Workloads Archive
+/// have at most about a thousand users (the Curie log 722, KTH 214), so this is a hundred
+/// times the largest; it bounds what a population multiplier can ask for, since each
+/// user costs memory for its jobs (resampled KTH at 1,000 times its long-term users, 70,000
+/// of them, holds 2.6 GB) and a multiplier of `1e308` asked for more users than any count
+/// holds (docs/RELIABILITY.md, "Bounds on input").
+pub const MAX_USERS: u64 = 100_000;
+
+/// A population that would hold more than [`MAX_USERS`] users.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TooManyUsers {
+    /// Which users: "the long-term users at the start", "the users by week 3".
+    pub what: String,
+    /// How many there would be (expected, or drawn), perhaps infinite.
+    pub count: f64,
+}
+
+impl TooManyUsers {
+    /// Refuses `count` users past [`MAX_USERS`] (and a count that is not a number).
+    pub fn check(what: impl Fn() -> String, count: f64) -> Result<(), Self> {
+        if count <= MAX_USERS as f64 {
+            Ok(())
+        } else {
+            Err(TooManyUsers {
+                what: what(),
+                count,
+            })
+        }
+    }
+}
+
+impl std::fmt::Display for TooManyUsers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = if self.count.is_finite() {
+            format!("{} users", short_number(self.count.round()))
+        } else {
+            "more users than a number holds".into()
+        };
+        write!(
+            f,
+            "{} would be {count}, more than the {MAX_USERS} one population holds: the \
+             population multiplier (or the users' weights) asks for too many",
+            self.what,
+        )
+    }
+}
+
+impl std::error::Error for TooManyUsers {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_population_is_refused_past_its_bound_and_named() {
+        assert!(TooManyUsers::check(|| "users".into(), MAX_USERS as f64).is_ok());
+        for (count, shown) in [
+            (MAX_USERS as f64 + 0.5, "would be 100001 users"),
+            (1e300, "would be 1e300 users"),
+            (f64::INFINITY, "would be more users than a number holds"),
+            (f64::NAN, "would be more users than a number holds"),
+        ] {
+            let e = TooManyUsers::check(|| "the start-up users".into(), count).unwrap_err();
+            let text = e.to_string();
+            assert!(
+                text.starts_with("the start-up users ") && text.contains(shown),
+                "{text}"
+            );
+        }
+    }
 }

@@ -44,7 +44,7 @@ use crate::job::JobOutcome;
 use crate::seed::mix;
 use crate::sim::{SimError, SourceCtx, Workload};
 use crate::time::{Time, WEEK};
-use crate::users::{TraceAgent, UserConfig, UserState};
+use crate::users::{TooManyUsers, TraceAgent, UserConfig, UserState};
 
 /// The population's wake-up token (the users' own is 0).
 const WEEK_TOKEN: u64 = 1;
@@ -536,6 +536,12 @@ impl Population {
 impl Workload for Population {
     fn start(&mut self, ctx: &mut SourceCtx) -> Result<(), SimError> {
         let p = self.pools.clone();
+        let long_term = (p.pools.users.iter().zip(&self.weights))
+            .filter(|(user, _)| user.pool == Pool::LongTerm)
+            .map(|(_, w)| w * self.cfg.long_term)
+            .sum::<f64>();
+        TooManyUsers::check(|| "the long-term users at the start".into(), long_term)
+            .map_err(|e| SimError::Workload(e.to_string()))?;
         for (u, user) in p.pools.users.iter().enumerate() {
             if user.pool == Pool::LongTerm && self.weights[u] > 0.0 {
                 let copies = count_of(self.weights[u] * self.cfg.long_term, &mut self.rng);

@@ -11,6 +11,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
 
 use crate::swf::{FIELD_NAMES, Located, SwfError, SwfRecord};
+use crate::textfmt::short_number;
 use crate::time::{LONGEST, Time};
 
 /// The parameters of the synthetic workload (see `models/synthetic.toml`).
@@ -140,16 +141,6 @@ pub struct SyntheticConfig {
     pub seed: u64,
 }
 
-/// A load as names and messages give it: plain decimals, or with an exponent where those
-/// would run to dozens of digits (a load of 1e-300).
-fn load_text(load: f64) -> String {
-    if load != 0.0 && !(1e-6..1e16).contains(&load.abs()) {
-        format!("{load:e}")
-    } else {
-        format!("{load}")
-    }
-}
-
 /// The synthetic log as a stream of records, line numbers being job numbers.
 pub struct Synthetic {
     cfg: SyntheticConfig,
@@ -246,7 +237,7 @@ impl Synthetic {
         format!(
             "synthetic({} jobs, load {}, seed {})",
             c.jobs,
-            load_text(c.load),
+            short_number(c.load),
             c.seed
         )
     }
@@ -290,7 +281,7 @@ impl Iterator for Synthetic {
                     "the job would be submitted after 100 years ({LONGEST} s), the longest \
                      time sitesim takes: a load of {} on {} processors spaces the jobs too \
                      far apart",
-                    load_text(c.load),
+                    short_number(c.load),
                     c.procs
                 ),
             }));
@@ -336,7 +327,7 @@ mod tests {
     #[test]
     fn jobs_past_a_century_are_refused_by_name() {
         assert_eq!(
-            [1e-300, 5e-5, 0.8, 1.0].map(load_text),
+            [1e-300, 5e-5, 0.8, 1.0].map(short_number),
             ["1e-300", "0.00005", "0.8", "1"]
         );
         for (load, ok) in [(1e-300, 0), (5e-5, 1)] {
@@ -358,7 +349,7 @@ mod tests {
                 e.starts_with(&format!(
                     "synthetic(1000 jobs, load {}, seed 3):{}: field 2 (submit time): \
                      the job would be submitted after 100 years",
-                    load_text(load),
+                    short_number(load),
                     first_error + 1
                 )),
                 "{e}"

@@ -636,7 +636,7 @@ pub fn calibrate_command(swf: &Path, opts: &ResampleOptions) -> Result<(), Strin
     }
     let (header, name) = open_log(swf)?;
     let bar = progress(3 * u64::from(opts.replications), "replications");
-    let summary = with_threads(opts.threads, || {
+    let summary = with_threads(opts.threads, u64::from(opts.replications), || {
         calibrate(
             || SwfReader::open(swf),
             &name,
