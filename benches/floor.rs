@@ -16,6 +16,7 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use lean::{Lean, jobs_of};
 use sitesim::experiment::replay::{ReplayOptions, replay};
+use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
 use sitesim::swf::{Located, SwfReader};
 
@@ -27,7 +28,7 @@ fn floor(c: &mut Criterion) {
     let header = reader.header().clone();
     let procs = header.max_procs.expect("KTH gives MaxProcs") as u32;
     let records: Vec<Located> = reader.map(|r| r.unwrap()).collect();
-    let (jobs, killed) = jobs_of(&records, false);
+    let (jobs, killed) = jobs_of(&records, OverrunPolicy::Kill);
     for policy in [Policy::Fcfs, Policy::Easy] {
         let opts = ReplayOptions {
             policy: policy.into(),

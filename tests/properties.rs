@@ -68,10 +68,10 @@ proptest! {
 
     /// sitesim's FCFS, EASY and SJBF give every job the start that the lean reference
     /// (`tests/common/lean.rs`), written apart from sitesim's simulation core and
-    /// schedulers, gives it, and backfill the same jobs, under `kill` and `extend`.
+    /// schedulers, gives it, and backfill the same jobs, under every overrun policy.
     #[test]
     fn fcfs_easy_and_sjbf_agree_with_the_lean_reference((procs, swf) in workload()) {
-        for overrun in [OverrunPolicy::Kill, OverrunPolicy::Extend] {
+        for overrun in OVERRUNS {
             for policy in [Policy::Fcfs, Policy::Easy, Policy::Sjbf] {
                 let (jobs, counts) = run_full(&swf, procs, policy, overrun, &[], "log", None)
                     .expect("the case runs");
@@ -86,10 +86,11 @@ proptest! {
     /// sitesim's conservative backfilling, with its profile, compression shortcuts and
     /// timers, gives every job the start that the naive reference
     /// (`tests/common/naive.rs`: every earliest fit tried against every interval) gives
-    /// it, under `kill` and `extend`.
+    /// it, under every overrun policy (under `overrun`, with the repair rule and the
+    /// timers of a schedule whose jobs outlive their estimates).
     #[test]
     fn conservative_agrees_with_the_naive_reference((procs, swf) in workload()) {
-        for overrun in [OverrunPolicy::Kill, OverrunPolicy::Extend] {
+        for overrun in OVERRUNS {
             let jobs = run(&swf, procs, Policy::Conservative, overrun);
             let sitesim: Vec<i64> = jobs.iter().map(|j| j.start).collect();
             prop_assert_eq!(sitesim, conservative_reference_starts(&swf, procs, overrun), "{:?}", overrun);

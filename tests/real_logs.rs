@@ -275,8 +275,8 @@ fn kth_sjbf_with_predictors() {
 
 /// On KTH and the Curie sample, sitesim's FCFS, EASY and SJBF give every job the start
 /// that the lean reference (`tests/common/lean.rs`, written apart from sitesim's
-/// simulation core) gives it, and backfill the same jobs: KTH's are the schedules
-/// `benches/floor.rs` times both on.
+/// simulation core) gives it, and backfill the same jobs, under `kill` (KTH's are the
+/// schedules `benches/floor.rs` times both on) and under `overrun`.
 #[test]
 fn real_logs_agree_with_the_lean_reference() {
     for (log, procs) in [
@@ -287,17 +287,19 @@ fn real_logs_agree_with_the_lean_reference() {
             return;
         };
         let swf = std::fs::read_to_string(path).expect("the log reads");
-        for policy in [Policy::Fcfs, Policy::Easy, Policy::Sjbf] {
-            let (jobs, counts) =
-                common::run_full(&swf, procs, policy, OverrunPolicy::Kill, &[], "log", None)
-                    .expect("the log runs");
-            let (starts, backfilled) =
-                common::lean_starts(&swf, procs, OverrunPolicy::Kill, policy);
-            assert_eq!(jobs.len(), starts.len(), "{log}");
-            for (j, s) in jobs.iter().zip(&starts) {
-                assert_eq!(j.start, *s, "{log}: job {} under {}", j.job, policy.name());
+        for overrun in [OverrunPolicy::Kill, OverrunPolicy::Overrun] {
+            for policy in [Policy::Fcfs, Policy::Easy, Policy::Sjbf] {
+                let (jobs, counts) =
+                    common::run_full(&swf, procs, policy, overrun, &[], "log", None)
+                        .expect("the log runs");
+                let (starts, backfilled) = common::lean_starts(&swf, procs, overrun, policy);
+                let case = format!("{log} under {} ({})", policy.name(), overrun.name());
+                assert_eq!(jobs.len(), starts.len(), "{case}");
+                for (j, s) in jobs.iter().zip(&starts) {
+                    assert_eq!(j.start, *s, "{case}: job {}", j.job);
+                }
+                assert_eq!(counts.backfilled, backfilled, "{case}");
             }
-            assert_eq!(counts.backfilled, backfilled, "{log}: {}", policy.name());
         }
     }
 }

@@ -7,6 +7,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
 use sitesim::swf::Located;
 
@@ -245,22 +246,26 @@ impl<'a> Lean<'a> {
     }
 }
 
-/// The jobs of `records` as sitesim replays them under the `kill` policy (each cut at
-/// its estimate), or under `extend` (each estimate raised to the runtime), and how many
-/// are killed; every record must know its processors, runtime and requested time, so
-/// that no questionable-job policy applies.
-pub fn jobs_of(records: &[Located], extend: bool) -> (Vec<Job>, u64) {
+/// The jobs of `records` as sitesim replays them under `overrun`: under `kill` each is
+/// cut at its estimate, under `extend` each estimate is raised to the runtime, and under
+/// `overrun` each runs its full runtime past the estimate the scheduler keeps (the
+/// reservation then takes it to end a second from now: [`Lean::reservation`]); and how
+/// many are killed. Every record must know its processors, runtime and requested time,
+/// so that no questionable-job policy applies.
+pub fn jobs_of(records: &[Located], overrun: OverrunPolicy) -> (Vec<Job>, u64) {
     let mut killed = 0;
     let jobs = records
         .iter()
         .map(|l| {
             let r = &l.record;
             assert!(r.alloc_procs > 0 && r.run >= 0 && r.req_time > 0, "{r:?}");
-            let (run, estimate) = if extend {
-                (r.run, r.req_time.max(r.run))
-            } else {
-                killed += u64::from(r.run > r.req_time);
-                (r.run.min(r.req_time), r.req_time)
+            let (run, estimate) = match overrun {
+                OverrunPolicy::Kill => {
+                    killed += u64::from(r.run > r.req_time);
+                    (r.run.min(r.req_time), r.req_time)
+                }
+                OverrunPolicy::Extend => (r.run, r.req_time.max(r.run)),
+                OverrunPolicy::Overrun => (r.run, r.req_time),
             };
             Job {
                 submit: r.submit,

@@ -118,22 +118,17 @@ pub fn run(
     run_with(swf, procs, policy, overrun, &[]).expect("the case runs")
 }
 
-/// The jobs of `swf` for the references under `overrun` (`kill` or `extend`).
+/// The jobs of `swf` for the references under `overrun`.
 fn reference_jobs(swf: &str, overrun: OverrunPolicy) -> Vec<lean::Job> {
     let records: Vec<_> = SwfReader::new(swf.as_bytes(), "case.swf")
         .expect("the header parses")
         .map(|r| r.expect("the record parses"))
         .collect();
-    let extend = match overrun {
-        OverrunPolicy::Kill => false,
-        OverrunPolicy::Extend => true,
-        OverrunPolicy::Overrun => panic!("the references know no overrun"),
-    };
-    lean::jobs_of(&records, extend).0
+    lean::jobs_of(&records, overrun).0
 }
 
 /// The starts the lean reference (FCFS, EASY or SJBF) gives the jobs of `swf` on `procs`
-/// processors under `overrun` (`kill` or `extend`), in submission order, and the number
+/// processors under `overrun`, in submission order, and the number
 /// of jobs it backfilled.
 pub fn lean_starts(
     swf: &str,
@@ -146,7 +141,7 @@ pub fn lean_starts(
 }
 
 /// The starts the naive conservative reference gives the jobs of `swf` on `procs`
-/// processors under `overrun` (`kill` or `extend`), in submission order.
+/// processors under `overrun`, in submission order.
 pub fn conservative_reference_starts(swf: &str, procs: u32, overrun: OverrunPolicy) -> Vec<i64> {
     naive::conservative_starts(&reference_jobs(swf, overrun), procs)
 }
