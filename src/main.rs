@@ -28,6 +28,7 @@ use sitesim::experiment::replay::replay_command;
 use sitesim::experiment::report::report_command;
 use sitesim::experiment::resample::{ResampleOptions, resample_command};
 use sitesim::experiment::run::run_command;
+use sitesim::experiment::scenario::Scenario;
 use sitesim::experiment::study::{Shard, sweep_command};
 use sitesim::experiment::summary::merge_command;
 use sitesim::registry::SchedulerSpec;
@@ -155,7 +156,7 @@ struct RunArgs {
     /// Set any key of the scenario: dotted for a table's (`population.users=2`,
     /// `scheduler.policy=creasy:alpha=1`, `workload.users.continuation=off`); the value
     /// is read as TOML, else as a string. Repeatable.
-    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = Scenario::setting)]
     settings: Vec<(String, String)>,
 }
 
@@ -174,14 +175,6 @@ impl RunArgs {
         }
         s.extend(self.settings.iter().cloned());
         s
-    }
-}
-
-/// `KEY=VALUE`.
-fn parse_setting(s: &str) -> Result<(String, String), String> {
-    match s.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.trim().to_owned())),
-        _ => Err(format!("'{s}' is not KEY=VALUE")),
     }
 }
 

@@ -888,6 +888,15 @@ fn run_takes_overrides_and_writes_any_scenario_to_out() {
         "{}",
         stderr(&o)
     );
+    // A value the scenario cannot take is refused with the settings named: the line the
+    // error gives is one of the scenario as they left it, not of the file.
+    let o = sitesim(&["run", "--seed", "3", "--set", "population=1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("scenarios/default.toml (built in) with seed=3, population=1 set:"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -132,6 +132,11 @@ fn fuzz_scenario() {
 }
 
 #[test]
+fn fuzz_settings() {
+    campaign("settings", 300);
+}
+
+#[test]
 fn fuzz_model() {
     campaign("model", 150);
 }

@@ -21,7 +21,7 @@ use sitesim::experiment::replicate::write_replicated;
 use sitesim::experiment::report::write_report;
 use sitesim::experiment::resample::{ResampleOptions, resample_file};
 use sitesim::experiment::results::is_folder_name;
-use sitesim::experiment::scenario::{Scenario, WorkloadSection};
+use sitesim::experiment::scenario::{DEFAULT_SCENARIO, Scenario, WorkloadSection};
 use sitesim::experiment::study::{Shard, Study};
 use sitesim::experiment::summary::merge;
 use sitesim::job::OverrunPolicy;
@@ -89,7 +89,7 @@ pub fn all() -> &'static [Target] {
             ..target
         }
     }
-    static TARGETS: [Target; 29] = [
+    static TARGETS: [Target; 30] = [
         t("swf", Shape::Swf, swf_seeds, swf),
         t("compressed", Shape::Bytes, compressed_seeds, compressed),
         t("replay", Shape::Swf, replay_seeds, replay_log),
@@ -111,6 +111,7 @@ pub fn all() -> &'static [Target] {
         asked(t("study", Shape::Toml, study_seeds, study)),
         asked(t("calibrate", Shape::Swf, calibrate_seeds, calibrate_log)),
         t("scenario", Shape::Toml, scenario_seeds, scenario),
+        t("settings", Shape::Spec, settings_seeds, settings),
         asked(t("model", Shape::Toml, model_seeds, model_site)),
         t("policy", Shape::Spec, policy_seeds, policy),
         t("predictor", Shape::Spec, predictor_seeds, predictor),
@@ -941,6 +942,33 @@ fn scenario(bytes: &[u8]) -> bool {
     }
 }
 
+fn settings_seeds() -> Vec<Vec<u8>> {
+    strings(&[
+        "population.users=0.5\nreplications=2\nseed=7\nworkload.users.continuation=off",
+        "scheduler.policy=creasy:alpha=1\nmachine.procs=64\nduration=\"2w\"",
+        "scheduler=\"conservative\"\nmetrics.warmup=\"1w\"\npopulation.users=[1, 2]",
+        "experiment.sweep.axis=population\nexperiment.sweep.values=[0.5, 1]\nthreads=2",
+        "site.think.threshold=\"20m\"\nworkload.source=model\noutput.dir=results",
+    ])
+}
+
+/// Applies the settings of a `sitesim run --set KEY=VALUE ...` command line (one a line,
+/// read as the CLI reads them) to the built-in default scenario, and turns the result
+/// into options as the `scenario` target does.
+fn settings(bytes: &[u8]) -> bool {
+    let Ok(settings) = text(bytes)
+        .lines()
+        .map(Scenario::setting)
+        .collect::<Result<Vec<_>, _>>()
+    else {
+        return false;
+    };
+    match Scenario::with_settings(DEFAULT_SCENARIO, "default.toml", &settings) {
+        Ok(text) => scenario(text.as_bytes()),
+        Err(_) => false,
+    }
+}
+
 /// The scenarios of a model-based site, shortened to two weeks and one replication, an
 /// `[output]` folder given where it was left commented out.
 fn model_seeds() -> Vec<Vec<u8>> {
@@ -1028,7 +1056,9 @@ fn study_seeds() -> Vec<Vec<u8>> {
 /// Runs the experiment of a model-based site's scenario (built-in model files) into a
 /// scratch folder on one thread, as `sitesim run` does, then again: the second run must
 /// find every run done and do none (a resumed experiment never redoes a finished run);
-/// then writes its report. Experiments of more than 32 runs (a capacity search: more than
+/// then writes its report; then, unless it is a capacity search (which cannot be
+/// sharded), runs it again as 2 or 3 shards, whose merged folder must hold the one run's
+/// results byte for byte ([`shards_merge_into`]). Experiments of more than 32 runs (a capacity search: more than
 /// 2 replications), longer than 4 weeks, of 4 times the users ([`too_big`]) or 4,096
 /// processors are skipped: their cost is what the scenario asks for, not a finding.
 fn study(bytes: &[u8]) -> bool {
@@ -1085,12 +1115,47 @@ fn study(bytes: &[u8]) -> bool {
             if let Err(e) = write_report(&dir) {
                 panic!("the finished experiment has no report: {e}");
             }
+            if !study.is_capacity_search() {
+                let shards = 2 + (bytes.len() % 2) as u32;
+                pool.install(|| shards_merge_into(&mut study, &dir, shards, &stop));
+            }
             true
         }
         Err(_) => false,
     };
     let _ = std::fs::remove_dir_all(&dir);
     accepted
+}
+
+/// Runs `study` again as `count` shards, each into its own folder, merges them, and
+/// checks that the merged folder holds the results of the one run in `whole`, byte for
+/// byte: its plan, every run's record, its summary and table.
+fn shards_merge_into(study: &mut Study, whole: &Path, count: u32, stop: &AtomicBool) {
+    let dirs: Vec<PathBuf> = (1..=count).map(|_| scratch_dir()).collect();
+    for (index, dir) in (1..=count).zip(&dirs) {
+        if let Err(e) = study.run(dir, Shard { index, count }, stop, &|| {}) {
+            panic!("shard {index}/{count} of a finished experiment fails: {e}");
+        }
+    }
+    let merged = scratch_dir();
+    if let Err(e) = merge(&merged, &dirs) {
+        panic!("the shards of a finished experiment do not merge: {e}");
+    }
+    let files = results_files(whole);
+    assert!(!files.is_empty(), "the whole run left no results");
+    for (name, path) in files
+        .into_iter()
+        .chain(["summary.json", "runs.csv"].map(|f| (f.to_owned(), whole.join(f))))
+    {
+        let read = |p: &Path| std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert!(
+            read(&path) == read(&merged.join(&name)),
+            "{name} of {count} merged shards differs from the one run's"
+        );
+    }
+    for dir in dirs.iter().chain([&merged]) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 /// Seeds from a list of strings.

@@ -165,11 +165,11 @@ pub fn load_scenario(
 ) -> Result<(Scenario, String), String> {
     match path {
         Some(path) => Scenario::load_with(path, settings),
-        None => {
-            let name = "scenarios/default.toml (built in)";
-            let text = Scenario::with_settings(DEFAULT_SCENARIO, name, settings)?;
-            Ok((Scenario::parse(&text, name)?, text))
-        }
+        None => Scenario::parse_with(
+            DEFAULT_SCENARIO,
+            "scenarios/default.toml (built in)",
+            settings,
+        ),
     }
 }
 

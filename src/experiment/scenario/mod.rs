@@ -611,6 +611,15 @@ impl Scenario {
         })
     }
 
+    /// One setting of the command line, `KEY=VALUE` (`sitesim run --set`), as the
+    /// `(key, value)` that [`Scenario::with_settings`] applies.
+    pub fn setting(s: &str) -> Result<(String, String), String> {
+        match s.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.trim().to_owned())),
+            _ => Err(format!("'{s}' is not KEY=VALUE")),
+        }
+    }
+
     /// The text of a scenario with `settings` applied: each `(key, value)` sets the key
     /// (dotted for a table's: `population.users`, `workload.users.continuation`) to the
     /// value, read as TOML (`2`, `true`, `[8, 18]`, `"easy"`) or else as a string. The
@@ -664,10 +673,27 @@ impl Scenario {
     ) -> Result<(Scenario, String), String> {
         let name = path.display().to_string();
         let text = crate::model_files::read_text(path).map_err(|e| format!("{name}: {e}"))?;
-        let text = Scenario::with_settings(&text, &name, settings)?;
-        let mut scenario = Scenario::parse(&text, &name)?;
+        let (mut scenario, text) = Scenario::parse_with(&text, &name, settings)?;
         scenario.resolve_inputs(path.parent().unwrap_or(Path::new("")));
         Ok((scenario, text))
+    }
+
+    /// Parses the scenario `text` (named `name`) with `settings` applied
+    /// ([`Scenario::with_settings`]); returns it with the text it was parsed from. An
+    /// error after settings names them: its line is one of the scenario as they left it.
+    pub fn parse_with(
+        text: &str,
+        name: &str,
+        settings: &[(String, String)],
+    ) -> Result<(Scenario, String), String> {
+        let text = Scenario::with_settings(text, name, settings)?;
+        let name = if settings.is_empty() {
+            name.to_owned()
+        } else {
+            let set: Vec<String> = settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{name} with {} set", set.join(", "))
+        };
+        Ok((Scenario::parse(&text, &name)?, text))
     }
 
     /// Makes the relative paths of the scenario's input files relative to `base`.
