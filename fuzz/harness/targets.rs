@@ -1058,9 +1058,10 @@ fn study_seeds() -> Vec<Vec<u8>> {
 /// find every run done and do none (a resumed experiment never redoes a finished run);
 /// then writes its report; then, unless it is a capacity search (which cannot be
 /// sharded), runs it again as 2 or 3 shards, whose merged folder must hold the one run's
-/// results byte for byte ([`shards_merge_into`]). Experiments of more than 32 runs (a capacity search: more than
-/// 2 replications), longer than 4 weeks, of 4 times the users ([`too_big`]) or 4,096
-/// processors are skipped: their cost is what the scenario asks for, not a finding.
+/// results byte for byte ([`shards_merge_into`]). Experiments of more than 32 runs (a
+/// capacity search: more than 2 replications), longer than 4 weeks, of 4 times the users
+/// ([`too_big`]) or 4,096 processors are skipped: their cost is what the scenario asks
+/// for, not a finding.
 fn study(bytes: &[u8]) -> bool {
     let text = text(bytes);
     let Ok(s) = Scenario::parse(&text, "fuzz.toml") else {
