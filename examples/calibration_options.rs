@@ -26,7 +26,7 @@ use sitesim::time::WEEK;
 use sitesim::users::{Drift, FlowForward, NegativeThink, OpeningThink};
 use sitesim::workload::pools::PoolConfig;
 use sitesim::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
-use sitesim::workload::trace::{DependenceCutoff, WindowEnd};
+use sitesim::workload::trace::{Dependence, WindowEnd};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -52,7 +52,7 @@ const ALTERNATIVES: [Alternative; 10] = [
         o.users.negative = NegativeThink::Together
     }),
     ("--dependence start", |o| {
-        o.users.trace.cutoff = DependenceCutoff::Start
+        o.users.trace.dependence = Dependence::Start
     }),
     ("--regenerate-from finish", |o| {
         o.population.regenerate_from = RegenerateFrom::Finish

@@ -30,8 +30,8 @@ use sitesim::model::fit::{DAYTIME_END, DAYTIME_START, FitLog, classify};
 use sitesim::model::plan::PlanConfig;
 use sitesim::model::tally::generated;
 use sitesim::model::{
-    BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, RuntimeScale, SessionClass,
-    SitePlan, TalbyModel, UserClass, WorkloadFigures,
+    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, RuntimeScale,
+    SessionClass, SitePlan, TalbyModel, UserClass, WorkloadFigures,
 };
 use sitesim::plot::{LineChart, Series, XTicks, write_line_chart};
 use sitesim::sched::Policy;
@@ -85,7 +85,7 @@ fn options(flat_day: bool) -> ModelOptions {
         machine: None,
         // Sections 1-4 compare the model's layers as the thesis and the fit give them;
         // section 5 calibrates the site to Table 28.
-        calibrate: false,
+        calibrate: Calibrate::Off,
         room: CollisionRoom::OwnDuration,
         busy: BusyUser::Queue,
     }
@@ -450,7 +450,11 @@ fn table_28(files: &ModelFiles) -> Result<String> {
             o.run.procs = Some(procs);
             o.params = Parameterization::MachineSize(procs);
             o.record_sessions = false;
-            o.calibrate = calibrate;
+            o.calibrate = if calibrate {
+                Calibrate::Generated
+            } else {
+                Calibrate::Off
+            };
             o.room = room;
             o.busy = busy;
             o.machine = machine;

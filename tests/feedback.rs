@@ -7,11 +7,11 @@ use common::{feedback_run, logged, trace_of, users_of};
 use sitesim::job::JobOutcome;
 use sitesim::registry::SchedulerSpec;
 use sitesim::sched::Policy;
-use sitesim::users::reaction::MAX_REPETITIONS;
 use sitesim::users::{
-    Behaviour, ContinuationCurve, FlowForward, NegativeThink, OpeningThink, Rule, UserConfig,
+    Behaviour, ContinuationCurve, FlowForward, NegativeThink, OpeningThink, Return, Rule,
+    UserConfig,
 };
-use sitesim::workload::trace::{DependenceCutoff, TraceConfig};
+use sitesim::workload::trace::{Dependence, TraceConfig};
 
 /// `(job number, simulated submit)` of user `user`'s jobs.
 fn submits(jobs: &[JobOutcome], user: i64) -> Vec<(i64, i64)> {
@@ -28,12 +28,14 @@ fn blocker(n: i64, run: i64) -> String {
 }
 
 #[test]
-fn a_job_ready_after_its_window_closed_waits_for_the_next_window() {
-    // User 1's first session: jobs 2 and 3, window [0, 250]; second session: job 4 at
-    // 10000, window [10000, 10100]. The blocker delays job 2 to [1000, 1100]; job 3 is
-    // ready at 1100 + 50, after its window closed: it goes to the next window's start.
-    // Job 4 (think time 9750, capped at 1200) is ready at 10100 + 1200, after the user's
-    // last window: it is submitted then.
+fn a_job_ready_after_its_window_closed_waits_for_the_users_return() {
+    // User 1's first session: jobs 2 and 3, window [0, 250], submitted within the hour
+    // from time 0 (its usual hour); second session: job 4 at 10000, window [10000,
+    // 10100]. The blocker delays job 2 to [1000, 1100]; job 3 is ready at 1100 + 50,
+    // after its window closed. By the literal rule it goes to the next window's start,
+    // and job 4 (a break after job 3's end at 10100) is ready a threshold later, after
+    // the user's last window: it is submitted then. By default the user is back within
+    // its usual hour: job 3 comes at once, and job 4 keeps its logged session start.
     let log = [
         blocker(1, 1000),
         logged(2, 1, 0, 0, 100, 1),
@@ -42,13 +44,14 @@ fn a_job_ready_after_its_window_closed_waits_for_the_next_window() {
     ]
     .concat();
     let config = TraceConfig::default();
-    let (users, jobs) = feedback_run(
-        trace_of(&log, 1, config),
-        1,
-        Policy::Fcfs,
-        users_of(&config),
-        None,
-    );
+    let run = |away| {
+        let users = UserConfig {
+            away,
+            ..users_of(&config)
+        };
+        feedback_run(trace_of(&log, 1, config), 1, Policy::Fcfs, users, None)
+    };
+    let (users, jobs) = run(Return::NextWindow);
     assert_eq!(submits(&jobs, 1), [(2, 0), (3, 10_000), (4, 11_300)]);
     // Counts include the blocker's job, submitted inside its window.
     let c = users.summary().jobs;
@@ -57,6 +60,12 @@ fn a_job_ready_after_its_window_closed_waits_for_the_next_window() {
         (2, 1, 1)
     );
     assert_eq!((c.after_own_window, c.flowed_forward), (2, 0));
+    let (users, jobs) = run(Return::UsualHour);
+    assert_eq!(submits(&jobs, 1), [(2, 0), (3, 1150), (4, 10_000)]);
+    let c = users.summary().jobs;
+    assert_eq!((c.inside_window, c.usual_hour, c.next_window), (3, 1, 0));
+    assert_eq!(c.drift.late[Rule::UsualHour as usize], 0);
+    assert_eq!(users.summary().lateness.max, 1000);
 }
 
 #[test]
@@ -81,20 +90,22 @@ fn a_faster_machine_lets_the_next_session_flow_forward() {
     let (users, jobs) = run(OpeningThink::Capped);
     assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 1450)]);
     assert_eq!(users.summary().jobs.flowed_forward, 1);
-    // With the logged break, the opener is ready at 250 + 14750: between windows, it
-    // waits for its own window.
+    // With the logged break, the opener is ready at 250 + 14750 = 15000: between
+    // windows, it comes at the user's next usual hour, 18000 (the user opened its second
+    // session at 20000, in the hour from 18000), before its own window.
     let (_, jobs) = run(OpeningThink::Original);
-    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 20_000)]);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 18_000)]);
     // With no think time at all it follows job 2 at once.
     let (_, jobs) = run(OpeningThink::Zero);
     assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 250)]);
     // The default keeps the logged break after an early result: job 2 was saved 5000 s,
-    // less than the break, so the next session keeps its logged start, and no job is
-    // further ahead than the response time saved.
+    // less than the break, so the next session is ready 5000 s ahead of its logged
+    // start and comes at the usual hour, and no job is further ahead than the response
+    // time saved.
     let (users, jobs) = run(OpeningThink::Calendar);
-    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 20_000)]);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 18_000)]);
     let d = users.summary().jobs.drift;
-    assert_eq!((d.early(), d.max_lead, d.lead_beyond_saved), (1, 5000, 0));
+    assert_eq!((d.early(), d.max_lead, d.lead_beyond_saved), (2, 5000, 0));
 }
 
 #[test]
@@ -267,9 +278,9 @@ fn dependence_by_start_waits_for_jobs_that_ended_while_a_job_waited() {
         logged(3, 1, 50, 200, 10, 1),
     ]
     .concat();
-    let by = |cutoff| {
+    let by = |dependence| {
         let config = TraceConfig {
-            cutoff,
+            dependence,
             ..TraceConfig::default()
         };
         feedback_run(
@@ -281,13 +292,10 @@ fn dependence_by_start_waits_for_jobs_that_ended_while_a_job_waited() {
         )
         .1
     };
-    assert_eq!(submits(&by(DependenceCutoff::Submit), 1), [(2, 0), (3, 50)]);
+    assert_eq!(submits(&by(Dependence::Submit), 1), [(2, 0), (3, 50)]);
     // By start it waits for job 2's end at 1100; its dependency think time is negative
     // (it was submitted before job 2 ended), taken as 0.
-    assert_eq!(
-        submits(&by(DependenceCutoff::Start), 1),
-        [(2, 0), (3, 1100)]
-    );
+    assert_eq!(submits(&by(Dependence::Start), 1), [(2, 0), (3, 1100)]);
 }
 
 /// A continuation curve of two steps: share `short` after responses (and runtimes) of at
@@ -321,8 +329,10 @@ fn a_user_gives_up_a_session_after_a_longer_response_than_the_logs() {
     // In the log job 2 responded in 50 s (share 1) and its user went on 100 s later with
     // job 3, whose 3000 s keep the window open to 3150. The blocker delays job 2 to
     // [1000, 1050]: after a response of 1050 s the share is 0, so the user gives up (with
-    // probability 1 - 0/1) and job 3 waits for the next window, job 4's at 20000. Without
-    // the reaction job 3 is submitted at 1150, inside its window.
+    // probability 1 - 0/1): job 3 waits for the user to come back after a break, a
+    // threshold on within its usual hour (from 0), at 2350; by the literal rule, for the
+    // next window, job 4's at 20000. Without the reaction job 3 is submitted at 1150,
+    // inside its window.
     let log = [
         blocker(1, 1000),
         logged(2, 1, 0, 0, 50, 1),
@@ -335,25 +345,30 @@ fn a_user_gives_up_a_session_after_a_longer_response_than_the_logs() {
     let (_, jobs) = run(users_of(&config));
     assert_eq!(submits(&jobs, 1)[..2], [(2, 0), (3, 1150)]);
     let (users, jobs) = run(reacting(&config, step_curve(1.0)));
-    assert_eq!(submits(&jobs, 1)[..2], [(2, 0), (3, 20_000)]);
+    assert_eq!(submits(&jobs, 1)[..2], [(2, 0), (3, 2350)]);
     let c = users.summary().jobs;
     assert_eq!((c.gave_up, c.extended), (1, 0));
     assert_eq!(c.drift.late[Rule::GaveUp as usize], 1);
+    let literal = UserConfig {
+        away: Return::NextWindow,
+        ..reacting(&config, step_curve(1.0))
+    };
+    let (_, jobs) = run(literal);
+    assert_eq!(submits(&jobs, 1)[..2], [(2, 0), (3, 20_000)]);
 }
 
 #[test]
-fn a_user_adds_a_repetition_after_a_shorter_response_than_the_logs() {
+fn a_user_goes_on_with_its_next_job_after_a_shorter_response_than_the_logs() {
     // In the log job 1 waited 5000 s (response 5050 s, share 0) and its user came back a
-    // day later with job 3. On the idle machine job 1 responds in 50 s (share 1): the
-    // user goes on (probability (1 - 0) / (1 - 0)) with a repetition of job 1, the
-    // median think time (100 s) after its end, at 150. The blocker (user 0, 100 to 1100)
-    // delays the repetition to [1100, 1150]: after a response of 1000 s (share 0, as
-    // job 1's logged wait gives) the user takes its break as planned, and job 3 comes no
-    // earlier than the repetition's end.
+    // day later with jobs 3 and 4. On the idle machine job 1 responds in 50 s (share 1):
+    // the user goes on (probability (1 - 0) / (1 - 0)) with its next job, which flows
+    // forward from its session to the median think time (100 s) after job 1's end, 150;
+    // job 4 follows job 3's end (200) by its logged 100 s. No job is added: the next
+    // session's jobs come early.
     let log = [
         logged(1, 1, 0, 5000, 50, 1),
-        logged(2, 0, 100, 0, 1000, 1),
         logged(3, 1, 90_000, 0, 50, 1),
+        logged(4, 1, 90_150, 0, 50, 1),
     ]
     .concat();
     let config = TraceConfig::default();
@@ -364,60 +379,26 @@ fn a_user_adds_a_repetition_after_a_shorter_response_than_the_logs() {
         reacting(&config, step_curve(1.0)),
         None,
     );
-    let s = submits(&jobs, 1);
-    assert_eq!(s[..2], [(1, 0), (1, 150)]);
-    assert_eq!(s[2].0, 3);
-    assert!(s[2].1 >= 1150, "{s:?}");
-    let repetition = jobs
-        .iter()
-        .find(|j| j.user == 1 && j.submit == 150)
-        .unwrap();
-    assert_eq!((repetition.start, repetition.end), (1100, 1150));
+    assert_eq!(submits(&jobs, 1), [(1, 0), (3, 150), (4, 300)]);
     let c = users.summary().jobs;
-    assert_eq!((c.gave_up, c.extended, c.submitted), (0, 1, 4));
+    assert_eq!((c.gave_up, c.extended, c.submitted), (0, 1, 3));
+    assert_eq!(c.drift.early[Rule::Extended as usize], 1);
+    assert_eq!(c.flowed_forward, 2);
+    // The user went on where the log broke off, whatever the curve would have it do
+    // after job 3 (its next job was planned within the session): nothing repeats.
+    assert_eq!(users.summary().lateness.min, 150 - 90_000);
 }
 
 #[test]
-fn repetitions_end_when_the_planned_break_would_have_ended() {
-    // Job 1 waited 5000 s in the log (share 0) and its user came back a day later with
-    // job 3; on the idle machine it responds in 50 s (share 1), so every planned break is
-    // extended (probability (1 - 0) / (1 - 0)): repetitions of 50 s follow one another
-    // 100 s after each end, at 150, 300, ... A break is extended only while it lasts: job
-    // 3 is ready at job 1's end plus its logged think time, 50 + 84,950 = 85,000 (the
-    // calendar rule, the user being ahead of the log), so the last repetition is the one
-    // at 84,900 (566 in all) and job 3 opens its window at its logged 90,000. Before this
-    // rule the run never ended (a fuzzing finding,
-    // `fuzz/regressions/feedback/endless-repetitions.swf`).
-    let log = [logged(1, 1, 0, 5000, 50, 1), logged(3, 1, 90_000, 0, 50, 1)].concat();
-    let config = TraceConfig::default();
-    let (users, jobs) = feedback_run(
-        trace_of(&log, 1, config),
-        1,
-        Policy::Fcfs,
-        reacting(&config, step_curve(1.0)),
-        None,
-    );
-    let s = submits(&jobs, 1);
-    let repetitions: Vec<i64> = s.iter().filter(|j| j.0 == 1).map(|j| j.1).skip(1).collect();
-    assert_eq!(repetitions.len(), 566);
-    assert_eq!(repetitions.first(), Some(&150));
-    assert_eq!(repetitions.last(), Some(&84_900));
-    assert_eq!(s.last(), Some(&(3, 90_000)));
-    let c = users.summary().jobs;
-    assert_eq!((c.extended, c.submitted), (566, 568));
-}
-
-#[test]
-fn a_run_of_repetitions_is_bounded() {
-    // As above, but job 3 comes 1,000,000 s later: the break, which lasts until 995,000,
-    // would hold 6,633 repetitions (at 150, 300, ..., 994,950). A run of repetitions
-    // stops at `MAX_REPETITIONS` (1,000: the last at 150,000), and job 3 still
-    // opens its window at its logged time. Before the bound a log of two such jobs of
-    // one second took tens of millions of repetitions (a fuzzing finding,
-    // `fuzz/regressions/feedback/long-break-repetitions.swf`).
+fn a_user_goes_on_at_most_into_the_session_before_its_own() {
+    // As above, with a third session at 200,000: after job 3 (now at 150) the user again
+    // went on where the log broke off, but job 4 opens the session two after job 1's: it
+    // flows forward no further than the window of the session before its own, job 3's
+    // logged one at 90,000.
     let log = [
         logged(1, 1, 0, 5000, 50, 1),
-        logged(3, 1, 1_000_000, 0, 50, 1),
+        logged(3, 1, 90_000, 5000, 50, 1),
+        logged(4, 1, 200_000, 0, 50, 1),
     ]
     .concat();
     let config = TraceConfig::default();
@@ -428,13 +409,10 @@ fn a_run_of_repetitions_is_bounded() {
         reacting(&config, step_curve(1.0)),
         None,
     );
-    let s = submits(&jobs, 1);
-    let repetitions: Vec<i64> = s.iter().filter(|j| j.0 == 1).map(|j| j.1).skip(1).collect();
-    assert_eq!(repetitions.len(), MAX_REPETITIONS as usize);
-    assert_eq!(repetitions.last(), Some(&150_000));
-    assert_eq!(s.last(), Some(&(3, 1_000_000)));
+    assert_eq!(submits(&jobs, 1), [(1, 0), (3, 150), (4, 90_000)]);
     let c = users.summary().jobs;
-    assert_eq!(c.extended, u64::from(MAX_REPETITIONS));
+    assert_eq!(c.extended, 2);
+    assert_eq!(c.drift.early[Rule::FlowLimit as usize], 1);
 }
 
 #[test]

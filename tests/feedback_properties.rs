@@ -12,9 +12,9 @@ use sitesim::job::{JobOutcome, OverrunPolicy};
 use sitesim::sched::Policy;
 use sitesim::session::{opens_session, think_time};
 use sitesim::sim::{Simulation, SiteConfig};
-use sitesim::users::{OpeningThink, UserConfig};
+use sitesim::users::{OpeningThink, Return, UserConfig};
 use sitesim::workload::TraceUsers;
-use sitesim::workload::trace::{Trace, TraceConfig};
+use sitesim::workload::trace::{Dependence, Trace, TraceConfig, TraceUser};
 
 /// A logged job: user, submit, wait, runtime, size.
 type Logged = (i64, i64, i64, i64, i64);
@@ -75,9 +75,13 @@ proptest! {
     #[test]
     fn users_follow_order_dependencies_think_times_and_windows((procs, jobs) in log()) {
         let swf = text(&jobs);
-        let cfg = TraceConfig::default();
-        let users = users_of(&cfg);
-        for policy in Policy::ALL {
+        for (dependence, away, policy) in Dependence::ALL
+            .into_iter()
+            .flat_map(|d| [Return::UsualHour, Return::NextWindow].map(|a| (d, a)))
+            .flat_map(|(d, a)| Policy::ALL.map(|p| (d, a, p)))
+        {
+            let cfg = TraceConfig { dependence, ..TraceConfig::default() };
+            let users = UserConfig { away, ..users_of(&cfg) };
             let trace = trace_of(&swf, procs, cfg);
             let (population, ended) =
                 feedback_run(trace.clone(), procs, policy, users.clone(), None);
@@ -87,17 +91,23 @@ proptest! {
             let by_number = |n: usize| &ended[ended.iter().position(|j| j.job == n as i64).unwrap()];
             for u in &trace.users {
                 let mut last_submit = i64::MIN;
+                let hours = usual_hours(u);
                 for (k, tj) in u.jobs.iter().enumerate() {
                     let sim = by_number(tj.spec.job as usize);
                     // The order constraint.
                     prop_assert!(sim.submit >= last_submit, "user {} out of order", u.user);
                     last_submit = sim.submit;
-                    // Every job of the user that ended in the log before this one was
-                    // submitted has ended in the simulation before it.
-                    for earlier in &u.jobs[..k] {
-                        if earlier.end < tj.submit {
-                            prop_assert!(by_number(earlier.spec.job as usize).end <= sim.submit);
+                    // Every job of the user whose result it waits for, by the rule, has
+                    // ended in the simulation before it was submitted.
+                    let waits_for: Vec<usize> = match dependence {
+                        Dependence::Submit => (0..k).filter(|&e| u.jobs[e].end < tj.submit).collect(),
+                        Dependence::Start => (0..k).filter(|&e| u.jobs[e].end < tj.start).collect(),
+                        Dependence::Think | Dependence::Sessions => {
+                            u.dep_jobs(tj).iter().map(|&e| e as usize).collect()
                         }
+                    };
+                    for e in waits_for {
+                        prop_assert!(by_number(u.jobs[e].spec.job as usize).end <= sim.submit);
                     }
                     // The think time after the previous job, a break capped at the
                     // threshold.
@@ -106,10 +116,12 @@ proptest! {
                         let pause = think.min(cfg.threshold);
                         prop_assert!(sim.submit >= previous.end + pause);
                     }
-                    // Inside a window, at a window's start, or after the last one.
+                    // Inside a window, at a window's start, after the last one, or (by
+                    // default) in one of the user's usual hours.
                     let w = &u.windows;
                     let placed = w.iter().any(|w| (w.start..=w.end).contains(&sim.submit))
-                        || sim.submit > w.last().unwrap().end;
+                        || sim.submit > w.last().unwrap().end
+                        || (away == Return::UsualHour && hours.contains(&hour_of_week(sim.submit)));
                     prop_assert!(placed, "user {} submitted at {} outside its windows", u.user, sim.submit);
                 }
             }
@@ -186,7 +198,12 @@ proptest! {
         for j in &mut trace.users[0].jobs {
             j.spec.runtime = 0;
         }
-        let users = UserConfig { opening: OpeningThink::Original, ..users_of(&cfg) };
+        // By the literal rule: the user comes back only at its next window.
+        let users = UserConfig {
+            opening: OpeningThink::Original,
+            away: Return::NextWindow,
+            ..users_of(&cfg)
+        };
         let (_, ended) = feedback_run(trace, 1, Policy::Fcfs, users, None);
         let simulated: Vec<Logged> = ended.iter().map(|j| (1, j.submit, 0, 0, 1)).collect();
         // The same sessions, each opening at its logged time.
@@ -200,6 +217,29 @@ proptest! {
             logged.iter().map(|s| s.1[0]).collect::<Vec<_>>()
         );
     }
+}
+
+/// The hour of the week of `t`, counted from time 0.
+fn hour_of_week(t: i64) -> i64 {
+    t.div_euclid(3600).rem_euclid(168)
+}
+
+/// The hours of the week a user's sessions spanned in the log, from their first to
+/// their last submission.
+fn usual_hours(u: &TraceUser) -> Vec<i64> {
+    let mut hours = Vec::new();
+    for (k, w) in u.windows.iter().enumerate() {
+        let last = (u.jobs.iter().filter(|j| j.session as usize == k))
+            .map(|j| j.submit)
+            .max()
+            .unwrap();
+        let mut h = w.start.div_euclid(3600);
+        while h <= last.div_euclid(3600) && hours.len() < 10_000 {
+            hours.push(hour_of_week(h * 3600));
+            h += 1;
+        }
+    }
+    hours
 }
 
 /// Makes every job of `trace` run (and be estimated) for ever.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sitesim::model::dist::Categorical;
-use sitesim::model::jobs::{Follow, idle_duration};
+use sitesim::model::jobs::{Follow, idle_span};
 use sitesim::model::plan::PlanConfig;
 use sitesim::model::{
     CollisionRoom, DayCycle, JobLayer, Parameterization, PlannedSession, RuntimeScale,
@@ -292,7 +292,7 @@ fn sessions_follow_the_fitted_job_layer() {
         let mut runtimes = Vec::with_capacity(n);
         let (mut later, mut concurrent) = (0usize, 0usize);
         for _ in 0..n {
-            let s = jobs.session(c, procs, &RuntimeScale::FITTED, &mut r);
+            let s = jobs.session(c, &jobs.scaled(procs, RuntimeScale::FITTED), &mut r);
             lengths[s.len() - 1] += 1;
             runtimes.push(s[0].runtime as f64);
             assert_eq!(s[0].follow, Follow::First);
@@ -346,7 +346,11 @@ fn the_collision_rule_keeps_a_users_sessions_apart() {
     let jobs = Arc::new(JobLayer::shipped());
     let site = talby.site(Parameterization::MachineSize(128)).unwrap();
     let gap = talby.collision.gap;
-    for room in [CollisionRoom::OwnDuration, CollisionRoom::ClassMedian] {
+    for room in [
+        CollisionRoom::Submissions,
+        CollisionRoom::OwnDuration,
+        CollisionRoom::ClassMedian,
+    ] {
         let mut plan = SitePlan::new(
             talby.clone(),
             jobs.clone(),
@@ -361,7 +365,8 @@ fn the_collision_rule_keeps_a_users_sessions_apart() {
         )
         .expect("a site's own users");
         let room_of = |s: &PlannedSession| match room {
-            CollisionRoom::OwnDuration => idle_duration(&s.jobs),
+            CollisionRoom::Submissions => idle_span(&s.jobs).0,
+            CollisionRoom::OwnDuration => idle_span(&s.jobs).1,
             CollisionRoom::ClassMedian => jobs.class(s.class).duration.median().round() as i64,
         };
         let mut busy_until: Vec<i64> = Vec::new();
@@ -380,7 +385,9 @@ fn the_collision_rule_keeps_a_users_sessions_apart() {
                     hit |= s.start < free_from;
                     free_from = free_from.max(s.start + room_of(s) + gap);
                     busy_until[u] = match room {
-                        CollisionRoom::OwnDuration => busy_until[u].max(s.start + room_of(s)),
+                        CollisionRoom::Submissions | CollisionRoom::OwnDuration => {
+                            busy_until[u].max(s.start + room_of(s))
+                        }
                         // As before issue 13: the last session by start.
                         CollisionRoom::ClassMedian => s.start + room_of(s),
                     };

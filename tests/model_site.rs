@@ -14,7 +14,9 @@ use sitesim::experiment::run::RunSummary;
 use sitesim::experiment::scenario::{DEFAULT_SCENARIO, Scenario};
 use sitesim::model::dist::Quantiles;
 use sitesim::model::jobs::{ClassJobs, JobLayerFile};
-use sitesim::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel};
+use sitesim::model::{
+    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel,
+};
 use sitesim::model::{PerSessionClass, SessionClass};
 use sitesim::sched::Policy;
 use sitesim::time::{DAY, HOUR, WEEK};
@@ -73,7 +75,7 @@ fn options(procs: u32, weeks: i64) -> ModelOptions {
         record_sessions: true,
         machine: None,
         // Hand-made job layers keep their runtimes; the shipped one is calibrated.
-        calibrate: false,
+        calibrate: Calibrate::Off,
         room: CollisionRoom::OwnDuration,
         busy: BusyUser::Queue,
     }
@@ -271,7 +273,7 @@ fn replications_are_identical_on_any_thread_count() {
     let mut opts = options(128, 8);
     opts.replications = 4;
     opts.run.check = false;
-    opts.calibrate = true;
+    opts.calibrate = Calibrate::Submitted;
     let stop = AtomicBool::new(false);
     let one = with_threads(Some(1), 4, || run_model(&f, &opts, &stop, &|| {}))
         .unwrap()
@@ -294,7 +296,7 @@ fn the_same_seed_gives_the_same_plan_under_every_scheduler() {
     let f = files(JobLayer::shipped());
     let mut opts = options(128, 6);
     opts.run.check = false;
-    opts.calibrate = true;
+    opts.calibrate = Calibrate::Submitted;
     let easy = replicate(&f, &opts, 0).unwrap();
     opts.run.policy = Policy::Fcfs.into();
     let fcfs = replicate(&f, &opts, 0).unwrap();
@@ -306,7 +308,9 @@ fn the_daily_cycle_can_be_switched_off() {
     let f = files(JobLayer::shipped());
     let mut opts = options(128, 10);
     opts.run.check = false;
-    opts.calibrate = true;
+    // Fitted to what it generates, the site has the same users with and without the
+    // cycle (fitted to what they submit, each site to its own closed loop).
+    opts.calibrate = Calibrate::Generated;
     let cycle = replicate(&f, &opts, 0).unwrap();
     opts.day = DayCycle::Flat;
     let flat = replicate(&f, &opts, 0).unwrap();
@@ -496,7 +500,7 @@ fn model_users_sessions_shrink_as_their_responses_grow() {
     .unwrap();
     let drop = |r: u32, continuation: Option<ContinuationCurve>| {
         let mut opts = options(128, 16);
-        opts.calibrate = true;
+        opts.calibrate = Calibrate::Submitted;
         opts.run.check = false;
         opts.behaviour.continuation = continuation;
         let large = jobs_per_opened_session(&replicate(&files, &opts, r).unwrap());

@@ -93,6 +93,7 @@ fn record(p: usize, r: u32) -> RunRecord {
             arrivals: 0,
             regenerations: 0,
             narrowed_jobs: 0,
+            ..Replication::default()
         },
         by_hour: (0..24)
             .map(|h| HourFigures {

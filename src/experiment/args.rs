@@ -21,13 +21,13 @@ use crate::predict::estimates::EstimateModel;
 use crate::registry::SchedulerSpec;
 use crate::session::SessionRule;
 use crate::time::{Time, WEEK, parse_duration};
-use crate::users::{FlowForward, NegativeThink, OpeningThink, Patience};
+use crate::users::{FlowForward, NegativeThink, OpeningThink, Patience, Return};
 use crate::workload::SyntheticConfig;
 use crate::workload::analysis::DEFAULT_FLURRY_FACTOR;
 use crate::workload::pools::PoolConfig;
 use crate::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::workload::questionable::{Policies, PolicySetting};
-use crate::workload::trace::{DependenceCutoff, TraceConfig, WindowEnd};
+use crate::workload::trace::{Dependence, TraceConfig, WindowEnd};
 
 /// What `replay` and `feedback` share: the log, the site, the scheduler, the metrics and
 /// the outputs.
@@ -120,6 +120,12 @@ pub struct FeedbackArgs {
     /// into any earlier window its ready time falls in (any).
     #[arg(long, default_value = "next", value_name = "RULE")]
     pub flow_forward: FlowForward,
+    /// Where a user whose next job is ready outside its session windows comes back: at
+    /// its next usual hour of the week (from the log) or its next window if sooner
+    /// (usual-hour), or at its next window (next-window, the seed's text taken
+    /// literally).
+    #[arg(long, default_value = "usual-hour", value_name = "RULE")]
+    pub away: Return,
     /// How users react to service: the continuation curve that breaks sessions after
     /// long responses and extends them after short ones ('fit': fitted from the log, the
     /// default; a file such as models/continuation-kth.toml; 'off': sessions keep the
@@ -215,10 +221,12 @@ pub struct UserArgs {
     /// among all earlier jobs (latest).
     #[arg(long, default_value = "previous", value_name = "RULE")]
     pub session_rule: SessionRule,
-    /// A job depends on the user's jobs that had ended by its submission (submit) or by
-    /// its start (start, the seed's literal wording).
-    #[arg(long, default_value = "submit", value_name = "CUTOFF")]
-    pub dependence: DependenceCutoff,
+    /// The earlier results a job waits for: the one its think time is measured from
+    /// (think), the last to end in each earlier session (sessions, the seed's shortcut),
+    /// every one that had ended by its submission (submit) or by its start (start, the
+    /// seed's literal wording).
+    #[arg(long, default_value = "think", value_name = "RULE")]
+    pub dependence: Dependence,
     /// Session windows end at the last end of the session's jobs (last-end) or at its
     /// last submission (last-submit).
     #[arg(long, default_value = "last-end", value_name = "END")]
@@ -243,7 +251,7 @@ impl UserArgs {
         Ok(TraceConfig {
             threshold: self.threshold,
             rule: self.session_rule,
-            cutoff: self.dependence,
+            dependence: self.dependence,
             window_end: self.window_end,
         })
     }
@@ -343,6 +351,7 @@ impl FeedbackArgs {
             opening: self.opening_think,
             negative: self.negative_think,
             flow: self.flow_forward,
+            away: self.away,
             time_zone: self.users.time_zone.clone(),
             continuation: self.continuation.clone(),
             patience: self.patience.map(|limit| Patience {

@@ -29,8 +29,8 @@ use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::textfmt::{Fixed, write_csv};
 use crate::time::{HOUR, Hms, Time, WEEK};
 use crate::users::{
-    Behaviour, ContinuationCurve, Drift, FlowForward, NegativeThink, OpeningThink, Patience,
-    UserConfig, UserState,
+    Behaviour, ContinuationCurve, Drift, FlowForward, LatenessSummary, NegativeThink, OpeningThink,
+    Patience, Return, UserConfig, UserState,
 };
 use crate::workload::questionable::Report;
 use crate::workload::trace::{MissingWaits, Trace, TraceConfig};
@@ -147,6 +147,8 @@ pub struct FeedbackOptions {
     pub negative: NegativeThink,
     /// How far jobs may flow forward into earlier sessions.
     pub flow: FlowForward,
+    /// Where a user away comes back.
+    pub away: Return,
     /// The site's zone, overriding the log's header.
     pub time_zone: Option<String>,
     /// Sessions broken after long responses, if on.
@@ -168,6 +170,8 @@ pub struct UserSettings {
     pub negative_think: NegativeThink,
     /// How far jobs may flow forward into earlier sessions.
     pub flow_forward: FlowForward,
+    /// Where a user away comes back.
+    pub away: Return,
     /// The zone local times are taken in.
     pub time_zone: String,
     /// Where it came from.
@@ -529,6 +533,7 @@ where
         opening_think: opts.opening,
         negative_think: opts.negative,
         flow_forward: opts.flow,
+        away: opts.away,
         time_zone: clock.zone_name().to_owned(),
         time_zone_source: clock.source(),
         continuation: match (&opts.continuation, &continuation) {
@@ -545,6 +550,7 @@ where
         opening: opts.opening,
         negative: opts.negative,
         flow: opts.flow,
+        away: opts.away,
         threshold: opts.trace.threshold,
         behaviour: Behaviour {
             continuation,
@@ -589,6 +595,36 @@ pub fn render_drift(d: &Drift) -> String {
         .collect();
     if !rules.is_empty() {
         let _ = write!(line, "; set by (early/late) {}", rules.join(", "));
+    }
+    line
+}
+
+/// A lateness distribution in one line: quantiles as durations (a lead with a minus
+/// sign), shares of the jobs late by more than a day, a week and 30 days.
+pub fn render_lateness(l: &LatenessSummary) -> String {
+    let signed = |t: Time| {
+        if t < 0 {
+            format!("-{}", Hms(-t))
+        } else {
+            Hms(t).to_string()
+        }
+    };
+    let mut line = format!(
+        "median {}, p95 {}, p99 {}, max {}; {:.2}% of jobs more than a day late, {:.2}% more than a week, {:.2}% more than 30 days",
+        signed(l.median),
+        signed(l.p95),
+        signed(l.p99),
+        signed(l.max),
+        100.0 * l.over_day,
+        100.0 * l.over_week,
+        100.0 * l.over_30_days,
+    );
+    if l.censored > 0 {
+        let _ = write!(
+            line,
+            " ({} not submitted by the end, counted as late as they were then)",
+            l.censored
+        );
     }
     line
 }
@@ -741,14 +777,15 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
     let u = &s.users;
     let _ = writeln!(
         w,
-        "  user model    sessions split at {} s ({} job), dependencies up to {}, windows end at {}, opener think time {}, negative think time {}, flow forward {}; local time {}{}{}",
+        "  user model    sessions split at {} s ({} job), dependencies up to {}, windows end at {}, opener think time {}, negative think time {}, flow forward {}, away until {}; local time {}{}{}",
         u.trace.threshold,
         u.trace.rule.name(),
-        u.trace.cutoff.name(),
+        u.trace.dependence.name(),
         u.trace.window_end.name(),
         u.opening_think.name(),
         u.negative_think.name(),
         u.flow_forward.name(),
+        u.away.name(),
         u.time_zone,
         u.continuation
             .as_ref()
@@ -771,15 +808,21 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
     let j = &p.jobs;
     let _ = writeln!(
         w,
-        "  fluid model   {} submitted when ready, {} at the next window, {} after the last window; {} flowed forward, {} after their own window",
-        j.inside_window, j.next_window, j.after_last_window, j.flowed_forward, j.after_own_window,
+        "  fluid model   {} submitted when ready, {} at the next window, {} at a usual hour, {} after the last window; {} flowed forward, {} after their own window",
+        j.inside_window,
+        j.next_window,
+        j.usual_hour,
+        j.after_last_window,
+        j.flowed_forward,
+        j.after_own_window,
     );
     let _ = writeln!(
         w,
-        "  reactions     {} sessions given up after long responses; {} repetitions added after short ones",
+        "  reactions     {} sessions given up after long responses; {} sessions the log broke off went on after short ones",
         j.gave_up, j.extended
     );
     let _ = writeln!(w, "  calendar      {}", render_drift(&j.drift));
+    let _ = writeln!(w, "  lateness      {}", render_lateness(&p.lateness));
     let l = &s.log;
     let sessions = |w: &mut String, name: &str, x: &SessionsSummary| {
         let _ = writeln!(

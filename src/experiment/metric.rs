@@ -53,6 +53,24 @@ pub struct Replication {
     /// for (`procs` sweeps and capacity searches).
     #[serde(default)]
     pub narrowed_jobs: u64,
+    /// Median lateness of the jobs of a resampled population logged in the measured
+    /// weeks (their submission minus their logged time, moved with their instance),
+    /// seconds; 0 for a model-based site, which has no logged times.
+    #[serde(default)]
+    pub lateness_median: f64,
+    /// Its 95th percentile, seconds.
+    #[serde(default)]
+    pub lateness_p95: f64,
+    /// Its 99th percentile, seconds.
+    #[serde(default)]
+    pub lateness_p99: f64,
+    /// The largest lateness, seconds.
+    #[serde(default)]
+    pub lateness_max: f64,
+    /// Share of those jobs more than a week late (or not submitted a week after their
+    /// logged time, when the run stopped taking submissions).
+    #[serde(default)]
+    pub late_over_week: f64,
 }
 
 impl AsRef<Replication> for Replication {
@@ -88,6 +106,23 @@ impl Replication {
             arrivals: 0,
             regenerations: 0,
             narrowed_jobs: 0,
+            lateness_median: 0.0,
+            lateness_p95: 0.0,
+            lateness_p99: 0.0,
+            lateness_max: 0.0,
+            late_over_week: 0.0,
+        }
+    }
+
+    /// The same figures with the lateness of `l`.
+    pub fn with_lateness(self, l: &crate::users::LatenessSummary) -> Replication {
+        Replication {
+            lateness_median: l.median as f64,
+            lateness_p95: l.p95 as f64,
+            lateness_p99: l.p99 as f64,
+            lateness_max: l.max as f64,
+            late_over_week: l.over_week,
+            ..self
         }
     }
 }
@@ -487,6 +522,7 @@ mod tests {
             arrivals: 0,
             regenerations: 0,
             narrowed_jobs: 0,
+            ..Replication::default()
         };
         csv.row(&["a, \"b\"".into()], &r);
         let text = String::from_utf8(csv.into_bytes()).unwrap();
@@ -499,7 +535,7 @@ mod tests {
         );
         assert_eq!(
             lines.next().unwrap(),
-            "\"a, \"\"b\"\"\",1,7,3,2.5,0.0,0.5,10.0,20.0,1.0,1,3.0,0.25,1,0,0,0,0"
+            "\"a, \"\"b\"\"\",1,7,3,2.5,0.0,0.5,10.0,20.0,1.0,1,3.0,0.25,1,0,0,0,0,0.0,0.0,0.0,0.0,0.0"
         );
     }
 }

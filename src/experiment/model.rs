@@ -17,8 +17,10 @@ use crate::localtime::SiteClock;
 use crate::metrics::{
     ClassSummary, CycleRecorder, CycleSummary, MetricsConfig, Recorder, SessionRecorder,
 };
+use crate::model::calibrate::{Calibrate, ClosedLoopFit, Expected};
 use crate::model::plan::PlanConfig;
 use crate::model::site::SessionRecord;
+use crate::model::tally::generated;
 use crate::model::{
     BusyUser, Calibration, CollisionRoom, DayCycle, JobLayer, ModelSite, ModelSiteReport,
     Parameterization, SiteParams, SitePlan, TalbyModel, WorkloadFigures, calibrate,
@@ -27,6 +29,7 @@ use crate::sched::BuildContext;
 use crate::session::SessionRule;
 use crate::time::{DAY, Time, WEEK};
 use crate::users::Behaviour;
+use rayon::prelude::*;
 
 /// Everything a model-based run needs besides its model files.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,10 +56,9 @@ pub struct ModelOptions {
     /// Processors of the simulated machine when it is not the one the population was
     /// sized for (`run.procs`): capacity planning runs one population on several sizes.
     pub machine: Option<u32>,
-    /// Fit the user counts and runtimes to the site's parameters
-    /// ([`crate::model::calibrate`]); `false` keeps the thesis's user counts and the
-    /// fitted runtimes.
-    pub calibrate: bool,
+    /// How the user counts and runtimes are fitted to the site's parameters
+    /// ([`crate::model::calibrate`]).
+    pub calibrate: Calibrate,
     /// What a session occupies in the plan's collision rule.
     pub room: CollisionRoom,
     /// What a user does with a session due while it is busy.
@@ -74,13 +76,33 @@ pub struct ModelFiles {
     pub jobs: Arc<JobLayer>,
     /// Its name.
     pub jobs_name: String,
-    /// Calibrations computed so far, by parameters and run length: each replication of
-    /// a run, and each point of an experiment with the same site, reuses its own.
-    calibrations: Arc<Mutex<Vec<Calibrated>>>,
+    /// Calibrations computed so far, by what they depend on: each replication of a run,
+    /// and each point of an experiment with the same site, reuses its own.
+    calibrations: Arc<Mutex<Vec<(CalibrationKey, Calibration)>>>,
 }
 
-/// A calibration and the parameters and run length it was computed for.
-type Calibrated = ((Parameterization, Time), Calibration);
+/// What a site's calibration depends on besides its model files.
+#[derive(Debug, Clone, PartialEq)]
+struct CalibrationKey {
+    params: Parameterization,
+    length: Time,
+    calibrate: Calibrate,
+    /// What the closed loop's trials depend on.
+    day: DayCycle,
+    room: CollisionRoom,
+    busy: BusyUser,
+    behaviour: Behaviour,
+}
+
+/// Trial runs per round of a closed-loop calibration.
+const TRIALS: u32 = 8;
+/// Plans per round of a closed-loop calibration (the first [`TRIALS`] of them run).
+const PLANS: u32 = 16;
+/// Rounds of a closed-loop calibration.
+const ROUNDS: u32 = 4;
+/// The seed the trials' plans are drawn from (theirs alone: a calibration depends on the
+/// site and its rules, not on the run's seed).
+const TRIAL_SEED: u64 = 0x7472_6961_6c73;
 
 impl ModelFiles {
     /// The files of a run.
@@ -99,25 +121,159 @@ impl ModelFiles {
         }
     }
 
-    /// The calibration of a site with parameters `params` over `length` seconds,
-    /// computed once; an error when its targets cannot be reached.
-    pub fn calibration(
-        &self,
-        params: Parameterization,
-        length: Time,
-    ) -> Result<Calibration, String> {
-        let key = (params, length);
-        let known = |c: &Vec<Calibrated>| c.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+    /// Whether the site of `opts` can be calibrated: its targets can be reached by the
+    /// workload its plan generates (without the trial runs the closed loop's calibration
+    /// adds, which may still find what its users submit out of reach).
+    pub fn check_calibration(&self, opts: &ModelOptions) -> Result<(), String> {
+        if opts.calibrate == Calibrate::Off {
+            return Ok(());
+        }
+        let site = self.talby.site(opts.params)?;
+        calibrate(
+            &self.talby,
+            &self.jobs,
+            &site,
+            &site.targets(),
+            site.procs,
+            opts.length,
+        )
+        .map(|_| ())
+    }
+
+    /// The calibration of the site of `opts` ([`ModelOptions::calibrate`]), computed
+    /// once; an error when its targets cannot be reached.
+    pub fn calibration(&self, opts: &ModelOptions) -> Result<Calibration, String> {
+        let key = CalibrationKey {
+            params: opts.params,
+            length: opts.length,
+            calibrate: opts.calibrate,
+            day: opts.day,
+            room: opts.room,
+            busy: opts.busy,
+            behaviour: opts.behaviour.clone(),
+        };
+        let known = |c: &Vec<(CalibrationKey, Calibration)>| {
+            c.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+        };
         if let Some(c) = known(&self.calibrations.lock().expect("not poisoned")) {
             return Ok(c);
         }
-        let site = self.talby.site(params)?;
-        let c = calibrate(&self.talby, &self.jobs, &site, site.procs, length)?;
+        let site = self.talby.site(opts.params)?;
+        let c = match opts.calibrate {
+            Calibrate::Off => Calibration::NONE,
+            Calibrate::Generated => calibrate(
+                &self.talby,
+                &self.jobs,
+                &site,
+                &site.targets(),
+                site.procs,
+                opts.length,
+            )?,
+            Calibrate::Submitted => self.closed_loop(opts, &site)?,
+        };
         let mut cache = self.calibrations.lock().expect("not poisoned");
         if known(&cache).is_none() {
             cache.push((key, c));
         }
         Ok(c)
+    }
+
+    /// The calibration whose users submit the site's figures in the closed loop: the
+    /// generated workload's targets are the site's divided by what trial runs under EASY
+    /// submit against what the same plans generate ([`ClosedLoopFit`]).
+    ///
+    /// Each round measures the ratios at the current calibration and divides the site's
+    /// figures by them: a fixed-point iteration, since the ratios fall as the targets
+    /// rise (more work makes users give up more of it, and the plan keep fewer long
+    /// sessions), [`ROUNDS`] times.
+    fn closed_loop(&self, opts: &ModelOptions, site: &SiteParams) -> Result<Calibration, String> {
+        let fit = |target: &Expected| {
+            calibrate(
+                &self.talby,
+                &self.jobs,
+                site,
+                target,
+                site.procs,
+                opts.length,
+            )
+        };
+        let goal = site.targets();
+        let mut c = fit(&goal)?;
+        let mut ratios = Expected::each(&goal, &goal, |_, _| 1.0);
+        for _ in 0..ROUNDS {
+            ratios = self.trial_ratios(opts, site, &c)?;
+            c = fit(&Expected::each(&goal, &ratios, |g, r| g / r))?;
+        }
+        Ok(Calibration {
+            closed_loop: Some(ClosedLoopFit {
+                scheduler: "easy",
+                trials: TRIALS,
+                rounds: ROUNDS,
+                ratios,
+            }),
+            ..c
+        })
+    }
+
+    /// What the site of `opts` calibrated by `c` submits in the closed loop over what its
+    /// plan would generate without the collision rule's redraws (whose expectation the
+    /// calibration computes), as the product of two ratios each taken between figures
+    /// of the same plans: what [`TRIALS`] trial runs under EASY on the site's machine, at
+    /// its own population, submit over what their plans generate, and what [`PLANS`]
+    /// plans generate over what the same plans generate without redraws.
+    fn trial_ratios(
+        &self,
+        opts: &ModelOptions,
+        site: &SiteParams,
+        c: &Calibration,
+    ) -> Result<Expected, String> {
+        let unfitted = Arc::new(self.talby.without_redraws());
+        let trial = ModelOptions {
+            run: ReplayOptions {
+                policy: crate::sched::Policy::Easy.into(),
+                procs: Some(site.procs),
+                check: false,
+                ..ReplayOptions::default()
+            },
+            users: 1.0,
+            machine: None,
+            record_sessions: false,
+            ..opts.clone()
+        };
+        // Each plan: what it generates without and with redraws, and, for the first
+        // TRIALS, with redraws what the closed loop submits of it.
+        type Figures = (WorkloadFigures, WorkloadFigures, Option<WorkloadFigures>);
+        let plans: Vec<Figures> = (0..PLANS)
+            .into_par_iter()
+            .map(|r| {
+                let seed = crate::seed::mix(TRIAL_SEED, u64::from(r));
+                let generate = |talby: &Arc<TalbyModel>| {
+                    let mut plan = plan_of(talby, &self.jobs, &trial, site, c, seed)?;
+                    generated(&mut plan, trial.length).map_err(|e| e.to_string())
+                };
+                let unfitted = generate(&unfitted)?;
+                if r < TRIALS {
+                    let run = simulate(self, &trial, site, c, seed, r)?;
+                    Ok((unfitted, run.generated, Some(run.submitted)))
+                } else {
+                    Ok((unfitted, generate(&self.talby)?, None))
+                }
+            })
+            .collect::<Result<_, String>>()?;
+        let total = |f: fn(&WorkloadFigures) -> f64,
+                     pick: &dyn Fn(&Figures) -> Option<WorkloadFigures>| {
+            plans.iter().filter_map(pick).map(|w| f(&w)).sum::<f64>()
+        };
+        let ratio = |f: fn(&WorkloadFigures) -> f64| {
+            let tried = |p: &Figures| p.2.map(|_| p.1);
+            (total(f, &|p| p.2) / total(f, &tried))
+                * (total(f, &|p| Some(p.1)) / total(f, &|p| Some(p.0)))
+        };
+        Ok(Expected {
+            jobs_per_day: ratio(|w| w.jobs_per_day),
+            median_runtime: ratio(|w| w.median_runtime),
+            load: ratio(|w| w.load),
+        })
     }
 }
 
@@ -183,7 +339,7 @@ impl AsRef<Replication> for ModelReplication {
     }
 }
 
-/// The site's parameters and its calibration (none if `opts.calibrate` is off).
+/// The site's parameters and its calibration ([`ModelOptions::calibrate`]).
 fn calibration(
     files: &ModelFiles,
     opts: &ModelOptions,
@@ -192,12 +348,7 @@ fn calibration(
         .talby
         .site(opts.params)
         .map_err(ReplayError::Options)?;
-    if !opts.calibrate {
-        return Ok((site, Calibration::NONE));
-    }
-    let c = files
-        .calibration(opts.params, opts.length)
-        .map_err(ReplayError::Options)?;
+    let c = files.calibration(opts).map_err(ReplayError::Options)?;
     Ok((site, c))
 }
 
@@ -235,6 +386,9 @@ fn workload_stats(reps: &[ModelReplication]) -> Vec<MetricStats> {
         of("sessions_deferred", &|r| {
             r.users.deferred as f64 / opened(r).max(1.0)
         }),
+        of("sessions_superseded", &|r| {
+            r.users.superseded as f64 / opened(r).max(1.0)
+        }),
         of("sessions_not_opened", &|r| {
             r.users.not_opened as f64 / planned(r).max(1.0)
         }),
@@ -244,7 +398,7 @@ fn workload_stats(reps: &[ModelReplication]) -> Vec<MetricStats> {
         of("sessions_given_up", &|r| {
             r.users.gave_up as f64 / opened(r).max(1.0)
         }),
-        of("repetitions_per_session", &|r| {
+        of("extensions_per_session", &|r| {
             r.users.extended as f64 / opened(r).max(1.0)
         }),
     ]
@@ -256,26 +410,56 @@ pub fn replicate(
     opts: &ModelOptions,
     r: u32,
 ) -> Result<ModelReplication, ReplayError> {
-    let run = &opts.run;
-    let procs = run
-        .procs
-        .ok_or_else(|| ReplayError::Options("a model-based site needs a machine size".into()))?;
     let (site_params, calibration) = calibration(files, opts)?;
-    let seed = replication_seed(run.seed, r);
-    let plan = SitePlan::new(
-        files.talby.clone(),
-        files.jobs.clone(),
+    let seed = replication_seed(opts.run.seed, r);
+    simulate(files, opts, &site_params, &calibration, seed, r).map_err(ReplayError::Options)
+}
+
+/// The plan of the site `site` calibrated by `c` as `opts` draws it from `seed`, its
+/// user and session layers from `talby`.
+fn plan_of(
+    talby: &Arc<TalbyModel>,
+    jobs: &Arc<JobLayer>,
+    opts: &ModelOptions,
+    site: &SiteParams,
+    c: &Calibration,
+    seed: u64,
+) -> Result<SitePlan, String> {
+    SitePlan::new(
+        talby.clone(),
+        jobs.clone(),
         PlanConfig {
-            site: site_params,
+            site: *site,
             day: opts.day,
-            users: opts.users * calibration.users,
-            runtime: calibration.runtime,
+            users: opts.users * c.users,
+            runtime: c.runtime,
             room: opts.room,
         },
         seed,
     )
-    .map_err(|e| ReplayError::Options(e.to_string()))?;
-    let procs = opts.machine.unwrap_or(procs);
+    .map_err(|e| e.to_string())
+}
+
+/// Simulates the site `site_params` calibrated by `calibration` as `opts` runs it, its
+/// plan drawn from `seed`, as replication `r`.
+fn simulate(
+    files: &ModelFiles,
+    opts: &ModelOptions,
+    site_params: &SiteParams,
+    calibration: &Calibration,
+    seed: u64,
+    r: u32,
+) -> Result<ModelReplication, String> {
+    let run = &opts.run;
+    let plan = plan_of(
+        &files.talby,
+        &files.jobs,
+        opts,
+        site_params,
+        calibration,
+        seed,
+    )?;
+    let procs = opts.machine.unwrap_or(site_params.procs);
     let mut users = ModelSite::new(
         plan,
         opts.behaviour.clone(),
@@ -308,9 +492,11 @@ pub fn replicate(
             clock: SiteClock::model(),
         },
         run,
-    )?
-    .run(None)?;
-    let m = recorder.finish().map_err(ReplayError::Options)?;
+    )
+    .map_err(|e| e.to_string())?
+    .run(None)
+    .map_err(|e| e.to_string())?;
+    let m = recorder.finish()?;
     let report = users.report();
     let (generated, submitted) = users.figures();
     debug_assert_eq!(
@@ -481,10 +667,13 @@ pub fn render_model(s: &ModelSummary) -> String {
     out.push_str(&format!(
         "  closed loop            sessions kept apart by {}; a busy user's sessions {}\n",
         match s.source.collision_room {
+            CollisionRoom::Submissions => "their submissions",
             CollisionRoom::OwnDuration => "their own duration",
             CollisionRoom::ClassMedian => "their class's median duration",
         },
         match s.source.busy_user {
+            BusyUser::GiveUp =>
+                "open on time, the user giving up what it had left of the previous one",
             BusyUser::Queue => "queue",
             BusyUser::Skip => "are skipped once its next is due",
         },
@@ -494,9 +683,10 @@ pub fn render_model(s: &ModelSummary) -> String {
         |m| format!("{:.1} ± {:.1} h", m.mean / 3600.0, m.ci95 / 3600.0),
     );
     out.push_str(&format!(
-        "  {:<22} {} of opened sessions deferred (mean delay of an opened session {delay}); of planned ones {} skipped, {} not opened by the horizon\n",
+        "  {:<22} {} of opened sessions deferred (mean delay of an opened session {delay}), {} given up when the next opened; of planned ones {} skipped, {} not opened by the horizon\n",
         "",
         cell("sessions_deferred", 3),
+        cell("sessions_superseded", 3),
         cell("sessions_skipped", 3),
         cell("sessions_not_opened", 3),
     ));
@@ -505,9 +695,9 @@ pub fn render_model(s: &ModelSummary) -> String {
         "reactions",
         match &s.source.continuation {
             Some(c) => format!(
-                "{} of opened sessions given up after long responses, {} repetitions per session added after short ones (continuation curve fitted from {c})",
+                "{} of opened sessions given up after long responses, {} jobs per session added after short ones (continuation curve fitted from {c})",
                 cell("sessions_given_up", 3),
-                cell("repetitions_per_session", 3),
+                cell("extensions_per_session", 3),
             ),
             None => "none: sessions keep the length the model draws".into(),
         }

@@ -306,7 +306,8 @@ impl Resampler {
             length: simulated_length(opts),
             ..population.clone()
         };
-        let users = Population::new(self.pools.clone(), population, self.user_cfg.clone(), seed);
+        let users = Population::new(self.pools.clone(), population, self.user_cfg.clone(), seed)
+            .measuring(run.warmup, run.cooldown);
         let metrics = MetricsConfig {
             procs: self.procs,
             bsld: run.bsld,
@@ -334,6 +335,7 @@ impl Resampler {
                 arrivals: report.arrivals,
                 regenerations: report.regenerations,
                 ..Replication::measured(replication, seed, &m, &sessions.summary())
+                    .with_lateness(&population.lateness)
             },
             metrics: m,
             population,
@@ -418,6 +420,29 @@ fn by_log_user(load: LoadSummary, log_user_of: &FxHashMap<i64, i64>) -> LoadSumm
     }
 }
 
+/// The lateness of the jobs logged in the measured weeks, each quantile and share the
+/// mean over the replications.
+pub fn render_mean_lateness(reps: &[Replication]) -> String {
+    let n = reps.len().max(1) as f64;
+    let mean = |f: fn(&Replication) -> f64| reps.iter().map(f).sum::<f64>() / n;
+    let signed = |t: f64| {
+        let t = t.round() as Time;
+        if t < 0 {
+            format!("-{}", crate::time::Hms(-t))
+        } else {
+            crate::time::Hms(t).to_string()
+        }
+    };
+    format!(
+        "median {}, p95 {}, p99 {}, max {}; {:.2}% of jobs more than a week late (means over the replications)",
+        signed(mean(|r| r.lateness_median)),
+        signed(mean(|r| r.lateness_p95)),
+        signed(mean(|r| r.lateness_p99)),
+        signed(mean(|r| r.lateness_max)),
+        100.0 * mean(|r| r.late_over_week),
+    )
+}
+
 /// The terminal summary of a resampled run.
 pub fn render_resample(s: &ResampleSummary) -> String {
     let mut out = format!(
@@ -457,6 +482,12 @@ pub fn render_resample(s: &ResampleSummary) -> String {
         s.source.population.start_week.name()
     ));
     out.push_str(&render_stats(&s.stats));
+    if s.source.feedback {
+        out.push_str(&format!(
+            "  lateness               {}\n",
+            render_mean_lateness(&s.replications)
+        ));
+    }
     for w in &s.source.warnings {
         out.push_str(&format!("  warning: {w}\n"));
     }

@@ -41,6 +41,48 @@ use super::talby::{SiteParams, TalbyModel};
 use super::{SessionClass, UserClass};
 use crate::time::{DAY, Time, WEEK};
 
+/// What a model site's user counts and runtimes are fitted to (scenario key
+/// `calibrate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Calibrate {
+    /// What its users submit in the closed loop, reacting to service under EASY (the
+    /// default): the site's figures are what a log of it would show.
+    #[default]
+    Submitted,
+    /// What its plan generates, in expectation ([`calibrate`]): the users then submit
+    /// less where the machine makes them give sessions up, and more where it serves them
+    /// better than the log their reactions were measured in.
+    Generated,
+    /// Nothing: the thesis's user counts and the fitted runtimes.
+    Off,
+}
+
+impl Calibrate {
+    /// The option's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Calibrate::Submitted => "submitted",
+            Calibrate::Generated => "generated",
+            Calibrate::Off => "off",
+        }
+    }
+}
+
+impl std::str::FromStr for Calibrate {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "submitted" => Ok(Calibrate::Submitted),
+            "generated" => Ok(Calibrate::Generated),
+            "off" => Ok(Calibrate::Off),
+            _ => Err(format!(
+                "'{s}' is not a calibration (submitted, generated, off)"
+            )),
+        }
+    }
+}
+
 /// What a site is fitted to and how.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Calibration {
@@ -52,9 +94,40 @@ pub struct Calibration {
     pub base_jobs_per_day: f64,
     /// Expected jobs per day, median runtime and load of the calibrated workload.
     pub expected: Expected,
+    /// How the targets of the generated workload were fitted so that the closed loop
+    /// submits the site's figures; none when the generated workload is fitted to them.
+    pub closed_loop: Option<ClosedLoopFit>,
 }
 
-/// Expected figures of a generated workload.
+/// A calibration fitted in the closed loop: trial runs of the site under a reference
+/// scheduler measure what its users submit against what its plan generates, and the
+/// generated workload's targets are the site's divided by those ratios.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ClosedLoopFit {
+    /// The reference scheduler of the trials.
+    pub scheduler: &'static str,
+    /// Trial replications per round.
+    pub trials: u32,
+    /// Rounds: each measures the ratios at the previous round's calibration.
+    pub rounds: u32,
+    /// Submitted over generated jobs per day, median runtime and load in the last
+    /// round's trials (the generated workload drawn from the same plans without the
+    /// collision rule's redraws, whose expectation the calibration computes).
+    pub ratios: Expected,
+}
+
+impl Expected {
+    /// `f` of `a` and `b`, figure by figure.
+    pub fn each(a: &Expected, b: &Expected, f: impl Fn(f64, f64) -> f64) -> Expected {
+        Expected {
+            jobs_per_day: f(a.jobs_per_day, b.jobs_per_day),
+            median_runtime: f(a.median_runtime, b.median_runtime),
+            load: f(a.load, b.load),
+        }
+    }
+}
+
+/// Expected figures of a generated workload, or the figures a calibration aims at.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Expected {
     /// Jobs per day.
@@ -76,7 +149,19 @@ impl Calibration {
             median_runtime: f64::NAN,
             load: f64::NAN,
         },
+        closed_loop: None,
     };
+}
+
+impl SiteParams {
+    /// Its jobs per day, median CPU work and load, as targets of a calibration.
+    pub fn targets(&self) -> Expected {
+        Expected {
+            jobs_per_day: self.jobs_per_day,
+            median_runtime: self.cpu_work,
+            load: self.load,
+        }
+    }
 }
 
 /// Probability points per segment of a quantile table in the work integrals.
@@ -224,12 +309,16 @@ impl ClassWork {
     }
 }
 
-/// The site's calibration for a run of `length` seconds on `procs` processors; an error
-/// naming the parameter when the targets cannot be reached.
+/// The calibration of `site` for a run of `length` seconds on `procs` processors whose
+/// generated workload is expected to have the figures `target` (the site's own, or
+/// others that the closed loop turns into the site's); an error naming the parameter
+/// when they cannot be reached. The site's Cm and CL still set its user classes and
+/// start-up users, as the thesis's parameters do.
 pub fn calibrate(
     model: &TalbyModel,
     jobs: &JobLayer,
     site: &SiteParams,
+    target: &Expected,
     procs: u32,
     length: Time,
 ) -> Result<Calibration, String> {
@@ -305,11 +394,11 @@ pub fn calibrate(
             "the job layer's median runtime is 0: cannot scale it to the median CPU work".into(),
         );
     }
-    let target_work = site.load * DAY as f64 * f64::from(procs) / site.jobs_per_day;
+    let target_work = target.load * DAY as f64 * f64::from(procs) / target.jobs_per_day;
     let work = |spread: f64| {
         let scale = RuntimeScale {
             fitted_median,
-            median: site.cpu_work,
+            median: target.median_runtime,
             spread,
         };
         classes
@@ -320,14 +409,14 @@ pub fn calibrate(
     let (mut lo, mut hi) = (SPREAD[0], SPREAD[1]);
     let (w_lo, w_hi) = (work(lo), work(hi));
     if !(w_lo <= target_work && target_work <= w_hi) {
-        let load = |w: f64| w * site.jobs_per_day / (DAY as f64 * f64::from(procs));
+        let load = |w: f64| w * target.jobs_per_day / (DAY as f64 * f64::from(procs));
         return Err(format!(
             "load {:.3} cannot be reached at {} processors with a median CPU work of {:.0} s \
              and {:.1} jobs per day: the job layer gives loads of {:.3} to {:.3}",
-            site.load,
+            target.load,
             procs,
-            site.cpu_work,
-            site.jobs_per_day,
+            target.median_runtime,
+            target.jobs_per_day,
             load(w_lo),
             load(w_hi)
         ));
@@ -341,19 +430,20 @@ pub fn calibrate(
         }
     }
     let spread = 0.5 * (lo + hi);
-    let users = site.jobs_per_day / base_jobs_per_day;
+    let users = target.jobs_per_day / base_jobs_per_day;
     Ok(Calibration {
         users,
         runtime: RuntimeScale {
             fitted_median,
-            median: site.cpu_work,
+            median: target.median_runtime,
             spread,
         },
         base_jobs_per_day,
         expected: Expected {
-            jobs_per_day: site.jobs_per_day,
-            median_runtime: site.cpu_work,
-            load: work(spread) * site.jobs_per_day / (DAY as f64 * f64::from(procs)),
+            jobs_per_day: target.jobs_per_day,
+            median_runtime: target.median_runtime,
+            load: work(spread) * target.jobs_per_day / (DAY as f64 * f64::from(procs)),
         },
+        closed_loop: None,
     })
 }

@@ -281,24 +281,34 @@ impl JobLayer {
         day * DAY + hour * HOUR + rng.random_range(0..HOUR)
     }
 
-    /// The jobs of a session of class `c` on a machine of `procs` processors, their
-    /// runtimes mapped by `scale` ([`super::calibrate`]).
+    /// The sizes of each class's unique jobs on a machine of `procs` processors, and the
+    /// mapping of runtimes `runtime` ([`super::calibrate`]): what drawing a site's jobs
+    /// needs, computed once per site.
+    pub fn scaled(&self, procs: u32, runtime: RuntimeScale) -> Scaled {
+        Scaled {
+            sizes: self.file.class.map(|_, c| {
+                c.sizes
+                    .iter()
+                    .map(|&(p, m, _)| scale_size(p, m, procs))
+                    .collect()
+            }),
+            runtime,
+        }
+    }
+
+    /// The jobs of a session of class `c` on the site `site`.
     pub fn session<R: Rng + ?Sized>(
         &self,
         c: SessionClass,
-        procs: u32,
-        scale: &RuntimeScale,
+        site: &Scaled,
         rng: &mut R,
     ) -> Vec<SessionJob> {
         let s = self.classes.get(c);
+        let sizes = site.sizes.get(c);
         let n = s.jobs.sample(rng) + 1;
         let mut jobs = Vec::with_capacity(n);
         while jobs.len() < n {
-            let (p, m, _) = s.fit.sizes[s.sizes.sample(rng)];
-            let size = scale_size(p, m, procs);
-            let runtime = scale.apply(s.fit.runtime.sample(rng)).round().max(1.0) as Time;
-            let factor = s.fit.estimate_factor.sample(rng).max(1.0);
-            let estimate = (runtime as f64 * factor).ceil() as Time;
+            let (size, runtime, estimate) = s.unique_job(sizes, &site.runtime, rng);
             let left = (n - jobs.len()) as u32;
             let repeats = (0..100)
                 .map(|_| s.repetitions.sample(rng))
@@ -307,10 +317,8 @@ impl JobLayer {
             for _ in 0..repeats {
                 let follow = if jobs.is_empty() {
                     Follow::First
-                } else if rng.random::<f64>() < s.fit.concurrent {
-                    Follow::Concurrent(s.fit.gap.sample(rng).round() as Time)
                 } else {
-                    Follow::Think(s.fit.think.sample(rng).round() as Time)
+                    s.follow(rng)
                 };
                 jobs.push(SessionJob {
                     size,
@@ -322,15 +330,68 @@ impl JobLayer {
         }
         jobs
     }
+
+    /// One more job of a session of class `c` on the site `site` (a user who goes on past
+    /// the session's drawn jobs, [`crate::users::reaction`]): a unique job of the class,
+    /// following the previous one as the class's later jobs do.
+    pub fn next_job<R: Rng + ?Sized>(
+        &self,
+        c: SessionClass,
+        site: &Scaled,
+        rng: &mut R,
+    ) -> SessionJob {
+        let s = self.classes.get(c);
+        let (size, runtime, estimate) = s.unique_job(site.sizes.get(c), &site.runtime, rng);
+        SessionJob {
+            size,
+            runtime,
+            estimate,
+            follow: s.follow(rng),
+        }
+    }
 }
 
-/// How long a session of `jobs` lasts on a machine that starts every job at once, from
-/// its first submission to its last job's end, each job submitted as the closed loop
-/// submits it ([`Follow`]; a concurrent job at its gap after the previous submission, or
-/// at the previous job's end if that comes first). This is the session's end that
-/// Listing 5's collision check reads (Talby 2006, §13.1): the thesis draws a session's jobs
-/// and their arrival times with it, with no machine to wait for.
-pub fn idle_duration(jobs: &[SessionJob]) -> Time {
+/// A job layer's sizes on one machine and its mapping of runtimes
+/// ([`JobLayer::scaled`]).
+#[derive(Debug, Clone)]
+pub struct Scaled {
+    /// Each class's sizes of unique jobs, in the order of its fitted sizes.
+    sizes: PerSessionClass<Vec<u32>>,
+    runtime: RuntimeScale,
+}
+
+impl ClassSampler {
+    /// A unique job's size (one of `sizes`, the fitted sizes on the site's machine),
+    /// runtime and estimate.
+    fn unique_job<R: Rng + ?Sized>(
+        &self,
+        sizes: &[u32],
+        scale: &RuntimeScale,
+        rng: &mut R,
+    ) -> (u32, Time, Time) {
+        let size = sizes[self.sizes.sample(rng)];
+        let runtime = scale.apply(self.fit.runtime.sample(rng)).round().max(1.0) as Time;
+        let factor = self.fit.estimate_factor.sample(rng).max(1.0);
+        (size, runtime, (runtime as f64 * factor).ceil() as Time)
+    }
+
+    /// How a later job follows the previous one: concurrent with the class's share, by
+    /// its gap after the previous submission, else by a think time after its end.
+    fn follow<R: Rng + ?Sized>(&self, rng: &mut R) -> Follow {
+        if rng.random::<f64>() < self.fit.concurrent {
+            Follow::Concurrent(self.fit.gap.sample(rng).round() as Time)
+        } else {
+            Follow::Think(self.fit.think.sample(rng).round() as Time)
+        }
+    }
+}
+
+/// A session of `jobs` on a machine that starts every job at once, each job submitted as
+/// the closed loop submits it ([`Follow`]; a concurrent job at its gap after the previous
+/// submission, or at the previous job's end if that comes first): `(last submission, last
+/// end)`, from its first submission. The thesis draws a session's jobs and their arrival
+/// times with it, with no machine to wait for (Talby 2006, §13.1).
+pub fn idle_span(jobs: &[SessionJob]) -> (Time, Time) {
     let (mut submit, mut end, mut last) = (0, 0, 0);
     for job in jobs {
         submit = match job.follow {
@@ -341,7 +402,13 @@ pub fn idle_duration(jobs: &[SessionJob]) -> Time {
         end = submit + job.runtime;
         last = last.max(end);
     }
-    last
+    (submit, last)
+}
+
+/// How long a session of `jobs` lasts on a machine that starts every job at once, from
+/// its first submission to its last job's end ([`idle_span`]).
+pub fn idle_duration(jobs: &[SessionJob]) -> Time {
+    idle_span(jobs).1
 }
 
 #[cfg(test)]
@@ -383,5 +450,8 @@ mod tests {
         // A gap longer than the previous job: submitted at its end.
         let late = [job(100, Follow::First), job(100, Follow::Concurrent(500))];
         assert_eq!(idle_duration(&late), 200);
+        // Its submissions: the last at 100.
+        assert_eq!(idle_span(&late), (100, 200));
+        assert_eq!(idle_span(&overlap), (30, 1000));
     }
 }

@@ -18,7 +18,7 @@ pub mod site;
 pub mod talby;
 pub mod tally;
 
-pub use calibrate::{Calibration, calibrate};
+pub use calibrate::{Calibrate, Calibration, ClosedLoopFit, calibrate};
 pub use jobs::{DayCycle, JobLayer, RuntimeScale};
 pub use plan::{CollisionRoom, PlanConfig, PlannedSession, SitePlan};
 pub use site::{BusyUser, ModelSite, ModelSiteReport};

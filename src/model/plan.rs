@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dist::{Categorical, stochastic_round};
 use super::jobs::RuntimeScale;
-use super::jobs::{DayCycle, JobLayer, SessionJob, idle_duration};
+use super::jobs::{DayCycle, JobLayer, Scaled, SessionJob, idle_span};
 use super::talby::{SiteParams, TalbyModel};
 use super::{SessionClass, UserClass};
 use crate::seed::mix;
@@ -55,11 +55,18 @@ pub struct PlanConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CollisionRoom {
-    /// Its own duration, its jobs run at once ([`idle_duration`]): Listing 5 checks each
+    /// Its submissions, its jobs run at once ([`idle_span`]): from its first to its last
+    /// submission (the default). Listing 5 draws a session as its start and its jobs'
+    /// "intra-session arrival times", and keeps the sessions of a week apart by their end
+    /// times: in the thesis's open-loop model, the session's last arrival. A session's
+    /// last jobs may still run when its user's next session opens, as concurrent jobs do.
+    #[default]
+    Submissions,
+    /// Its own duration, its jobs run at once ([`idle_span`]), up to its last job's end:
     /// session's own end, its jobs and their arrival times being drawn with it, so
     /// that "all separate sessions are indeed sessions, i.e. they are at least 20
-    /// minutes apart".
-    #[default]
+    /// minutes apart". Weeks of long sessions seldom fit, so redrawing them until they
+    /// do keeps the short ones.
     OwnDuration,
     /// Its class's median fitted duration, whatever its jobs: long sessions outlast
     /// their room, and the closed loop must defer or skip the next ones. The rule before
@@ -135,6 +142,8 @@ pub struct SitePlan {
     /// The median duration of each session class (a session's room in the collision
     /// rule under [`CollisionRoom::ClassMedian`]).
     class_median: [Time; 5],
+    /// The job layer on the plan's machine.
+    scaled: Scaled,
     counts: PlanCounts,
 }
 
@@ -159,6 +168,7 @@ impl SitePlan {
             last_class: None,
             week: 0,
             class_median,
+            scaled: jobs.scaled(cfg.site.procs, cfg.runtime),
             counts: PlanCounts::default(),
             model,
             jobs,
@@ -223,6 +233,13 @@ impl SitePlan {
         self.week
     }
 
+    /// One more job of a session of class `c` ([`JobLayer::next_job`]), drawn from `rng`
+    /// as the plan's sessions' jobs are: sized for the plan's machine, runtimes mapped by
+    /// its calibration.
+    pub fn next_job(&self, c: SessionClass, rng: &mut Xoshiro256PlusPlus) -> SessionJob {
+        self.jobs.next_job(c, &self.scaled, rng)
+    }
+
     /// Plans the next week: its new users, and every session starting in it, by start
     /// time (ties by user). Refused if its new users would make the users more than
     /// [`MAX_USERS`](crate::users::MAX_USERS).
@@ -257,19 +274,19 @@ impl SitePlan {
     /// them.
     fn session_jobs(&self, c: SessionClass, seed: u64) -> (Vec<SessionJob>, Xoshiro256PlusPlus) {
         let mut stream = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let jobs = self
-            .jobs
-            .session(c, self.cfg.site.procs, &self.cfg.runtime, &mut stream);
+        let jobs = self.jobs.session(c, &self.scaled, &mut stream);
         (jobs, stream)
     }
 
-    /// Draws the classes and starts of `n` sessions of `user` in the week starting at
-    /// `week_start`, and their jobs when the collision rule needs them: the sessions, in
-    /// the order their classes were drawn, and their starts by time (ties by class, then
-    /// by that order). Redraws the starts up to `tries` times and the classes, with their
-    /// jobs, up to `class_tries` times until no two sessions collide (Listing 5); false
-    /// if they still do. Under [`CollisionRoom::OwnDuration`] session `k`'s jobs come
-    /// from the stream `mix(week_seed, k + 1)`, whatever the redraws of the starts.
+    /// Draws the classes, starts and jobs of `n` sessions of `user` in the week starting
+    /// at `week_start` as Listing 5 does (Talby 2006, §13.1): the classes, then up to
+    /// `tries` times every session's start and (under [`CollisionRoom::OwnDuration`])
+    /// jobs, until no two sessions collide; after `tries` failures the classes again, up
+    /// to `class_tries` times (the thesis loops for ever). Returns the sessions, in the
+    /// order their classes were drawn, their starts by time (ties by class, then by that
+    /// order), and false if they still collide (the last draw is kept). The `t`-th
+    /// drawing of session `k`'s jobs comes from the stream `mix(week_seed, t << 32 | k +
+    /// 1)`, so the first one is the same whatever the redraws of the starts.
     fn draw_sessions(
         &self,
         user: &ModelUser,
@@ -280,11 +297,14 @@ impl SitePlan {
     ) -> (Vec<Drawn>, Vec<(Time, SessionClass, usize)>, bool) {
         let gap = self.model.collision.gap;
         let mut sessions: Vec<Drawn> = Vec::with_capacity(n);
+        let mut classes = Vec::with_capacity(n);
         let mut starts = Vec::with_capacity(n);
+        let mut drawing: u64 = 0;
+        let mut attempt_left = self.model.collision.class_tries * self.model.collision.tries;
         for _ in 0..self.model.collision.class_tries {
-            sessions.clear();
+            classes.clear();
             let mut previous = user.last_session;
-            for k in 0..n {
+            for _ in 0..n {
                 let p = self
                     .model
                     .session_class(user.class, user.week_of_activity, previous);
@@ -292,43 +312,86 @@ impl SitePlan {
                     .expect("clamped probabilities sum to 1")
                     .sample(rng)];
                 previous = Some(class);
-                sessions.push(match self.cfg.room {
-                    CollisionRoom::OwnDuration => {
-                        let (jobs, stream) = self.session_jobs(class, mix(week_seed, k as u64 + 1));
-                        Drawn {
-                            class,
-                            room: idle_duration(&jobs),
-                            jobs: Some((jobs, stream)),
-                        }
-                    }
-                    CollisionRoom::ClassMedian => Drawn {
-                        class,
-                        room: self.class_median[class.index()],
-                        jobs: None,
-                    },
-                });
+                classes.push(class);
             }
             for _ in 0..self.model.collision.tries {
+                sessions.clear();
                 starts.clear();
-                for (k, d) in sessions.iter().enumerate() {
-                    let at = week_start + self.jobs.start_in_week(d.class, self.cfg.day, rng);
-                    starts.push((at, d.class, k));
-                }
+                // Listing 5 draws every session's start and jobs, then checks every pair:
+                // of two sessions, the one that starts first must end a gap before the
+                // other starts (and a session from last week that runs into this one is an
+                // earlier one). In order of start it is enough that each ends a gap
+                // before the next starts. The starts are drawn first, and the jobs, in
+                // order of start, only while no collision is found: the same accepted
+                // draws, without drawing what a refused attempt does not need.
+                starts.extend(
+                    (classes.iter().enumerate())
+                        .map(|(k, &class)| (self.start(class, week_start, rng), class, k)),
+                );
                 starts.sort_unstable();
-                // Listing 5's pairwise check, in order of start: a session collides if it
-                // starts before an earlier one's end plus the gap.
                 let mut free_from = user.busy_until.saturating_add(gap);
-                let collides = starts.iter().any(|&(at, _, k)| {
+                let mut collides = starts.iter().any(|&(at, ..)| {
                     let hit = at < free_from;
-                    free_from = free_from.max(at + sessions[k].room + gap);
+                    free_from = at.saturating_add(gap);
                     hit
                 });
+                let mut drawn: Vec<Option<Drawn>> = (0..n).map(|_| None).collect();
+                for (i, &(at, class, k)) in starts.iter().enumerate() {
+                    if collides {
+                        break;
+                    }
+                    let d = self.draw_one(class, k, drawing, week_seed);
+                    collides = starts
+                        .get(i + 1)
+                        .is_some_and(|&(next, ..)| at.saturating_add(d.room + gap) > next);
+                    drawn[k] = Some(d);
+                }
                 if !collides {
+                    sessions.extend(drawn.into_iter().map(|d| d.expect("every session drawn")));
                     return (sessions, starts, true);
                 }
+                if attempt_left == 1 {
+                    // The last attempt is kept: its sessions not drawn yet drawn.
+                    for &(_, class, k) in &starts {
+                        if drawn[k].is_none() {
+                            drawn[k] = Some(self.draw_one(class, k, drawing, week_seed));
+                        }
+                    }
+                    sessions.extend(drawn.into_iter().map(|d| d.expect("every session drawn")));
+                }
+                attempt_left -= 1;
+                drawing += 1;
             }
         }
         (sessions, starts, false)
+    }
+
+    /// A start of a session of class `class` in the week starting at `week_start`.
+    fn start(&self, class: SessionClass, week_start: Time, rng: &mut Xoshiro256PlusPlus) -> Time {
+        week_start + self.jobs.start_in_week(class, self.cfg.day, rng)
+    }
+
+    /// Session `k` of class `class`, drawn for the `drawing`-th time: its jobs from the
+    /// stream `mix(week_seed, drawing << 32 | k + 1)` when its room needs them.
+    fn draw_one(&self, class: SessionClass, k: usize, drawing: u64, week_seed: u64) -> Drawn {
+        match self.cfg.room {
+            room @ (CollisionRoom::Submissions | CollisionRoom::OwnDuration) => {
+                let stream = mix(week_seed, drawing << 32 | (k as u64 + 1));
+                let (jobs, stream) = self.session_jobs(class, stream);
+                let (last_submit, last_end) = idle_span(&jobs);
+                Drawn {
+                    room: match room {
+                        CollisionRoom::Submissions => last_submit,
+                        _ => last_end,
+                    },
+                    jobs: Some((jobs, stream)),
+                }
+            }
+            CollisionRoom::ClassMedian => Drawn {
+                room: self.class_median[class.index()],
+                jobs: None,
+            },
+        }
     }
 
     /// Draws the sessions of user `u` in an active week (Listing 5), from the user-week's
@@ -361,7 +424,9 @@ impl SitePlan {
             user.last_session = Some(class);
             user.busy_until = match self.cfg.room {
                 // Listing 5: later sessions must not collide with any earlier one.
-                CollisionRoom::OwnDuration => user.busy_until.max(start + d.room),
+                CollisionRoom::Submissions | CollisionRoom::OwnDuration => {
+                    user.busy_until.max(start + d.room)
+                }
                 // Before issue 13: with the last one by start.
                 CollisionRoom::ClassMedian => start + d.room,
             };
@@ -379,7 +444,6 @@ impl SitePlan {
 
 /// A session drawn for a week, before its start.
 struct Drawn {
-    class: SessionClass,
     /// What it occupies in the collision rule.
     room: Time,
     /// Its jobs and its stream after them, if drawn.

@@ -6,23 +6,24 @@
 //! [`crate::users::session::OpenSession`] (each job after the previous one's end plus
 //! its think time, or its submission plus its gap when concurrent; after each result
 //! the user reacts to the service by [`crate::users::reaction`], giving up the rest of
-//! the session after a long response or adding a repetition after a short one), and a
-//! user leaves for good after too many long waits ([`crate::users::Patience`],
-//! optional). The reference of the reactions is the continuation share of the job's
-//! runtime under the log's own service
+//! the session after a long response or going on with one more job of its session's
+//! class after a short one), and a user leaves for good after too many long waits
+//! ([`crate::users::Patience`], optional). The reference of the reactions is the
+//! continuation share of the job's runtime under the log's own service
 //! ([`crate::users::ContinuationCurve::runtime_share`]): the session lengths the model
 //! draws are those of the log's users under the log's service.
 //!
-//! A session opens at its planned start, or, if its user is still busy with its previous
-//! session (jobs left to submit or still running), once that session is over plus the
-//! collision gap: a user works one session at a time, as in a log's sessions. The plan
-//! keeps a user's sessions apart as they would last on a machine that starts every job
-//! at once ([`super::plan::CollisionRoom`]), so a session is deferred because the machine
-//! made its user wait, or because the plan could not place its user's week apart. By
-//! default ([`BusyUser::Queue`]) it still opens, however late, and only the horizon cuts
-//! what is left: the machine delays planned work but does not remove it. With work hours
-//! ([`super::DayCycle::Window`]) a session opens only within them, deferred or not, and
-//! with `all_jobs` every job arrives within them. No session opens and no job is
+//! The plan keeps each user's weekly calendar (Talby 2006, Listing 5): its sessions are
+//! drawn to lie apart as they would last on a machine that starts every job at once
+//! ([`super::plan::CollisionRoom`]). By default ([`BusyUser::GiveUp`]) every session
+//! opens at its planned start: a user whose previous session still has jobs to submit
+//! then gives up the rest of it (the machine made it wait past its next session), so the
+//! daily cycle of the plan reaches the machine and congestion throttles the work users
+//! submit ("when the system is clogged, users will submit fewer new jobs", §14.2). A
+//! session's jobs still running when the next opens end as they will. The rules before
+//! issue 30 queue such sessions ([`BusyUser::Queue`]) or skip them ([`BusyUser::Skip`]).
+//! With work hours ([`super::DayCycle::Window`]) a session opens only within them,
+//! and with `all_jobs` every job arrives within them. No session opens and no job is
 //! submitted after the horizon.
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
@@ -49,9 +50,13 @@ const WEEK_TOKEN: u64 = 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BusyUser {
-    /// Its sessions queue: each opens once the previous one is over plus the collision
-    /// gap, however late. No planned session is lost but to the horizon.
+    /// The new session opens at its planned start, and the user gives up the jobs of the
+    /// previous one it has not submitted (the default): users keep their calendar.
     #[default]
+    GiveUp,
+    /// Its sessions queue: each opens once the previous one is over plus the collision
+    /// gap, however late. No planned session is lost but to the horizon, but a backlog
+    /// of planned sessions builds up under congestion.
     Queue,
     /// As `Queue`, but a session is skipped if its user's next planned session is due by
     /// the time it could open (the user has moved on).
@@ -67,8 +72,12 @@ pub struct ModelSiteReport {
     pub sessions_by_class: [u64; 5],
     /// Jobs submitted, by session class.
     pub jobs_by_class: [u64; 5],
-    /// Sessions that opened after their planned start (their user was busy).
+    /// Sessions that opened after their planned start (their user was busy, or work
+    /// hours held them).
     pub deferred: u64,
+    /// Sessions whose user gave up the jobs it had not submitted when its next session
+    /// opened ([`BusyUser::GiveUp`]).
+    pub superseded: u64,
     /// Time by which opened sessions followed their planned start, summed, seconds.
     pub delay: Time,
     /// Sessions skipped: their user was still busy at its next planned session
@@ -79,9 +88,11 @@ pub struct ModelSiteReport {
     pub not_opened: u64,
     /// Sessions given up after a long response (continuation).
     pub gave_up: u64,
-    /// Jobs added to sessions after a short response: repetitions (continuation).
+    /// Jobs added to sessions after a short response (continuation): each the next job
+    /// of the session's class.
     pub extended: u64,
-    /// Jobs never submitted: the rest of sessions given up or of users who left.
+    /// Jobs never submitted: the rest of sessions given up, superseded or of users who
+    /// left.
     pub dropped_jobs: u64,
     /// Users who left for good after too many long waits.
     pub frustrated: u64,
@@ -126,7 +137,33 @@ fn median(v: &mut [f64]) -> f64 {
 #[derive(Debug, Clone)]
 struct Open {
     class: SessionClass,
+    /// Which of its user's sessions it is (modulo 2^24), in its jobs' tags.
+    generation: u32,
     session: OpenSession,
+}
+
+/// Bits of a job tag for the job's index in its session: a session holds at most the
+/// jobs the fitted layer draws (a few hundred) and [`crate::users::session::MAX_EXTENSIONS`]
+/// more.
+const JOB_BITS: u32 = 20;
+/// Bits for the session's generation: the sessions a user opens in a run.
+const GENERATION_BITS: u32 = 24;
+
+/// The tag of job `j` of session `generation` of user `u` (fewer than
+/// [`crate::users::MAX_USERS`], 2^20 at most).
+fn tag(u: u32, generation: u32, j: usize) -> u64 {
+    debug_assert!(j < 1 << JOB_BITS && u < 1 << (64 - JOB_BITS - GENERATION_BITS));
+    let generation = u64::from(generation) & ((1 << GENERATION_BITS) - 1);
+    (u64::from(u) << (JOB_BITS + GENERATION_BITS)) | (generation << JOB_BITS) | j as u64
+}
+
+/// The user, session generation and job a tag stands for.
+fn untag(tag: u64) -> (u32, u32, usize) {
+    (
+        (tag >> (JOB_BITS + GENERATION_BITS)) as u32,
+        ((tag >> JOB_BITS) & ((1 << GENERATION_BITS) - 1)) as u32,
+        (tag & ((1 << JOB_BITS) - 1)) as usize,
+    )
 }
 
 /// A user of the site.
@@ -134,6 +171,10 @@ struct Open {
 struct Agent {
     pending: VecDeque<PlannedSession>,
     open: Option<Open>,
+    /// Sessions it gave up whose submitted jobs have not all ended.
+    superseded: Vec<Open>,
+    /// Sessions opened so far.
+    opened: u32,
     /// When its last session ended (its last job ended).
     free_from: Time,
     /// The time the opening of the front pending session is planned for, if it is.
@@ -274,16 +315,14 @@ impl ModelSite {
             .resize_with(self.plan.users().len(), Agent::default);
         self.generated.add_planned(&sessions, self.horizon);
         for s in sessions {
-            let (u, start) = (s.user, s.start);
+            let u = s.user;
             let a = &mut self.agents[u as usize];
             if a.left {
                 continue;
             }
             a.pending.push_back(s);
-            if a.open.is_none() && a.opening.is_none() {
-                let at = self.day.opening(start.max(a.free_from + self.gap));
-                a.opening = Some(at);
-                self.schedule(at, u, ctx);
+            if a.opening.is_none() && (a.open.is_none() || self.busy == BusyUser::GiveUp) {
+                self.plan_opening(u, ctx);
             }
         }
         let next = Time::from(self.plan.week()) * WEEK;
@@ -293,40 +332,79 @@ impl ModelSite {
         Ok(())
     }
 
+    /// Plans the opening of user `u`'s next pending session: at its planned start, or,
+    /// unless its user gives up sessions it is late with, no earlier than the collision
+    /// gap after the user's last session ended.
+    fn plan_opening(&mut self, u: u32, ctx: &mut SourceCtx) {
+        let a = &mut self.agents[u as usize];
+        let Some(s) = a.pending.front() else {
+            return;
+        };
+        let at = match self.busy {
+            BusyUser::GiveUp => s.start,
+            BusyUser::Queue | BusyUser::Skip => s.start.max(a.free_from + self.gap),
+        };
+        let at = self.day.opening(at);
+        a.opening = Some(at);
+        self.schedule(at, u, ctx);
+    }
+
     /// User `u`'s planned action is due now: open its next session, or submit a job.
     fn act(&mut self, u: u32, ctx: &mut SourceCtx) {
         let now = ctx.now();
-        let a = &mut self.agents[u as usize];
+        let a = &self.agents[u as usize];
         if a.left {
             return;
         }
-        if a.open.is_none() {
-            // A stale plan of a job of the session that just closed is not an opening.
-            if a.opening != Some(now) {
-                return;
-            }
-            a.opening = None;
-            if self.busy == BusyUser::Skip {
-                // Skip sessions overtaken by the user's next one.
-                while a.pending.len() > 1 && a.pending[1].start <= now {
-                    a.pending.pop_front();
-                    self.report.skipped += 1;
-                }
-            }
-            let Some(s) = a.pending.pop_front() else {
-                return;
-            };
-            if now > s.start {
-                self.report.deferred += 1;
-                self.report.delay += now - s.start;
-            }
-            self.report.sessions_by_class[s.class.index()] += 1;
-            a.open = Some(Open {
-                class: s.class,
-                session: OpenSession::open(s.jobs, s.rng, now),
-            });
+        // A stale plan of a job of a session that closed is not an opening.
+        if a.opening == Some(now) {
+            self.open_next(u, ctx);
         }
         self.submit_next(u, ctx);
+    }
+
+    /// Opens user `u`'s next pending session now, giving up the one it is still in.
+    fn open_next(&mut self, u: u32, ctx: &mut SourceCtx) {
+        let now = ctx.now();
+        let a = &mut self.agents[u as usize];
+        a.opening = None;
+        if self.busy == BusyUser::Skip {
+            // Skip sessions overtaken by the user's next one.
+            while a.pending.len() > 1 && a.pending[1].start <= now {
+                a.pending.pop_front();
+                self.report.skipped += 1;
+            }
+        }
+        let Some(s) = a.pending.pop_front() else {
+            return;
+        };
+        if let Some(mut old) = a.open.take() {
+            // It gives up the rest of the session it is late with; its jobs running end
+            // as they will.
+            let dropped = old.session.drop_rest();
+            self.report.superseded += u64::from(dropped > 0);
+            self.report.dropped_jobs += dropped;
+            if old.session.is_over() {
+                self.record(u, &old, now);
+            } else {
+                a.superseded.push(old);
+            }
+        }
+        let a = &mut self.agents[u as usize];
+        if now > s.start {
+            self.report.deferred += 1;
+            self.report.delay += now - s.start;
+        }
+        self.report.sessions_by_class[s.class.index()] += 1;
+        a.open = Some(Open {
+            class: s.class,
+            generation: a.opened & ((1 << GENERATION_BITS) - 1),
+            session: OpenSession::open(s.jobs, s.rng, now),
+        });
+        a.opened = a.opened.wrapping_add(1);
+        if self.busy == BusyUser::GiveUp {
+            self.plan_opening(u, ctx);
+        }
     }
 
     /// Submits user `u`'s next job if it is planned for now (a plan moved earlier
@@ -350,7 +428,7 @@ impl ModelSite {
             user: i64::from(u) + 1,
             app: -1,
             job: self.next_job,
-            tag: (u64::from(u) << 32) | j as u64,
+            tag: tag(u, s.generation, j),
             record: None,
             logged_wait: None,
         });
@@ -374,40 +452,47 @@ impl ModelSite {
         }
     }
 
+    /// Records session `s` of user `u`, over at `end`, if sessions are recorded.
+    fn record(&mut self, _u: u32, s: &Open, end: Time) {
+        let Some(records) = self.records.as_mut() else {
+            return;
+        };
+        let jobs = s.session.submitted_jobs().collect::<Vec<_>>();
+        let Some(&(_, start, _)) = jobs.first() else {
+            return;
+        };
+        let mut runtimes: Vec<f64> = jobs.iter().map(|j| j.0.runtime as f64).collect();
+        let mut sizes: Vec<f64> = jobs.iter().map(|j| f64::from(j.0.size)).collect();
+        let mut thinks: Vec<f64> = jobs
+            .windows(2)
+            .filter_map(|w| w[0].2.map(|end| (w[1].1 - end) as f64))
+            .collect();
+        records.push(SessionRecord {
+            class: s.class,
+            start,
+            end,
+            jobs: jobs.len() as u32,
+            median_runtime: median(&mut runtimes),
+            median_size: median(&mut sizes),
+            median_think: if thinks.is_empty() {
+                0.0
+            } else {
+                median(&mut thinks)
+            },
+        });
+    }
+
     /// User `u`'s session is over: plan the opening of its next one.
     fn close(&mut self, u: u32, ctx: &mut SourceCtx) {
         let now = ctx.now();
+        let Some(s) = self.agents[u as usize].open.take() else {
+            return;
+        };
+        self.record(u, &s, now);
         let a = &mut self.agents[u as usize];
-        if let (Some(records), Some(s)) = (self.records.as_mut(), a.open.as_ref())
-            && let jobs = s.session.submitted_jobs().collect::<Vec<_>>()
-            && let Some(&(_, start, _)) = jobs.first()
-        {
-            let mut runtimes: Vec<f64> = jobs.iter().map(|j| j.0.runtime as f64).collect();
-            let mut sizes: Vec<f64> = jobs.iter().map(|j| f64::from(j.0.size)).collect();
-            let mut thinks: Vec<f64> = jobs
-                .windows(2)
-                .filter_map(|w| w[0].2.map(|end| (w[1].1 - end) as f64))
-                .collect();
-            records.push(SessionRecord {
-                class: s.class,
-                start,
-                end: now,
-                jobs: jobs.len() as u32,
-                median_runtime: median(&mut runtimes),
-                median_size: median(&mut sizes),
-                median_think: if thinks.is_empty() {
-                    0.0
-                } else {
-                    median(&mut thinks)
-                },
-            });
-        }
-        a.open = None;
         a.free_from = now;
-        if let Some(s) = a.pending.front() {
-            let at = self.day.opening(s.start.max(now + self.gap));
-            a.opening = Some(at);
-            self.schedule(at, u, ctx);
+        if self.busy != BusyUser::GiveUp {
+            self.plan_opening(u, ctx);
         }
     }
 
@@ -442,39 +527,58 @@ impl Workload for ModelSite {
 
     fn on_job_end(&mut self, job: &JobOutcome, ctx: &mut SourceCtx) -> Result<(), SimError> {
         let now = ctx.now();
-        let u = (job.tag >> 32) as u32;
-        let j = (job.tag & 0xFFFF_FFFF) as usize;
-        let behaviour = &self.behaviour;
+        let (u, generation, j) = untag(job.tag);
         let a = self
             .agents
             .get_mut(u as usize)
             .ok_or_else(|| SimError::Workload(format!("job {} of unknown user {u}", job.job)))?;
-        let Some(s) = a.open.as_mut() else {
-            return Err(SimError::Workload(format!(
-                "job {} ended outside a session of user {u}",
-                job.job
-            )));
-        };
-        let leave = match behaviour.patience {
+        let leave = match self.behaviour.patience {
             Some(p) if !a.left => p.strike(job.wait(), &mut a.strikes),
             _ => false,
         };
-        // The reference: the runtime's share under the log's own service.
-        let curve = behaviour
-            .continuation
-            .as_ref()
-            .map(|c| (c, c.runtime_share(job.runtime())));
-        let reaction = s.session.ended(j, now, job.response(), curve);
-        if reaction == Reaction::Extend {
-            self.report.extended += 1;
+        if a.open.as_ref().is_none_or(|s| s.generation != generation) {
+            // A job of a session its user gave up: no reaction, the session closes with
+            // its last job.
+            let k = a
+                .superseded
+                .iter()
+                .position(|s| s.generation == generation)
+                .ok_or_else(|| {
+                    SimError::Workload(format!(
+                        "job {} ended outside a session of user {u}",
+                        job.job
+                    ))
+                })?;
+            let s = &mut a.superseded[k];
+            s.session.ended(j, now, job.response(), None);
+            if s.session.is_over() {
+                let s = a.superseded.swap_remove(k);
+                self.record(u, &s, now);
+            }
+        } else {
+            let s = a.open.as_mut().expect("checked above");
+            // The reference: the runtime's share under the log's own service.
+            let curve =
+                (self.behaviour.continuation.as_ref()).map(|c| (c, c.runtime_share(job.runtime())));
+            match s.session.ended(j, now, job.response(), curve) {
+                Reaction::Extend => {
+                    let (plan, class) = (&self.plan, s.class);
+                    if s.session.extend(|rng| plan.next_job(class, rng)) {
+                        self.report.extended += 1;
+                    }
+                }
+                Reaction::GiveUp if !leave => {
+                    self.report.gave_up += 1;
+                    self.drop_rest(u);
+                }
+                Reaction::GiveUp | Reaction::AsPlanned => {}
+            }
         }
         if leave {
+            let a = &mut self.agents[u as usize];
             a.left = true;
-            self.report.frustrated += 1;
             a.pending.clear();
-            self.drop_rest(u);
-        } else if reaction == Reaction::GiveUp {
-            self.report.gave_up += 1;
+            self.report.frustrated += 1;
             self.drop_rest(u);
         }
         self.plan_next(u, ctx);

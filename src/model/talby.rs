@@ -301,6 +301,20 @@ impl TalbyModel {
         TalbyModel::parse(TALBY2006, "models/talby2006.toml").expect("the shipped model parses")
     }
 
+    /// The same model drawing each week's sessions once, whatever their collisions: the
+    /// workload whose expectation [`super::calibrate()`] computes, beside which the
+    /// closed-loop calibration measures the one the collision rule's redraws keep.
+    pub fn without_redraws(&self) -> TalbyModel {
+        TalbyModel {
+            collision: Collision {
+                tries: 1,
+                class_tries: 1,
+                ..self.collision
+            },
+            ..self.clone()
+        }
+    }
+
     fn check(&self) -> Result<(), String> {
         let share = |key: &str, v: f64| {
             if (0.0..=1.0).contains(&v) {

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use super::params::{Configure, Params};
 use crate::sched::{
-    BuildContext, Builder, Conservative, Creasy, CreasyParams, Easy, Fcfs, Logged, Scheduler,
-    builder,
+    BuildContext, Builder, Conservative, Creasy, CreasyParams, Easy, Fcfs, Jitter, Logged,
+    Scheduler, builder,
 };
 use crate::time::Time;
 
@@ -70,8 +70,9 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
         ),
         (
             "logged",
-            "the log's own service: each job starts its logged wait (times scale) after \
-             submission, on an unbounded machine; the calibration baseline (scale)",
+            "the log's own service: each job starts its logged wait (times scale, times a \
+             random factor of mean 1 and sd jitter) after submission, on an unbounded \
+             machine; the calibration baseline (scale, jitter, seed)",
             Arc::new(|p: &Params| {
                 let scale = p.f64("scale", 1.0)?;
                 if !(scale.is_finite() && scale >= 0.0) {
@@ -79,7 +80,15 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
                         "policy 'logged': scale must be a number >= 0, not {scale}"
                     ));
                 }
-                Ok(builder(move |_| Logged::new(scale)))
+                let sd = p.f64("jitter", 0.0)?;
+                if !(sd.is_finite() && (0.0..=100.0).contains(&sd)) {
+                    return Err(format!(
+                        "policy 'logged': jitter must be a number from 0 to 100, not {sd}"
+                    ));
+                }
+                let seed = p.u64("seed", 1)?;
+                let jitter = (sd > 0.0).then(|| Jitter::new(sd, seed)).flatten();
+                Ok(builder(move |_| Logged::new(scale, jitter.clone())))
             }),
         ),
     ]

@@ -59,6 +59,15 @@ impl Params {
         }
     }
 
+    /// A whole number of 0 or more.
+    pub fn u64(&self, key: &str, default: u64) -> Result<u64, String> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(toml::Value::Integer(x)) if *x >= 0 => Ok(*x as u64),
+            Some(v) => Err(self.error(key, &format!("must be a whole number >= 0, not {v}"))),
+        }
+    }
+
     /// A duration: seconds, or a string such as `"20m"`; `"none"` gives `None`.
     pub fn duration(&self, key: &str, default: Option<Time>) -> Result<Option<Time>, String> {
         match self.get(key) {

@@ -29,7 +29,7 @@ pub use conservative::Conservative;
 pub use creasy::{Creasy, CreasyParams};
 pub use easy::Easy;
 pub use fcfs::Fcfs;
-pub use logged::Logged;
+pub use logged::{Jitter, Logged};
 pub use profile::Profile;
 pub use running::RunningByEnd;
 pub(crate) use users::DENSE_USERS;

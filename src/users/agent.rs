@@ -14,10 +14,12 @@
 //! After each result the user reacts to the service ([`super::reaction`]), against the
 //! response the job would have had with its logged wait (the log's service; its runtime
 //! is the simulated one, which differs from the log's when the job is killed at its
-//! estimate): worse service may make it give up a session the log
-//! kept going (it goes away until its next window), better service may make it go on
-//! where the log broke off, with a repetition of the job that just ended, submitted the
-//! curve's median in-session think time after it (ours).
+//! estimate): worse service may make it give up a session the log kept going (it goes
+//! away, and its next job comes when it comes back, [`super::fluid::Return`]), better
+//! service may make it go on where the log broke off: its next logged job, which opened
+//! a later session, flows forward to the curve's median in-session think time after the
+//! result (Feitelson 2021, §4.3: "jobs that were submitted originally in the next session
+//! may flow forward to occur in the current one").
 
 use std::sync::Arc;
 
@@ -28,9 +30,9 @@ use serde::Serialize;
 use super::UserConfig;
 use super::continuation::ContinuationCurve;
 use super::deps::Dependencies;
-use super::drift::{Drift, Rule};
+use super::drift::{Drift, Lateness, Rule};
 use super::fluid::{FlowForward, NegativeThink, Placement, Windows};
-use super::reaction::{MAX_REPETITIONS, Planned, Reaction, react};
+use super::reaction::{Planned, Reaction, react};
 use crate::job::{JobOutcome, JobSpec};
 use crate::sim::SourceCtx;
 use crate::swf::SwfRecord;
@@ -52,10 +54,12 @@ pub struct UserCounts {
     pub flowed_forward: u64,
     /// Submitted after their own session's window closed.
     pub after_own_window: u64,
+    /// Submitted at the user's next usual hour, before its next window.
+    pub usual_hour: u64,
     /// Sessions the user gave up after a long response (continuation model).
     pub gave_up: u64,
-    /// Jobs added to sessions the log broke off, after a short response: repetitions
-    /// (continuation model).
+    /// Sessions the log broke off that the user went on with after a short response, its
+    /// next job flowing forward (continuation model).
     pub extended: u64,
     /// Waits over the patience limit.
     pub strikes: u64,
@@ -70,6 +74,7 @@ impl UserCounts {
         self.inside_window += o.inside_window;
         self.next_window += o.next_window;
         self.after_last_window += o.after_last_window;
+        self.usual_hour += o.usual_hour;
         self.flowed_forward += o.flowed_forward;
         self.after_own_window += o.after_own_window;
         self.gave_up += o.gave_up;
@@ -92,25 +97,6 @@ pub enum UserState {
     /// It left for good after too many long waits.
     Left,
 }
-
-/// A job added to a session after a short response: a repetition of job `of`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Repeat {
-    /// To be submitted when the user's state is ready.
-    Due { of: usize },
-    /// Submitted, not ended.
-    Running { of: usize },
-    /// Ended at `end` after `response`, `reference` with the logged wait.
-    Ended {
-        of: usize,
-        end: Time,
-        response: Time,
-        reference: Time,
-    },
-}
-
-/// The bit of a job tag's index that marks a repetition ([`Repeat`]).
-const REPEAT: usize = 1 << 31;
 
 /// A trace user in the simulation.
 #[derive(Debug, Clone)]
@@ -138,10 +124,6 @@ pub struct TraceAgent {
     /// Simulated end and response time of each job, once it ended, and the response it
     /// would have had with its logged wait.
     ends: Vec<Option<(Time, Time, Time)>>,
-    /// The job added to the current session, if any.
-    repeat: Option<Repeat>,
-    /// Repetitions submitted since the last logged job ([`MAX_REPETITIONS`]).
-    repetitions: u32,
     /// Response time saved against the log so far: over the ended jobs, the logged
     /// response minus the simulated one, where positive.
     saved: Time,
@@ -182,7 +164,7 @@ impl TraceAgent {
             shift,
             user,
             records: Vec::new(),
-            windows: Windows::new(&trace.windows),
+            windows: Windows::new(&trace),
             deps: Dependencies::new(trace.jobs.len()),
             ends: vec![None; trace.jobs.len()],
             rng: Xoshiro256PlusPlus::seed_from_u64(user_seed(seed, user)),
@@ -191,8 +173,6 @@ impl TraceAgent {
             last_submit: None,
             cursor: 0,
             state: UserState::Waiting,
-            repeat: None,
-            repetitions: 0,
             saved: 0,
             counts: UserCounts::default(),
         }
@@ -208,14 +188,9 @@ impl TraceAgent {
         (u64::from(index) << 32) | job as u64
     }
 
-    /// The user and job a tag stands for (a repetition's job has the [`REPEAT`] bit).
+    /// The user and job a tag stands for.
     pub fn untag(tag: u64) -> (u32, usize) {
         ((tag >> 32) as u32, (tag & 0xFFFF_FFFF) as usize)
-    }
-
-    /// Whether a tag's job is a repetition, and of which of the user's jobs.
-    pub fn repetition_of(job: usize) -> Option<usize> {
-        (job & REPEAT != 0).then_some(job & !REPEAT)
     }
 
     /// The user number it submits as (the log's, in a feedback replay).
@@ -249,16 +224,33 @@ impl TraceAgent {
     }
 
     /// Submits the job due at `now` (the time [`TraceAgent::start`], this method or
-    /// [`TraceAgent::ended`] returned); returns when the next one is due, if known.
-    pub fn submit_due(&mut self, ctx: &mut SourceCtx, cfg: &UserConfig) -> Option<Time> {
+    /// [`TraceAgent::ended`] returned), counting its lateness into `lateness`; returns
+    /// when the next one is due, if known.
+    pub fn submit_due(
+        &mut self,
+        ctx: &mut SourceCtx,
+        cfg: &UserConfig,
+        lateness: &mut Lateness,
+    ) -> Option<Time> {
         let now = ctx.now();
         match self.state {
             UserState::Ready(t, placement, rule) if t == now => {
-                self.submit(now, placement, rule, ctx);
+                self.submit(now, placement, rule, ctx, lateness);
                 self.plan(now, cfg)
             }
             _ => None,
         }
+    }
+
+    /// The logged times (moved with the instance) of the jobs it has not submitted, if it
+    /// is still to submit them (a user who left for good never will).
+    pub fn unsubmitted(&self) -> impl Iterator<Item = Time> + '_ {
+        let jobs = if self.state == UserState::Left {
+            &[][..]
+        } else {
+            &self.trace.jobs[self.next..]
+        };
+        jobs.iter().map(|j| j.submit + self.shift)
     }
 
     /// The user's job `job` ended as `outcome` at `now`; returns when the next submission
@@ -270,20 +262,11 @@ impl TraceAgent {
         now: Time,
         cfg: &UserConfig,
     ) -> Option<Time> {
-        let logged = |j: usize| self.trace.jobs[j].start - self.trace.jobs[j].submit;
-        if let Some(of) = Self::repetition_of(job) {
-            self.repeat = Some(Repeat::Ended {
-                of,
-                end: now,
-                response: outcome.response(),
-                reference: logged(of) + outcome.runtime(),
-            });
-        } else {
-            let reference = logged(job) + outcome.runtime();
-            self.deps.ended(self.trace.rank[job], now);
-            self.ends[job] = Some((now, outcome.response(), reference));
-            self.saved += (self.trace.jobs[job].response() - outcome.response()).max(0);
-        }
+        let logged = &self.trace.jobs[job];
+        let reference = logged.start - logged.submit + outcome.runtime();
+        self.deps.ended(self.trace.rank[job], now);
+        self.ends[job] = Some((now, outcome.response(), reference));
+        self.saved += (logged.response() - outcome.response()).max(0);
         if self.state == UserState::Left {
             return None;
         }
@@ -309,22 +292,14 @@ impl TraceAgent {
         }
     }
 
-    fn submit(&mut self, now: Time, placement: Placement, rule: Rule, ctx: &mut SourceCtx) {
-        if let Some(Repeat::Due { of }) = self.repeat {
-            // A repetition: not in the log, so not set against its calendar.
-            ctx.submit(JobSpec {
-                tag: Self::tag(self.index, of | REPEAT),
-                user: self.user,
-                record: None,
-                ..self.trace.jobs[of].spec.clone()
-            });
-            self.repeat = Some(Repeat::Running { of });
-            self.counts.submitted += 1;
-            self.counts.extended += 1;
-            self.repetitions += 1;
-            return;
-        }
-        self.repetitions = 0;
+    fn submit(
+        &mut self,
+        now: Time,
+        placement: Placement,
+        rule: Rule,
+        ctx: &mut SourceCtx,
+        lateness: &mut Lateness,
+    ) {
         let j = self.next;
         let job = &self.trace.jobs[j];
         let record = self.records.get_mut(j).and_then(Option::take);
@@ -341,11 +316,13 @@ impl TraceAgent {
         match placement {
             Placement::Inside => c.inside_window += 1,
             Placement::NextWindow => c.next_window += 1,
+            Placement::UsualHour => c.usual_hour += 1,
             Placement::AfterLast => c.after_last_window += 1,
         }
         c.flowed_forward += u64::from(now < own.start + shift);
         c.after_own_window += u64::from(now > own.end + shift);
         c.drift.record(now, job.submit + shift, rule, self.saved);
+        lateness.record(now, job.submit + shift);
         self.deps.submitted(self.trace.rank[j]);
         self.last_submit = Some(now);
         self.next += 1;
@@ -362,18 +339,23 @@ impl TraceAgent {
         if cfg.open_loop {
             return UserState::Ready(logged.max(now), Placement::Inside, Rule::Order);
         }
-        if let Some(Repeat::Running { .. }) = self.repeat {
-            return UserState::Waiting;
+        let mut deps = self.deps.state(job.deps);
+        for &d in self.trace.dep_jobs(job) {
+            match self.ends[d as usize] {
+                Some((end, ..)) => deps.latest_end = deps.latest_end.max(Some(end)),
+                None => deps.pending += 1,
+            }
         }
-        let deps = self.deps.state(job.deps);
         if deps.pending > 0 {
             return UserState::Waiting;
         }
-        // The latest of the constraints sets the time, and names the rule that did.
-        let mut ready = (Time::MIN, Rule::Order);
-        let mut bound = |t: Time, rule: Rule| {
+        // The latest of the constraints sets the time, and names the rule that did:
+        // first those that hold whatever the user thinks (the order constraint, the
+        // clock, the flow-forward limit), then the think times after results.
+        let mut floor = (Time::MIN, Rule::Order);
+        let bound = |ready: &mut (Time, Rule), t: Time, rule: Rule| {
             if t > ready.0 {
-                ready = (t, rule);
+                *ready = (t, rule);
             }
         };
         let previous = self.next.checked_sub(1).map(|p| &self.trace.jobs[p]);
@@ -381,12 +363,26 @@ impl TraceAgent {
         // previous job ended.
         match (previous, self.last_submit, job.think) {
             (Some(p), Some(last), Some(think)) if think <= 0 => match cfg.negative {
-                NegativeThink::Spacing => bound(last + (job.submit - p.submit), Rule::Order),
-                NegativeThink::Together => bound(last, Rule::Order),
+                NegativeThink::Spacing => {
+                    bound(&mut floor, last + (job.submit - p.submit), Rule::Order)
+                }
+                NegativeThink::Together => bound(&mut floor, last, Rule::Order),
             },
-            (_, Some(last), _) => bound(last, Rule::Order),
-            (_, None, _) => bound(logged, Rule::Order),
+            (_, Some(last), _) => bound(&mut floor, last, Rule::Order),
+            (_, None, _) => bound(&mut floor, logged, Rule::Order),
         }
+        bound(&mut floor, now, Rule::Clock);
+        // A job flows forward into the session before its own at the earliest.
+        if cfg.flow == FlowForward::Next
+            && let Some(before) = (job.session as usize).checked_sub(1)
+        {
+            bound(
+                &mut floor,
+                self.trace.windows[before].start + shift,
+                Rule::FlowLimit,
+            );
+        }
+        let mut ready = floor;
         // A think time after a result; one of the session threshold or more is a break,
         // whichever job it is measured from, and the opening rule applies to it.
         let after = |end: Time, think: Time, rule: Rule| {
@@ -406,89 +402,63 @@ impl TraceAgent {
             && let Some((end, ..)) = self.ends[from as usize]
         {
             let (t, rule) = after(end, think, Rule::Think);
-            bound(t, rule);
+            bound(&mut ready, t, rule);
         }
         // The dependency think time after the latest of its dependencies.
         if let (Some(think), Some(latest)) = (job.dep_think, deps.latest_end) {
             let (t, rule) = after(latest, think, Rule::Dependency);
-            bound(t, rule);
+            bound(&mut ready, t, rule);
         }
-        bound(now, Rule::Clock);
-        // A job flows forward into the session before its own at the earliest.
-        if cfg.flow == FlowForward::Next
-            && let Some(before) = (job.session as usize).checked_sub(1)
-        {
-            bound(self.trace.windows[before].start + shift, Rule::FlowLimit);
-        }
-        let (mut at, mut rule) = ready;
+        let (at, mut rule) = ready;
+        let mut at = at;
         if let Some(curve) = &cfg.behaviour.continuation {
-            // The next job waits for the result of a repetition.
-            if let Some(Repeat::Ended { end, .. }) = self.repeat
-                && end > at
-            {
-                (at, rule) = (end, Rule::Think);
-            }
             match self.reaction(curve, cfg.threshold) {
-                (Reaction::AsPlanned, _) => {}
-                (Reaction::GiveUp, _) => {
-                    if let Some(next_window) = self.windows.next_start_after(at - shift) {
+                Some((Reaction::GiveUp, _)) => {
+                    if let Some(back) =
+                        self.windows
+                            .after_break(at - shift, cfg.threshold, cfg.away)
+                    {
                         self.counts.gave_up += 1;
-                        (at, rule) = (next_window + shift, Rule::GaveUp);
+                        (at, rule) = (back + shift, Rule::GaveUp);
                     }
                 }
-                (Reaction::Extend, (of, end)) => {
-                    // A break is extended only while it lasts: once the next job is due,
-                    // the user goes on with it. This also ends a run of repetitions
-                    // where every break is extended (a curve that always continues after
-                    // the responses the simulation gives), which would otherwise never end;
-                    // `MAX_REPETITIONS` bounds the run of repetitions within a long break.
-                    let t = (end + curve.continued_think()).max(now);
-                    if t < at && self.repetitions < MAX_REPETITIONS {
-                        self.repeat = Some(Repeat::Due { of });
-                        return UserState::Ready(t, Placement::Inside, Rule::Think);
+                Some((Reaction::Extend, end)) => {
+                    // It goes on with its next job instead of the break the log took: the
+                    // job flows forward to the in-session think time after the result,
+                    // no earlier than its other constraints allow.
+                    let mut extended = floor;
+                    bound(&mut extended, end + curve.continued_think(), Rule::Extended);
+                    if extended.0 < at {
+                        self.counts.extended += 1;
+                        (at, rule) = extended;
                     }
                 }
+                Some((Reaction::AsPlanned, _)) | None => {}
             }
         }
-        let (placed, placement) = self.windows.place(at - shift, &mut self.cursor);
+        let (placed, placement) = self.windows.place(at - shift, cfg.away, &mut self.cursor);
         let placed = placed + shift;
         if placed != at {
-            rule = Rule::Window;
+            rule = match placement {
+                Placement::UsualHour => Rule::UsualHour,
+                _ => Rule::Window,
+            };
         }
         UserState::Ready(placed, placement, rule)
     }
 
-    /// The user's reaction before its next job, and the job it reacts to with that job's
-    /// end: after a repetition, to the repetition (the user had planned a break, so it
-    /// may extend again); else to the job the next one's think time is measured from,
-    /// when the log's user submitted the next job after that one ended (concurrent
-    /// submissions follow their own rule).
-    fn reaction(
-        &mut self,
-        curve: &ContinuationCurve,
-        threshold: Time,
-    ) -> (Reaction, (usize, Time)) {
-        if let Some(Repeat::Ended {
-            of,
-            end,
-            response,
-            reference,
-        }) = self.repeat.take()
-        {
-            let reference = curve.share(reference);
-            let r = react(curve, Planned::Break, response, reference, &mut self.rng);
-            return (r, (of, end));
-        }
+    /// The user's reaction before its next job, with the end of the job it reacts to:
+    /// the job the next one's think time is measured from, when the log's user submitted
+    /// the next job after that one ended (a job submitted while that one ran was decided
+    /// before its result, and follows its own rule); `None` when there is none.
+    fn reaction(&mut self, curve: &ContinuationCurve, threshold: Time) -> Option<(Reaction, Time)> {
         let job = &self.trace.jobs[self.next];
         let (Some(think), Some(from)) = (job.think, job.think_from) else {
-            return (Reaction::AsPlanned, (0, 0));
+            return None;
         };
-        let from = from as usize;
-        let Some((end, response, reference)) = self.ends[from] else {
-            return (Reaction::AsPlanned, (0, 0));
-        };
+        let (end, response, reference) = self.ends[from as usize]?;
         if think < 0 {
-            return (Reaction::AsPlanned, (0, 0));
+            return None;
         }
         let planned = if think < threshold {
             Planned::GoOn
@@ -502,7 +472,7 @@ impl TraceAgent {
             curve.share(reference),
             &mut self.rng,
         );
-        (r, (from, end))
+        Some((r, end))
     }
 }
 

@@ -7,8 +7,9 @@
 //! say where the simulated users part from the log's.
 
 use serde::ser::{Serialize, SerializeMap, SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize as DeriveSerialize};
 
-use crate::time::Time;
+use crate::time::{DAY, Time, WEEK};
 
 /// What decided when a trace user submitted a job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -30,13 +31,18 @@ pub enum Rule {
     FlowLimit,
     /// Ready between windows: submitted when the next window opened.
     Window,
+    /// Ready between windows: submitted at the user's next usual hour.
+    UsualHour,
     /// The user gave up the session after a long response (continuation model).
     GaveUp,
+    /// The user went on after a short response where the log took a break: the job
+    /// flowed forward (continuation model).
+    Extended,
 }
 
 impl Rule {
     /// Every rule, in the order of the counts.
-    pub const ALL: [Rule; 8] = [
+    pub const ALL: [Rule; 10] = [
         Rule::Order,
         Rule::Think,
         Rule::Dependency,
@@ -44,7 +50,9 @@ impl Rule {
         Rule::Clock,
         Rule::FlowLimit,
         Rule::Window,
+        Rule::UsualHour,
         Rule::GaveUp,
+        Rule::Extended,
     ];
 
     /// The rule's name in outputs.
@@ -57,7 +65,9 @@ impl Rule {
             Rule::Clock => "clock",
             Rule::FlowLimit => "flow-limit",
             Rule::Window => "window",
+            Rule::UsualHour => "usual-hour",
             Rule::GaveUp => "gave-up",
+            Rule::Extended => "extended",
         }
     }
 }
@@ -129,6 +139,116 @@ impl Drift {
     }
 }
 
+/// Each job's **lateness**: its simulated submission minus its logged one (moved with its
+/// instance in a resampled run), seconds; negative for a job that came early. Under the
+/// log's own service every lateness is 0; a user model that treats lost and gained time
+/// alike keeps the distribution's tails short under a service that is statistically the
+/// same (`docs/MODELS.md`, "Calibration").
+#[derive(Debug, Clone)]
+pub struct Lateness {
+    /// Only jobs logged in `[from, to)` count (a resampled run's measured weeks).
+    from: Time,
+    to: Time,
+    values: Vec<Time>,
+    /// Jobs not submitted by the end of the run, each late by at least the value kept.
+    censored: u64,
+}
+
+impl Default for Lateness {
+    fn default() -> Self {
+        Lateness::within(Time::MIN, Time::MAX)
+    }
+}
+
+impl Lateness {
+    /// Counting only the jobs logged in `[from, to)`.
+    pub fn within(from: Time, to: Time) -> Self {
+        Lateness {
+            from,
+            to,
+            values: Vec::new(),
+            censored: 0,
+        }
+    }
+
+    fn counts(&self, logged: Time) -> bool {
+        (self.from..self.to).contains(&logged)
+    }
+
+    /// A job logged at `logged` was submitted at `at`.
+    pub fn record(&mut self, at: Time, logged: Time) {
+        if self.counts(logged) {
+            self.values.push(at - logged);
+        }
+    }
+
+    /// A job logged at `logged` was still not submitted when the run stopped taking
+    /// submissions at `end`: late by at least `end - logged`, counted so.
+    pub fn censored(&mut self, end: Time, logged: Time) {
+        if self.counts(logged) {
+            self.values.push((end - logged).max(0));
+            self.censored += 1;
+        }
+    }
+
+    /// The distribution.
+    pub fn summary(&self) -> LatenessSummary {
+        let mut v = self.values.clone();
+        if v.is_empty() {
+            return LatenessSummary::default();
+        }
+        v.sort_unstable();
+        let n = v.len();
+        let at = |q: f64| v[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let share = |over: Time| v.iter().filter(|&&x| x > over).count() as f64 / n as f64;
+        LatenessSummary {
+            jobs: n as u64,
+            censored: self.censored,
+            early: v.iter().filter(|&&x| x < 0).count() as f64 / n as f64,
+            late: share(0),
+            min: v[0],
+            median: at(0.5),
+            p95: at(0.95),
+            p99: at(0.99),
+            max: v[n - 1],
+            over_day: share(DAY),
+            over_week: share(WEEK),
+            over_30_days: share(30 * DAY),
+        }
+    }
+}
+
+/// What a run reports of its jobs' [`Lateness`]: quantiles by nearest rank, shares of
+/// the jobs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, DeriveSerialize, Deserialize)]
+pub struct LatenessSummary {
+    /// Jobs counted.
+    pub jobs: u64,
+    /// Of them, jobs not submitted by the end of the run (counted at the least lateness
+    /// they have).
+    pub censored: u64,
+    /// Share of jobs submitted before their logged time.
+    pub early: f64,
+    /// Share submitted after it.
+    pub late: f64,
+    /// The largest lead, as a negative lateness (0 if no job came early), seconds.
+    pub min: Time,
+    /// Median lateness, seconds.
+    pub median: Time,
+    /// 95th percentile, seconds.
+    pub p95: Time,
+    /// 99th percentile, seconds.
+    pub p99: Time,
+    /// The largest, seconds.
+    pub max: Time,
+    /// Share of jobs more than a day late.
+    pub over_day: f64,
+    /// Share of jobs more than a week late.
+    pub over_week: f64,
+    /// Share of jobs more than 30 days late.
+    pub over_30_days: f64,
+}
+
 /// Counts by rule name, every rule present.
 struct ByRule<'a>(&'a [u64; Rule::ALL.len()]);
 
@@ -160,6 +280,22 @@ impl Serialize for Drift {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lateness_quantiles_and_shares() {
+        let mut l = Lateness::default();
+        assert_eq!(l.summary(), LatenessSummary::default());
+        for (at, logged) in [(90, 100), (100, 100), (100 + DAY + 1, 100), (0, 0)] {
+            l.record(at, logged);
+        }
+        l.censored(10 * WEEK, 2 * WEEK);
+        let s = l.summary();
+        assert_eq!((s.jobs, s.censored, s.min, s.max), (5, 1, -10, 8 * WEEK));
+        // Sorted: -10, 0, 0, DAY + 1, 8 weeks.
+        assert_eq!((s.median, s.p95, s.p99), (0, 8 * WEEK, 8 * WEEK));
+        assert_eq!((s.early, s.late), (0.2, 0.4));
+        assert_eq!((s.over_day, s.over_week, s.over_30_days), (0.4, 0.2, 0.2));
+    }
 
     #[test]
     fn drift_counts_by_rule_and_bounds_the_lead() {

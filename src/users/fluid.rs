@@ -12,8 +12,8 @@
 
 use serde::Serialize;
 
-use crate::time::Time;
-use crate::workload::trace::Window;
+use crate::time::{HOUR, Time, WEEK};
+use crate::workload::trace::{TraceUser, Window};
 
 /// The think time given to a job that opened a session in the log, whose logged think
 /// time is a break rather than a pause (notes §8.5, open point). It applies to every
@@ -156,6 +156,49 @@ impl std::str::FromStr for OpeningThink {
     }
 }
 
+/// Where a user whose next job is ready outside its session windows comes back: the
+/// rule by which time lost between windows is lost (notes §8.5, open point).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Return {
+    /// At its next **usual hour**, an hour of the week in which it worked in the log
+    /// (from a session's first to its last submission), or at its next window if that
+    /// comes first (the default): users sleep at night and keep their habits, so a
+    /// result a few hours late costs the hours until the user is usually back, not the
+    /// weeks until its next logged session. A job ready early, between windows, comes
+    /// at a usual hour too, so time is gained as it is lost.
+    #[default]
+    UsualHour,
+    /// At the start of its next window (Feitelson 2021, §4.3, taken literally: "the next
+    /// job will be delayed even more and arrive only at the beginning of the next
+    /// session"). For a user whose sessions are weeks apart a result an hour late costs
+    /// weeks, while an early one gains at most the time to the window before.
+    NextWindow,
+}
+
+impl Return {
+    /// The option's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Return::UsualHour => "usual-hour",
+            Return::NextWindow => "next-window",
+        }
+    }
+}
+
+impl std::str::FromStr for Return {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "usual-hour" => Ok(Return::UsualHour),
+            "next-window" => Ok(Return::NextWindow),
+            _ => Err(format!(
+                "'{s}' is not a return rule (usual-hour, next-window)"
+            )),
+        }
+    }
+}
+
 /// Where a ready job was placed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placement {
@@ -163,47 +206,114 @@ pub enum Placement {
     Inside,
     /// Its ready time falls between windows: submitted at the next window's start.
     NextWindow,
+    /// Its ready time falls between windows: submitted at the user's next usual hour,
+    /// before the next window ([`Return::UsualHour`]).
+    UsualHour,
     /// Its ready time is past the user's last window: submitted then (the user's log has
     /// no later activity to wait for).
     AfterLast,
 }
 
-/// A user's windows, merged where they overlap, in time order.
+/// Hours of the week in the week: the bits of [`UsualHours`].
+const HOURS: i64 = WEEK / HOUR;
+
+/// The hours of the week (counted from time 0, so that times a whole number of weeks
+/// apart share their hour) in which a user worked in the log.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UsualHours([u64; 3]);
+
+impl UsualHours {
+    fn hour(t: Time) -> usize {
+        t.div_euclid(HOUR).rem_euclid(HOURS) as usize
+    }
+
+    /// Marks every hour that `[from, to]` touches.
+    fn mark(&mut self, from: Time, to: Time) {
+        let hours = (to.div_euclid(HOUR) - from.div_euclid(HOUR)).min(HOURS - 1);
+        for k in 0..=hours {
+            let h = Self::hour(from + k * HOUR);
+            self.0[h / 64] |= 1 << (h % 64);
+        }
+    }
+
+    fn contains(&self, h: usize) -> bool {
+        self.0[h / 64] & (1 << (h % 64)) != 0
+    }
+
+    /// The first time at or after `t` in a usual hour (`t` itself if it is in one).
+    pub fn next(&self, t: Time) -> Option<Time> {
+        let h = Self::hour(t);
+        if self.contains(h) {
+            return Some(t);
+        }
+        (1..HOURS)
+            .find(|k| self.contains((h + *k as usize) % HOURS as usize))
+            .map(|k| (t.div_euclid(HOUR) + k) * HOUR)
+    }
+}
+
+/// A user's windows, merged where they overlap, in time order, and its usual hours.
 #[derive(Debug, Clone)]
 pub struct Windows {
     spans: Vec<Window>,
+    hours: UsualHours,
 }
 
 impl Windows {
-    /// The union of `windows` (sorted by start, as a user's sessions are).
-    pub fn new(windows: &[Window]) -> Self {
-        let mut spans: Vec<Window> = Vec::with_capacity(windows.len());
-        for w in windows {
+    /// The windows of `user`'s sessions merged, and the hours of the week its sessions
+    /// spanned from their first to their last submission.
+    pub fn new(user: &TraceUser) -> Self {
+        let mut spans: Vec<Window> = Vec::with_capacity(user.windows.len());
+        for w in &user.windows {
             match spans.last_mut() {
                 Some(last) if w.start <= last.end => last.end = last.end.max(w.end),
                 _ => spans.push(*w),
             }
         }
-        Windows { spans }
+        // Each session from its first to its last submission (jobs come in log order).
+        let mut last_submit: Vec<Time> = user.windows.iter().map(|w| w.start).collect();
+        for j in &user.jobs {
+            let s = &mut last_submit[j.session as usize];
+            *s = (*s).max(j.submit);
+        }
+        let mut hours = UsualHours::default();
+        for (w, &last) in user.windows.iter().zip(&last_submit) {
+            hours.mark(w.start, last);
+        }
+        Windows { spans, hours }
     }
 
-    /// When a job ready at `t` is submitted. `cursor` remembers the first window that can
-    /// still matter (ready times of one user never decrease).
-    pub fn place(&self, t: Time, cursor: &mut usize) -> (Time, Placement) {
+    /// When a job ready at `t` is submitted, a user away coming back by `rule`. `cursor`
+    /// remembers the first window that can still matter (ready times of one user never
+    /// decrease).
+    pub fn place(&self, t: Time, rule: Return, cursor: &mut usize) -> (Time, Placement) {
         while *cursor < self.spans.len() && self.spans[*cursor].end < t {
             *cursor += 1;
         }
         match self.spans.get(*cursor) {
             None => (t, Placement::AfterLast),
             Some(w) if w.start <= t => (t, Placement::Inside),
-            Some(w) => (w.start, Placement::NextWindow),
+            Some(w) => match (rule, self.hours.next(t)) {
+                (Return::UsualHour, Some(h)) if h < w.start => (h, Placement::UsualHour),
+                _ => (w.start, Placement::NextWindow),
+            },
         }
     }
 
-    /// The start of the first window that starts after `t`, if any.
-    pub fn next_start_after(&self, t: Time) -> Option<Time> {
+    /// When a user that breaks off its session at `t` comes back, by `rule`: at its next
+    /// window after `t`, or at its next usual hour a `threshold` later if that comes
+    /// first; `None` if neither comes.
+    pub fn after_break(&self, t: Time, threshold: Time, rule: Return) -> Option<Time> {
         let i = self.spans.partition_point(|w| w.start <= t);
-        self.spans.get(i).map(|w| w.start)
+        let window = self.spans.get(i).map(|w| w.start);
+        let usual = match rule {
+            Return::UsualHour => self.hours.next(t + threshold),
+            Return::NextWindow => None,
+        };
+        match (window, usual) {
+            (Some(w), Some(u)) => Some(w.min(u)),
+            (w, u) => w.or(u),
+        }
     }
 }
 
@@ -215,18 +325,89 @@ mod tests {
         Window { start, end }
     }
 
+    /// Windows `w` with no usual hour.
+    fn windows(w: &[Window]) -> Windows {
+        let mut ws = Windows {
+            spans: Vec::new(),
+            hours: UsualHours::default(),
+        };
+        for w in w {
+            match ws.spans.last_mut() {
+                Some(last) if w.start <= last.end => last.end = last.end.max(w.end),
+                _ => ws.spans.push(*w),
+            }
+        }
+        ws
+    }
+
     #[test]
     fn placement_in_between_and_after_windows() {
-        let ws = Windows::new(&[w(100, 200), w(150, 300), w(1000, 1100)]);
+        let ws = windows(&[w(100, 200), w(150, 300), w(1000, 1100)]);
         let mut c = 0;
-        assert_eq!(ws.place(50, &mut c), (100, Placement::NextWindow));
-        assert_eq!(ws.place(250, &mut c), (250, Placement::Inside));
-        assert_eq!(ws.place(300, &mut c), (300, Placement::Inside));
-        assert_eq!(ws.place(301, &mut c), (1000, Placement::NextWindow));
-        assert_eq!(ws.place(1100, &mut c), (1100, Placement::Inside));
-        assert_eq!(ws.place(5000, &mut c), (5000, Placement::AfterLast));
-        assert_eq!(ws.next_start_after(100), Some(1000));
-        assert_eq!(ws.next_start_after(1000), None);
+        let rule = Return::NextWindow;
+        assert_eq!(ws.place(50, rule, &mut c), (100, Placement::NextWindow));
+        assert_eq!(ws.place(250, rule, &mut c), (250, Placement::Inside));
+        assert_eq!(ws.place(300, rule, &mut c), (300, Placement::Inside));
+        assert_eq!(ws.place(301, rule, &mut c), (1000, Placement::NextWindow));
+        assert_eq!(ws.place(1100, rule, &mut c), (1100, Placement::Inside));
+        assert_eq!(ws.place(5000, rule, &mut c), (5000, Placement::AfterLast));
+        assert_eq!(ws.after_break(100, 1200, rule), Some(1000));
+        assert_eq!(ws.after_break(1000, 1200, rule), None);
+    }
+
+    #[test]
+    fn a_user_away_comes_back_at_its_next_usual_hour_or_window() {
+        // Windows on day 0 at 10:00-10:30 and a week later; usual hours Monday 10:00
+        // and Tuesday 09:00 (time 0 is taken as Monday 00:00 here).
+        let day = 24 * HOUR;
+        let mut ws = windows(&[
+            w(10 * HOUR, 10 * HOUR + 1800),
+            w(WEEK + 10 * HOUR, WEEK + 11 * HOUR),
+        ]);
+        ws.hours.mark(10 * HOUR, 10 * HOUR + 1800);
+        ws.hours.mark(day + 9 * HOUR, day + 9 * HOUR);
+        let mut c = 0;
+        // Ready at 13:00 on Monday, after the window: back on Tuesday at 09:00 rather
+        // than a week later; by the literal rule, a week later.
+        let late = 13 * HOUR;
+        assert_eq!(
+            ws.place(late, Return::UsualHour, &mut c),
+            (day + 9 * HOUR, Placement::UsualHour)
+        );
+        assert_eq!(
+            ws.place(late, Return::NextWindow, &mut 0),
+            (WEEK + 10 * HOUR, Placement::NextWindow)
+        );
+        // Ready inside a usual hour between windows: submitted at once.
+        assert_eq!(
+            ws.place(day + 9 * HOUR + 600, Return::UsualHour, &mut 0),
+            (day + 9 * HOUR + 600, Placement::UsualHour)
+        );
+        // Ready on Sunday: the next window (Monday 10:00) comes before Tuesday 09:00.
+        assert_eq!(
+            ws.place(6 * day + 20 * HOUR, Return::UsualHour, &mut 0),
+            (WEEK + 10 * HOUR, Placement::NextWindow)
+        );
+        // Breaking off at 09:30 on Tuesday, it is back within the hour; at 09:45, a
+        // threshold on is past the hour, and the next usual hour is next week's.
+        assert_eq!(
+            ws.after_break(day + 9 * HOUR + 1800, 1200, Return::UsualHour),
+            Some(day + 9 * HOUR + 3000)
+        );
+        assert_eq!(
+            ws.after_break(day + 9 * HOUR + 2700, 1200, Return::UsualHour),
+            Some(WEEK + 10 * HOUR)
+        );
+        assert_eq!(
+            ws.after_break(10 * HOUR, 1200, Return::UsualHour),
+            Some(10 * HOUR + 1200)
+        );
+        // The hour of a time before 0 is its place in the week all the same.
+        assert_eq!(
+            ws.hours.next(-WEEK + 10 * HOUR + 5),
+            Some(-WEEK + 10 * HOUR + 5)
+        );
+        assert_eq!(UsualHours::default().next(0), None);
     }
 
     #[test]

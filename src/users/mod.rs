@@ -21,8 +21,8 @@ pub mod session;
 pub use agent::{TraceAgent, UserCounts, UserState};
 pub use behaviour::{Behaviour, KTH_CONTINUATION, Patience};
 pub use continuation::ContinuationCurve;
-pub use drift::{Drift, Rule};
-pub use fluid::{FlowForward, NegativeThink, OpeningThink, Placement, Windows};
+pub use drift::{Drift, Lateness, LatenessSummary, Rule};
+pub use fluid::{FlowForward, NegativeThink, OpeningThink, Placement, Return, Windows};
 
 use crate::textfmt::short_number;
 use crate::time::Time;
@@ -36,6 +36,8 @@ pub struct UserConfig {
     pub negative: NegativeThink,
     /// How far jobs may flow forward into earlier sessions.
     pub flow: FlowForward,
+    /// Where a user away (its next job ready outside its windows) comes back.
+    pub away: Return,
     /// The session threshold, seconds (for [`OpeningThink::Capped`]).
     pub threshold: Time,
     /// Reactions to bad service.

@@ -8,14 +8,14 @@
 //! past a result it was not waiting for). After each result of its latest submission the
 //! user reacts to the service ([`super::reaction`]): a next job that follows by a think
 //! time is a planned go-on, no next job a planned end, a concurrent next job is already
-//! decided. A user who gives up drops the rest of the session; one who extends it adds a
-//! repetition of the job that just ended, the curve's median in-session think time after
-//! it. Where the jobs come from, and when sessions open, is the source's.
+//! decided. A user who gives up drops the rest of the session; one who extends it goes
+//! on with one more job, which the source draws ([`OpenSession::extend`]). Where the jobs
+//! come from, and when sessions open, is the source's.
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::continuation::ContinuationCurve;
-use super::reaction::{MAX_REPETITIONS, Planned, Reaction, react};
+use super::reaction::{Planned, Reaction, react};
 use crate::time::Time;
 
 /// How a session's job is submitted.
@@ -57,11 +57,17 @@ pub struct OpenSession {
     submits: Vec<Time>,
     /// The time a submission of `next` is planned for, if it is.
     planned: Option<Time>,
-    /// The user's stream for its reactions in this session.
+    /// The user's stream for its reactions in this session, and the jobs it adds.
     rng: Xoshiro256PlusPlus,
-    /// The jobs the session was drawn with; those after them are repetitions.
+    /// The jobs the session was drawn with; those after them were added by extensions.
     drawn: usize,
 }
+
+/// The most jobs a user adds to one session by extending it (ours: a safety bound, not
+/// part of the model). A continuation curve that goes on after nearly every response
+/// the simulation gives (a share of 1, as a curve fitted from a handful of jobs has)
+/// would otherwise extend a session for ever.
+pub const MAX_EXTENSIONS: usize = 1000;
 
 impl OpenSession {
     /// The session of `jobs` opening at `now`, its user drawing from `rng`; its first job
@@ -122,8 +128,9 @@ impl OpenSession {
     }
 
     /// Job `j` ended at `now` after `response`: the user reacts by `curve` against the
-    /// share `reference` of the service its plan was made under. An extension adds the
-    /// repetition; a give-up is the caller's to apply ([`OpenSession::drop_rest`]).
+    /// share `reference` of the service its plan was made under. An extension and a
+    /// give-up are the caller's to apply ([`OpenSession::extend`],
+    /// [`OpenSession::drop_rest`]).
     pub fn ended(
         &mut self,
         j: usize,
@@ -142,20 +149,25 @@ impl OpenSession {
         let (Some((curve, reference)), Some(planned)) = (curve, planned) else {
             return Reaction::AsPlanned;
         };
-        let reaction = react(curve, planned, response, reference, &mut self.rng);
-        if reaction != Reaction::Extend {
-            return reaction;
+        react(curve, planned, response, reference, &mut self.rng)
+    }
+
+    /// The user goes on with one more job, drawn by `draw` from the session's stream
+    /// (it follows the last one by its think time); false, and nothing added, once the
+    /// session has [`MAX_EXTENSIONS`] added jobs.
+    pub fn extend(&mut self, draw: impl FnOnce(&mut Xoshiro256PlusPlus) -> SessionJob) -> bool {
+        if self.jobs.len() - self.drawn >= MAX_EXTENSIONS {
+            return false;
         }
-        // Repetitions come only after the drawn jobs, each one after the one before.
-        if self.jobs.len() - self.drawn >= MAX_REPETITIONS as usize {
-            return Reaction::AsPlanned;
-        }
-        self.jobs.push(SessionJob {
-            follow: Follow::Think(curve.continued_think()),
-            ..self.jobs[j]
-        });
+        let job = draw(&mut self.rng);
+        self.jobs.push(job);
         self.ends.push(None);
-        reaction
+        true
+    }
+
+    /// Whether it still has jobs to submit.
+    pub fn has_jobs_to_submit(&self) -> bool {
+        self.next < self.jobs.len()
     }
 
     /// Drops the jobs not submitted yet; how many.
@@ -234,7 +246,7 @@ mod tests {
     }
 
     #[test]
-    fn a_long_response_gives_up_a_short_one_extends_the_last_job() {
+    fn a_long_response_gives_up_a_short_one_extends_the_session() {
         let curve = step_curve();
         // Planned go-on, response 100 s (share 0) against a reference of 0.5: given up
         // with probability 1; the rest is dropped.
@@ -244,13 +256,21 @@ mod tests {
         assert_eq!(s.drop_rest(), 1);
         assert!(s.is_over());
         // Planned end, response 30 s (share 1) against 0.5: extended with probability
-        // (1 - 0.5) / (1 - 0.5) = 1 by a repetition the median think time after.
+        // (1 - 0.5) / (1 - 0.5) = 1, by the job the caller draws.
         let mut s = session(&[job(Follow::First)]);
         s.submitted(0);
         assert_eq!(s.ended(0, 30, 30, Some((&curve, 0.5))), Reaction::Extend);
+        assert!(s.is_over());
+        let added = SessionJob {
+            size: 4,
+            runtime: 7,
+            estimate: 9,
+            follow: Follow::Think(100),
+        };
+        assert!(s.extend(|_| added));
         assert!(!s.is_over());
         assert_eq!(s.plan_next(30, |t| t), Some(130));
-        assert_eq!(s.due(130), Some((1, job(Follow::Think(100)))));
+        assert_eq!(s.due(130), Some((1, added)));
         // A concurrent next job is already decided: no reaction.
         let mut s = session(&[job(Follow::First), job(Follow::Concurrent(5))]);
         s.submitted(0);
@@ -261,22 +281,13 @@ mod tests {
     }
 
     #[test]
-    fn a_run_of_repetitions_stops_at_the_bound() {
-        // Every response of 30 s extends the session (probability 1, as above), so the
-        // repetitions end only at `MAX_REPETITIONS`; then the session ends as planned.
-        let curve = step_curve();
+    fn extensions_stop_at_the_bound() {
         let mut s = session(&[job(Follow::First)]);
-        let mut now = 0;
-        s.submitted(now);
-        let mut j = 0;
-        while s.ended(j, now + 30, 30, Some((&curve, 0.5))) == Reaction::Extend {
-            now = s
-                .plan_next(now + 30, |t| t)
-                .expect("a repetition is planned");
-            j = s.due(now).expect("and due").0;
-            s.submitted(now);
+        let mut added = 0;
+        while s.extend(|_| job(Follow::Think(1))) {
+            added += 1;
         }
-        assert_eq!(j, MAX_REPETITIONS as usize);
-        assert!(s.is_over());
+        assert_eq!(added, MAX_EXTENSIONS);
+        assert!(!s.extend(|_| job(Follow::Think(1))));
     }
 }

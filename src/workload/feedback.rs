@@ -14,7 +14,7 @@ use super::trace::Trace;
 use crate::job::JobOutcome;
 use crate::sim::{SimError, SourceCtx, Workload};
 use crate::time::Time;
-use crate::users::{TraceAgent, UserConfig, UserCounts, UserState};
+use crate::users::{Lateness, LatenessSummary, TraceAgent, UserConfig, UserCounts, UserState};
 
 /// The users of a log, replaying their streams with feedback.
 pub struct TraceUsers {
@@ -29,10 +29,12 @@ pub struct TraceUsers {
     horizon: Time,
     /// Agents that submitted their last job since [`TraceUsers::take_finished`].
     finished: Vec<u32>,
+    /// The lateness of the submitted jobs.
+    lateness: Lateness,
 }
 
 /// What became of the population.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct PopulationSummary {
     /// Users.
     pub users: u64,
@@ -46,6 +48,9 @@ pub struct PopulationSummary {
     pub never_submitted: u64,
     /// What became of the submitted jobs.
     pub jobs: UserCounts,
+    /// How late the jobs came against their logged times (those not submitted by the
+    /// end of the run counted as late as they were then).
+    pub lateness: LatenessSummary,
 }
 
 impl TraceUsers {
@@ -76,6 +81,16 @@ impl TraceUsers {
             wakes: FxHashSet::default(),
             horizon,
             finished: Vec::new(),
+            lateness: Lateness::default(),
+        }
+    }
+
+    /// Counts the lateness of the jobs logged in `[from, to)` only (a resampled run's
+    /// measured weeks).
+    pub fn measuring(self, from: Time, to: Time) -> Self {
+        TraceUsers {
+            lateness: Lateness::within(from, to),
+            ..self
         }
     }
 
@@ -121,7 +136,7 @@ impl TraceUsers {
         {
             self.due.pop();
             let a = &mut self.agents[agent as usize];
-            match a.submit_due(ctx, &self.cfg) {
+            match a.submit_due(ctx, &self.cfg, &mut self.lateness) {
                 Some(next) => self.plan(agent, next, ctx),
                 None if a.state() == UserState::Done => self.finished.push(agent),
                 None => {}
@@ -134,10 +149,17 @@ impl TraceUsers {
         &self.agents
     }
 
-    /// What became of the population so far.
+    /// What became of the population so far; the jobs still to be submitted count as
+    /// late as they are at the horizon (in a run without one, every user has submitted
+    /// its jobs or left by the end).
     pub fn summary(&self) -> PopulationSummary {
+        let mut lateness = self.lateness.clone();
+        for logged in self.agents.iter().flat_map(TraceAgent::unsubmitted) {
+            lateness.censored(self.horizon, logged);
+        }
         let mut s = PopulationSummary {
             users: self.agents.len() as u64,
+            lateness: lateness.summary(),
             ..PopulationSummary::default()
         };
         for a in &self.agents {

@@ -324,6 +324,14 @@ impl Population {
         }
     }
 
+    /// Counts the lateness of the jobs logged after the `warmup` and before the
+    /// `cooldown` only: the measured weeks.
+    pub fn measuring(mut self, warmup: Time, cooldown: Time) -> Self {
+        let from = self.pools.pools.span.0 + warmup;
+        self.users = self.users.measuring(from, self.horizon - cooldown);
+        self
+    }
+
     /// The users.
     pub fn users(&self) -> &TraceUsers {
         &self.users

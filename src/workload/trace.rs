@@ -30,38 +30,66 @@ use crate::sim::SimError;
 use crate::swf::{Located, SwfError};
 use crate::time::Time;
 
-/// Which terminations a job depends on.
+/// Which earlier jobs' results a job waits for: its termination dependencies (Feitelson
+/// 2021, §4.3, "potential dependence"; notes §8.4). Whichever they are, a job is also
+/// submitted after the user's previous one (the order constraint) and keeps its logged
+/// think time after the result it is measured from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum DependenceCutoff {
-    /// Jobs that had ended before its submission (our reading of the seed: a submission
-    /// cannot react to a termination that came after it; one at the same second is
-    /// taken as simultaneous, not as a cause).
+pub enum Dependence {
+    /// The result its think time is measured from, if the log's user submitted it after
+    /// that result (the default): the fluid model's "think times between successive
+    /// jobs". Each job waits for one result, so a service statistically the same as the
+    /// log's delays it as often as it hastens it; waiting for the latest of many results
+    /// delays it more often than not (`docs/MODELS.md`, "Users from a log").
     #[default]
+    Think,
+    /// The last job to end, before its submission, in each earlier session: the seed's
+    /// shortcut ("it is enough to enforce dependencies on the last terminated job in each
+    /// previous session"), and within its session the result its think time is measured
+    /// from.
+    Sessions,
+    /// Every earlier job that had ended before its submission (a submission cannot react
+    /// to a termination that came after it; one at the same second is taken as
+    /// simultaneous, not as a cause).
     Submit,
-    /// Jobs that had ended before its start, the seed's literal wording ("terminated
-    /// before it started to run"); only earlier-submitted jobs count, or the order
-    /// constraint would deadlock.
+    /// Every earlier job that had ended before its start, the seed's literal wording
+    /// ("terminated before it started to run"); only earlier-submitted jobs count, or the
+    /// order constraint would deadlock.
     Start,
 }
 
-impl DependenceCutoff {
+impl Dependence {
+    /// Every rule.
+    pub const ALL: [Dependence; 4] = [
+        Dependence::Think,
+        Dependence::Sessions,
+        Dependence::Submit,
+        Dependence::Start,
+    ];
+
     /// The option's name.
     pub fn name(self) -> &'static str {
         match self {
-            DependenceCutoff::Submit => "submit",
-            DependenceCutoff::Start => "start",
+            Dependence::Think => "think",
+            Dependence::Sessions => "sessions",
+            Dependence::Submit => "submit",
+            Dependence::Start => "start",
         }
     }
 }
 
-impl std::str::FromStr for DependenceCutoff {
+impl std::str::FromStr for Dependence {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
-            "submit" => Ok(DependenceCutoff::Submit),
-            "start" => Ok(DependenceCutoff::Start),
-            _ => Err(format!("'{s}' is not a dependence cut-off (submit, start)")),
+            "think" => Ok(Dependence::Think),
+            "sessions" => Ok(Dependence::Sessions),
+            "submit" => Ok(Dependence::Submit),
+            "start" => Ok(Dependence::Start),
+            _ => Err(format!(
+                "'{s}' is not a dependence rule (think, sessions, submit, start)"
+            )),
         }
     }
 }
@@ -124,8 +152,8 @@ pub struct TraceConfig {
     pub threshold: Time,
     /// Which earlier job think times are measured from.
     pub rule: SessionRule,
-    /// Which terminations a job depends on.
-    pub cutoff: DependenceCutoff,
+    /// Which earlier jobs' results a job waits for.
+    pub dependence: Dependence,
     /// Where session windows end.
     pub window_end: WindowEnd,
 }
@@ -135,7 +163,7 @@ impl Default for TraceConfig {
         TraceConfig {
             threshold: crate::session::DEFAULT_THRESHOLD,
             rule: SessionRule::Previous,
-            cutoff: DependenceCutoff::Submit,
+            dependence: Dependence::Think,
             window_end: WindowEnd::LastEnd,
         }
     }
@@ -162,9 +190,13 @@ pub struct TraceJob {
     pub session: u32,
     /// Whether it opened its session.
     pub opens_session: bool,
-    /// Its termination dependencies: the first `deps` jobs of the user's end order
-    /// ([`TraceUser::by_end`]) that were submitted before it.
+    /// Its termination dependencies under [`Dependence::Submit`] and
+    /// [`Dependence::Start`]: the first `deps` jobs of the user's end order
+    /// ([`TraceUser::by_end`]) that were submitted before it; 0 under the other rules.
     pub deps: u32,
+    /// Its termination dependencies under [`Dependence::Think`] and
+    /// [`Dependence::Sessions`]: `[from, to)` in [`TraceUser::dep_jobs`].
+    pub dep_jobs: (u32, u32),
     /// Its submission minus the latest end among its termination dependencies (the
     /// **dependency think time**); `None` when it has none.
     pub dep_think: Option<Time>,
@@ -201,6 +233,16 @@ pub struct TraceUser {
     pub rank: Vec<u32>,
     /// One window per session.
     pub windows: Vec<Window>,
+    /// The termination dependencies of its jobs, by [`TraceJob::dep_jobs`].
+    pub dep_jobs: Vec<u32>,
+}
+
+impl TraceUser {
+    /// The jobs whose results `job` waits for, besides its first [`TraceJob::deps`] in
+    /// end order.
+    pub fn dep_jobs(&self, job: &TraceJob) -> &[u32] {
+        &self.dep_jobs[job.dep_jobs.0 as usize..job.dep_jobs.1 as usize]
+    }
 }
 
 /// A log split into users.
@@ -269,6 +311,7 @@ impl Trace {
                 session: 0,
                 opens_session: true,
                 deps: 0,
+                dep_jobs: (0, 0),
                 dep_think: None,
                 spec: a.spec,
             });
@@ -327,6 +370,11 @@ impl TraceUser {
         }
         let mut windows: Vec<Window> = Vec::new();
         let mut latest_end: Option<(Time, u32)> = None;
+        let mut dep_jobs: Vec<u32> = Vec::new();
+        // Under `Sessions`: jobs ended before the current submission, taken in end order,
+        // and each session's last one of them.
+        let mut ended = 0;
+        let mut last_of_session: Vec<Option<u32>> = Vec::new();
         for j in 0..jobs.len() {
             let previous = j.checked_sub(1).map(|p| (jobs[p].end, p as u32));
             let job = &jobs[j];
@@ -341,21 +389,12 @@ impl TraceUser {
                 SessionRule::Latest => latest_end.map(|l| l.1),
             };
             let opens = opens_session(think, config.threshold);
-            let cutoff = match config.cutoff {
-                DependenceCutoff::Submit => job.submit,
-                DependenceCutoff::Start => job.start,
-            };
-            let deps = ends.partition_point(|&(end, _)| end < cutoff);
-            // The latest end among the earlier jobs of that prefix (later jobs in it are
-            // rare: a later job that ended before this one's cut-off).
-            let latest_dep = by_end[..deps].iter().rev().find(|&&i| (i as usize) < j);
-            let dep_think = latest_dep.map(|&i| job.submit - jobs[i as usize].end);
-            let deps = deps as u32;
             if opens {
                 windows.push(Window {
                     start: job.submit,
                     end: job.submit,
                 });
+                last_of_session.push(None);
             } else {
                 let w = windows
                     .last_mut()
@@ -363,13 +402,49 @@ impl TraceUser {
                 w.end = job.submit;
             }
             let session = windows.len() as u32 - 1;
+            let first = dep_jobs.len() as u32;
+            // The result its think time is measured from, if it was there to answer.
+            let answers = match (think, think_from) {
+                (Some(t), Some(from)) if t > 0 => Some(from),
+                _ => None,
+            };
+            let deps = match config.dependence {
+                Dependence::Think => {
+                    dep_jobs.extend(answers);
+                    0
+                }
+                Dependence::Sessions => {
+                    while ended < ends.len() && ends[ended].0 < job.submit {
+                        let i = ends[ended].1;
+                        last_of_session[jobs[i as usize].session as usize] = Some(i);
+                        ended += 1;
+                    }
+                    // Within its session, the job before it (the session is a sequence).
+                    let earlier = &last_of_session[..session as usize];
+                    dep_jobs.extend(earlier.iter().flatten());
+                    dep_jobs.extend(answers.filter(|a| !earlier.contains(&Some(*a))));
+                    0
+                }
+                Dependence::Submit => ends.partition_point(|&(end, _)| end < job.submit),
+                Dependence::Start => ends.partition_point(|&(end, _)| end < job.start),
+            };
+            // The latest end among its dependencies: in the prefix, among the earlier
+            // jobs (later jobs in it are rare: a later job that ended before this one's
+            // cut-off); in its list, any.
+            let latest_dep = (by_end[..deps].iter().rev().find(|&&i| (i as usize) < j))
+                .into_iter()
+                .chain(&dep_jobs[first as usize..])
+                .map(|&i| jobs[i as usize].end)
+                .max();
+            let dep_think = latest_dep.map(|end| job.submit - end);
             let end = job.end;
             let job = &mut jobs[j];
             job.think = think;
             job.think_from = think_from;
             job.opens_session = opens;
             job.session = session;
-            job.deps = deps;
+            job.deps = deps as u32;
+            job.dep_jobs = (first, dep_jobs.len() as u32);
             job.dep_think = dep_think;
             latest_end = Some(latest_end.map_or((end, j as u32), |l| l.max((end, j as u32))));
         }
@@ -390,6 +465,7 @@ impl TraceUser {
             by_end,
             rank,
             windows,
+            dep_jobs,
         }
     }
 }
@@ -460,13 +536,62 @@ pub(crate) mod tests {
                 }
             ]
         );
-        let deps: Vec<_> = u.jobs.iter().map(|j| (j.deps, j.dep_think)).collect();
-        assert_eq!(deps, [(0, None), (0, None), (2, Some(50)), (3, Some(4690))]);
+        // Each rule's dependencies: (prefix in end order, listed jobs, dependency think
+        // time) of every job.
+        let deps = |dependence| {
+            let t = trace_of(
+                &[
+                    (1, 0, 0, 100),
+                    (1, 50, 100, 100),
+                    (1, 300, 0, 10),
+                    (1, 5000, 0, 10),
+                ],
+                TraceConfig {
+                    dependence,
+                    ..TraceConfig::default()
+                },
+            );
+            let u = &t.users[0];
+            (u.jobs.iter())
+                .map(|j| (j.deps, u.dep_jobs(j).to_vec(), j.dep_think))
+                .collect::<Vec<_>>()
+        };
+        // By think time: job 2 answers job 1's result, job 3 job 2's.
+        assert_eq!(
+            deps(Dependence::Think),
+            [
+                (0, vec![], None),
+                (0, vec![], None),
+                (0, vec![1], Some(50)),
+                (0, vec![2], Some(4690))
+            ]
+        );
+        // By sessions: only job 3 has an earlier session, whose last end was job 2's;
+        // within the session job 2 answers job 1, as by think time.
+        assert_eq!(
+            deps(Dependence::Sessions),
+            [
+                (0, vec![], None),
+                (0, vec![], None),
+                (0, vec![1], Some(50)),
+                (0, vec![2], Some(4690))
+            ]
+        );
+        // By submission: every job that had ended.
+        assert_eq!(
+            deps(Dependence::Submit),
+            [
+                (0, vec![], None),
+                (0, vec![], None),
+                (2, vec![], Some(50)),
+                (3, vec![], Some(4690))
+            ]
+        );
         // By start: job 1 started at 150, after job 0 ended.
         let t = trace_of(
             &[(1, 0, 0, 100), (1, 50, 100, 100)],
             TraceConfig {
-                cutoff: DependenceCutoff::Start,
+                dependence: Dependence::Start,
                 ..TraceConfig::default()
             },
         );

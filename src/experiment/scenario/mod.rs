@@ -34,13 +34,15 @@ use super::replay::{ReplayError, ReplayOptions};
 use super::resample::{ResampleOptions, Resampler};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
-use crate::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel};
+use crate::model::{
+    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel,
+};
 use crate::registry::SchedulerSpec;
 use crate::swf::SwfReader;
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::{
     Behaviour, ContinuationCurve, FlowForward, KTH_CONTINUATION, NegativeThink, OpeningThink,
-    Patience,
+    Patience, Return,
 };
 use crate::workload::pools::PoolConfig;
 use crate::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
@@ -185,15 +187,19 @@ pub enum WorkloadSection {
         /// CPU load, with `cpu_work`.
         load: Option<f64>,
         /// Fit the user counts and the job layer's runtimes to the jobs per day, median
-        /// CPU work and load (`model::calibrate`); `false`: the thesis's user counts and
+        /// CPU work and load (`model::calibrate`): of what the users submit in the
+        /// closed loop (`true` or `"submitted"`, the default) or of what the plan
+        /// generates (`"generated"`); `false` or `"off"`: the thesis's user counts and
         /// the fitted runtimes as they are.
-        #[serde(default = "yes")]
-        calibrate: bool,
-        /// What a planned session occupies in the collision rule: `"own-duration"` (its
-        /// jobs run at once) or `"class-median"` (its class's median duration).
+        #[serde(default, deserialize_with = "calibrate_setting")]
+        calibrate: Calibrate,
+        /// What a planned session occupies in the collision rule: `"submissions"` (its
+        /// submissions, its jobs run at once), `"own-duration"` (to its last job's end)
+        /// or `"class-median"` (its class's median duration).
         #[serde(default)]
         collision_room: CollisionRoom,
-        /// What a user does with a session due while it is busy: `"queue"` (it opens
+        /// What a user does with a session due while it is busy: `"give-up"` (it opens
+        /// on time, the user giving up the rest of the previous one), `"queue"` (it opens
         /// once the previous one is over) or `"skip"` (dropped once the next is due).
         #[serde(default)]
         busy_user: BusyUser,
@@ -425,6 +431,8 @@ pub struct UsersSection {
     pub negative_think: Option<String>,
     /// `next` or `any`.
     pub flow_forward: Option<String>,
+    /// `usual-hour` or `next-window`.
+    pub away: Option<String>,
     /// The site's zone.
     pub time_zone: Option<String>,
     /// A continuation curve file, `"fit"` (the default) or `"off"`.
@@ -475,7 +483,7 @@ impl UsersSection {
             trace: TraceConfig {
                 threshold,
                 rule: pick("session_rule", &self.session_rule, d.rule)?,
-                cutoff: pick("dependence", &self.dependence, d.cutoff)?,
+                dependence: pick("dependence", &self.dependence, d.dependence)?,
                 window_end: pick("window_end", &self.window_end, d.window_end)?,
             },
             opening: pick(
@@ -489,6 +497,7 @@ impl UsersSection {
                 NegativeThink::default(),
             )?,
             flow: pick("flow_forward", &self.flow_forward, FlowForward::default())?,
+            away: pick("away", &self.away, Return::default())?,
             time_zone: self.time_zone.clone(),
             continuation: pick("continuation", &self.continuation, Default::default())?,
             patience,
@@ -503,6 +512,21 @@ impl UsersSection {
 
 fn one() -> f64 {
     1.0
+}
+
+/// `calibrate = true | false | "submitted" | "generated" | "off"`.
+fn calibrate_setting<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Calibrate, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Setting {
+        Flag(bool),
+        Name(String),
+    }
+    match Setting::deserialize(d)? {
+        Setting::Flag(true) => Ok(Calibrate::Submitted),
+        Setting::Flag(false) => Ok(Calibrate::Off),
+        Setting::Name(s) => s.parse().map_err(serde::de::Error::custom),
+    }
 }
 fn yes() -> bool {
     true
@@ -963,11 +987,6 @@ impl Scenario {
             return Err("duration must be longer than warm-up plus cool-down".into());
         }
         let files = ModelFiles::new(Arc::new(talby), talby_name, Arc::new(jobs), jobs_name);
-        if *calibrate {
-            files
-                .calibration(params, length)
-                .map_err(|e| format!("[machine]/[workload]: {e}"))?;
-        }
         let mut run = opts;
         let out = run.out.take();
         let mopts = ModelOptions {
@@ -989,6 +1008,11 @@ impl Scenario {
             room: *collision_room,
             busy: *busy_user,
         };
+        // A site whose targets cannot be reached is refused here, by its keys (the
+        // closed loop's trial runs wait for the run).
+        files
+            .check_calibration(&mopts)
+            .map_err(|e| format!("[machine]/[workload]: {e}"))?;
         Ok((files, mopts, out))
     }
 }
