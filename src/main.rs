@@ -31,6 +31,7 @@ use sitesim::experiment::run::run_command;
 use sitesim::experiment::scenario::Scenario;
 use sitesim::experiment::study::{Shard, sweep_command};
 use sitesim::experiment::summary::merge_command;
+use sitesim::experiment::terminal::Failure;
 use sitesim::registry::SchedulerSpec;
 use sitesim::swf::batsim::ProfileStyle;
 
@@ -308,18 +309,9 @@ fn end_quietly_on_a_closed_pipe() {
     }
 }
 
-fn main() -> ExitCode {
-    end_quietly_on_a_closed_pipe();
-    let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    if let Err(e) = cli
-        .command
-        .check(matches.subcommand_name().unwrap_or_default())
-    {
-        e.exit();
-    }
-    sitesim::experiment::terminal::set_quiet(cli.quiet);
-    let result = match cli.command {
+/// Runs every command but `calibrate`.
+fn dispatch(command: Command) -> Result<(), String> {
+    match command {
         Command::Run(a) => {
             let settings = a.settings();
             run_command(a.scenario.as_deref(), a.out, a.shard, &settings)
@@ -332,10 +324,7 @@ fn main() -> ExitCode {
             .options()
             .and_then(|opts| resample_command(a.population_args.swf(), &opts)),
         Command::Sweep(a) => a.run(),
-        Command::Calibrate(a) => a
-            .population_args
-            .options(a.population, CALIBRATE_REPLICATIONS)
-            .and_then(|opts| calibrate_command(a.population_args.swf(), &opts)),
+        Command::Calibrate(_) => unreachable!("calibrate is run apart: it may refuse its input"),
         Command::Analyze(a) => a.options().and_then(|opts| analyze_command(&a.swf, &opts)),
         Command::Generate(a) => generate_command(a.config(), a.model.as_deref(), &a.out),
         Command::Estimates(a) => a.input().and_then(|input| estimates_command(input, a.seed)),
@@ -370,6 +359,27 @@ fn main() -> ExitCode {
             }
             Ok(())
         }
+    }
+}
+
+fn main() -> ExitCode {
+    end_quietly_on_a_closed_pipe();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Err(e) = cli
+        .command
+        .check(matches.subcommand_name().unwrap_or_default())
+    {
+        e.exit();
+    }
+    sitesim::experiment::terminal::set_quiet(cli.quiet);
+    let result = match cli.command {
+        Command::Calibrate(a) => a
+            .population_args
+            .options(a.population, CALIBRATE_REPLICATIONS)
+            .map_err(Failure::Failed)
+            .and_then(|opts| calibrate_command(a.population_args.swf(), &opts)),
+        command => dispatch(command).map_err(Failure::Failed),
     };
     match result {
         Ok(()) if sitesim::experiment::terminal::interrupted() => {
@@ -378,8 +388,8 @@ fn main() -> ExitCode {
         }
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
+            eprintln!("error: {}", e.message());
+            ExitCode::from(e.code())
         }
     }
 }

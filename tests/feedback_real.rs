@@ -189,7 +189,7 @@ fn kth_throughput_follows_the_machine() {
     assert!(reacting.run.metrics.jobs.wait.mean < easy.run.metrics.jobs.wait.mean * 1.1);
     assert!(j.extended > j.gave_up, "{j:?}");
     assert_eq!(j.submitted, reacting.population.trace_jobs);
-    assert!(reacting.population.lateness.min < easy.population.lateness.min);
+    assert!(reacting.population.lateness.median < easy.population.lateness.median);
     let fcfs_reacting = run_feedback(&kth, Policy::Fcfs, None, None).population.jobs;
     assert!(fcfs_reacting.gave_up > j.gave_up, "{fcfs_reacting:?}");
 }

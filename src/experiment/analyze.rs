@@ -15,6 +15,7 @@ use crate::swf::SwfReader;
 use crate::users::ContinuationCurve;
 use crate::users::continuation::Bucket;
 use crate::workload::analysis::LogAnalysis;
+use crate::workload::peak::MachineCheck;
 use crate::workload::pools::{PoolConfig, Pools};
 use crate::workload::questionable::Policies;
 use crate::workload::trace::TraceConfig;
@@ -55,6 +56,8 @@ pub struct Analyzed {
     pub analysis: LogAnalysis,
     /// The pools resampling draws from.
     pub pools: Pools,
+    /// The machine against the log's own schedule.
+    pub machine: MachineCheck,
     /// What the header's clock said about the log.
     pub warnings: Vec<String>,
 }
@@ -63,6 +66,10 @@ impl Analyzed {
     /// The analysis and pools as `sitesim analyze` prints them.
     pub fn text(&self) -> String {
         let mut text = self.analysis.render(&self.name);
+        text.push_str(&format!(
+            "  machine                {}\n",
+            self.machine.render()
+        ));
         text.push_str(&self.pools.render());
         for w in &self.warnings {
             text.push_str(&format!("  warning: {w}\n"));
@@ -77,10 +84,12 @@ impl Analyzed {
             #[serde(flatten)]
             users: &'a LogAnalysis,
             pools: &'a Pools,
+            machine: &'a MachineCheck,
         }
         let both = Analysis {
             users: &self.analysis,
             pools: &self.pools,
+            machine: &self.machine,
         };
         serde_json::to_string_pretty(&both).expect("analyses serialize")
     }
@@ -117,6 +126,7 @@ pub fn analyze_log(swf: &Path, opts: &AnalyzeOptions) -> Result<Analyzed, String
         .file_name()
         .map_or(name.clone(), |f| f.to_string_lossy().into_owned());
     Ok(Analyzed {
+        machine: MachineCheck::new(procs, header.max_procs, trace.logged_peak),
         analysis: LogAnalysis::of(&trace, &file, &clock, opts.flurry_factor),
         pools: Pools::of(&trace, opts.pools),
         name,

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::replay::{
     InputInfo, Outputs, ReplayError, ReplayOptions, ReplaySummary, log_jobs, machine_size,
-    render_run, schedule_note, site,
+    render_run, schedule_note, site, warn_of_a_small_machine,
 };
 use crate::job::JobOutcome;
 use crate::localtime::{SiteClock, ZoneSource};
@@ -32,6 +32,7 @@ use crate::users::{
     Behaviour, ContinuationCurve, Drift, FlowForward, LatenessSummary, NegativeThink, OpeningThink,
     Patience, Return, UserConfig, UserState,
 };
+use crate::workload::peak::MachineCheck;
 use crate::workload::questionable::Report;
 use crate::workload::trace::{MissingWaits, Trace, TraceConfig};
 use crate::workload::{LogReplay, PopulationSummary, TraceUsers};
@@ -422,6 +423,8 @@ pub(crate) struct LogUsers {
     pub modal_estimates: Option<ModalReport>,
     /// Warnings about the input.
     pub warnings: Vec<String>,
+    /// The simulated machine against the log's own schedule.
+    pub machine: MachineCheck,
 }
 
 /// Reads the log that `open` reads (named `file`, with header `header`) into a trace
@@ -517,6 +520,7 @@ where
     let extra = extra_columns(log.records());
     let questionable = *log.report();
     drop(log);
+    let machine = MachineCheck::new(procs, header.max_procs, trace.logged_peak);
     let continuation = match &opts.continuation {
         ContinuationSource::Off => None,
         ContinuationSource::Fit => Some(ContinuationCurve::fit(&trace, file)),
@@ -568,6 +572,7 @@ where
         extra,
         modal_estimates,
         warnings,
+        machine,
     })
 }
 
@@ -652,6 +657,7 @@ where
         extra,
         modal_estimates,
         warnings,
+        machine,
     } = log_users(open, file, header, extra_columns, opts)?;
     let log_figures = log_figures(&trace, procs);
     let trace_span = trace.span;
@@ -715,7 +721,7 @@ where
             sitesim_version: env!("CARGO_PKG_VERSION"),
             input: InputInfo {
                 file: file.to_owned(),
-                header_max_procs: header.max_procs,
+                machine,
                 jobs: population.jobs.submitted,
                 extra_columns: extra,
             },
@@ -897,6 +903,7 @@ pub fn feedback_file(swf: &Path, opts: &FeedbackOptions) -> Result<FeedbackSumma
 pub fn feedback_command(swf: &Path, opts: &FeedbackOptions) -> Result<(), String> {
     let started = Instant::now();
     let summary = feedback_file(swf, opts)?;
+    warn_of_a_small_machine(&summary.run.input);
     print!("{}", render_feedback(&summary));
     report_single_run(
         started,

@@ -19,6 +19,7 @@ use crate::sched::{BuildContext, Policy};
 use crate::sim::{Observer, SimCounts, SimError, Simulation, SiteConfig, Workload};
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader, SwfWriter};
 use crate::time::{Hms, Time};
+use crate::workload::peak::MachineCheck;
 use crate::workload::questionable::{Policies, Report};
 use crate::workload::{LogReplay, ReplayConfig};
 use std::time::Instant;
@@ -82,8 +83,9 @@ impl Default for ReplayOptions {
 pub struct InputInfo {
     /// The log, as named on the command line.
     pub file: String,
-    /// The header's `MaxProcs`.
-    pub header_max_procs: Option<i64>,
+    /// The simulated machine beside the header's `MaxProcs` and the peak of processors
+    /// the log's own schedule keeps busy.
+    pub machine: MachineCheck,
     /// Jobs submitted to the simulation.
     pub jobs: u64,
     /// Lines with more than 18 columns.
@@ -132,6 +134,10 @@ pub enum ReplayError {
     /// The options do not fit the log.
     #[error("{0}")]
     Options(String),
+    /// The run would not mean what it is asked to (a calibration on a machine that
+    /// cannot hold the log's own schedule): refused as a usage error.
+    #[error("{0}")]
+    Refused(String),
     /// Writing outputs failed.
     #[error("{path}: {source}")]
     Output {
@@ -348,7 +354,7 @@ where
         sitesim_version: env!("CARGO_PKG_VERSION"),
         input: InputInfo {
             file: file.to_owned(),
-            header_max_procs: header.max_procs,
+            machine: MachineCheck::new(procs, header.max_procs, workload.logged_peak()),
             jobs: workload.submitted(),
             extra_columns: extra_columns(workload.records()),
         },
@@ -369,6 +375,13 @@ where
         o.commit(&summary)?;
     }
     Ok(summary)
+}
+
+/// Warns on the standard error of a machine smaller than the log's own schedule.
+pub(crate) fn warn_of_a_small_machine(input: &InputInfo) {
+    if let Some(w) = input.machine.warning(&input.file) {
+        eprintln!("warning: {w}");
+    }
 }
 
 /// The terminal summary of a replay.
@@ -405,6 +418,7 @@ pub(crate) fn render_run(s: &ReplaySummary, w: &mut String) {
             m.values, m.jobs, m.max, m.share, m.short
         );
     }
+    let _ = writeln!(w, "  machine       {}", s.input.machine.render());
     let skipped = s.questionable.skipped();
     let _ = writeln!(
         w,
@@ -520,6 +534,7 @@ pub fn replay_file(swf: &Path, opts: &ReplayOptions) -> Result<ReplaySummary, St
 pub fn replay_command(swf: &Path, opts: &ReplayOptions) -> Result<(), String> {
     let started = Instant::now();
     let summary = replay_file(swf, opts)?;
+    warn_of_a_small_machine(&summary.input);
     print!("{}", render(&summary));
     report_single_run(started, summary.jobs_checked(), opts.out.as_deref(), false);
     Ok(())

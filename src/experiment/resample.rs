@@ -32,6 +32,7 @@ use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::{Time, WEEK};
 use crate::users::{Drift, UserConfig};
 use crate::workload::PopulationSummary;
+use crate::workload::peak::MachineCheck;
 use crate::workload::pools::{PoolConfig, Pools};
 use crate::workload::population::{Population, PopulationConfig, RegenerateFrom, UserPools};
 use crate::workload::trace::Trace;
@@ -80,6 +81,8 @@ pub struct Resampled {
     pub population: PopulationConfig,
     /// Measured weeks.
     pub weeks: u32,
+    /// The simulated machine against the log's own schedule.
+    pub machine: MachineCheck,
     /// Warnings about the input.
     pub warnings: Vec<String>,
 }
@@ -123,6 +126,7 @@ pub struct Resampler {
     settings: UserSettings,
     user_cfg: UserConfig,
     warnings: Vec<String>,
+    machine: MachineCheck,
     input: String,
     /// The log's own figures.
     log: LogFigures,
@@ -185,6 +189,7 @@ impl Resampler {
             settings,
             mut user_cfg,
             warnings,
+            machine,
             ..
         } = log_users(open, file, header, extra_columns, &opts.users)?;
         user_cfg.open_loop = opts.open_loop;
@@ -205,10 +210,16 @@ impl Resampler {
             settings,
             user_cfg,
             warnings,
+            machine,
             input: file.to_owned(),
             log,
             log_load,
         })
+    }
+
+    /// The simulated machine against the log's own schedule.
+    pub fn machine(&self) -> &MachineCheck {
+        &self.machine
     }
 
     /// The same log, its users submitting at their logged times (`true`, no feedback)
@@ -379,6 +390,7 @@ impl Resampler {
                 ..opts.population.clone()
             },
             weeks: opts.weeks,
+            machine: self.machine,
             warnings: self.warnings.clone(),
         };
         header.summary(source, replications)
@@ -466,6 +478,10 @@ pub fn render_resample(s: &ResampleSummary) -> String {
             s.run.replications_asked
         ));
     }
+    out.push_str(&format!(
+        "  machine                {}\n",
+        s.source.machine.render()
+    ));
     out.push_str(&s.source.pools.render());
     out.push_str(&format!(
         "  population             long-term x{}, temporary x{}, long-term users regenerated {} after {}, starting in a week of their {}\n",
@@ -530,6 +546,9 @@ pub fn resample_command(swf: &Path, opts: &ResampleOptions) -> Result<(), String
     let bar = progress(u64::from(opts.replications), "replications");
     let summary = resample_file(swf, opts, stop_flag(), &|| bar.inc(1))?;
     bar.finish_and_clear();
+    if let Some(w) = summary.source.machine.warning(&summary.source.input) {
+        eprintln!("warning: {w}");
+    }
     print!("{}", render_resample(&summary));
     if let Some(dir) = &opts.out {
         note(format_args!(

@@ -125,3 +125,35 @@ pub fn report_elapsed(started: Instant) {
         started.elapsed().as_secs_f64()
     ));
 }
+
+/// Why a command failed, by its exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The command cannot mean what it was asked to: a usage error (exit code 2).
+    Usage(String),
+    /// It failed (exit code 1).
+    Failed(String),
+}
+
+impl Failure {
+    /// The message.
+    pub fn message(&self) -> &str {
+        match self {
+            Failure::Usage(m) | Failure::Failed(m) => m,
+        }
+    }
+
+    /// The process's exit code.
+    pub fn code(&self) -> u8 {
+        match self {
+            Failure::Usage(_) => 2,
+            Failure::Failed(_) => 1,
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure::Failed(message)
+    }
+}

@@ -130,6 +130,12 @@ pub struct TraceAgent {
     counts: UserCounts,
 }
 
+/// The longest break a user goes on through when better service extends its session
+/// (ours): a week, the most the return rule ([`super::fluid::Return::UsualHour`]) makes a
+/// late user lose before it is back at its usual hours, so that time is gained as it is
+/// lost. A longer break (a user away for a month) is kept whatever the service.
+pub const MAX_EXTENDED_BREAK: Time = crate::time::WEEK;
+
 /// The seed of user `user`'s stream in a run seeded `seed`: each user has its own stream,
 /// and two runs with one seed share them.
 fn user_seed(seed: u64, user: i64) -> u64 {
@@ -425,10 +431,12 @@ impl TraceAgent {
                 Some((Reaction::Extend, end)) => {
                     // It goes on with its next job instead of the break the log took: the
                     // job flows forward to the in-session think time after the result,
-                    // no earlier than its other constraints allow.
+                    // no earlier than its other constraints allow. A break of more than
+                    // [`MAX_EXTENDED_BREAK`] is an absence the service cannot shorten,
+                    // as a user late for its session loses at most that.
                     let mut extended = floor;
                     bound(&mut extended, end + curve.continued_think(), Rule::Extended);
-                    if extended.0 < at {
+                    if extended.0 < at && at - extended.0 <= MAX_EXTENDED_BREAK {
                         self.counts.extended += 1;
                         (at, rule) = extended;
                     }

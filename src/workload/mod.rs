@@ -4,6 +4,7 @@
 
 pub mod analysis;
 mod feedback;
+pub mod peak;
 pub mod pools;
 pub mod population;
 pub mod questionable;

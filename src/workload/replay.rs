@@ -10,6 +10,7 @@ use crate::sim::{SimError, SourceCtx, Workload};
 use crate::swf::{FIELD_NAMES, Located, SwfError, SwfRecord};
 use crate::time::Time;
 
+use super::peak::{LoggedPeak, Peak};
 use super::questionable::{Action, Kind, Policies, Report};
 
 /// How to turn log records into jobs.
@@ -54,6 +55,8 @@ pub struct LogReplay<I> {
     last_submit: Option<Time>,
     submitted: u64,
     estimator: Option<Estimator>,
+    /// The processors the log's own schedule keeps busy.
+    peak: LoggedPeak,
 }
 
 impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
@@ -70,6 +73,7 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
             last_submit: None,
             submitted: 0,
             estimator: None,
+            peak: LoggedPeak::default(),
         }
     }
 
@@ -108,6 +112,12 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
     /// Jobs submitted.
     pub fn submitted(&self) -> u64 {
         self.submitted
+    }
+
+    /// The peak of the processors the log's own schedule keeps busy, over the records
+    /// read so far (every record, whether a policy admits its job or not).
+    pub fn logged_peak(&self) -> Peak {
+        self.peak.peak()
     }
 
     /// An error naming the log, `line` and field `field` (0-based, as in
@@ -246,6 +256,7 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
                 ));
             }
             self.last_raw_submit = record.submit;
+            self.peak.observe(&record);
             let Some(spec) = self.job_of(line, &record)? else {
                 continue;
             };

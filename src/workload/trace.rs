@@ -23,6 +23,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::LogReplay;
+use super::peak::Peak;
 use super::questionable::Report;
 use crate::job::JobSpec;
 use crate::session::{SessionRule, opens_session, think_time};
@@ -258,6 +259,8 @@ pub struct Trace {
     pub unknown_wait: u64,
     /// First and last logged submit times.
     pub span: (Time, Time),
+    /// The processors the log's own schedule keeps busy.
+    pub logged_peak: Peak,
 }
 
 impl Trace {
@@ -339,6 +342,7 @@ impl Trace {
             report: *replay.report(),
             unknown_wait,
             span: span.unwrap_or((0, 0)),
+            logged_peak: replay.logged_peak(),
         })
     }
 

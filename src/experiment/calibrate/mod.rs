@@ -40,7 +40,7 @@ use std::time::Instant;
 
 use super::replay::open_log;
 use super::replicate::with_threads;
-use super::terminal::{note, progress, report_elapsed, stop_flag};
+use super::terminal::{Failure, note, progress, report_elapsed, stop_flag};
 use crate::swf::SwfReader;
 use crate::time::Time;
 
@@ -248,6 +248,12 @@ where
         ..opts.users.run.clone()
     };
     let resampler = Resampler::new(&open, file, header, &extra_columns, opts)?;
+    if let Some(w) = resampler.machine().warning(file) {
+        return Err(ReplayError::Refused(format!(
+            "{w}: a calibration compares the model with the log's own service, which no \
+             machine smaller than its schedule gave"
+        )));
+    }
     let procs = resampler.procs();
     let (replay, replay_load) = replay_figures(&open, file, header, &resampler, opts)?;
     let fed = feedback(
@@ -628,7 +634,7 @@ pub const CALIBRATE_WARMUP: Time = 4 * WEEK;
 /// `sitesim calibrate`: the calibration of the log `swf` under `opts` (its warm-up
 /// [`CALIBRATE_WARMUP`] when it has none); prints the summary and writes
 /// `calibrate.json`, `calibrate.csv`, `users.csv` and the report page into `opts.out`.
-pub fn calibrate_command(swf: &Path, opts: &ResampleOptions) -> Result<(), String> {
+pub fn calibrate_command(swf: &Path, opts: &ResampleOptions) -> Result<(), Failure> {
     let started = Instant::now();
     let mut opts = opts.clone();
     if opts.users.run.warmup == 0 {
@@ -648,11 +654,14 @@ pub fn calibrate_command(swf: &Path, opts: &ResampleOptions) -> Result<(), Strin
         )
     })
     .map_err(|e| e.to_string())?
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| match e {
+        ReplayError::Refused(m) => Failure::Usage(m),
+        e => Failure::Failed(e.to_string()),
+    })?;
     bar.finish_and_clear();
     print!("{}", render_calibrate(&summary));
     if let Some(dir) = &opts.out {
-        write_calibrate(dir, &summary).map_err(|e| e.to_string())?;
+        write_calibrate(dir, &summary).map_err(|e| Failure::Failed(e.to_string()))?;
         note(format_args!(
             "wrote {0}/calibrate.json, calibrate.csv, users.csv and the report page {0}/index.html",
             dir.display()

@@ -13,6 +13,7 @@ use crate::experiment::html;
 use crate::experiment::metric::MetricStats;
 use crate::experiment::output::write_atomic;
 use crate::experiment::replay::ReplayError;
+use crate::experiment::resample::render_mean_lateness;
 use crate::plot::{Histogram, histogram_svg};
 use crate::time::{Hms, WEEK};
 use crate::workload::pools::Pool;
@@ -47,6 +48,7 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
             ""
         }
     );
+    let _ = writeln!(w, "  machine      {}", s.source.machine.render());
     let _ = writeln!(
         w,
         "  {:<36} {:>16} {:>20} {:>15} {:>18} {:>12} {:>12}",
@@ -146,6 +148,14 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
             Hms(f.drift.max_lead),
             pct(f.drift.late()),
             Hms(f.drift.max_lateness),
+        );
+    }
+    for r in s.rows.iter().filter(|r| r.feedback) {
+        let _ = writeln!(
+            w,
+            "  lateness     resampled, {}: {}",
+            r.scheduler,
+            render_mean_lateness(&r.replications)
         );
     }
     for (name, p) in [

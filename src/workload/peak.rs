@@ -1,0 +1,262 @@
+//! The processors a log's own schedule keeps busy: every job with a known wait runs from
+//! its logged start (submit plus wait) for its runtime on its processors. A simulated
+//! machine smaller than the peak cannot have given the log's service: the log replayed
+//! on it is overloaded by construction, and a closed loop calibrated against that
+//! service has nothing to compare with.
+//!
+//! Logs are not always consistent with their own machine (KTH's schedule keeps up to 104
+//! of its 100 processors busy, for 40 minutes of its year), so the check is against the
+//! **sustained peak**: the most processors the schedule keeps busy for more than
+//! [`SUSTAINED`] of the time from its first start to its last end.
+//!
+//! Records come in submit order and no job starts before it is submitted, so every start
+//! and end before the current submission is final: the sweep holds only the jobs that
+//! have not ended by then, and a log of any length streams through.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+use serde::Serialize;
+
+use crate::swf::SwfRecord;
+use crate::time::Time;
+
+/// The share of the schedule's time above its sustained peak.
+pub const SUSTAINED: f64 = 0.001;
+
+/// The peak of processors a log's own schedule keeps busy, as the log is read.
+#[derive(Debug, Clone, Default)]
+pub struct LoggedPeak {
+    /// Starts (+size) and ends (-size) not yet swept, by time; at one time ends first.
+    events: BinaryHeap<Reverse<(Time, i64)>>,
+    busy: i64,
+    /// The time of the last event swept.
+    last: Option<Time>,
+    /// Seconds spent at each number of busy processors.
+    time_at: BTreeMap<i64, Time>,
+    peak: Peak,
+}
+
+/// What [`LoggedPeak`] found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Peak {
+    /// The most processors the logged schedule keeps busy at once.
+    pub procs: u64,
+    /// When it first does, in the log's time.
+    pub at: Time,
+    /// The most it keeps busy for more than [`SUSTAINED`] of its time: what a machine
+    /// must hold to give the log's service.
+    pub sustained: u64,
+    /// Jobs counted: those with a known wait, a runtime and a size.
+    pub jobs: u64,
+    /// Jobs left out: a wait, runtime or size unknown.
+    pub unknown: u64,
+}
+
+impl LoggedPeak {
+    /// Counts the job of `r` (records in submit order).
+    pub fn observe(&mut self, r: &SwfRecord) {
+        let size = if r.alloc_procs > 0 {
+            r.alloc_procs
+        } else {
+            r.req_procs
+        };
+        if r.wait < 0 || r.run < 0 || size <= 0 {
+            self.peak.unknown += 1;
+            return;
+        }
+        self.sweep(r.submit);
+        self.peak.jobs += 1;
+        if r.run > 0 {
+            let start = r.submit.saturating_add(r.wait);
+            self.events.push(Reverse((start, size)));
+            self.events
+                .push(Reverse((start.saturating_add(r.run), -size)));
+        }
+    }
+
+    /// Applies every event before `t`.
+    fn sweep(&mut self, t: Time) {
+        while let Some(&Reverse((at, delta))) = self.events.peek()
+            && at < t
+        {
+            self.events.pop();
+            if let Some(last) = self.last {
+                *self.time_at.entry(self.busy).or_default() += at - last;
+            }
+            self.last = Some(at);
+            self.busy += delta;
+            if self.busy > self.peak.procs as i64 {
+                self.peak.procs = self.busy as u64;
+                self.peak.at = at;
+            }
+        }
+    }
+
+    /// The peak over the jobs observed so far, every one of them run to its end.
+    pub fn peak(&self) -> Peak {
+        let mut rest = self.clone();
+        rest.sweep(Time::MAX);
+        let total: Time = rest.time_at.values().sum();
+        let allowed = (total as f64 * SUSTAINED) as Time;
+        let mut above = 0;
+        let mut sustained = 0;
+        for (&busy, &time) in rest.time_at.iter().rev() {
+            above += time;
+            if above > allowed {
+                sustained = busy.max(0) as u64;
+                break;
+            }
+        }
+        Peak {
+            sustained,
+            ..rest.peak
+        }
+    }
+}
+
+/// The check of a simulated machine against a log's own schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MachineCheck {
+    /// Processors of the simulated machine.
+    pub simulated: u32,
+    /// The header's `MaxProcs`, if it gives one.
+    pub header_max_procs: Option<i64>,
+    /// The peak of the log's own schedule.
+    pub logged_peak: Peak,
+    /// Whether the simulated machine holds the log's own schedule (it is no smaller than
+    /// the peak).
+    pub holds_the_log: bool,
+}
+
+impl MachineCheck {
+    /// A machine of `simulated` processors against a log whose header gives
+    /// `header_max_procs` and whose schedule peaks at `logged_peak`.
+    pub fn new(simulated: u32, header_max_procs: Option<i64>, logged_peak: Peak) -> Self {
+        MachineCheck {
+            simulated,
+            header_max_procs,
+            logged_peak,
+            holds_the_log: u64::from(simulated) >= logged_peak.sustained,
+        }
+    }
+
+    /// Whether the simulated machine can hold the log's own schedule.
+    pub fn holds_the_log(&self) -> bool {
+        self.holds_the_log
+    }
+
+    /// The sizes side by side, in one line.
+    pub fn render(&self) -> String {
+        format!(
+            "{} processors simulated; header MaxProcs {}; the log's own schedule keeps {} busy for all but {}% of its time, {} at most{}",
+            self.simulated,
+            self.header_max_procs
+                .map_or_else(|| "absent".to_owned(), |p| p.to_string()),
+            self.logged_peak.sustained,
+            100.0 * SUSTAINED,
+            self.logged_peak.procs,
+            if self.logged_peak.unknown > 0 {
+                format!(
+                    " ({} jobs without a known wait, runtime or size left out)",
+                    self.logged_peak.unknown
+                )
+            } else {
+                String::new()
+            }
+        )
+    }
+
+    /// The warning for a machine smaller than the log's own schedule, if it is.
+    pub fn warning(&self, file: &str) -> Option<String> {
+        (!self.holds_the_log()).then(|| {
+            format!(
+                "{file}: the simulated machine of {} processors is smaller than the {} the \
+                 log's own schedule keeps busy for more than {}% of its time: the log's load \
+                 does not fit it, and every comparison with the log's service is against a \
+                 bigger machine; give the log's size with --procs",
+                self.simulated,
+                self.logged_peak.sustained,
+                100.0 * SUSTAINED
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(submit: Time, wait: Time, run: Time, size: i64) -> SwfRecord {
+        SwfRecord {
+            job: 1,
+            submit,
+            wait,
+            run,
+            alloc_procs: size,
+            avg_cpu: -1.0,
+            used_mem: -1.0,
+            req_procs: size,
+            req_time: run,
+            req_mem: -1.0,
+            status: 1,
+            user: 1,
+            group: -1,
+            app: -1,
+            queue: -1,
+            partition: -1,
+            preceding: -1,
+            think: -1,
+        }
+    }
+
+    #[test]
+    fn the_peak_of_a_hand_made_schedule() {
+        let mut p = LoggedPeak::default();
+        // [0, 100) on 4; [10, 60) on 3; [50, 150) on 2 (submitted at 20, waited 30);
+        // a job that starts as another ends shares none of its time: [100, 110) on 5.
+        for r in [
+            job(0, 0, 100, 4),
+            job(10, 0, 50, 3),
+            job(20, 30, 100, 2),
+            job(100, 0, 10, 5),
+            job(200, -1, 10, 64),
+            job(210, 0, 0, 64),
+        ] {
+            p.observe(&r);
+        }
+        // 4 + 3 + 2 = 9 from 50 to 60 (a tenth of the schedule's 110 s, which is more
+        // than the sustained share); 5 + 2 = 7 from 100.
+        assert_eq!(
+            p.peak(),
+            Peak {
+                procs: 9,
+                at: 50,
+                sustained: 9,
+                jobs: 5,
+                unknown: 1
+            }
+        );
+        let check = MachineCheck::new(8, Some(8), p.peak());
+        assert!(!check.holds_the_log());
+        assert!(
+            check
+                .warning("x.swf")
+                .unwrap()
+                .contains("smaller than the 9")
+        );
+        assert!(
+            MachineCheck::new(9, Some(8), p.peak())
+                .warning("x.swf")
+                .is_none()
+        );
+        // A peak held for less than the sustained share of the time is the log's noise:
+        // 100 processors for 100,000 s, 104 for 10 of them.
+        let mut p = LoggedPeak::default();
+        p.observe(&job(0, 0, 100_000, 100));
+        p.observe(&job(500, 0, 10, 4));
+        let peak = p.peak();
+        assert_eq!((peak.procs, peak.sustained), (104, 100));
+        assert!(MachineCheck::new(100, Some(100), peak).holds_the_log());
+    }
+}
