@@ -204,8 +204,12 @@ fn row<'h>(html: &'h str, id: &str) -> &'h str {
     &html[start..end]
 }
 
-const AXIS_SVGS: [(&str, &str); 6] = [
+const AXIS_SVGS: [(&str, &str); 7] = [
     ("axis_jobs_per_week.svg", "throughput (jobs/week)"),
+    (
+        "axis_proc_hours_per_week.svg",
+        "work done (processor-hours/week)",
+    ),
     ("axis_utilization.svg", "utilization (%)"),
     ("axis_mean_wait.svg", "mean wait (min)"),
     ("axis_mean_response.svg", "mean response time (h)"),
@@ -215,8 +219,12 @@ const AXIS_SVGS: [(&str, &str); 6] = [
 
 /// The paired plots: file, the figure as its axis names it (the responses without their
 /// unit, the mean response's: hours with a sweep, minutes without).
-const PAIRED_SVGS: [(&str, &str); 6] = [
+const PAIRED_SVGS: [(&str, &str); 7] = [
     ("paired_jobs_per_week.svg", "throughput (jobs/week)"),
+    (
+        "paired_proc_hours_per_week.svg",
+        "work done (processor-hours/week)",
+    ),
     ("paired_utilization.svg", "utilization (%)"),
     ("paired_mean_wait.svg", "mean wait (min)"),
     ("paired_jobs_per_session.svg", "jobs per session (jobs)"),
@@ -280,6 +288,7 @@ fn focus_svgs(scheduler_labels: &[&'static str]) -> Vec<(String, Vec<&'static st
     }
     for (key, axis) in [
         ("jobs_per_week", "throughput (jobs/week)"),
+        ("proc_hours_per_week", "work done (processor-hours/week)"),
         ("mean_wait", "mean wait (min)"),
     ] {
         for (i, label) in SCHEDULERS.iter().enumerate() {
@@ -479,6 +488,8 @@ fn a_capacity_search_is_plotted_with_its_target_and_its_answers() {
         mean,
         ci95,
         passes: mean <= 1800.0,
+        jobs_per_week: 300.0,
+        proc_hours_per_week: f64::from(procs) * 50.0,
     };
     // EASY: the mean meets 30 min at 144 processors, the whole interval at 176 (600 +
     // 240 s); FCFS: both at 176. The probes in the order bisection tried them.
@@ -631,8 +642,9 @@ fn paired_differences_are_plotted_with_the_values_of_their_table() {
     // 0.1 r) s, in hours (the responses' scale). Over r = 0, 1, 2 with Student's t for
     // 2 degrees of freedom:
     let t = 4.302_652_729_911_275 / 3f64.sqrt();
-    let want: [(&str, &str, f64, f64); 6] = [
+    let want: [(&str, &str, f64, f64); 7] = [
         ("jobs_per_week", "jobs/week", 100.0, 0.0),
+        ("proc_hours_per_week", "processor-hours/week", 0.0, 0.0),
         ("utilization", "%", 0.0, 0.0),
         ("mean_wait", "min", 10.0, 0.0),
         ("jobs_per_session", "jobs", 0.0, 0.0),

@@ -243,8 +243,9 @@ impl Focus {
 // What is measured, and in which unit: the metrics of [`super::metric::METRICS`].
 
 /// The measures plotted against the swept axis and shown in the table, in order.
-const MEASURES: [&str; 6] = [
+const MEASURES: [&str; 7] = [
     "jobs_per_week",
+    "proc_hours_per_week",
     "utilization",
     "mean_wait",
     "mean_response",
@@ -713,7 +714,9 @@ fn class_figure(exp: &Experiment, focus: &Focus) -> Result<Option<Figure>, Strin
 fn histogram_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, String> {
     let schedulers = exp.schedulers();
     let mut figures = Vec::new();
-    for measure in ["jobs_per_week", "mean_wait"].map(|n| metric(n).expect("a metric")) {
+    for measure in
+        ["jobs_per_week", "proc_hours_per_week", "mean_wait"].map(|n| metric(n).expect("a metric"))
+    {
         let scale = exp.scale(measure);
         for &p in &focus.points {
             let Some(stats) = exp.stats(p, measure, scale) else {
@@ -1107,6 +1110,7 @@ impl PairedFigure {
 fn paired_figures(exp: &Experiment) -> Vec<PairedFigure> {
     let mut out: Vec<PairedFigure> = [
         "jobs_per_week",
+        "proc_hours_per_week",
         "utilization",
         "mean_wait",
         "jobs_per_session",

@@ -622,13 +622,12 @@ impl Study {
                     total.interrupted = true;
                     return Ok(None);
                 }
-                let values = metric_values(
-                    dir,
-                    &study.plan.points[i],
-                    study.plan.replications,
-                    &c.metric,
-                )?;
-                let stats = MetricStats::of("probe", &values);
+                let mean_of = |name: &str| -> Result<MetricStats, String> {
+                    let values =
+                        metric_values(dir, &study.plan.points[i], study.plan.replications, name)?;
+                    Ok(MetricStats::of("probe", &values))
+                };
+                let stats = mean_of(&c.metric)?;
                 let passes = match c.goal.as_str() {
                     "above" => stats.mean >= c.target,
                     _ => stats.mean <= c.target,
@@ -638,6 +637,8 @@ impl Study {
                     mean: stats.mean,
                     ci95: stats.ci95,
                     passes,
+                    jobs_per_week: mean_of("jobs_per_week")?.mean,
+                    proc_hours_per_week: mean_of("proc_hours_per_week")?.mean,
                 };
                 probes.insert(procs, result.clone());
                 Ok(Some(result))
@@ -732,6 +733,10 @@ pub struct Probe {
     pub ci95: f64,
     /// Whether the mean meets the target.
     pub passes: bool,
+    /// The mean throughput there, jobs per week.
+    pub jobs_per_week: f64,
+    /// The mean work done there, processor-hours per week.
+    pub proc_hours_per_week: f64,
 }
 
 /// A scheduler's answer.
@@ -830,10 +835,12 @@ impl CapacityResult {
             let sizes = self.sizes(a);
             let answer = match sizes.mean {
                 Some(p) => format!(
-                    "{} processors ({} ± {})",
+                    "{} processors ({} ± {}; {:.1} jobs/week, {:.0} processor-hours/week)",
                     p.procs,
                     show(p.mean),
-                    show(p.ci95)
+                    show(p.ci95),
+                    p.jobs_per_week,
+                    p.proc_hours_per_week
                 ),
                 None => "none in the range searched".to_owned(),
             };
@@ -1034,6 +1041,8 @@ mod tests {
             mean,
             ci95,
             passes: mean <= 1800.0,
+            jobs_per_week: 300.0,
+            proc_hours_per_week: f64::from(procs) * 50.0,
         };
         let result = CapacityResult {
             metric: "mean_wait".into(),
@@ -1054,7 +1063,10 @@ mod tests {
         let text = result.render();
         assert!(text.contains("at most 30.0 min"), "{text}");
         assert!(
-            text.contains("EASY: 144 processors (29.0 min ± 13.0 min)"),
+            text.contains(
+                "EASY: 144 processors (29.0 min ± 13.0 min; 300.0 jobs/week, 7200 \
+                 processor-hours/week)"
+            ),
             "{text}"
         );
         assert!(text.contains("176 for 95% confidence"), "{text}");

@@ -53,9 +53,11 @@ pub struct Saturation {
     pub max_utilization: f64,
     /// The population multiplier it was reached at.
     pub at_population: f64,
-    /// The smallest multiplier whose mean throughput is within 5% of the sweep's
-    /// highest: where added users stop adding work (the throttling plateau).
+    /// The smallest multiplier whose mean throughput in jobs is within 5% of the sweep's
+    /// highest: where added users stop adding jobs (the throttling plateau).
     pub plateau_from: f64,
+    /// The same in processor-hours: where added users stop adding work.
+    pub work_plateau_from: f64,
 }
 
 /// `summary.json`.
@@ -102,18 +104,21 @@ fn saturation(plan: &RunPlan, points: &[PointSummary]) -> Vec<Saturation> {
         else {
             continue;
         };
-        let top = pts
-            .iter()
-            .map(|p| mean(p, "jobs_per_week"))
-            .fold(f64::NEG_INFINITY, f64::max);
+        let plateau = |name: &str| {
+            let top = pts
+                .iter()
+                .map(|p| mean(p, name))
+                .fold(f64::NEG_INFINITY, f64::max);
+            pts.iter()
+                .find(|p| mean(p, name) >= 0.95 * top)
+                .map_or(f64::NAN, |p| p.point.population)
+        };
         out.push(Saturation {
             scheduler: label.to_owned(),
             max_utilization: mean(busiest, "utilization"),
             at_population: busiest.point.population,
-            plateau_from: pts
-                .iter()
-                .find(|p| mean(p, "jobs_per_week") >= 0.95 * top)
-                .map_or(f64::NAN, |p| p.point.population),
+            plateau_from: plateau("jobs_per_week"),
+            work_plateau_from: plateau("proc_hours_per_week"),
         });
     }
     out
@@ -172,8 +177,9 @@ pub fn summarize(dir: &Path) -> Result<Summary, String> {
 }
 
 /// The metrics of the terminal table, in order.
-const TABLE: [&str; 5] = [
+const TABLE: [&str; 6] = [
     "jobs_per_week",
+    "proc_hours_per_week",
     "utilization",
     "mean_wait",
     "jobs_per_session",
@@ -242,11 +248,12 @@ pub fn render_summary(s: &Summary) -> String {
     out.push_str("  (mean ± half-width of the 95% confidence interval over the replications)\n");
     for sat in &s.saturation {
         out.push_str(&format!(
-            "  {}: highest utilization {:.2}% at population ×{}; throughput within 5% of its highest from ×{}\n",
+            "  {}: highest utilization {:.2}% at population ×{}; throughput within 5% of its highest from ×{} in jobs, ×{} in processor-hours\n",
             sat.scheduler,
             100.0 * sat.max_utilization,
             sat.at_population,
-            sat.plateau_from
+            sat.plateau_from,
+            sat.work_plateau_from
         ));
     }
     out
