@@ -672,7 +672,7 @@ fn paired_differences_are_plotted_with_the_values_of_their_table() {
     // The same values in the table, as it rounds them.
     let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
     for x in XS {
-        let cells = "<td>100</td><td>0</td><td>10.0</td><td>0</td>\
+        let cells = "<td>100</td><td>0</td><td>0</td><td>10.0</td><td>0</td>\
                      <td>0.0092 ± 0.0021</td><td>6.1 ± 1.4</td>";
         let row = format!("<tr><td class=\"l\">FCFS</td><td>{x}</td><td>3</td>{cells}</tr>");
         assert!(html.contains(&row), "no row {row}");
