@@ -1,11 +1,13 @@
-//! The saturation sweep of the performance target: 10 population multipliers
-//! (0.5 to 5) times 20 replications of one simulated year of the default site (128
-//! processors, EASY), run as one experiment on all cores, each run written to its own
-//! file as `sitesim run` does. Figures go to docs/PERFORMANCE.md.
+//! The scenarios of the performance targets, run on all cores as `sitesim run` does: the
+//! default scenario (40 replications of a year of the default site, 128 processors under
+//! EASY, with the closed-loop calibration of its users), and the saturation sweep of 10
+//! population multipliers (0.5 to 5) times 20 replications of it, each run written to its
+//! own file. Figures go to docs/PERFORMANCE.md.
 
 use std::sync::atomic::AtomicBool;
 
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BatchSize, BenchmarkGroup, Criterion, criterion_group, criterion_main};
 use sitesim::experiment::scenario::{DEFAULT_SCENARIO, Scenario};
 use sitesim::experiment::study::{Shard, Study};
 
@@ -23,30 +25,48 @@ fn sweep_text() -> String {
     text
 }
 
-fn saturation_sweep(c: &mut Criterion) {
-    let text = sweep_text();
-    let scenario = Scenario::parse(&text, "bench.toml").expect("the sweep parses");
-    let dir = std::env::temp_dir().join(format!("sitesim-bench-sweep-{}", std::process::id()));
-    let mut g = c.benchmark_group("experiment");
-    g.sample_size(10);
-    g.bench_function("saturation_sweep_10x20_default_site_year", |b| {
+/// Benchmarks the experiment of `text`, from parsing to its files, which must be `runs`.
+fn bench_study(g: &mut BenchmarkGroup<'_, WallTime>, name: &str, text: &str, runs: u64) {
+    let scenario = Scenario::parse(text, "bench.toml").expect("the scenario parses");
+    let dir = std::env::temp_dir().join(format!("sitesim-bench-{name}-{}", std::process::id()));
+    g.bench_function(name, |b| {
         b.iter_batched(
             || {
                 let _ = std::fs::remove_dir_all(&dir);
-                Study::new(&scenario, &text).expect("the sweep is valid")
+                Study::new(&scenario, text).expect("the scenario is valid")
             },
             |mut study| {
                 let p = study
                     .run(&dir, Shard::ALL, &AtomicBool::new(false), &|| {})
-                    .expect("the sweep runs");
-                assert_eq!(p.done, 200);
+                    .expect("the scenario runs");
+                assert_eq!(p.done, runs);
             },
             BatchSize::PerIteration,
         )
     });
-    g.finish();
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-criterion_group!(benches, saturation_sweep);
+fn experiments(c: &mut Criterion) {
+    let mut g = c.benchmark_group("experiment");
+    g.sample_size(10);
+    let default = Scenario::parse(DEFAULT_SCENARIO, "default.toml").expect("it parses");
+    g.bench_function("default_scenario", |b| {
+        b.iter(|| {
+            let summary = default
+                .run(&AtomicBool::new(false), &|| {})
+                .expect("the default scenario runs");
+            assert!(summary.single().is_none(), "40 replications, not one run");
+        })
+    });
+    bench_study(
+        &mut g,
+        "saturation_sweep_10x20_default_site_year",
+        &sweep_text(),
+        200,
+    );
+    g.finish();
+}
+
+criterion_group!(benches, experiments);
 criterion_main!(benches);

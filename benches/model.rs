@@ -1,9 +1,10 @@
 //! Model-based site benchmarks: one simulated year of the 1,024-processor site of the
 //! performance target, and of the 128-processor default site, under EASY on one core
-//! (one replication each; replications run in parallel on top of this), with users who
-//! do not react to service (`easy_*_procs`, the ids measured before issue 15) and with
-//! users who react by the built-in KTH continuation curve, the model's default
-//! (`easy_*_procs_reacting`). Figures go to docs/PERFORMANCE.md.
+//! (one replication each; replications run in parallel on top of this), under the
+//! site's default rules and calibration (computed once, before the measurement), with
+//! users who do not react to service (`easy_*_procs`) and with users who react by the
+//! built-in KTH continuation curve, the model's default (`easy_*_procs_reacting`).
+//! Figures go to docs/PERFORMANCE.md.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -11,7 +12,9 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use sitesim::experiment::model::{ModelFiles, ModelOptions, replicate};
 use sitesim::experiment::replay::ReplayOptions;
-use sitesim::model::{BusyUser, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel};
+use sitesim::model::{
+    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel,
+};
 use sitesim::sched::Policy;
 use sitesim::time::WEEK;
 use sitesim::users::{Behaviour, ContinuationCurve, KTH_CONTINUATION};
@@ -34,9 +37,9 @@ fn options(procs: u32, behaviour: Behaviour) -> ModelOptions {
         threads: Some(1),
         record_sessions: false,
         machine: None,
-        calibrate: true,
-        room: CollisionRoom::OwnDuration,
-        busy: BusyUser::Queue,
+        calibrate: Calibrate::default(),
+        room: CollisionRoom::default(),
+        busy: BusyUser::default(),
     }
 }
 

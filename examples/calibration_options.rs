@@ -1,29 +1,38 @@
-//! The option-effect table of `docs/MODELS.md`, "Calibration": each default of the
-//! fluid user model and of resampling against its alternatives, on one log, by the
-//! calibration principle (the log's own service gives back the log; slower service
-//! never puts a user ahead of its calendar; faster service never puts it further ahead
-//! than the response time it was saved) and by what the alternative does to resampled
-//! throughput under the log's service, EASY and FCFS.
+//! The calibration tables of `docs/VALIDATION.md` ("Users from a log"): the user model
+//! against the calibration principle (`docs/MODELS.md`, "Calibration") on every shared
+//! log with users and waits, and each default of the fluid user model and of resampling
+//! against its alternatives on KTH.
+//!
+//! A user model is right when, given the service the log's users got, it reproduces the
+//! log, and when a service statistically the same (`logged:jitter=S`: each logged wait
+//! times a random factor of mean 1) still does: users lose and gain time alike. The
+//! first table runs each log fed back and resampled at its own size under the log's own
+//! service, jittered, uniformly faster and slower, and under EASY and FCFS; the second
+//! runs the same tests on KTH for each alternative.
 //!
 //! ```text
-//! cargo run --release --example calibration_options -- [LOG] [REPLICATIONS]
+//! cargo run --release --example calibration_options -- [REPLICATIONS] [WORKLOADS_DIR] [TABLES]
 //! ```
 //!
-//! LOG defaults to ../shared/workloads/KTH-SP2-1996-2.swf, REPLICATIONS to 50.
+//! REPLICATIONS defaults to 20 (KTH: 52 measured weeks; the 23-day Curie sample: 12),
+//! WORKLOADS_DIR to ../shared/workloads; TABLES is `principle`, `alternatives` or `all`
+//! (the default).
 
 use std::error::Error;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use sitesim::experiment::feedback::{ContinuationSource, FeedbackOptions, feedback};
-use sitesim::experiment::metric::MetricStats;
+use sitesim::experiment::feedback::{
+    ContinuationSource, FeedbackOptions, FeedbackSummary, feedback,
+};
+use sitesim::experiment::metric::{MetricStats, Replication};
 use sitesim::experiment::replay::ReplayOptions;
 use sitesim::experiment::replicate::with_threads;
 use sitesim::experiment::resample::{ResampleOptions, Resampler};
 use sitesim::registry::SchedulerSpec;
 use sitesim::swf::SwfReader;
-use sitesim::time::WEEK;
-use sitesim::users::{Drift, FlowForward, NegativeThink, OpeningThink};
+use sitesim::time::{DAY, HOUR, WEEK};
+use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Return};
 use sitesim::workload::pools::PoolConfig;
 use sitesim::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use sitesim::workload::trace::{Dependence, WindowEnd};
@@ -33,8 +42,18 @@ type Result<T> = std::result::Result<T, Box<dyn Error>>;
 /// One alternative: its name and how it changes the defaults.
 type Alternative = (&'static str, fn(&mut ResampleOptions));
 
-const ALTERNATIVES: [Alternative; 10] = [
+const ALTERNATIVES: [Alternative; 13] = [
     ("defaults", |_| {}),
+    ("--away next-window", |o| o.users.away = Return::NextWindow),
+    ("--dependence sessions", |o| {
+        o.users.trace.dependence = Dependence::Sessions
+    }),
+    ("--dependence submit", |o| {
+        o.users.trace.dependence = Dependence::Submit
+    }),
+    ("--dependence start", |o| {
+        o.users.trace.dependence = Dependence::Start
+    }),
     ("--opening-think original", |o| {
         o.users.opening = OpeningThink::Original
     }),
@@ -51,9 +70,6 @@ const ALTERNATIVES: [Alternative; 10] = [
     ("--negative-think together", |o| {
         o.users.negative = NegativeThink::Together
     }),
-    ("--dependence start", |o| {
-        o.users.trace.dependence = Dependence::Start
-    }),
     ("--regenerate-from finish", |o| {
         o.population.regenerate_from = RegenerateFrom::Finish
     }),
@@ -62,34 +78,20 @@ const ALTERNATIVES: [Alternative; 10] = [
     }),
 ];
 
-fn mean(stats: &[MetricStats], metric: &str) -> (f64, f64) {
-    stats
-        .iter()
-        .find(|s| s.metric == metric)
-        .map_or((f64::NAN, f64::NAN), |s| (s.mean, s.ci95))
+/// A log to run: its file, and the resampled runs' measured weeks.
+struct Log {
+    path: PathBuf,
+    weeks: u32,
 }
 
-fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let log = PathBuf::from(
-        args.first()
-            .map_or("../shared/workloads/KTH-SP2-1996-2.swf", String::as_str),
-    );
-    let replications: u32 = args.get(1).map_or(Ok(50), |r| r.parse())?;
-    if !log.exists() {
-        return Err(format!("{}: no such log", log.display()).into());
+impl Log {
+    fn name(&self) -> String {
+        self.path.display().to_string()
     }
-    let name = log.display().to_string();
-    let header = SwfReader::open(&log)?.header().clone();
-    let open = || SwfReader::open(&log);
-    println!(
-        "| option | log's service: jobs at logged time | x2 slower: jobs ahead | x0.5 faster: \
-         jobs ahead beyond saved | resampled, log's service: jobs/week | EASY | FCFS | EASY - FCFS |"
-    );
-    println!("|---|---|---|---|---|---|---|---|");
-    let mut log_jobs_per_week = f64::NAN;
-    for (label, change) in ALTERNATIVES {
-        let mut opts = ResampleOptions {
+
+    /// The default options of a resampled run of this log with `replications`.
+    fn options(&self, replications: u32) -> ResampleOptions {
+        ResampleOptions {
             users: FeedbackOptions {
                 run: ReplayOptions {
                     check: false,
@@ -97,71 +99,230 @@ fn main() -> Result<()> {
                     cooldown: WEEK,
                     ..ReplayOptions::default()
                 },
-                // Without reactions to service, as the table in docs/VALIDATION.md was
-                // measured (before issue 15).
-                continuation: ContinuationSource::Off,
                 ..FeedbackOptions::default()
             },
             pools: PoolConfig::default(),
             population: PopulationConfig::default(),
-            weeks: 52,
+            weeks: self.weeks,
             replications,
             threads: None,
             open_loop: false,
             out: None,
-        };
-        change(&mut opts);
-        let drift = |policy: &str| -> Result<(Drift, u64, f64)> {
-            let o = FeedbackOptions {
-                run: ReplayOptions {
-                    policy: policy.parse()?,
-                    warmup: 0,
-                    cooldown: 0,
-                    ..opts.users.run.clone()
-                },
-                ..opts.users.clone()
-            };
-            let s = feedback(open, &name, &header, |r| r.extra_columns(), &o)?;
-            Ok((
-                s.population.jobs.drift,
-                s.run.input.jobs,
-                s.log.jobs_per_week,
-            ))
-        };
-        let (same, jobs, log_rate) = drift("logged")?;
-        log_jobs_per_week = log_rate;
-        let (slower, _, _) = drift("logged:scale=2")?;
-        let (faster, _, _) = drift("logged:scale=0.5")?;
-        let resampler = Resampler::new(open, &name, &header, |r| r.extra_columns(), &opts)?;
-        let stop = AtomicBool::new(false);
-        let mut rates = Vec::new();
-        for policy in ["logged", "easy", "fcfs"] {
-            let spec: SchedulerSpec = policy.parse()?;
-            let reps = with_threads(opts.threads, u64::from(replications), || {
-                resampler.replications(&opts, &spec, &opts.population, replications, &stop, &|| {})
-            })??;
-            rates.push(mean(&resampler.summary(&opts, reps).stats, "jobs_per_week"));
         }
-        let change = |x: f64| 100.0 * (x / log_rate - 1.0);
+    }
+
+    /// The log fed back under `policy` (the whole log measured).
+    fn feedback(&self, opts: &ResampleOptions, policy: &str) -> Result<FeedbackSummary> {
+        let o = FeedbackOptions {
+            run: ReplayOptions {
+                policy: policy.parse()?,
+                warmup: 0,
+                cooldown: 0,
+                ..opts.users.run.clone()
+            },
+            ..opts.users.clone()
+        };
+        let header = SwfReader::open(&self.path)?.header().clone();
+        let name = self.name();
+        Ok(feedback(
+            || SwfReader::open(&self.path),
+            &name,
+            &header,
+            |r| r.extra_columns(),
+            &o,
+        )?)
+    }
+
+    /// The log's users resampled at its own size under `policy`.
+    fn resampled(&self, opts: &ResampleOptions, policy: &str) -> Result<Vec<Replication>> {
+        let header = SwfReader::open(&self.path)?.header().clone();
+        let name = self.name();
+        let resampler = Resampler::new(
+            || SwfReader::open(&self.path),
+            &name,
+            &header,
+            |r| r.extra_columns(),
+            opts,
+        )?;
+        let spec: SchedulerSpec = policy.parse()?;
+        let stop = AtomicBool::new(false);
+        let n = opts.replications;
+        Ok(with_threads(opts.threads, u64::from(n), || {
+            resampler.replications(opts, &spec, &opts.population, n, &stop, &|| {})
+        })??)
+    }
+}
+
+fn stats(reps: &[Replication], f: fn(&Replication) -> f64) -> MetricStats {
+    MetricStats::of("figure", &reps.iter().map(f).collect::<Vec<f64>>())
+}
+
+/// A duration in days or hours, signed.
+fn days(seconds: f64) -> String {
+    if seconds.abs() >= DAY as f64 {
+        format!("{:.1} d", seconds / DAY as f64)
+    } else {
+        format!("{:.1} h", seconds / HOUR as f64)
+    }
+}
+
+/// The principle table of one log.
+fn principle(log: &Log, replications: u32) -> Result<()> {
+    let opts = log.options(replications);
+    println!(
+        "\n#### {} ({replications} replications of {} weeks)\n",
+        log.path.file_name().unwrap_or_default().to_string_lossy(),
+        log.weeks
+    );
+    println!(
+        "| service | fed back: jobs/week | processor-h/week | lateness p99 | over a week | \
+         resampled: jobs/week | processor-h/week | mean wait (h) | lateness p99 (mean) | \
+         over a week |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let own = log.resampled(&opts, "logged")?;
+    let (own_jobs, own_work) = (
+        stats(&own, |r| r.jobs_per_week).mean,
+        stats(&own, |r| r.proc_hours_per_week).mean,
+    );
+    for policy in [
+        "logged",
+        "logged:jitter=0.5",
+        "logged:jitter=1",
+        "logged:scale=0.5",
+        "logged:scale=2",
+        "easy",
+        "fcfs",
+    ] {
+        let f = log.feedback(&opts, policy)?;
+        let t = f.span_throughput;
+        let l = f.population.lateness;
+        let reps = if policy == "logged" {
+            own.clone()
+        } else {
+            log.resampled(&opts, policy)?
+        };
+        let (jobs, work) = (
+            stats(&reps, |r| r.jobs_per_week),
+            stats(&reps, |r| r.proc_hours_per_week),
+        );
+        let change = |x: f64, of: f64| 100.0 * (x / of - 1.0);
         println!(
-            "| {label} | {} of {jobs} | {} | {} | {:.1} ± {:.1} ({:+.1}%) | {:.1} ({:+.1}%) | \
-             {:.1} ({:+.1}%) | {:.1} |",
-            same.on_time,
-            slower.early(),
-            faster.lead_beyond_saved,
-            rates[0].0,
-            rates[0].1,
-            change(rates[0].0),
-            rates[1].0,
-            change(rates[1].0),
-            rates[2].0,
-            change(rates[2].0),
-            rates[1].0 - rates[2].0
+            "| {policy} | {:.1} ({:+.1}%) | {:.0} ({:+.1}%) | {} | {:.2}% | {:.1} ± {:.1} ({:+.1}%) \
+             | {:.0} ± {:.0} ({:+.1}%) | {:.2} | {} | {:.2}% |",
+            t.jobs_per_week,
+            change(t.jobs_per_week, t.log_jobs_per_week),
+            t.proc_hours_per_week,
+            change(t.proc_hours_per_week, t.log_proc_hours_per_week),
+            days(l.p99 as f64),
+            100.0 * l.over_week,
+            jobs.mean,
+            jobs.ci95,
+            change(jobs.mean, own_jobs),
+            work.mean,
+            work.ci95,
+            change(work.mean, own_work),
+            stats(&reps, |r| r.mean_wait).mean / HOUR as f64,
+            days(stats(&reps, |r| r.lateness_p99).mean),
+            100.0 * stats(&reps, |r| r.late_over_week).mean,
         );
     }
     println!(
-        "\n{replications} replications of 52 weeks (4 weeks' warm-up) per cell; the log submits \
-         {log_jobs_per_week:.1} jobs per week."
+        "\nFed back: over the log's span, against the log's own figures. Resampled: against \
+         the populations under the log's own service (the first row; the same seeds)."
     );
+    Ok(())
+}
+
+/// The alternatives table, on `log`.
+fn alternatives(log: &Log, replications: u32) -> Result<()> {
+    println!(
+        "\n#### The defaults against their alternatives ({}, {replications} replications of \
+         {} weeks)\n",
+        log.path.file_name().unwrap_or_default().to_string_lossy(),
+        log.weeks
+    );
+    println!(
+        "| option | log's service: jobs at logged time | x2 slower: jobs ahead (no reactions) \
+         | x0.5 faster: jobs ahead beyond saved (no reactions) | jitter 1, fed back: lateness p99 | resampled, log's \
+         service: jobs/week | jitter 1: jobs/week, lateness p99 | EASY: jobs/week, lateness \
+         p99 | FCFS: jobs/week | EASY - FCFS |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (label, change) in ALTERNATIVES {
+        let mut opts = log.options(replications);
+        change(&mut opts);
+        let same = log.feedback(&opts, "logged")?;
+        // The fluid model's own tests: without the reactions, which move sessions on
+        // purpose.
+        let fluid = ResampleOptions {
+            users: FeedbackOptions {
+                continuation: ContinuationSource::Off,
+                ..opts.users.clone()
+            },
+            ..opts.clone()
+        };
+        let slower = log.feedback(&fluid, "logged:scale=2")?;
+        let faster = log.feedback(&fluid, "logged:scale=0.5")?;
+        let jitter = log.feedback(&opts, "logged:jitter=1")?;
+        let rate = |reps: &[Replication]| stats(reps, |r| r.jobs_per_week).mean;
+        let p99 = |reps: &[Replication]| days(stats(reps, |r| r.lateness_p99).mean);
+        let own = log.resampled(&opts, "logged")?;
+        let jittered = log.resampled(&opts, "logged:jitter=1")?;
+        let easy = log.resampled(&opts, "easy")?;
+        let fcfs = log.resampled(&opts, "fcfs")?;
+        let base = rate(&own);
+        let change = |x: f64| 100.0 * (x / base - 1.0);
+        println!(
+            "| {label} | {} of {} | {} | {} | {} | {:.1} | {:.1} ({:+.1}%), {} | {:.1} ({:+.1}%), {} \
+             | {:.1} ({:+.1}%) | {:.1} |",
+            same.population.jobs.drift.on_time,
+            same.run.input.jobs,
+            slower.population.jobs.drift.early(),
+            faster.population.jobs.drift.lead_beyond_saved,
+            days(jitter.population.lateness.p99 as f64),
+            base,
+            rate(&jittered),
+            change(rate(&jittered)),
+            p99(&jittered),
+            rate(&easy),
+            change(rate(&easy)),
+            p99(&easy),
+            rate(&fcfs),
+            change(rate(&fcfs)),
+            rate(&easy) - rate(&fcfs),
+        );
+    }
+    println!(
+        "\nResampled throughput changes are against the same option's populations under the \
+         log's own service."
+    );
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let replications: u32 = args.first().map_or(Ok(20), |r| r.parse())?;
+    let dir = Path::new(args.get(1).map_or("../shared/workloads", String::as_str));
+    let kth = Log {
+        path: dir.join("KTH-SP2-1996-2.swf"),
+        weeks: 52,
+    };
+    let curie = Log {
+        path: dir.join("CEA-Curie-sample.swf"),
+        weeks: 12,
+    };
+    let tables = args.get(2).map_or("all", String::as_str);
+    for log in [&kth, &curie] {
+        if !log.path.exists() {
+            return Err(format!("{}: no such log", log.name()).into());
+        }
+        if tables != "alternatives" {
+            principle(log, replications)?;
+        }
+    }
+    if tables != "principle" {
+        alternatives(&kth, replications)?;
+    }
     Ok(())
 }

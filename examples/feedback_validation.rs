@@ -177,7 +177,9 @@ fn upper(p: Policy) -> String {
 
 fn hms(seconds: f64) -> String {
     let s = seconds.round() as i64;
-    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    let sign = if s < 0 { "-" } else { "" };
+    let s = s.abs();
+    format!("{sign}{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
 fn main() -> Result<()> {
@@ -203,17 +205,18 @@ fn main() -> Result<()> {
     println!(
         "| policy | processors | run | jobs/week in the log's span | processor-hours/week | \
          utilization | makespan (days) | mean wait (s) | sessions | jobs/session | \
-         mean session duration | jobs flowed forward |"
+         mean session duration | jobs flowed forward | lateness: median, p99, share over a week |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut runs = Vec::new();
     for policy in [Policy::Easy, Policy::Fcfs] {
         for &procs in &sizes {
             let out = (procs == base).then(|| scratch.join(policy.name()));
             let s = run_feedback(&log, policy, procs, false, out)?;
             let t = &s.span_throughput;
+            let l = s.population.lateness;
             println!(
-                "| {} | {procs} | feedback | {:.1} | {:.0} | {:.1}% | {:.1} | {:.0} | {} | {:.2} | {} | {} |",
+                "| {} | {procs} | feedback | {:.1} | {:.0} | {:.1}% | {:.1} | {:.0} | {} | {:.2} | {} | {} | {}, {}, {:.2}% |",
                 policy.name(),
                 t.jobs_per_week,
                 t.proc_hours_per_week,
@@ -224,6 +227,9 @@ fn main() -> Result<()> {
                 s.sessions.jobs_per_session.mean,
                 hms(s.sessions.duration.mean),
                 s.population.jobs.flowed_forward,
+                hms(l.median as f64),
+                hms(l.p99 as f64),
+                100.0 * l.over_week,
             );
             runs.push((policy, procs, s));
         }
@@ -231,7 +237,7 @@ fn main() -> Result<()> {
             let r = run_replay(&log, policy, Some(procs), None)?;
             let m = &r.metrics;
             println!(
-                "| {} | {procs} | open-loop | {:.1} | {:.0} | {:.1}% | {:.1} | {:.0} | | | | |",
+                "| {} | {procs} | open-loop | {:.1} | {:.0} | {:.1}% | {:.1} | {:.0} | | | | | |",
                 policy.name(),
                 m.throughput.jobs_per_week,
                 m.throughput.proc_hours_per_week,
@@ -243,7 +249,7 @@ fn main() -> Result<()> {
     }
     let log_figures = &runs[0].2.log;
     println!(
-        "| log | {base} | as logged | {:.1} | {:.0} | {:.1}% offered | {:.1} | | {} | {:.2} | {} | |\n",
+        "| log | {base} | as logged | {:.1} | {:.0} | {:.1}% offered | {:.1} | | {} | {:.2} | {} | | |\n",
         runs[0].2.span_throughput.log_jobs_per_week,
         runs[0].2.span_throughput.log_proc_hours_per_week,
         100.0 * log_figures.offered_load,

@@ -2,7 +2,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{sitesim, stderr};
@@ -10,6 +10,11 @@ use common::{sitesim, stderr};
 /// `name` in this test binary's scratch folder.
 fn temp(name: &str) -> PathBuf {
     common::scratch("cli", name)
+}
+
+/// The summary.json a run wrote to `out`.
+fn summary_json(out: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap()
 }
 
 const LOG: &str = "; MaxProcs: 8\n\
@@ -175,8 +180,7 @@ fn replay_prints_a_summary_and_writes_outputs() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("on 8 processors: easy"), "{text}");
     assert!(text.contains("3 simulated"), "{text}");
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let summary = summary_json(&out);
     assert_eq!(summary["metrics"]["jobs"]["jobs"], 3);
     // Job 3 (2 processors, 30 s) is backfilled at 9 beside job 1 while job 2 waits.
     assert_eq!(summary["counts"]["backfilled"], 1);
@@ -737,6 +741,96 @@ fn calibrate_gives_back_the_log_and_writes_the_same_files_on_any_thread_count() 
     assert!(String::from_utf8_lossy(&o.stdout).contains("wait          mean       39.8 s"));
 }
 
+/// A machine smaller than the peak the log's own schedule keeps busy: replay and feedback
+/// warn on stderr and record it in summary.json; calibrate refuses it with exit code 2.
+#[test]
+fn a_machine_smaller_than_the_logs_own_schedule_is_warned_of_and_refused_by_calibrate() {
+    // Two processors busy at most (jobs of 2 that never overlap).
+    let log = temp("peak.swf");
+    std::fs::write(&log, ten_weeks()).unwrap();
+    let log = log.to_str().unwrap();
+    for command in ["replay", "feedback"] {
+        let out = temp(&format!("peak-{command}"));
+        let run = |procs: &str| {
+            let o = sitesim(&[
+                command,
+                "--swf",
+                log,
+                "--procs",
+                procs,
+                "--questionable",
+                "oversize=clamp",
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{command}: {}", stderr(&o));
+            let summary = summary_json(&out);
+            (stderr(&o), summary["input"]["machine"].clone())
+        };
+        let (warned, machine) = run("1");
+        assert!(
+            warned.contains("the simulated machine of 1 processors is smaller than the 2"),
+            "{command}: {warned}"
+        );
+        assert_eq!(machine["holds_the_log"], false, "{command}: {machine}");
+        assert_eq!(
+            machine["logged_peak"]["sustained"], 2,
+            "{command}: {machine}"
+        );
+        let (quiet, machine) = run("2");
+        assert!(!quiet.contains("smaller than"), "{command}: {quiet}");
+        assert_eq!(machine["holds_the_log"], true, "{command}: {machine}");
+    }
+    let o = sitesim(&[
+        "calibrate",
+        "--swf",
+        log,
+        "--procs",
+        "1",
+        "--weeks",
+        "4",
+        "--warmup",
+        "1w",
+        "--questionable",
+        "oversize=clamp",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("smaller than the 2"), "{}", stderr(&o));
+    // Waits the log does not give, estimated by an open-loop replay: the peak is the
+    // schedule of the estimated waits, which fits the machine that made it.
+    let unknown = temp("peak-unknown.swf");
+    let without_waits: String = ten_weeks()
+        .lines()
+        .map(|l| {
+            let mut f: Vec<&str> = l.split(' ').collect();
+            if f.len() > 3 {
+                f[2] = "-1";
+            }
+            f.join(" ") + "\n"
+        })
+        .collect();
+    std::fs::write(&unknown, without_waits).unwrap();
+    let out = temp("peak-unknown-out");
+    let o = sitesim(&[
+        "feedback",
+        "--swf",
+        unknown.to_str().unwrap(),
+        "--unknown-waits",
+        "replay:easy",
+        "--procs",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = summary_json(&out);
+    let machine = &summary["input"]["machine"];
+    assert_eq!(machine["logged_peak"]["assumed_waits"], 128, "{machine}");
+    assert_eq!(machine["logged_peak"]["unknown"], 0, "{machine}");
+    assert_eq!(machine["logged_peak"]["procs"], 2, "{machine}");
+    assert_eq!(machine["holds_the_log"], true, "{machine}");
+}
+
 /// `sitesim sweep` is an experiment: shards merge into the results of one process, byte
 /// for byte, and running it again into the merged directory redoes nothing.
 #[test]
@@ -869,8 +963,7 @@ fn run_takes_overrides_and_writes_any_scenario_to_out() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let s: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let s = summary_json(&out);
     assert_eq!(s["replications_asked"], 2);
     assert_eq!(s["seed"], 7);
     assert_eq!(s["users"], 0.5);

@@ -385,7 +385,13 @@ fn the_default_scenario_is_a_model_site() {
 
 #[test]
 fn model_scenarios_are_checked() {
-    let with = |from: &str, to: &str| DEFAULT_SCENARIO.replace(from, to);
+    let with = |from: &str, to: &str| {
+        assert!(
+            DEFAULT_SCENARIO.contains(from),
+            "the default scenario has no '{from}'"
+        );
+        DEFAULT_SCENARIO.replace(from, to)
+    };
     let cases: BTreeMap<&str, String> = [
         ("procs = 64", with("procs = 128 ", "procs = 64 ")),
         (
@@ -411,12 +417,12 @@ fn model_scenarios_are_checked() {
         ("duration:", with("duration = \"52w\"", "duration = \"1y\"")),
         (
             "unknown variant `drop`",
-            with("# busy_user = \"skip\"", "busy_user = \"drop\""),
+            with("# busy_user = \"give-up\"", "busy_user = \"drop\""),
         ),
         (
             "unknown variant `mean`",
             with(
-                "# collision_room = \"class-median\"",
+                "# collision_room = \"submissions\"",
                 "collision_room = \"mean\"",
             ),
         ),

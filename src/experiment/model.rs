@@ -599,7 +599,7 @@ pub fn render_model(s: &ModelSummary) -> String {
         },
         s.source.users
     ));
-    if c.users.is_nan() {
+    if c.is_none() {
         out.push_str(
             "  calibration            none: the thesis's user counts, the fitted runtimes\n",
         );

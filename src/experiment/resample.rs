@@ -198,8 +198,11 @@ impl Resampler {
         let pools = UserPools::new(trace, opts.pools);
         if pools.pools.long_term + pools.pools.temporary == 0 {
             return Err(ReplayError::Options(format!(
-                "{file}: no user to resample (every user lies within {} of an end of the log)",
-                crate::time::Hms(pools.pools.edge)
+                "{file}: no user to resample (every user lies within {} of an end of the log){}",
+                crate::time::Hms(pools.pools.edge),
+                machine
+                    .warning(file)
+                    .map_or_else(String::new, |w| format!("; and {w}"))
             )));
         }
         Ok(Resampler {

@@ -151,6 +151,11 @@ impl Calibration {
         },
         closed_loop: None,
     };
+
+    /// Whether this is [`Calibration::NONE`] (the model runs as fitted).
+    pub fn is_none(&self) -> bool {
+        self.base_jobs_per_day.is_nan()
+    }
 }
 
 impl SiteParams {

@@ -51,6 +51,9 @@ pub struct Peak {
     pub jobs: u64,
     /// Jobs left out: a wait, runtime or size unknown.
     pub unknown: u64,
+    /// Jobs counted with a wait the log does not give (estimated by an open-loop replay,
+    /// or taken as 0, as `--unknown-waits` chose).
+    pub assumed_waits: u64,
 }
 
 impl LoggedPeak {
@@ -61,18 +64,31 @@ impl LoggedPeak {
         } else {
             r.req_procs
         };
-        if r.wait < 0 || r.run < 0 || size <= 0 {
+        self.observe_run(r.submit, r.wait, r.run, size);
+    }
+
+    /// Counts a job submitted at `submit` (in submit order) that waited `wait` and ran
+    /// `run` on `size` processors; a negative value is unknown.
+    pub fn observe_run(&mut self, submit: Time, wait: Time, run: Time, size: i64) {
+        if wait < 0 || run < 0 || size <= 0 {
             self.peak.unknown += 1;
             return;
         }
-        self.sweep(r.submit);
+        self.sweep(submit);
         self.peak.jobs += 1;
-        if r.run > 0 {
-            let start = r.submit.saturating_add(r.wait);
+        if run > 0 {
+            let start = submit.saturating_add(wait);
             self.events.push(Reverse((start, size)));
             self.events
-                .push(Reverse((start.saturating_add(r.run), -size)));
+                .push(Reverse((start.saturating_add(run), -size)));
         }
+    }
+
+    /// Counts a job as [`LoggedPeak::observe_run`] does, with a wait the log does not
+    /// give.
+    pub fn observe_assumed(&mut self, submit: Time, wait: Time, run: Time, size: i64) {
+        self.observe_run(submit, wait, run, size);
+        self.peak.assumed_waits += 1;
     }
 
     /// Applies every event before `t`.
@@ -156,13 +172,14 @@ impl MachineCheck {
             self.logged_peak.sustained,
             100.0 * SUSTAINED,
             self.logged_peak.procs,
-            if self.logged_peak.unknown > 0 {
-                format!(
-                    " ({} jobs without a known wait, runtime or size left out)",
-                    self.logged_peak.unknown
-                )
-            } else {
-                String::new()
+            match (self.logged_peak.unknown, self.logged_peak.assumed_waits) {
+                (0, 0) => String::new(),
+                (unknown, 0) =>
+                    format!(" ({unknown} jobs without a known wait, runtime or size left out)"),
+                (0, assumed) => format!(" ({assumed} jobs with their waits estimated)"),
+                (unknown, assumed) => format!(
+                    " ({assumed} jobs with their waits estimated, {unknown} without a runtime or size left out)"
+                ),
             }
         )
     }
@@ -234,7 +251,8 @@ mod tests {
                 at: 50,
                 sustained: 9,
                 jobs: 5,
-                unknown: 1
+                unknown: 1,
+                assumed_waits: 0
             }
         );
         let check = MachineCheck::new(8, Some(8), p.peak());

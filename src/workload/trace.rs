@@ -23,7 +23,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::LogReplay;
-use super::peak::Peak;
+use super::peak::{LoggedPeak, Peak};
 use super::questionable::Report;
 use crate::job::JobSpec;
 use crate::session::{SessionRule, opens_session, think_time};
@@ -259,7 +259,8 @@ pub struct Trace {
     pub unknown_wait: u64,
     /// First and last logged submit times.
     pub span: (Time, Time),
-    /// The processors the log's own schedule keeps busy.
+    /// The processors the log's own schedule keeps busy (with waits the log does not
+    /// give, the schedule of the waits the trace assumes).
     pub logged_peak: Peak,
 }
 
@@ -279,9 +280,16 @@ impl Trace {
         let mut first_unknown = None;
         let mut jobs = 0u64;
         let mut span: Option<(Time, Time)> = None;
+        // The schedule the trace assumes, if some of its waits may not be the log's.
+        let assuming = !matches!(missing, MissingWaits::Refuse);
+        let mut assumed = LoggedPeak::default();
         while let Some(mut a) = replay.advance()? {
             jobs += 1;
+            let size = i64::from(a.spec.size);
             let wait = if a.wait >= 0 {
+                if assuming {
+                    assumed.observe_run(a.submit, a.wait, a.spec.runtime, size);
+                }
                 a.wait
             } else {
                 unknown_wait += 1;
@@ -300,6 +308,7 @@ impl Trace {
                     })?,
                 };
                 a.spec.logged_wait = Some(wait);
+                assumed.observe_assumed(a.submit, wait, a.spec.runtime, size);
                 wait
             };
             let start = a.submit + wait;
@@ -342,7 +351,13 @@ impl Trace {
             report: *replay.report(),
             unknown_wait,
             span: span.unwrap_or((0, 0)),
-            logged_peak: replay.logged_peak(),
+            // With waits estimated or taken as 0, the schedule the trace's users were
+            // served by is the assumed one.
+            logged_peak: if unknown_wait > 0 {
+                assumed.peak()
+            } else {
+                replay.logged_peak()
+            },
         })
     }
 
