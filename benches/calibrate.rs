@@ -1,9 +1,9 @@
 //! `sitesim calibrate` of KTH with 50 replications per resampled row (three rows: the
 //! log's own service, EASY with feedback, EASY without), on all cores, as the command
-//! runs it: the issue's target is under 15 s on 2 cores. And one replication-year of
+//! runs it: the target is under 15 s on 2 cores. And one replication-year of
 //! resampled KTH with feedback under EASY on one core (`resample-kth-year`), with the
-//! default user model (`easy`: users react to service by the curve fitted from the log,
-//! since issue 15) and with reactions off (`easy-no-reactions`). Figures go to
+//! default user model (`easy`: users react to service by the curve fitted from the log)
+//! and with reactions off (`easy-no-reactions`). Figures go to
 //! docs/PERFORMANCE.md.
 
 mod common;
@@ -19,8 +19,8 @@ use sitesim::experiment::replicate::with_threads;
 use sitesim::experiment::resample::{ResampleOptions, Resampler};
 use sitesim::swf::SwfReader;
 use sitesim::time::WEEK;
-use sitesim::workload::pools::PoolConfig;
-use sitesim::workload::population::PopulationConfig;
+use sitesim::users::pools::PoolConfig;
+use sitesim::users::population::PopulationConfig;
 
 /// KTH resampled for a year under EASY with feedback (4 weeks of warm-up, 52 measured,
 /// one of cool-down), `replications` of it on `threads`.

@@ -2,10 +2,9 @@
 //! FCFS or EASY and nothing else) beside sitesim's simulation of the same parsed log. Its
 //! schedule is checked to be sitesim's (the mean wait, the backfilled and killed counts;
 //! `tests/real_logs.rs` checks every start) before anything is timed, so the two figures
-//! measure the same schedule: the gap
-//! between them is what a leaner design could win at most, and the lean figure is a
-//! lower bound for the simulation part of issue 17's targets (docs/PERFORMANCE.md,
-//! round 7).
+//! measure the same schedule: the gap between them is what a leaner design could win at
+//! most, and the lean figure is a lower bound for the simulation part of the replay
+//! targets (docs/PERFORMANCE.md, "The floor: a lean reference").
 
 mod common;
 #[path = "../tests/common/lean.rs"]

@@ -32,9 +32,9 @@ use sitesim::experiment::resample::{ResampleOptions, Resampler};
 use sitesim::registry::SchedulerSpec;
 use sitesim::swf::SwfReader;
 use sitesim::time::{DAY, HOUR, WEEK};
+use sitesim::users::pools::PoolConfig;
+use sitesim::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Return};
-use sitesim::workload::pools::PoolConfig;
-use sitesim::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use sitesim::workload::trace::{Dependence, WindowEnd};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;

@@ -15,7 +15,7 @@ use sitesim::experiment::feedback::{
 };
 use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, machine_size, replay};
 use sitesim::metrics::Week;
-use sitesim::plot::{LineChart, Series, XTicks, write_line_chart};
+use sitesim::report::plot::{LineChart, Series, XTicks, write_line_chart};
 use sitesim::sched::Policy;
 use sitesim::swf::{SwfHeader, SwfReader};
 use sitesim::time::{DAY, HOUR, WEEK};

@@ -1,4 +1,4 @@
-//! The long fuzz campaign (issue 17; `docs/RELIABILITY.md`, "Fuzzing"):
+//! The long fuzz campaign (`docs/RELIABILITY.md`, "Fuzzing"):
 //!
 //! ```text
 //! cargo run --profile fuzz --example fuzz -- [--target NAME]... [--minutes M] [--seed S]

@@ -35,7 +35,7 @@ use sitesim::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, RuntimeScale,
     SessionClass, SitePlan, TalbyModel, UserClass, WorkloadFigures, calibrate,
 };
-use sitesim::plot::{LineChart, Series, XTicks, write_line_chart};
+use sitesim::report::plot::{LineChart, Series, XTicks, write_line_chart};
 use sitesim::sched::Policy;
 use sitesim::time::{Time, WEEK};
 use sitesim::users::{Behaviour, ContinuationCurve, KTH_CONTINUATION, TooManyUsers};

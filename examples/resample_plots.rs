@@ -9,7 +9,9 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use sitesim::plot::{Histogram, LineChart, Series, XTicks, write_histogram, write_line_chart};
+use sitesim::report::plot::{
+    Histogram, LineChart, Series, XTicks, write_histogram, write_line_chart,
+};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 

@@ -2,19 +2,22 @@
 //! machines.
 //!
 //! The layers follow `docs/ARCHITECTURE.md`, from the bottom: [`time`], [`textfmt`],
-//! [`seed`] (small helpers) and [`model_files`] (the model files built into the binary); [`swf`] (the Standard Workload Format), [`engine`] (clock,
-//! event queue, run loop), [`session`] (the think-time session rule) and [`localtime`]
-//! (the site's clock); [`job`] (job records); [`sched`] (the `Scheduler` trait and the
-//! policies) and [`predict`] (estimate models and runtime predictors); [`sim`] (a site:
-//! workload + scheduler + machine); [`adaptive`] (the adaptive meta-schedulers, which
-//! simulate their candidates); [`registry`] (policies by name); [`users`] (simulated
-//! users), [`metrics`] (observers and summaries) and [`workload`] (logs turned into
-//! workloads), on one layer; [`model`] (the model-based site); [`experiment`] (each
-//! command's code, and the one-way pipeline of an experiment: scenario, plan, runs,
-//! records, summary, report). A module uses only modules of its own layer or below
-//! (`tests/layers.rs` checks it). [`plot`] draws charts.
+//! [`seed`] (small helpers) and [`model_files`] (the model files built into the binary);
+//! [`swf`] (the Standard Workload Format), [`engine`] (clock, event queue, run loop),
+//! [`session`] (the think-time session rule) and [`localtime`] (the site's clock); [`job`]
+//! (job records); [`sched`] (the `Scheduler` trait and the policies) and [`predict`]
+//! (estimate models and runtime predictors); [`sim`] (a site: workload + scheduler +
+//! machine); [`adaptive`] (the adaptive meta-schedulers, which simulate their
+//! candidates); [`registry`] (policies by name); [`metrics`] (observers and summaries)
+//! and [`workload`] (logs turned into jobs and per-user streams); [`users`] (simulated
+//! users and the closed-loop sources that drive them); [`model`] (the model-based site);
+//! [`report`] (charts and pages); [`experiment`] (each command's code, and the one-way
+//! pipeline of an experiment: scenario, plan, runs, records, summary, report); [`cli`]
+//! (the command line). A module uses only modules of its own layer or below
+//! (`tests/layers.rs` checks it).
 
 pub mod adaptive;
+pub mod cli;
 pub mod engine;
 pub mod experiment;
 pub mod job;
@@ -22,9 +25,9 @@ pub mod localtime;
 pub mod metrics;
 pub mod model;
 pub mod model_files;
-pub mod plot;
 pub mod predict;
 pub mod registry;
+pub mod report;
 pub mod sched;
 pub mod seed;
 pub mod session;

@@ -50,7 +50,7 @@ pub fn parse_duration(text: &str) -> Result<Time, String> {
     let too_long = || longer_than_a_century(text);
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
         // Plain seconds. Those past what a span holds (i64::MAX) were refused as "not a
-        // duration" by the span parser (fuzzing the `estimates` command, issue 17).
+        // duration" by the span parser (fuzzing the `estimates` command).
         return text
             .parse::<Time>()
             .ok()

@@ -21,8 +21,8 @@ use sitesim::experiment::replicate::with_threads;
 use sitesim::experiment::resample::{ResampleOptions, Resampler};
 use sitesim::swf::SwfReader;
 use sitesim::time::WEEK;
-use sitesim::workload::pools::PoolConfig;
-use sitesim::workload::population::PopulationConfig;
+use sitesim::users::pools::PoolConfig;
+use sitesim::users::population::PopulationConfig;
 
 /// Every log in `../shared/workloads`.
 fn shared_logs() -> Vec<PathBuf> {

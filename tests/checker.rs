@@ -1,5 +1,5 @@
 //! The invariant checker over every registered policy, every overrun policy and every
-//! shared log in `../shared/workloads` (issue 17, part 4). Under CI (`CI=true`) a missing
+//! shared log in `../shared/workloads`. Under CI (`CI=true`) a missing
 //! log fails the test with a clear message; elsewhere these tests are skipped.
 //!
 //! Each case replays a log as `sitesim replay --check` does (the machine and clock of the

@@ -220,7 +220,7 @@ fn generate_writes_a_log_that_replays() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("500 simulated"));
 }
 
-/// Fuzzing `generate` and `estimates` (issue 17): a tiny load wrote every job at the
+/// Fuzzing `generate` and `estimates`: a tiny load wrote every job at the
 /// largest time there is, a log no reader takes back; many jobs with a short maximum
 /// gave negative estimates.
 #[test]
@@ -263,7 +263,7 @@ fn generate_and_estimates_refuse_or_bound_what_no_log_has() {
     );
 }
 
-/// Reviewing the commands left unfuzzed (issue 17): a population multiplier of 1e308
+/// Reviewing the commands left unfuzzed: a population multiplier of 1e308
 /// asked for more users than a count holds, and `resample`, `sweep` and `run` took
 /// gigabytes until they were killed; each refuses it by name at once.
 #[test]

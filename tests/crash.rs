@@ -1,4 +1,4 @@
-//! Crash safety of results (issue 17, part 3): an experiment killed with SIGKILL at
+//! Crash safety of results: an experiment killed with SIGKILL at
 //! pseudo-random points and resumed each time ends with the results of an uninterrupted
 //! run, byte for byte, and never takes a partial or truncated file for a finished run; a
 //! full disk, a file-size limit and an unwritable directory end with an error naming the

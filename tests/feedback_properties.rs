@@ -12,8 +12,8 @@ use sitesim::job::{JobOutcome, OverrunPolicy};
 use sitesim::sched::Policy;
 use sitesim::session::{opens_session, think_time};
 use sitesim::sim::{Simulation, SiteConfig};
+use sitesim::users::TraceUsers;
 use sitesim::users::{OpeningThink, Return, UserConfig};
-use sitesim::workload::TraceUsers;
 use sitesim::workload::trace::{Dependence, Trace, TraceConfig, TraceUser};
 
 /// A logged job: user, submit, wait, runtime, size.

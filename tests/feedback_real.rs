@@ -15,9 +15,10 @@ use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
 use sitesim::sim::{Simulation, SiteConfig};
 use sitesim::swf::SwfReader;
+use sitesim::users::TraceUsers;
 use sitesim::workload::questionable::Policies;
 use sitesim::workload::trace::{MissingWaits, Trace, TraceConfig};
-use sitesim::workload::{LogReplay, ReplayConfig, TraceUsers};
+use sitesim::workload::{LogReplay, ReplayConfig};
 
 fn header(path: &Path) -> sitesim::swf::SwfHeader {
     SwfReader::open(path)

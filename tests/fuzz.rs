@@ -1,4 +1,4 @@
-//! The short fuzz campaign (issue 17): every target for a fixed number of inputs from a
+//! The short fuzz campaign: every target for a fixed number of inputs from a
 //! fixed seed, so the inputs are the same on every run, and every committed regression
 //! input (`fuzz/regressions/<target>/`); findings are saved under `fuzz/findings/`. A panic or a hang (no answer within 20 s, debug
 //! build) fails; slow inputs are judged only by the long campaign (`examples/fuzz.rs`),

@@ -1,4 +1,4 @@
-//! The layers of `src/` (issue 14): no module uses a module on a higher layer, and no files
+//! The layers of `src/`: no module uses a module on a higher layer, and no files
 //! import each other in a circle.
 //!
 //! The layer order is the fenced block under `## Layers` in `docs/ARCHITECTURE.md`: one

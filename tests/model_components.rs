@@ -388,7 +388,7 @@ fn the_collision_rule_keeps_a_users_sessions_apart() {
                         CollisionRoom::Submissions | CollisionRoom::OwnDuration => {
                             busy_until[u].max(s.start + room_of(s))
                         }
-                        // As before issue 13: the last session by start.
+                        // As the first model site did: the last session by start.
                         CollisionRoom::ClassMedian => s.start + room_of(s),
                     };
                 }
@@ -435,7 +435,7 @@ fn work_hours_move_openings_and_arrivals_to_the_next_morning() {
     assert_eq!(DayCycle::Fitted.arrival(5), 5);
 }
 
-/// Reviewing the commands left unfuzzed (issue 17): `population.users = 1e308` drew
+/// Reviewing the commands left unfuzzed: `population.users = 1e308` drew
 /// about 4 billion start-up users (the count saturated) and ran until it had taken
 /// 12 GB; a plan past `MAX_USERS` users, at the start or by a week's new users, is
 /// refused by name instead.

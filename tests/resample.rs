@@ -19,8 +19,8 @@ use sitesim::sim::{Simulation, SiteConfig};
 use sitesim::swf::SwfReader;
 use sitesim::time::{Time, WEEK};
 use sitesim::users::UserConfig;
-use sitesim::workload::pools::{Pool, PoolConfig};
-use sitesim::workload::population::{Population, PopulationConfig, RegenerateFrom, UserPools};
+use sitesim::users::pools::{Pool, PoolConfig};
+use sitesim::users::population::{Population, PopulationConfig, RegenerateFrom, UserPools};
 use sitesim::workload::questionable::Policies;
 use sitesim::workload::trace::{MissingWaits, Trace, TraceConfig};
 use sitesim::workload::{LogReplay, ReplayConfig};
@@ -364,7 +364,7 @@ fn a_long_term_user_comes_back_at_most_once_a_week() {
     assert!(r.jobs <= 5 * 102, "{r:?}");
 }
 
-/// Reviewing the commands left unfuzzed (issue 17): a population multiplier of 1e308
+/// Reviewing the commands left unfuzzed: a population multiplier of 1e308
 /// asked for more long-term copies than a count holds, and `--population 1e4` on KTH
 /// (700,000 users) ran out of memory; a population past `MAX_USERS` is refused by name
 /// before any user is drawn.

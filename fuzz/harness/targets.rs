@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use sitesim::experiment::analyze::{analyze_log, plot_continuation};
-use sitesim::experiment::args::{
+use sitesim::cli::args::{
     AnalyzeArgs, EstimatesArgs, FeedbackArgs, FitArgs, GenerateArgs, ReplayArgs, ResampleArgs,
     parse,
 };
+use sitesim::experiment::analyze::{analyze_log, plot_continuation};
 use sitesim::experiment::calibrate::{calibrate, render_calibrate, write_calibrate};
 use sitesim::experiment::estimates::estimates_table;
 use sitesim::experiment::feedback::feedback;

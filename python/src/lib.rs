@@ -2,7 +2,7 @@
 //! `sitesim` (`python/sitesim/__init__.py`) wraps.
 //!
 //! Each function runs one command as the `sitesim` binary does: the options are the
-//! command line's own (`sitesim::experiment::args`, parsed from the argument list the
+//! command line's own (`sitesim::cli::args`, parsed from the argument list the
 //! Python side builds from keyword arguments), so they have its defaults and give its
 //! errors, and the run goes through the same library function. The GIL is released for
 //! the whole of a run. A summary comes back as JSON text, the bytes `summary.json`
@@ -17,7 +17,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde::Serialize;
 
-use sitesim::experiment::args::{FeedbackArgs, ReplayArgs, ResampleArgs, parse};
+use sitesim::cli::args::{FeedbackArgs, ReplayArgs, ResampleArgs, parse};
 use sitesim::experiment::feedback::feedback_file;
 use sitesim::experiment::replay::replay_file;
 use sitesim::experiment::replicate::with_threads;

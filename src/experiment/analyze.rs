@@ -9,14 +9,14 @@ use super::output::write_atomic;
 use super::replay::{ReplayOptions, machine_size, open_log};
 use super::terminal::note;
 use crate::localtime::SiteClock;
-use crate::plot::{Proportion, Series, ShareChart, share_chart_svg};
+use crate::report::plot::{Proportion, Series, ShareChart, share_chart_svg};
 use crate::sched::BuildContext;
 use crate::swf::SwfReader;
 use crate::users::ContinuationCurve;
+use crate::users::analysis::LogAnalysis;
 use crate::users::continuation::Bucket;
-use crate::workload::analysis::LogAnalysis;
+use crate::users::pools::{PoolConfig, Pools};
 use crate::workload::peak::MachineCheck;
-use crate::workload::pools::{PoolConfig, Pools};
 use crate::workload::questionable::Policies;
 use crate::workload::trace::TraceConfig;
 
@@ -33,7 +33,7 @@ pub struct AnalyzeOptions {
     pub time_zone: Option<String>,
     /// What to do with jobs whose logged wait is unknown.
     pub unknown_waits: UnknownWaits,
-    /// The flurry threshold ([`crate::workload::analysis::DEFAULT_FLURRY_FACTOR`]).
+    /// The flurry threshold ([`crate::users::analysis::DEFAULT_FLURRY_FACTOR`]).
     pub flurry_factor: f64,
     /// How users are sorted into resampling pools.
     pub pools: PoolConfig,

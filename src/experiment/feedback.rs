@@ -32,10 +32,11 @@ use crate::users::{
     Behaviour, ContinuationCurve, Drift, FlowForward, LatenessSummary, NegativeThink, OpeningThink,
     Patience, Return, UserConfig, UserState,
 };
+use crate::users::{PopulationSummary, TraceUsers};
+use crate::workload::LogReplay;
 use crate::workload::peak::MachineCheck;
 use crate::workload::questionable::Report;
 use crate::workload::trace::{MissingWaits, Trace, TraceConfig};
-use crate::workload::{LogReplay, PopulationSummary, TraceUsers};
 use std::path::Path;
 use std::time::Instant;
 

@@ -1,14 +1,12 @@
 //! Commands that run simulations and write their results.
 
 pub mod analyze;
-pub mod args;
 pub mod calibrate;
 pub mod estimates;
 pub mod export;
 pub mod feedback;
 pub mod fit;
 pub mod generate;
-mod html;
 pub mod metric;
 pub mod model;
 pub mod output;

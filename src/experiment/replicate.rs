@@ -183,7 +183,7 @@ pub fn render_stats(stats: &[MetricStats]) -> String {
 mod tests {
     use super::*;
 
-    /// Reviewing the commands left unfuzzed (issue 17): `--threads 10000` started ten
+    /// Reviewing the commands left unfuzzed: `--threads 10000` started ten
     /// thousand threads for two replications (50 s before the first run).
     #[test]
     fn no_more_threads_start_than_runs() {

@@ -21,7 +21,7 @@
 //! The report reads what is there: missing runs (an unfinished experiment) are counted and
 //! listed, and a point without runs is left out of the plots. Statistics over
 //! replications are [`MetricStats`] (mean, 95% confidence interval by Student's t). The
-//! same results give byte-identical files. The plots are drawn by [`crate::plot`]; the
+//! same results give byte-identical files. The plots are drawn by [`crate::report::plot`]; the
 //! page is the template `templates/report.html` laid out from a `Page` this module
 //! computes (see `experiment::html`).
 
@@ -31,12 +31,12 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::html;
 use super::metric::{Metric, MetricStats, Scale, metric};
 use super::output::write_atomic;
 use super::results::{self, RunPlan, RunRecord};
 use super::study::CapacityResult;
-use crate::plot::{
+use crate::report::html;
+use crate::report::plot::{
     self, Band, Bar, BarChart, BarSeries, ErrorLineChart, ErrorSeries, Estimate, Histogram,
     LineChart, PlotError, RefAt, Reference, Series, XTicks,
 };
@@ -775,7 +775,7 @@ fn bins(stats: &MetricStats) -> Vec<(f64, f64, f64)> {
 
 /// The longest [`slug`]: file names hold 255 bytes, and the scheduler's number in a
 /// figure's name keeps it apart from others (a label of 4,806 digits made a name too
-/// long for the file system, a fuzzing finding of issue 17).
+/// long for the file system, a fuzzing finding).
 const SLUG_MAX: usize = 40;
 
 /// `label` reduced to lowercase letters, digits and `-`, for file names, at most
@@ -843,7 +843,7 @@ fn mean_ci(stats: &MetricStats) -> String {
 }
 
 // ---------------------------------------------------------------------------------------
-// The page: `templates/report.html` laid out from a [`Page`] (see [`super::html`]).
+// The page: `templates/report.html` laid out from a [`Page`] (see [`crate::report::html`]).
 
 /// Everything `index.html` shows, as text and numbers ready to print.
 #[derive(Serialize)]

@@ -4,7 +4,7 @@
 //! `jobs.csv` stays hand-written (rows written in place into one buffer, a [`Text`]) where the
 //! smaller CSV files go through the csv crate ([`crate::textfmt::write_csv`]): every
 //! replay with `--out` writes it, a row per job, and the csv crate was measured slower
-//! than the 5% issue 14 allows on the whole replay. A `csv::Writer` serializing a
+//! than the 5% of the whole replay its writer may cost. A `csv::Writer` serializing a
 //! `#[derive(Serialize)]` row with the same bytes (three-decimal fields through a
 //! newtype writing digits in place too; `benches/csv.rs`), on KTH under EASY, 28,489 rows:
 //! - `sitesim replay --out`, instructions (callgrind): 408.8 M against 353.8 M, +15.5%

@@ -69,8 +69,8 @@ pub enum CollisionRoom {
     /// do keeps the short ones.
     OwnDuration,
     /// Its class's median fitted duration, whatever its jobs: long sessions outlast
-    /// their room, and the closed loop must defer or skip the next ones. The rule before
-    /// issue 13, whose runs it reproduces (with [`super::site::BusyUser::Skip`]).
+    /// their room, and the closed loop must defer or skip the next ones. Reproduces the
+    /// runs of sitesim's first model site (with [`super::site::BusyUser::Skip`]).
     ClassMedian,
 }
 
@@ -88,7 +88,7 @@ pub struct ModelUser {
     /// The class of its latest planned session.
     pub last_session: Option<SessionClass>,
     /// The end of its planned sessions so far (start plus room; under
-    /// [`CollisionRoom::ClassMedian`], of the latest by start, as before issue 13).
+    /// [`CollisionRoom::ClassMedian`], of the latest by start).
     busy_until: Time,
 }
 
@@ -411,7 +411,7 @@ impl SitePlan {
     /// daily cycle has the same sessions at other times. Under
     /// [`CollisionRoom::ClassMedian`] the plan needs no jobs to place the sessions, and
     /// the `i`-th session by start draws them from the stream `mix(week_seed, i + 1)`
-    /// once placed, as sitesim did before issue 13, whose runs that rule reproduces.
+    /// once placed, as sitesim's first model site did, whose runs that rule reproduces.
     fn plan_user_week(&mut self, u: u32, out: &mut Vec<PlannedSession>) {
         let user = self.users[u as usize];
         let week_seed = mix(self.seed, (u64::from(u) << 32) | u64::from(self.week));
@@ -438,7 +438,7 @@ impl SitePlan {
                 CollisionRoom::Submissions | CollisionRoom::OwnDuration => {
                     user.busy_until.max(start + d.room)
                 }
-                // Before issue 13: with the last one by start.
+                // As the first model site did: with the last one by start.
                 CollisionRoom::ClassMedian => start + d.room,
             };
             self.counts.sessions_by_class[class.index()] += 1;

@@ -20,8 +20,8 @@
 //! then gives up the rest of it (the machine made it wait past its next session), so the
 //! daily cycle of the plan reaches the machine and congestion throttles the work users
 //! submit ("when the system is clogged, users will submit fewer new jobs", §14.2). A
-//! session's jobs still running when the next opens end as they will. The rules before
-//! issue 30 queue such sessions ([`BusyUser::Queue`]) or skip them ([`BusyUser::Skip`]).
+//! session's jobs still running when the next opens end as they will. The other rules
+//! queue such sessions ([`BusyUser::Queue`]) or skip them ([`BusyUser::Skip`]).
 //! With work hours ([`super::DayCycle::Window`]) a session opens only within them,
 //! and with `all_jobs` every job arrives within them. No session opens and no job is
 //! submitted after the horizon.

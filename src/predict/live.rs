@@ -109,7 +109,7 @@ impl LiveJobs {
         };
         // One prediction per distinct (size, estimate, application), looked up by hash:
         // a linear search made a user with many queued jobs of distinct estimates cost
-        // O(jobs^2) per ended job (found by fuzzing, issue 17).
+        // O(jobs^2) per ended job (found by fuzzing).
         let mut seen: FxHashMap<(u32, Time, i64), Time> = FxHashMap::default();
         for live in jobs.iter_mut() {
             let job = &live.job;

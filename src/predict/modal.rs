@@ -108,8 +108,8 @@ impl ModalParams {
             ));
         }
         // At least the 20 head values and one tail value: each head value replaces a
-        // value of its own (a minimum of 2 left 14 values for 100 jobs, a panic: fuzzing,
-        // issue 17).
+        // value of its own (a minimum of 2 left 14 values for 100 jobs, a panic: fuzzing,.
+
         if !(HEAD + 1..=MAX_DISTINCT).contains(&p.count.minimum) {
             return Err(format!(
                 "{name}: count.minimum {} is not from {} to {MAX_DISTINCT}",
@@ -266,7 +266,7 @@ impl ModalModel {
         for i in 1..=k {
             let x = i as f64 / k as f64;
             // F_tim lies in (0, T_max) for a > 1; a model file's curve may not (an alpha of
-            // 1e300 gave infinity, whose rounding overflowed: fuzzing, issue 17), so the
+            // 1e300 gave infinity, whose rounding overflowed: fuzzing), so the
             // value is kept from 1 s to T_max.
             let f = max as f64 * (a - 1.0) * x / (a - x);
             let t = if i == k {
@@ -458,8 +458,8 @@ impl ModalModel {
                 counts[i] += 1;
             }
         } else {
-            // Rounded shares of about 10^19 jobs can add up to more than `n` (fuzzing,
-            // issue 17): the modes with the smallest remainders give one back each.
+            // Rounded shares of about 10^19 jobs can add up to more than `n` (found by
+            // fuzzing): the modes with the smallest remainders give one back each.
             let mut excess = floors - n_wide;
             for &i in order.iter().rev() {
                 if excess == 0 {
@@ -560,7 +560,7 @@ mod tests {
         assert_eq!(p.distinct_values(330_000), 665);
     }
 
-    /// Fuzzing (issue 17): a model file's huge `count.minimum` or K points made
+    /// Fuzzing: a model file's huge `count.minimum` or K points made
     /// `ModalModel::build` allocate gigabytes (or overflow a capacity); the minimum is
     /// bounded by name and K by the jobs (`fuzz/regressions/modal/`).
     #[test]
@@ -586,7 +586,7 @@ mod tests {
         }
     }
 
-    /// Fuzzing the `estimates` command (issue 17): 10^8 jobs with a maximum of a day asked
+    /// Fuzzing the `estimates` command: 10^8 jobs with a maximum of a day asked
     /// for 125,253 distinct values below 86,400 s, and the model gave estimates of -10:47:32
     /// and 0; 10^12 jobs built a billion values (gigabytes). K is now at most T_max and
     /// [`MAX_DISTINCT`]. The shares of 2^63 jobs, rounded down, added up to more than the
@@ -631,7 +631,7 @@ mod tests {
         );
     }
 
-    /// Fuzzing (issue 17, round 8): a model file's `count.minimum = 2` left 14 values
+    /// Fuzzing: a model file's `count.minimum = 2` left 14 values
     /// for 100 jobs, too few for the 20 head values (a panic); `times.alpha = 1e300`
     /// gave F_tim infinite values, whose rounding overflowed; a `times.round` of 2^63 - 1
     /// would have overflowed too (`fuzz/regressions/modal/`).

@@ -225,7 +225,7 @@ mod tests {
         );
     }
 
-    /// Fuzzing (issue 17, round 8): `wbas:period=9223372036854775807` overflowed the
+    /// Fuzzing: `wbas:period=9223372036854775807` overflowed the
     /// time of the next switch; durations given as seconds are bounded as typed ones are.
     #[test]
     fn durations_past_a_century_are_refused_by_key() {

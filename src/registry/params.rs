@@ -73,7 +73,7 @@ impl Params {
         match self.get(key) {
             None => Ok(default),
             // Seconds past a century overflowed a policy's clock (`wbas:period=2^63-1`,
-            // fuzzing, issue 17): refused as `parse_duration` refuses them.
+            // fuzzing): refused as `parse_duration` refuses them.
             Some(toml::Value::Integer(x)) if *x > LONGEST => Err(self.error(
                 key,
                 &format!(

@@ -166,7 +166,7 @@ impl Profile {
     /// Steps without room are skipped in one tight loop, and each run of steps with room is
     /// followed only until the window is long enough. An index of where each size first
     /// fits would have to be rebuilt after nearly every change of the profile, which cost
-    /// more than the scan it saved (docs/PERFORMANCE.md, round 6).
+    /// more than the scan it saved (docs/PERFORMANCE.md, "What the profiles showed").
     pub fn earliest_fit(&self, from: Time, size: u32, duration: Time) -> Option<Time> {
         let size = i64::from(size);
         let steps = &self.steps;

@@ -294,7 +294,7 @@ fn check_buckets<B: Copy + PartialOrd + std::fmt::Display>(
             ));
         }
     }
-    // Summed wide: a file's counts near 2^64 overflowed a u64 sum (fuzzing, issue 17).
+    // Summed wide: a file's counts near 2^64 overflowed a u64 sum (fuzzing).
     let total: u128 = buckets.iter().map(|b| u128::from(b.jobs)).sum();
     if total != u128::from(pairs) {
         return Err(format!(
@@ -446,7 +446,7 @@ mod tests {
 
     use super::*;
 
-    /// Fuzzing (issue 17): bucket counts near 2^64 overflowed the check's sum
+    /// Fuzzing: bucket counts near 2^64 overflowed the check's sum
     /// (`fuzz/regressions/continuation/`); now the file is refused by name.
     #[test]
     fn huge_bucket_counts_are_refused_not_overflowed() {

@@ -10,11 +10,15 @@
 //! log, and [`behaviour`] holds the patience that makes a user leave for good.
 
 pub mod agent;
+pub mod analysis;
 pub mod behaviour;
 pub mod continuation;
 pub mod deps;
 pub mod drift;
+mod feedback;
 pub mod fluid;
+pub mod pools;
+pub mod population;
 pub mod reaction;
 pub mod session;
 
@@ -22,6 +26,7 @@ pub use agent::{TraceAgent, UserCounts, UserState};
 pub use behaviour::{Behaviour, KTH_CONTINUATION, Patience};
 pub use continuation::ContinuationCurve;
 pub use drift::{Drift, Lateness, LatenessSummary, Rule};
+pub use feedback::{PopulationSummary, TraceUsers};
 pub use fluid::{FlowForward, NegativeThink, OpeningThink, Placement, Return, Windows};
 
 use crate::textfmt::short_number;

@@ -2,16 +2,11 @@
 //! into users (`trace`) and replayed with feedback, resampled populations of those users
 //! (`pools`, `population`), and a synthetic log for benchmarks.
 
-pub mod analysis;
-mod feedback;
 pub mod peak;
-pub mod pools;
-pub mod population;
 pub mod questionable;
 mod replay;
 mod synthetic;
 pub mod trace;
 
-pub use feedback::{PopulationSummary, TraceUsers};
 pub use replay::{Admitted, LogReplay, ReplayConfig};
 pub use synthetic::{Synthetic, SyntheticConfig, SyntheticModel};

@@ -297,7 +297,7 @@ impl Iterator for Synthetic {
 mod tests {
     use super::*;
 
-    /// Fuzzing (issue 17): an infinite `max_factor` panicked in `random_range`
+    /// Fuzzing: an infinite `max_factor` panicked in `random_range`
     /// (`fuzz/regressions/synthetic/`); values past their bounds are refused by name.
     #[test]
     fn values_past_their_bounds_are_refused_by_name() {
@@ -321,7 +321,7 @@ mod tests {
         }
     }
 
-    /// Fuzzing `generate` (issue 17): a load of 1e-300 put every job at the largest time
+    /// Fuzzing `generate`: a load of 1e-300 put every job at the largest time
     /// there is (the cast saturates), a log no reader takes back; jobs past a century are
     /// refused by name, and the stream ends there.
     #[test]

@@ -14,10 +14,11 @@ use sitesim::registry::SchedulerSpec;
 use sitesim::sched::{BuildContext, Policy};
 use sitesim::sim::{Observer, SimCounts, SimError, Simulation, SiteConfig};
 use sitesim::swf::SwfReader;
+use sitesim::users::TraceUsers;
 use sitesim::users::UserConfig;
 use sitesim::workload::questionable::{Policies, PolicySetting};
 use sitesim::workload::trace::{MissingWaits, Trace, TraceConfig};
-use sitesim::workload::{LogReplay, ReplayConfig, TraceUsers};
+use sitesim::workload::{LogReplay, ReplayConfig};
 
 /// Collects every finished job.
 #[derive(Default)]

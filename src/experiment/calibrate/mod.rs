@@ -34,7 +34,7 @@ use crate::registry::SchedulerSpec;
 use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
 use crate::time::WEEK;
 use crate::users::Drift;
-use crate::workload::pools::{Pool, Pools};
+use crate::users::pools::{Pool, Pools};
 use std::path::Path;
 use std::time::Instant;
 

@@ -9,14 +9,14 @@ use serde::Serialize;
 
 use super::{CalibrateSummary, Figures, ResampledRow};
 use crate::experiment::feedback::render_drift;
-use crate::experiment::html;
 use crate::experiment::metric::MetricStats;
 use crate::experiment::output::write_atomic;
 use crate::experiment::replay::ReplayError;
 use crate::experiment::resample::render_mean_lateness;
-use crate::plot::{Histogram, histogram_svg};
+use crate::report::html;
+use crate::report::plot::{Histogram, histogram_svg};
 use crate::time::{Hms, WEEK};
-use crate::workload::pools::Pool;
+use crate::users::pools::Pool;
 
 /// Users the text lists, by their share of the resampled waits.
 const TOP_USERS: usize = 10;

@@ -40,12 +40,12 @@ use crate::model::{
 use crate::registry::SchedulerSpec;
 use crate::swf::SwfReader;
 use crate::time::{Time, WEEK, parse_duration};
+use crate::users::pools::PoolConfig;
+use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::users::{
     Behaviour, ContinuationCurve, FlowForward, KTH_CONTINUATION, NegativeThink, OpeningThink,
     Patience, Return,
 };
-use crate::workload::pools::PoolConfig;
-use crate::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::workload::questionable::{Policies, PolicySetting};
 use crate::workload::trace::TraceConfig;
 

@@ -9,11 +9,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Command, FromArgMatches};
 
-use super::analyze::AnalyzeOptions;
-use super::estimates::EstimatesInput;
-use super::feedback::{ContinuationSource, FeedbackOptions, UnknownWaits};
-use super::replay::ReplayOptions;
-use super::resample::ResampleOptions;
+use crate::experiment::analyze::AnalyzeOptions;
+use crate::experiment::estimates::EstimatesInput;
+use crate::experiment::feedback::{ContinuationSource, FeedbackOptions, UnknownWaits};
+use crate::experiment::replay::ReplayOptions;
+use crate::experiment::resample::ResampleOptions;
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::predict::PredictorSpec;
@@ -21,11 +21,11 @@ use crate::predict::estimates::EstimateModel;
 use crate::registry::SchedulerSpec;
 use crate::session::SessionRule;
 use crate::time::{Time, WEEK, parse_duration};
+use crate::users::analysis::DEFAULT_FLURRY_FACTOR;
+use crate::users::pools::PoolConfig;
+use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::users::{FlowForward, NegativeThink, OpeningThink, Patience, Return};
 use crate::workload::SyntheticConfig;
-use crate::workload::analysis::DEFAULT_FLURRY_FACTOR;
-use crate::workload::pools::PoolConfig;
-use crate::workload::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::workload::questionable::{Policies, PolicySetting};
 use crate::workload::trace::{Dependence, TraceConfig, WindowEnd};
 

@@ -39,12 +39,12 @@ use serde::Serialize;
 
 use super::feedback::TraceUsers;
 use super::pools::{Pool, PoolConfig, Pools};
-use super::trace::{Trace, TraceConfig, TraceUser};
 use crate::job::JobOutcome;
 use crate::seed::mix;
 use crate::sim::{SimError, SourceCtx, Workload};
 use crate::time::{Time, WEEK};
 use crate::users::{TooManyUsers, TraceAgent, UserConfig, UserState};
+use crate::workload::trace::{Trace, TraceConfig, TraceUser};
 
 /// The population's wake-up token (the users' own is 0).
 const WEEK_TOKEN: u64 = 1;
@@ -524,7 +524,7 @@ impl Population {
             // previous instance's: on a log shorter than half a week the nearest week
             // would not move, and a user whose jobs do not wait for one another came
             // back, all of them at once, each time it had submitted them (millions of
-            // jobs a week from a log of a second; a fuzzing finding of issue 17).
+            // jobs a week from a log of a second; a fuzzing finding).
             let shift = nearest_week(ideal).max(s.shift + WEEK);
             if first + shift > self.horizon {
                 continue;

@@ -10,11 +10,11 @@ use std::collections::BinaryHeap;
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 
-use super::trace::Trace;
 use crate::job::JobOutcome;
 use crate::sim::{SimError, SourceCtx, Workload};
 use crate::time::Time;
 use crate::users::{Lateness, LatenessSummary, TraceAgent, UserConfig, UserCounts, UserState};
+use crate::workload::trace::Trace;
 
 /// The users of a log, replaying their streams with feedback.
 pub struct TraceUsers {

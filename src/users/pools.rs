@@ -15,8 +15,8 @@
 use serde::Serialize;
 
 use super::analysis::{DEFAULT_FLURRY_FACTOR, flurry_users};
-use super::trace::Trace;
 use crate::time::{Time, WEEK};
+use crate::workload::trace::Trace;
 
 /// How users are sorted into pools.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -73,7 +73,7 @@ pub struct PoolUser {
     /// Its jobs.
     pub jobs: u64,
     /// Whether it has a flurry (a week of more than twice the jobs of every other
-    /// user's busiest week; [`crate::workload::analysis::flurry_users`]).
+    /// user's busiest week; [`crate::users::analysis::flurry_users`]).
     pub flurry: bool,
 }
 

@@ -6,12 +6,12 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::trace::Trace;
 use crate::localtime::{SiteClock, WEEKDAYS};
 use crate::metrics::Spread;
 use crate::time::{DAY, HOUR, Hms, MINUTE, Time, WEEK};
 use crate::users::ContinuationCurve;
 use crate::users::continuation::Bucket;
+use crate::workload::trace::Trace;
 
 /// Think times by range.
 #[derive(Debug, Clone, PartialEq, Serialize)]

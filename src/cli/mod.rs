@@ -1,0 +1,396 @@
+//! The `sitesim` command line: the argument definitions, their conversion to each
+//! command's options, and the dispatch; each command's code lives in `crate::experiment`.
+//! The arguments of the commands that run a log (`replay`, `feedback`, `resample`, and
+//! what others share with them) are in [`args`], where the Python bindings and the fuzz
+//! targets parse them too. `src/main.rs` only calls [`main`].
+
+pub mod args;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+
+use crate::cli::args::{
+    AnalyzeArgs, EstimatesArgs, FeedbackArgs, FitArgs, GenerateArgs, PopulationArgs,
+    RESAMPLE_REPLICATIONS, ReplayArgs, ResampleArgs, non_negative_factor,
+};
+use crate::experiment::analyze::analyze_command;
+use crate::experiment::calibrate::calibrate_command;
+use crate::experiment::estimates::estimates_command;
+use crate::experiment::export::{ExportOptions, export_command};
+use crate::experiment::feedback::feedback_command;
+use crate::experiment::fit::fit_command;
+use crate::experiment::generate::generate_command;
+use crate::experiment::replay::replay_command;
+use crate::experiment::report::report_command;
+use crate::experiment::resample::{ResampleOptions, resample_command};
+use crate::experiment::run::run_command;
+use crate::experiment::scenario::Scenario;
+use crate::experiment::study::{Shard, sweep_command};
+use crate::experiment::summary::merge_command;
+use crate::experiment::terminal::Failure;
+use crate::registry::SchedulerSpec;
+use crate::swf::batsim::ProfileStyle;
+
+#[derive(Parser)]
+#[command(
+    name = "sitesim",
+    version,
+    about = "A closed-loop, site-level simulator for parallel job scheduling"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// No progress bars and no notes on stderr (files written, time taken); results and
+    /// errors are still printed.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario file (with no argument, the default scenario).
+    Run(RunArgs),
+    /// Replay a log open-loop: every job is submitted at its logged time.
+    Replay(ReplayArgs),
+    /// Replay a log with feedback: each user submits its jobs in log order, each once the
+    /// jobs it depends on have ended on the simulated machine, inside its session windows.
+    Feedback(FeedbackArgs),
+    /// Resample a log's users into new populations (long-term users kept, temporary ones
+    /// arriving every week), run with feedback in parallel replications.
+    Resample(ResampleArgs),
+    /// Resampled runs over a grid of population multipliers and schedulers: where added
+    /// users stop adding load. An experiment, as a scenario's `[experiment.sweep] axis =
+    /// "population"` over `source = "resample"` gives: its results directory is --out
+    /// [default: results/sweep-LOG]; an interrupted sweep resumes, --shard splits it.
+    Sweep(SweepArgs),
+    /// The check before a closed-loop study of a log: the log's own figures beside its
+    /// users fed the log's own service (which must give back the log), resampled under
+    /// that service, under a scheduler with and without feedback, and what makes the
+    /// congestion of resampled workloads (Feitelson 2021, Figs. 15, 17).
+    Calibrate(CalibrateArgs),
+    /// Analyse a log's users: sessions, think times, daily and weekly cycles, flurries,
+    /// and the pools resampling draws from.
+    Analyze(AnalyzeArgs),
+    /// Write a synthetic log (a simple benchmark workload, not a published model).
+    Generate(GenerateArgs),
+    /// Print the modal estimate model's values and shares, for a log or for given inputs.
+    Estimates(EstimatesArgs),
+    /// Fit the job layer of the session model (per session class: start times, jobs per
+    /// session, repetitions, runtimes, sizes, estimates, think times) from logs.
+    Fit(FitArgs),
+    /// Write a log (SWF, plain or gzip, or a Batsim workload) as a Batsim JSON workload.
+    Export(ExportArgs),
+    /// Merge the results directories of an experiment's shards into one.
+    Merge(MergeArgs),
+    /// Write an experiment's report: SVG plots and one HTML page, in RESULTS_DIR/report.
+    Report(ReportArgs),
+    /// List the scheduling policies and their parameters.
+    Policies,
+    /// Print a shell completion script: `sitesim completions bash > ~/.local/share/bash-completion/completions/sitesim`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), generated from these options: `sitesim man | man -l -`.
+    Man,
+}
+
+#[derive(Args)]
+struct ExportArgs {
+    /// The log: SWF, plain or gzip (a feedback run's schedule.swf, the workload its users
+    /// generated, among them), or a Batsim workload.
+    #[arg(long, value_name = "LOG")]
+    swf: PathBuf,
+    /// Write a Batsim JSON workload, its delay profiles typed as Batsim VERSION names
+    /// them: 5, "DelayProfile" (batprotocol's name; the default), or 4, "delay" (as
+    /// Batsim's own SWF converter writes). Jobs Batsim cannot run (unknown submit time,
+    /// runtime or size; zero runtime) are left out and counted.
+    #[arg(
+        long,
+        value_name = "VERSION",
+        num_args = 0..=1,
+        default_missing_value = "5",
+        required = true
+    )]
+    batsim: BatsimVersion,
+    /// The workload file [default: standard output].
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+/// The Batsim version whose profile type names `export --batsim` writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum BatsimVersion {
+    /// Batsim 4: "delay".
+    #[value(name = "4")]
+    V4,
+    /// Batsim 5: "DelayProfile".
+    #[value(name = "5")]
+    V5,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// The scenario file [default: the built-in scenarios/default.toml].
+    scenario: Option<PathBuf>,
+    /// Results directory: an experiment's runs and summary, or a run's summary.json and
+    /// outputs [default: the scenario's [output] dir; an experiment's else results/NAME].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Run only shard K of N of an experiment's runs (1 <= K <= N); merge the shards'
+    /// directories with `sitesim merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Replications, instead of the scenario's.
+    #[arg(long, value_name = "N")]
+    replications: Option<u32>,
+    /// Random seed, instead of the scenario's.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Threads, instead of the scenario's.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Set any key of the scenario: dotted for a table's (`population.users=2`,
+    /// `scheduler.policy=creasy:alpha=1`, `workload.users.continuation=off`); the value
+    /// is read as TOML, else as a string. Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = Scenario::setting)]
+    settings: Vec<(String, String)>,
+}
+
+impl RunArgs {
+    /// Every override as a setting of the scenario.
+    fn settings(&self) -> Vec<(String, String)> {
+        let mut s = Vec::new();
+        if let Some(n) = self.replications {
+            s.push(("replications".to_owned(), n.to_string()));
+        }
+        if let Some(n) = self.seed {
+            s.push(("seed".to_owned(), n.to_string()));
+        }
+        if let Some(n) = self.threads {
+            s.push(("threads".to_owned(), n.to_string()));
+        }
+        s.extend(self.settings.iter().cloned());
+        s
+    }
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// The merged results directory.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// The shards' results directories.
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
+}
+
+#[derive(Args)]
+struct ReportArgs {
+    /// An experiment's results directory.
+    dir: PathBuf,
+}
+
+#[derive(Args)]
+struct CalibrateArgs {
+    #[command(flatten)]
+    population_args: PopulationArgs,
+    /// Multiplier on the whole population (the log's own population by default).
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative_factor)]
+    population: f64,
+}
+
+/// Replications of each resampled row of `calibrate` (Feitelson 2021, Fig. 15 takes a
+/// thousand; at least 100 give its histogram a body).
+const CALIBRATE_REPLICATIONS: u32 = 100;
+
+#[derive(Args)]
+struct SweepArgs {
+    #[command(flatten)]
+    population_args: PopulationArgs,
+    /// Population multipliers, comma-separated; each multiplies the base population
+    /// (--long-term, --temporary, both 1 by default).
+    #[arg(long, value_delimiter = ',', required = true, value_parser = non_negative_factor)]
+    populations: Vec<f64>,
+    /// A scheduler to compare, `NAME[:key=value,...]`; repeat the option for more
+    /// [default: --scheduler].
+    #[arg(long = "schedulers")]
+    schedulers: Vec<SchedulerSpec>,
+    /// Run only shard K of N of the sweep's runs (1 <= K <= N); merge the shards'
+    /// directories with `sitesim merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+}
+
+impl SweepArgs {
+    /// Runs the sweep as the experiment it is (`--out` is its results directory).
+    fn run(&self) -> Result<(), String> {
+        let p = &self.population_args;
+        let opts = p.options(1.0, RESAMPLE_REPLICATIONS)?;
+        let schedulers = if self.schedulers.is_empty() {
+            vec![opts.users.run.policy.clone()]
+        } else {
+            self.schedulers.clone()
+        };
+        // What identifies the experiment for resuming and merging: every option but the
+        // output directory, the shard and the threads.
+        let identity = ResampleOptions {
+            out: None,
+            threads: None,
+            ..opts.clone()
+        };
+        let text = format!(
+            "sitesim sweep --swf {} --populations {:?} --schedulers {:?}\n{identity:#?}\n",
+            p.swf().display(),
+            self.populations,
+            schedulers.iter().map(|s| s.label()).collect::<Vec<_>>(),
+        );
+        sweep_command(
+            p.swf(),
+            &opts,
+            &schedulers,
+            &self.populations,
+            opts.out.clone(),
+            self.shard,
+            &text,
+        )
+    }
+}
+
+/// Writes `bytes` to stdout (a reader that closed it early ends the program quietly:
+/// [`end_quietly_on_a_closed_pipe`]).
+fn print_bytes(bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    std::io::stdout()
+        .lock()
+        .write_all(bytes)
+        .map_err(|e| format!("stdout: {e}"))
+}
+
+impl Command {
+    /// Refuses, before any log is read, an option combination no run can have
+    /// ([`crate::cli::args::SiteArgs::planning_conflict`]). A usage error, with
+    /// clap's exit code 2, shown with the usage of subcommand `name`.
+    fn check(&self, name: &str) -> Result<(), clap::Error> {
+        let conflict = match self {
+            Command::Replay(a) => a.site.refuse_conflicts(),
+            Command::Feedback(a) => a.site.refuse_conflicts(),
+            Command::Resample(a) => a.population_args.feedback.site.refuse_conflicts(),
+            Command::Calibrate(a) => a.population_args.feedback.site.refuse_conflicts(),
+            Command::Sweep(a) if !a.schedulers.is_empty() => {
+                let site = &a.population_args.feedback.site;
+                site.planning_conflict(a.schedulers.iter())
+                    .map_or(Ok(()), Err)
+            }
+            Command::Sweep(a) => a.population_args.feedback.site.refuse_conflicts(),
+            _ => Ok(()),
+        };
+        conflict.map_err(|message| {
+            let mut cli = Cli::command();
+            cli.build();
+            let mut command = cli.find_subcommand(name).cloned().unwrap_or(cli);
+            command.error(ErrorKind::ArgumentConflict, message)
+        })
+    }
+}
+
+/// Restores the default action of SIGPIPE, which Rust programs ignore: a reader that
+/// closes the output early (`sitesim replay ... | head -1`) then ends the program quietly,
+/// as it ends `cat`, instead of a panic in the middle of a `println!`.
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: called first thing in `main`, before any other thread exists; setting a
+    // signal's disposition to its default has no other precondition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Runs every command but `calibrate`.
+fn dispatch(command: Command) -> Result<(), String> {
+    match command {
+        Command::Run(a) => {
+            let settings = a.settings();
+            run_command(a.scenario.as_deref(), a.out, a.shard, &settings)
+        }
+        Command::Replay(a) => replay_command(&a.site.swf, &a.options()),
+        Command::Feedback(a) => a
+            .options()
+            .and_then(|opts| feedback_command(&a.site.swf, &opts)),
+        Command::Resample(a) => a
+            .options()
+            .and_then(|opts| resample_command(a.population_args.swf(), &opts)),
+        Command::Sweep(a) => a.run(),
+        Command::Calibrate(_) => unreachable!("calibrate is run apart: it may refuse its input"),
+        Command::Analyze(a) => a.options().and_then(|opts| analyze_command(&a.swf, &opts)),
+        Command::Generate(a) => generate_command(a.config(), a.model.as_deref(), &a.out),
+        Command::Estimates(a) => a.input().and_then(|input| estimates_command(input, a.seed)),
+        Command::Fit(a) => fit_command(&a.swf, a.time_zone.as_deref(), &a.unknown_waits, &a.out),
+        Command::Export(a) => export_command(
+            &a.swf,
+            &ExportOptions {
+                style: match a.batsim {
+                    BatsimVersion::V4 => ProfileStyle::Batsim4,
+                    BatsimVersion::V5 => ProfileStyle::Batsim5,
+                },
+                output: a.output,
+            },
+        ),
+        Command::Merge(a) => merge_command(&a.out, &a.shards),
+        Command::Report(a) => report_command(&a.dir),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "sitesim", &mut script);
+            print_bytes(&script)
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut page)
+                .map_err(|e| format!("the manual page: {e}"))
+                .and_then(|()| print_bytes(&page))
+        }
+        Command::Policies => {
+            for (name, about) in crate::registry::policies() {
+                println!("{name:14} {about}");
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The `sitesim` command: parses the command line, runs the command, and returns its exit
+/// code (0, 1 for a failure, 2 for a refused request).
+pub fn main() -> ExitCode {
+    end_quietly_on_a_closed_pipe();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Err(e) = cli
+        .command
+        .check(matches.subcommand_name().unwrap_or_default())
+    {
+        e.exit();
+    }
+    crate::experiment::terminal::set_quiet(cli.quiet);
+    let result = match cli.command {
+        Command::Calibrate(a) => a
+            .population_args
+            .options(a.population, CALIBRATE_REPLICATIONS)
+            .map_err(Failure::Failed)
+            .and_then(|opts| calibrate_command(a.population_args.swf(), &opts)),
+        command => dispatch(command).map_err(Failure::Failed),
+    };
+    match result {
+        Ok(()) if crate::experiment::terminal::interrupted() => {
+            eprintln!("interrupted: what finished is kept (an experiment resumes when run again)");
+            ExitCode::from(130)
+        }
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.message());
+            ExitCode::from(e.code())
+        }
+    }
+}
