@@ -1,4 +1,6 @@
-//! Reproduces the "Model-based site" section of `docs/VALIDATION.md`: the site of 128
+//! Reproduces the "Model-based site" section of `docs/VALIDATION.md`, and the tables of
+//! `docs/MODELS.md`, "Model-based site" (the calibrations, the closed loop's rules, the
+//! runtime mapping's alternatives, with their intervals): the site of 128
 //! processors as the thesis and the fit give its layers (not calibrated, users not
 //! reacting; EASY, 52 weeks with one week of warm-up, seed 1) for 20 replications with
 //! every session recorded, with and without the daily cycle, beside the targets of

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Reproduces the estimate-model table of docs/VALIDATION.md: EASY and conservative on KTH
-# with the log's estimates, exact ones, uniform ones (f = 2 and 4, mean of 10 seeds) and
-# doubled ones, beside Mu'alem and Feitelson's Tables 3-4 (2001), and with the modal
-# model of Tsafrir et al. (Tsafrir et al. 2005).
+# Reproduces the runs behind docs/VALIDATION.md, "Estimate models on KTH": EASY and
+# conservative on KTH with the log's estimates, exact ones, uniform ones (f = 2 and 4,
+# mean of 10 seeds) and doubled ones, beside Mu'alem and Feitelson's Tables 3-4 (2001),
+# and with the modal model of Tsafrir et al. (Tsafrir et al. 2005).
 # Usage: scenarios/validate-estimates.sh [path/to/KTH-SP2-1996-2.swf]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Reproduces the KTH table of docs/VALIDATION.md: open-loop replay of the KTH SP2 log
-# (100 processors) with its own estimates, under each policy and each overrun policy.
+# Reproduces the runs behind docs/VALIDATION.md, "KTH SP2: EASY and conservative":
+# open-loop replay of the KTH SP2 log (100 processors) with its own estimates, under each policy and each overrun policy.
 # Prints mean wait, mean response and mean bounded slowdown (both forms), utilization.
 # Usage: scenarios/validate-kth.sh [path/to/KTH-SP2-1996-2.swf]
 set -euo pipefail

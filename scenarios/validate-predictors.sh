@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Reproduces the predictor tables of docs/VALIDATION.md: SJBF with each predictor against
-# EASY with estimates, as % improvement (positive is better), on one log.
+# Reproduces the runs behind docs/VALIDATION.md, "Predictors and SJBF": SJBF with each
+# predictor against EASY with estimates, as % improvement (positive is better), on one log.
 # Usage: scenarios/validate-predictors.sh [LOG] [OVERRUN]   (default: KTH, kill)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -7,7 +7,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::swf::SwfRecord;
 use crate::time::Time;
 
 /// Index of a live job in the simulation's job table. Reused after the job has ended, so
@@ -30,11 +29,9 @@ pub struct JobSpec {
     /// The job's number in its log.
     pub job: i64,
     /// An identifier the source chooses, handed back in the job's [`JobOutcome`]: a
-    /// closed-loop workload learns from it which of its jobs ended.
+    /// closed-loop workload learns from it which of its jobs ended, and an output joins
+    /// the job's log record back by it.
     pub tag: u64,
-    /// The job's log record, if the source keeps it for per-job outputs (boxed, so that a
-    /// job without one stays small as it moves through the simulation).
-    pub record: Option<Box<SwfRecord>>,
     /// The wait the log recorded for it (SWF field 3), `None` when unknown or when the
     /// job comes from no log: the service the `logged` policy gives it.
     pub logged_wait: Option<Time>,
@@ -163,8 +160,6 @@ pub struct JobOutcome {
     pub job: i64,
     /// The source's identifier of the job ([`JobSpec::tag`]).
     pub tag: u64,
-    /// The job's log record, if its source kept it.
-    pub record: Option<Box<SwfRecord>>,
     /// How its predictions fared.
     pub accuracy: Accuracy,
 }

@@ -12,7 +12,6 @@ use std::cell::Cell;
 use jiff::Timestamp;
 use jiff::tz::{Offset, TimeZone};
 
-use crate::swf::SwfHeader;
 use crate::time::{DAY, HOUR, Time};
 
 /// Day names, Monday first, as [`LocalTime::weekday`] counts them.
@@ -95,18 +94,30 @@ pub fn parse_zone(text: &str) -> Result<TimeZone, String> {
     })
 }
 
+/// What a log says of its calendar: the SWF header's `UnixStartTime`, `TimeZone` (an
+/// offset, seconds) and `TimeZoneString` (a zone name).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LogCalendar<'a> {
+    /// The Unix time of the log's time 0.
+    pub unix_start_time: Option<i64>,
+    /// The offset from UTC, seconds.
+    pub time_zone: Option<i64>,
+    /// The zone's name.
+    pub time_zone_string: Option<&'a str>,
+}
+
 impl SiteClock {
-    /// The clock of a log with header `header`; `zone` overrides the header's zone. The
-    /// second value is a warning when the header does not say enough.
-    pub fn from_header(
-        header: &SwfHeader,
+    /// The clock of a log whose header says `log`; `zone` overrides the header's zone.
+    /// The second value is a warning when the header does not say enough.
+    pub fn of_log(
+        log: LogCalendar<'_>,
         zone: Option<&str>,
     ) -> Result<(SiteClock, Vec<String>), String> {
         let mut warnings = Vec::new();
-        let (tz, name, source) = match (zone, &header.time_zone_string, header.time_zone) {
+        let (tz, name, source) = match (zone, log.time_zone_string, log.time_zone) {
             (Some(z), _, _) => (parse_zone(z)?, z.to_owned(), ZoneSource::Override),
             (None, Some(n), _) => match TimeZone::get(n) {
-                Ok(tz) => (tz, n.clone(), ZoneSource::HeaderName),
+                Ok(tz) => (tz, n.to_owned(), ZoneSource::HeaderName),
                 Err(_) => {
                     return Err(format!(
                         "the header's TimeZoneString '{n}' is not a known zone; give one with --time-zone"
@@ -126,7 +137,7 @@ impl SiteClock {
                 (TimeZone::UTC, "UTC".to_owned(), ZoneSource::DefaultUtc)
             }
         };
-        let unix_start = match header.unix_start_time {
+        let unix_start = match log.unix_start_time {
             Some(s) => s,
             None => {
                 warnings.push(
@@ -223,13 +234,12 @@ mod tests {
 
     #[test]
     fn kth_header_gives_stockholm_summer_time() {
-        let header = SwfHeader {
+        let header = LogCalendar {
             unix_start_time: Some(843_480_031),
             time_zone: Some(3600),
-            time_zone_string: Some("Europe/Stockholm".into()),
-            ..SwfHeader::default()
+            time_zone_string: Some("Europe/Stockholm"),
         };
-        let (clock, warnings) = SiteClock::from_header(&header, None).unwrap();
+        let (clock, warnings) = SiteClock::of_log(header, None).unwrap();
         assert!(warnings.is_empty());
         // The header's StartTime: Mon Sep 23 14:00:31 CEST 1996.
         let l = clock.local(0);
@@ -241,29 +251,29 @@ mod tests {
         let l = clock.local(91 * DAY);
         assert_eq!((l.weekday, l.hour), (0, 13));
         // The fixed offset alone ignores daylight saving time.
-        let (fixed, _) = SiteClock::from_header(&header, Some("3600")).unwrap();
+        let (fixed, _) = SiteClock::of_log(header, Some("3600")).unwrap();
         assert_eq!(fixed.local(0).hour, 13);
         assert_eq!(clock.next_hour(0), 3600 - 31);
     }
 
     #[test]
     fn cached_offsets_agree_with_fresh_lookups_across_transitions() {
-        let header = SwfHeader {
+        let header = LogCalendar {
             unix_start_time: Some(843_480_031),
-            time_zone_string: Some("Europe/Stockholm".into()),
-            ..SwfHeader::default()
+            time_zone_string: Some("Europe/Stockholm"),
+            ..LogCalendar::default()
         };
-        let (clock, _) = SiteClock::from_header(&header, None).unwrap();
+        let (clock, _) = SiteClock::of_log(header, None).unwrap();
         // Every 37 minutes over a year and a half, crossing three DST changes.
         for t in (0..550 * DAY).step_by(37 * 60) {
-            let (fresh, _) = SiteClock::from_header(&header, None).unwrap();
+            let (fresh, _) = SiteClock::of_log(header, None).unwrap();
             assert_eq!(clock.local(t), fresh.local(t), "at {t}");
         }
     }
 
     #[test]
     fn missing_zone_warns_and_defaults_to_utc() {
-        let (clock, warnings) = SiteClock::from_header(&SwfHeader::default(), None).unwrap();
+        let (clock, warnings) = SiteClock::of_log(LogCalendar::default(), None).unwrap();
         assert_eq!(warnings.len(), 2);
         assert_eq!(clock.source(), ZoneSource::DefaultUtc);
         let l = clock.local(0);
@@ -293,10 +303,10 @@ mod tests {
                 "{bad}"
             );
         }
-        let header = SwfHeader {
-            time_zone_string: Some("Nowhere/Else".into()),
-            ..SwfHeader::default()
+        let header = LogCalendar {
+            time_zone_string: Some("Nowhere/Else"),
+            ..LogCalendar::default()
         };
-        assert!(SiteClock::from_header(&header, None).is_err());
+        assert!(SiteClock::of_log(header, None).is_err());
     }
 }

@@ -38,7 +38,7 @@ fn run_with(
         max_runtime: None,
         keep_records: false,
     };
-    let reader = SwfReader::new(swf.as_bytes(), "case.swf")?;
+    let reader = SwfReader::new(swf.as_bytes(), "case.swf").map_err(SimError::input)?;
     let workload = LogReplay::new(reader, "case.swf", config);
     let site = SiteConfig {
         procs,

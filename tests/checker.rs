@@ -219,7 +219,8 @@ fn replay_checked(
     let workload = LogReplay::new(reader, &name, config);
     let ctx = BuildContext {
         procs,
-        clock: SiteClock::from_header(&header, None).map_or_else(|_| SiteClock::utc(), |c| c.0),
+        clock: SiteClock::of_log(header.calendar(), None)
+            .map_or_else(|_| SiteClock::utc(), |c| c.0),
     };
     let spec: SchedulerSpec = policy.parse().expect("a registered policy");
     let scheduler = spec.build(&ctx);

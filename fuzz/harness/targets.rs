@@ -1433,7 +1433,7 @@ fn zone(bytes: &[u8]) -> bool {
         unix_start_time: Some(820_454_400),
         ..Default::default()
     };
-    let Ok((clock, _)) = SiteClock::from_header(&header, Some(&text)) else {
+    let Ok((clock, _)) = SiteClock::of_log(header.calendar(), Some(&text)) else {
         return false;
     };
     for t in [0, 1, 3600, 86_400 * 200, 3_153_600_000] {

@@ -299,7 +299,6 @@ impl Workload for Arrivals<'_> {
                 app: job.app,
                 job: job.seq as i64,
                 tag: job.seq,
-                record: None,
                 logged_wait: job.logged_wait,
             };
             let kept = Kept {
@@ -362,7 +361,6 @@ mod tests {
                 app: -1,
                 job: token as i64,
                 tag: token,
-                record: None,
                 logged_wait: None,
             });
             Ok(())

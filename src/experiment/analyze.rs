@@ -102,7 +102,7 @@ pub fn analyze_log(swf: &Path, opts: &AnalyzeOptions) -> Result<Analyzed, String
         Some(p) => p,
         None => machine_size(&name, &header).map_err(|e| e.to_string())?,
     };
-    let (clock, warnings) = SiteClock::from_header(&header, opts.time_zone.as_deref())?;
+    let (clock, warnings) = SiteClock::of_log(header.calendar(), opts.time_zone.as_deref())?;
     let ctx = BuildContext {
         procs,
         clock: clock.clone(),

@@ -25,7 +25,7 @@ use crate::predict::estimates::ModalReport;
 use crate::registry::SchedulerSpec;
 use crate::sched::BuildContext;
 use crate::sim::Observer;
-use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
+use crate::swf::{ExtraColumns, KeptRecords, Located, SwfError, SwfHeader};
 use crate::textfmt::{Fixed, write_csv};
 use crate::time::{HOUR, Hms, Time, WEEK};
 use crate::users::{
@@ -426,6 +426,9 @@ pub(crate) struct LogUsers {
     pub warnings: Vec<String>,
     /// The simulated machine against the log's own schedule.
     pub machine: MachineCheck,
+    /// The jobs' log records by the tags their agents give them
+    /// ([`TraceUsers::records_by_tag`]), when the run writes a schedule.
+    pub records: Option<KeptRecords>,
 }
 
 /// Reads the log that `open` reads (named `file`, with header `header`) into a trace
@@ -503,8 +506,8 @@ where
         Some(p) => p,
         None => machine_size(file, header)?,
     };
-    let (clock, warnings) =
-        SiteClock::from_header(header, opts.time_zone.as_deref()).map_err(ReplayError::Options)?;
+    let (clock, warnings) = SiteClock::of_log(header.calendar(), opts.time_zone.as_deref())
+        .map_err(ReplayError::Options)?;
     let ctx = BuildContext {
         procs,
         clock: clock.clone(),
@@ -520,6 +523,9 @@ where
     )?;
     let extra = extra_columns(log.records());
     let questionable = *log.report();
+    let records = log
+        .kept_records()
+        .map(|by_line| TraceUsers::records_by_tag(&trace, &by_line.borrow()));
     drop(log);
     let machine = MachineCheck::new(procs, header.max_procs, trace.logged_peak);
     let continuation = match &opts.continuation {
@@ -574,6 +580,7 @@ where
         modal_estimates,
         warnings,
         machine,
+        records,
     })
 }
 
@@ -659,6 +666,7 @@ where
         modal_estimates,
         warnings,
         machine,
+        records,
     } = log_users(open, file, header, extra_columns, opts)?;
     let log_figures = log_figures(&trace, procs);
     let trace_span = trace.span;
@@ -684,7 +692,7 @@ where
         Some(dir) => {
             let note = schedule_note("workload generated with feedback", procs, run);
             let (o, w) = Outputs::per_job(dir, header, procs, note, run.bsld)?;
-            (Some(o), Some(w))
+            (Some(o), Some(w.with_records(records)))
         }
         None => (None, None),
     };

@@ -34,7 +34,7 @@ pub fn read_log(
     let header = reader.header().clone();
     let procs = machine_size(&file, &header).map_err(|e| e.to_string())?;
     let (clock, warnings) =
-        SiteClock::from_header(&header, time_zone).map_err(|e| format!("{file}: {e}"))?;
+        SiteClock::of_log(header.calendar(), time_zone).map_err(|e| format!("{file}: {e}"))?;
     let ctx = BuildContext {
         procs,
         clock: clock.clone(),
@@ -74,7 +74,7 @@ pub fn read_log(
     let name = path
         .file_name()
         .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
-    let fit_log = FitLog::from_trace(&name, &trace, procs, clock);
+    let fit_log = FitLog::from_trace(&name, &trace, log.kept_records().as_ref(), procs, clock);
     Ok((
         fit_log,
         warnings

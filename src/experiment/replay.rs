@@ -155,7 +155,7 @@ pub enum ReplayError {
 
 impl From<SwfError> for ReplayError {
     fn from(e: SwfError) -> Self {
-        ReplayError::Sim(SimError::Input(e))
+        ReplayError::Sim(SimError::input(e))
     }
 }
 
@@ -339,14 +339,15 @@ where
         Some(dir) => {
             let note = schedule_note("simulated", procs, opts);
             let (o, w) = Outputs::per_job(dir, header, procs, note, opts.bsld)?;
-            (Some(o), Some(w))
+            (Some(o), Some(w.with_records(workload.kept_records())))
         }
         None => (None, None),
     };
     let recorder = Recorder::new(metrics, per_job);
     let ctx = BuildContext {
         procs,
-        clock: SiteClock::from_header(header, None).map_or_else(|_| SiteClock::utc(), |c| c.0),
+        clock: SiteClock::of_log(header.calendar(), None)
+            .map_or_else(|_| SiteClock::utc(), |c| c.0),
     };
     let (workload, recorder, counts) = site(workload, recorder, &ctx, opts)?.run(None)?;
     let metrics = recorder.finish().map_err(ReplayError::Options)?;

@@ -245,7 +245,7 @@ impl Resampler {
 
     /// What a scheduler is built for: the machine and the log's clock.
     pub(crate) fn build_context(&self) -> BuildContext {
-        let clock = SiteClock::from_header(&self.header, self.time_zone.as_deref())
+        let clock = SiteClock::of_log(self.header.calendar(), self.time_zone.as_deref())
             .map_or_else(|_| SiteClock::utc(), |(c, _)| c);
         BuildContext {
             procs: self.procs,

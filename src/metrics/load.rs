@@ -133,7 +133,6 @@ mod tests {
             user,
             job: 0,
             tag: 0,
-            record: None,
             accuracy: Default::default(),
         }
     }

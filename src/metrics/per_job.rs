@@ -22,7 +22,7 @@ use std::io::{self, Write};
 
 use super::slowdown::Bsld;
 use crate::job::JobOutcome;
-use crate::swf::{SwfRecord, SwfWriter};
+use crate::swf::{KeptRecords, SwfRecord, SwfWriter};
 use crate::textfmt::Text;
 
 /// The CSV header.
@@ -40,6 +40,9 @@ pub struct PerJobWriter<C: Write, S: Write> {
     held: VecDeque<Option<JobOutcome>>,
     /// CSV rows not yet handed to `csv`.
     text: Text,
+    /// The jobs' log records, by tag, put in by the source: each is taken out as its job
+    /// is written to `swf`.
+    records: Option<KeptRecords>,
 }
 
 impl<C: Write, S: Write> PerJobWriter<C, S> {
@@ -55,7 +58,15 @@ impl<C: Write, S: Write> PerJobWriter<C, S> {
             next_seq: 0,
             held: VecDeque::new(),
             text: Text::default(),
+            records: None,
         })
+    }
+
+    /// Joins each job's log record back from `records` by its tag, so that the schedule
+    /// written keeps the fields the simulation does not change.
+    pub fn with_records(mut self, records: Option<KeptRecords>) -> Self {
+        self.records = records;
+        self
     }
 
     /// Takes a finished job; writes it and every held job that can follow it.
@@ -110,7 +121,8 @@ impl<C: Write, S: Write> PerJobWriter<C, S> {
             t.write_if_full(csv)?;
         }
         if let Some(swf) = &mut self.swf {
-            swf.write(&simulated_record(j))?;
+            let record = (self.records.as_ref()).and_then(|r| r.borrow_mut().remove(&j.tag));
+            swf.write(&simulated_record(j, record))?;
         }
         Ok(())
     }
@@ -131,9 +143,10 @@ impl<C: Write, S: Write> PerJobWriter<C, S> {
 
 /// The log record of a finished job with its simulated submit time (field 2), wait (3),
 /// runtime (4), processors (5 and 8 when unknown) and estimate (9); a job killed at its
-/// estimate gets status 0 (failed). Without a kept record, the other fields are unknown.
-pub fn simulated_record(j: &JobOutcome) -> SwfRecord {
-    let mut r = j.record.as_deref().copied().unwrap_or(SwfRecord {
+/// estimate gets status 0 (failed). The other fields are its log `record`'s, unknown
+/// without one.
+pub fn simulated_record(j: &JobOutcome, record: Option<SwfRecord>) -> SwfRecord {
+    let mut r = record.unwrap_or(SwfRecord {
         job: j.job,
         user: j.user,
         ..SwfRecord::UNKNOWN
@@ -170,7 +183,6 @@ mod tests {
             user: 9,
             job: seq as i64 + 1,
             tag: seq,
-            record: None,
             accuracy: Default::default(),
         }
     }

@@ -296,7 +296,6 @@ mod tests {
             user,
             job: seq as i64,
             tag: seq,
-            record: None,
             accuracy: Default::default(),
         }
     }

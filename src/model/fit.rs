@@ -66,6 +66,7 @@ use super::dist::Zipf;
 use super::jobs::{ClassJobs, JobLayerFile};
 use super::{PerSessionClass, SessionClass};
 use crate::localtime::SiteClock;
+use crate::swf::KeptRecords;
 use crate::time::{HOUR, Hms, Time};
 use crate::workload::trace::Trace;
 
@@ -150,15 +151,23 @@ pub struct FitLog {
 
 impl FitLog {
     /// The sessions of `trace`, a log named `name` run on `procs` processors in the
-    /// local time of `clock`. A job's estimate is its logged requested time when the
-    /// trace kept the records (`keep_records`) and the log gives one, else the job's
-    /// estimate as read.
-    pub fn from_trace(name: &str, trace: &Trace, procs: u32, clock: SiteClock) -> FitLog {
+    /// local time of `clock`. A job's estimate is its logged requested time when its log
+    /// record is in `records` (by its tag, its line: [`crate::workload::LogReplay::kept_records`])
+    /// and the log gives one, else the job's estimate as read.
+    pub fn from_trace(
+        name: &str,
+        trace: &Trace,
+        records: Option<&KeptRecords>,
+        procs: u32,
+        clock: SiteClock,
+    ) -> FitLog {
+        let records = records.map(|r| r.borrow());
         let mut sessions = Vec::with_capacity(trace.sessions());
         for u in &trace.users {
             let mut current: Option<(u32, LoggedSession)> = None;
             for j in &u.jobs {
-                let estimate = match &j.spec.record {
+                let record = records.as_ref().and_then(|r| r.get(&j.spec.tag));
+                let estimate = match record {
                     Some(r) => (r.req_time > 0).then_some(r.req_time),
                     None => Some(j.spec.estimate),
                 };
@@ -686,7 +695,7 @@ mod tests {
             time_zone_string: Some("Europe/Stockholm".into()),
             ..crate::swf::SwfHeader::default()
         };
-        let (stockholm, _) = SiteClock::from_header(&header, None).unwrap();
+        let (stockholm, _) = SiteClock::of_log(header.calendar(), None).unwrap();
         let t = 5 * HOUR + 1800;
         assert_eq!(time_shares(t, t + HOUR, &stockholm), (0.0, 1.0));
         assert_eq!(time_shares(t - HOUR, t, &stockholm), (0.0, 0.0));
@@ -852,7 +861,7 @@ mod tests {
             ],
             TraceConfig::default(),
         );
-        let log = FitLog::from_trace("t.swf", &t, 8, SiteClock::utc());
+        let log = FitLog::from_trace("t.swf", &t, None, 8, SiteClock::utc());
         let shape: Vec<Vec<(Time, Option<Time>)>> = log
             .sessions
             .iter()

@@ -429,7 +429,6 @@ impl ModelSite {
             app: -1,
             job: self.next_job,
             tag: tag(u, s.generation, j),
-            record: None,
             logged_wait: None,
         });
         self.next_job += 1;

@@ -26,15 +26,15 @@ use crate::engine::{self, EventQueue, Model, Phase, RunCounts};
 use crate::job::{JobId, JobOutcome, JobRequest, JobSpec, OverrunPolicy};
 use crate::predict::Predictor;
 use crate::sched::{RunningJob, Scheduler, SystemView, UserTable};
-use crate::swf::{SwfError, SwfRecord};
 use crate::time::{LONGEST, Time};
 
 /// Why a simulation stopped early.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    /// The workload's input is malformed, or a questionable job met an `error` policy.
+    /// The workload's input is malformed, or a questionable job met an `error` policy
+    /// (the source's own error, which names file, line and field).
     #[error(transparent)]
-    Input(#[from] SwfError),
+    Input(Box<dyn std::error::Error + Send + Sync>),
     /// The workload submitted a job the machine cannot take.
     #[error("invalid job from the workload at time {now}: {problem}")]
     InvalidJob {
@@ -82,6 +82,13 @@ pub enum SimError {
     /// The workload failed for another reason.
     #[error("{0}")]
     Workload(String),
+}
+
+impl SimError {
+    /// The workload's input error `e`.
+    pub fn input(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> SimError {
+        SimError::Input(e.into())
+    }
 }
 
 /// What a workload may do when the simulation calls it: submit jobs now, and ask to be
@@ -290,7 +297,6 @@ pub struct Simulation<W, O> {
     running: Vec<RunningJob>,
     users: UserTable,
     slots: Vec<Slot>,
-    records: Vec<Option<Box<SwfRecord>>>,
     free_slots: Vec<JobId>,
     /// Free processors; below 0 only under the log's own service, which runs on an
     /// unbounded machine ([`Scheduler::logged_service`]).
@@ -323,7 +329,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             running: Vec::new(),
             users: UserTable::new(),
             slots: Vec::new(),
-            records: Vec::new(),
             free_slots: Vec::new(),
             free: i64::from(cfg.procs),
             logged_service,
@@ -343,7 +348,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     /// not grow while they are fewer (a hint, for short runs).
     pub fn reserve(mut self, jobs: usize) -> Self {
         self.slots.reserve(jobs);
-        self.records.reserve(jobs);
         self.free_slots.reserve(jobs);
         self.queue.reserve(jobs);
         self.running.reserve(jobs);
@@ -380,7 +384,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         running.sort_by_key(|j| (j.start, j.request.seq));
         let total = running.len() + queue.len();
         self.slots.reserve(total);
-        self.records.reserve(total);
         self.queue.reserve(queue.len());
         self.running.reserve(running.len());
         // The snapshot's job (its id is the snapshot's) in a new slot.
@@ -398,7 +401,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 tag: job.seq,
                 state,
             });
-            sim.records.push(None);
             sim.next_seq = sim.next_seq.max(job.seq + 1);
             request
         };
@@ -610,7 +612,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                     tag: 0,
                     state: SlotState::Free,
                 });
-                self.records.push(None);
                 id
             }
         };
@@ -655,7 +656,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             tag: spec.tag,
             state: SlotState::Waiting,
         };
-        self.records[id as usize] = spec.record;
         self.queue.push_back(request);
         self.users.submitted(request.user, now);
         self.counts.submitted += 1;
@@ -866,7 +866,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             user: request.user,
             job: job_number,
             tag,
-            record: self.records[id as usize].take(),
             accuracy,
         };
         let job = self.running.swap_remove(index as usize);
@@ -1039,7 +1038,6 @@ mod tests {
                 app: -1,
                 job: token as i64,
                 tag: token,
-                record: None,
                 logged_wait: None,
             };
             // An ordinary submission between two resubmissions gets the next number.

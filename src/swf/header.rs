@@ -2,6 +2,7 @@
 //! fields later layers need parsed out of them.
 
 use super::SwfError;
+use crate::localtime::LogCalendar;
 
 /// The epoch seconds a site's clock can show: the years 0 to 9999 (jiff's range).
 const UNIX_SECONDS: std::ops::RangeInclusive<i64> = -62_167_219_200..=253_402_207_199;
@@ -39,6 +40,16 @@ pub struct SwfHeader {
 }
 
 impl SwfHeader {
+    /// What the header says of the log's calendar, for its site's clock
+    /// ([`crate::localtime::SiteClock::of_log`]).
+    pub fn calendar(&self) -> LogCalendar<'_> {
+        LogCalendar {
+            unix_start_time: self.unix_start_time,
+            time_zone: self.time_zone,
+            time_zone_string: self.time_zone_string.as_deref(),
+        }
+    }
+
     /// Adds one comment line (with its leading `;`), parsing known keys.
     pub(crate) fn push_line(
         &mut self,

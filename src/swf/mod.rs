@@ -15,6 +15,14 @@ pub use reader::{ExtraColumns, Located, SwfReader};
 pub use record::{FIELD_NAMES, FIELDS, SwfRecord};
 pub use writer::SwfWriter;
 
+/// Log records kept for per-job outputs, by the tag of the job each became
+/// ([`crate::job::JobSpec::tag`] is not visible from here: the number a source gives a
+/// job and hands back when it ends). A replay that writes its schedule shares one between
+/// the source that reads the log, which puts each admitted job's record in, and the
+/// writer, which takes it out when the job is written: jobs carry no record through the
+/// simulation.
+pub type KeptRecords = std::rc::Rc<std::cell::RefCell<std::collections::HashMap<u64, SwfRecord>>>;
+
 /// The longest line the reader takes, in bytes: a job line is under 200, and a header
 /// comment rarely passes a few hundred.
 pub const MAX_LINE: usize = 1 << 20;

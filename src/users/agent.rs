@@ -35,7 +35,6 @@ use super::fluid::{FlowForward, NegativeThink, Placement, Windows};
 use super::reaction::{Planned, Reaction, react};
 use crate::job::{JobOutcome, JobSpec};
 use crate::sim::SourceCtx;
-use crate::swf::SwfRecord;
 use crate::time::Time;
 use crate::workload::trace::TraceUser;
 
@@ -110,9 +109,6 @@ pub struct TraceAgent {
     shift: Time,
     /// The user number it submits as.
     user: i64,
-    /// The log records of its jobs, taken out of the stream for per-job outputs; empty
-    /// when the stream keeps none.
-    records: Vec<Option<Box<SwfRecord>>>,
     /// The stream's windows, unshifted.
     windows: Windows,
     deps: Dependencies,
@@ -144,20 +140,10 @@ fn user_seed(seed: u64, user: i64) -> u64 {
 
 impl TraceAgent {
     /// The agent of `trace`, the `index`-th user of its population.
-    pub fn new(index: u32, mut trace: TraceUser, seed: u64) -> Self {
-        let records = if trace.jobs.iter().any(|j| j.spec.record.is_some()) {
-            trace
-                .jobs
-                .iter_mut()
-                .map(|j| j.spec.record.take())
-                .collect()
-        } else {
-            Vec::new()
-        };
+    pub fn new(index: u32, trace: TraceUser, seed: u64) -> Self {
         let user = trace.user;
         TraceAgent {
             index,
-            records,
             ..TraceAgent::shifted(Arc::new(trace), 0, user, seed)
         }
     }
@@ -169,7 +155,6 @@ impl TraceAgent {
             index: 0,
             shift,
             user,
-            records: Vec::new(),
             windows: Windows::new(&trace),
             deps: Dependencies::new(trace.jobs.len()),
             ends: vec![None; trace.jobs.len()],
@@ -308,11 +293,9 @@ impl TraceAgent {
     ) {
         let j = self.next;
         let job = &self.trace.jobs[j];
-        let record = self.records.get_mut(j).and_then(Option::take);
         ctx.submit(JobSpec {
             tag: Self::tag(self.index, j),
             user: self.user,
-            record,
             ..job.spec.clone()
         });
         let shift = self.shift;

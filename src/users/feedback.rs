@@ -4,14 +4,17 @@
 //! submission planned at a time. Submissions due at the same second go in log order, as
 //! in an open-loop replay, whatever order the users decided them in.
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
+use std::rc::Rc;
 
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use crate::job::JobOutcome;
 use crate::sim::{SimError, SourceCtx, Workload};
+use crate::swf::{KeptRecords, SwfRecord};
 use crate::time::Time;
 use crate::users::{Lateness, LatenessSummary, TraceAgent, UserConfig, UserCounts, UserState};
 use crate::workload::trace::Trace;
@@ -55,6 +58,22 @@ pub struct PopulationSummary {
 
 impl TraceUsers {
     /// The users of `trace`; `seed` seeds their random streams.
+    /// The log records of `trace`'s jobs, found in `by_line` by their tags as read (their
+    /// lines), keyed by the tags the agents of [`TraceUsers::new`] give the jobs: what a
+    /// per-job writer joins back.
+    pub fn records_by_tag(trace: &Trace, by_line: &HashMap<u64, SwfRecord>) -> KeptRecords {
+        let mut by_tag = HashMap::with_capacity(by_line.len());
+        for (i, u) in trace.users.iter().enumerate() {
+            let index = u32::try_from(i).expect("fewer than 2^32 users");
+            for (j, job) in u.jobs.iter().enumerate() {
+                if let Some(r) = by_line.get(&job.spec.tag) {
+                    by_tag.insert(TraceAgent::tag(index, j), *r);
+                }
+            }
+        }
+        Rc::new(RefCell::new(by_tag))
+    }
+
     pub fn new(trace: Trace, cfg: UserConfig, seed: u64) -> Self {
         let agents = trace
             .users

@@ -183,13 +183,10 @@ pub struct UserPools {
 }
 
 impl UserPools {
-    /// The pools of `trace` (job records are dropped: resampled runs write no schedule).
+    /// The pools of `trace`.
     pub fn new(trace: Trace, config: PoolConfig) -> Self {
         let pools = Pools::of(&trace, config);
-        let mut traces = trace.users;
-        for j in traces.iter_mut().flat_map(|u| u.jobs.iter_mut()) {
-            j.spec.record = None;
-        }
+        let traces = trace.users;
         UserPools {
             pools,
             traces: traces.into_iter().map(Arc::new).collect(),

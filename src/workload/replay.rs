@@ -7,7 +7,7 @@
 use crate::job::JobSpec;
 use crate::predict::estimates::Estimator;
 use crate::sim::{SimError, SourceCtx, Workload};
-use crate::swf::{FIELD_NAMES, Located, SwfError, SwfRecord};
+use crate::swf::{FIELD_NAMES, KeptRecords, Located, SwfError, SwfRecord};
 use crate::time::Time;
 
 use super::peak::{LoggedPeak, Peak};
@@ -26,7 +26,8 @@ pub struct ReplayConfig {
     pub interarrival_factor: f64,
     /// The header's `MaxRuntime`, for `missing-estimate=max-runtime`.
     pub max_runtime: Option<Time>,
-    /// Attach each job's record, for per-job outputs.
+    /// Keep each admitted job's record, by its tag (its line), for per-job outputs
+    /// ([`LogReplay::kept_records`]).
     pub keep_records: bool,
 }
 
@@ -57,6 +58,8 @@ pub struct LogReplay<I> {
     estimator: Option<Estimator>,
     /// The processors the log's own schedule keeps busy.
     peak: LoggedPeak,
+    /// The admitted jobs' records, if kept.
+    kept: Option<KeptRecords>,
 }
 
 impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
@@ -74,7 +77,15 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
             submitted: 0,
             estimator: None,
             peak: LoggedPeak::default(),
+            kept: cfg.keep_records.then(KeptRecords::default),
         }
+    }
+
+    /// The records of the jobs admitted so far, by tag (the job's line), when the
+    /// configuration keeps them: shared, so that a per-job writer takes each out as its
+    /// job is written.
+    pub fn kept_records(&self) -> Option<KeptRecords> {
+        self.kept.clone()
     }
 
     /// Gives the jobs the estimates of `estimator` instead of the log's.
@@ -123,7 +134,7 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
     /// An error naming the log, `line` and field `field` (0-based, as in
     /// [`FIELD_NAMES`]).
     pub fn error(&self, line: u64, field: usize, problem: String) -> SimError {
-        SimError::Input(SwfError::Field {
+        SimError::input(SwfError::Field {
             file: self.file.clone(),
             line,
             field: field + 1,
@@ -220,6 +231,9 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
         if runtime > estimate {
             self.report.runtime_over_estimate.add(line, false);
         }
+        if let Some(kept) = &self.kept {
+            kept.borrow_mut().insert(line, *r);
+        }
         Ok(Some(JobSpec {
             size: u32::try_from(size).expect("size is between 1 and the machine size"),
             runtime,
@@ -228,7 +242,6 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
             app: r.app,
             job: r.job,
             tag: line,
-            record: self.cfg.keep_records.then(|| Box::new(*r)),
             logged_wait: (r.wait >= 0).then_some(r.wait),
         }))
     }
@@ -236,7 +249,7 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
     /// Reads records until one gives a job; returns it with its simulated submit time.
     pub fn advance(&mut self) -> Result<Option<Admitted>, SimError> {
         while let Some(item) = self.records.next() {
-            let Located { line, record } = item?;
+            let Located { line, record } = item.map_err(SimError::input)?;
             if record.submit < 0 {
                 return Err(self.error(
                     line,

@@ -90,7 +90,7 @@ pub fn run_full(
             .map_err(|e| e.to_string())
     })
     .expect("the estimate model builds");
-    let reader = SwfReader::new(swf.as_bytes(), "case.swf")?;
+    let reader = SwfReader::new(swf.as_bytes(), "case.swf").map_err(SimError::input)?;
     let workload = LogReplay::new(reader, "case.swf", config).with_estimator(estimator);
     let site = SiteConfig {
         procs,
