@@ -17,7 +17,7 @@ use sitesim::experiment::feedback::{ContinuationSource, FeedbackOptions};
 use sitesim::experiment::replay::ReplayOptions;
 use sitesim::experiment::replicate::with_threads;
 use sitesim::experiment::resample::{ResampleOptions, Resampler};
-use sitesim::swf::SwfReader;
+use sitesim::swf::LogSource;
 use sitesim::time::WEEK;
 use sitesim::users::pools::PoolConfig;
 use sitesim::users::population::PopulationConfig;
@@ -50,23 +50,14 @@ fn calibrate_kth(c: &mut Criterion) {
     let Some(bytes) = common::shared_log("KTH-SP2-1996-2.swf") else {
         return;
     };
-    let open = || SwfReader::new(bytes.as_slice(), "KTH-SP2-1996-2.swf");
-    let header = open().expect("KTH reads").header().clone();
+    let source = LogSource::text(bytes.as_slice(), "KTH-SP2-1996-2.swf").expect("the log reads");
     let opts = resample_options(50, None);
     let mut g = c.benchmark_group("calibrate");
     g.sample_size(10);
     g.bench_function("kth_50_replications_per_row", |b| {
         b.iter(|| {
             let s = with_threads(opts.threads, u64::from(opts.replications), || {
-                calibrate(
-                    open,
-                    "KTH-SP2-1996-2.swf",
-                    &header,
-                    |r| r.extra_columns(),
-                    &opts,
-                    &AtomicBool::new(false),
-                    &|| {},
-                )
+                calibrate(&source, &opts, &AtomicBool::new(false), &|| {})
             })
             .expect("threads start")
             .expect("KTH calibrates");
@@ -82,8 +73,7 @@ fn resample_year(c: &mut Criterion) {
     let Some(bytes) = common::shared_log("KTH-SP2-1996-2.swf") else {
         return;
     };
-    let open = || SwfReader::new(bytes.as_slice(), "KTH-SP2-1996-2.swf");
-    let header = open().expect("KTH reads").header().clone();
+    let source = LogSource::text(bytes.as_slice(), "KTH-SP2-1996-2.swf").expect("the log reads");
     let mut g = c.benchmark_group("resample-kth-year");
     g.sample_size(20);
     let defaults = resample_options(1, Some(1));
@@ -93,14 +83,7 @@ fn resample_year(c: &mut Criterion) {
         o
     };
     for (id, opts) in [("easy", defaults), ("easy-no-reactions", off)] {
-        let resampler = Resampler::new(
-            open,
-            "KTH-SP2-1996-2.swf",
-            &header,
-            |r| r.extra_columns(),
-            &opts,
-        )
-        .expect("KTH resamples");
+        let resampler = Resampler::new(&source, &opts).expect("KTH resamples");
         let policy = opts.users.run.policy.clone();
         let run = || {
             resampler

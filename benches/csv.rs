@@ -19,6 +19,7 @@ use sitesim::metrics::{Bsld, CSV_HEADER, PerJobWriter};
 use sitesim::registry::SchedulerSpec;
 use sitesim::sched::{BuildContext, Policy};
 use sitesim::sim::{Observer, Simulation, SiteConfig};
+use sitesim::swf::LogSource;
 use sitesim::swf::{Located, SwfReader};
 use sitesim::workload::{LogReplay, ReplayConfig};
 
@@ -206,19 +207,9 @@ fn jobs_csv(c: &mut Criterion) {
     let mut g = c.benchmark_group("replay-kth-with-outputs");
     g.sample_size(30);
     g.throughput(Throughput::Elements(ended.len() as u64));
+    let source = LogSource::text(bytes.as_slice(), "kth").expect("KTH reads");
     g.bench_function("easy", |b| {
-        b.iter(|| {
-            replay(
-                || SwfReader::new(black_box(bytes.as_slice()), "kth"),
-                "kth",
-                &header,
-                |r| r.extra_columns(),
-                &with_out,
-            )
-            .unwrap()
-            .counts
-            .ended
-        })
+        b.iter(|| replay(black_box(&source), &with_out).unwrap().counts.ended)
     });
     g.finish();
     let _ = std::fs::remove_dir_all(&dir);

@@ -17,6 +17,7 @@ use lean::{Lean, jobs_of};
 use sitesim::experiment::replay::{ReplayOptions, replay};
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
+use sitesim::swf::LogSource;
 use sitesim::swf::{Located, SwfReader};
 
 fn floor(c: &mut Criterion) {
@@ -34,16 +35,8 @@ fn floor(c: &mut Criterion) {
             check: false,
             ..ReplayOptions::default()
         };
-        let sitesim_run = || {
-            replay(
-                || Ok(records.iter().copied().map(Ok)),
-                "kth",
-                &header,
-                |_| Default::default(),
-                &opts,
-            )
-            .unwrap()
-        };
+        let sitesim_run =
+            || replay(&LogSource::records("kth", header.clone(), &records), &opts).unwrap();
         let lean = Lean::run(&jobs, procs, policy);
         let summary = sitesim_run();
         let n = summary.counts.ended;

@@ -10,6 +10,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use sitesim::experiment::feedback::{FeedbackOptions, feedback};
 use sitesim::experiment::replay::{ReplayOptions, replay};
 use sitesim::sched::Policy;
+use sitesim::swf::LogSource;
 use sitesim::swf::{Located, SwfReader, SwfWriter};
 use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 
@@ -23,18 +24,8 @@ fn options(policy: Policy, procs: Option<u32>) -> ReplayOptions {
 }
 
 fn replay_bytes(bytes: &[u8], opts: &ReplayOptions) -> u64 {
-    let header = SwfReader::new(bytes, "bench.swf")
-        .expect("header parses")
-        .header()
-        .clone();
-    let s = replay(
-        || SwfReader::new(bytes, "bench.swf"),
-        "bench.swf",
-        &header,
-        |r| r.extra_columns(),
-        opts,
-    )
-    .expect("replay runs");
+    let source = LogSource::text(bytes, "bench.swf").expect("header parses");
+    let s = replay(&source, opts).expect("replay runs");
     s.counts.ended
 }
 
@@ -165,20 +156,10 @@ fn simulation_only(c: &mut Criterion) {
         };
         runs.push((format!("sjbf-{predictor}"), opts));
     }
+    let source = LogSource::records("kth", header, &records);
     for (name, opts) in &runs {
         g.bench_with_input(BenchmarkId::from_parameter(name), opts, |b, o| {
-            b.iter(|| {
-                replay(
-                    || Ok(records.iter().copied().map(Ok)),
-                    "kth",
-                    &header,
-                    |_| Default::default(),
-                    o,
-                )
-                .unwrap()
-                .counts
-                .ended
-            })
+            b.iter(|| replay(&source, o).unwrap().counts.ended)
         });
     }
     g.finish();
@@ -213,10 +194,7 @@ fn feedback_kth(c: &mut Criterion) {
     let Some(bytes) = common::shared_log("KTH-SP2-1996-2.swf") else {
         return;
     };
-    let header = SwfReader::new(bytes.as_slice(), "kth")
-        .unwrap()
-        .header()
-        .clone();
+    let source = LogSource::text(bytes.as_slice(), "kth").unwrap();
     let mut g = c.benchmark_group("feedback-kth");
     g.sample_size(30);
     for policy in [Policy::Fcfs, Policy::Easy] {
@@ -236,17 +214,11 @@ fn feedback_kth(c: &mut Criterion) {
             &opts,
             |b, o| {
                 b.iter(|| {
-                    feedback(
-                        || SwfReader::new(black_box(bytes.as_slice()), "kth"),
-                        "kth",
-                        &header,
-                        |r| r.extra_columns(),
-                        o,
-                    )
-                    .unwrap()
-                    .population
-                    .jobs
-                    .submitted
+                    feedback(black_box(&source), o)
+                        .unwrap()
+                        .population
+                        .jobs
+                        .submitted
                 })
             },
         );
@@ -263,18 +235,12 @@ fn synthetic_million(c: &mut Criterion) {
     let mut g = c.benchmark_group("replay-synthetic-1M");
     g.sample_size(10);
     g.throughput(Throughput::Elements(records.len() as u64));
+    let source = LogSource::records("synthetic", header, &records);
     for policy in Policy::ALL {
         let opts = options(policy, Some(1024));
         g.bench_with_input(BenchmarkId::from_parameter(policy.name()), &opts, |b, o| {
             b.iter(|| {
-                let s = replay(
-                    || Ok(records.iter().copied().map(Ok)),
-                    "synthetic",
-                    &header,
-                    |_| Default::default(),
-                    o,
-                )
-                .unwrap();
+                let s = replay(&source, o).unwrap();
                 s.counts.ended
             })
         });

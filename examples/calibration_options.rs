@@ -30,7 +30,7 @@ use sitesim::experiment::replay::ReplayOptions;
 use sitesim::experiment::replicate::with_threads;
 use sitesim::experiment::resample::{ResampleOptions, Resampler};
 use sitesim::registry::SchedulerSpec;
-use sitesim::swf::SwfReader;
+use sitesim::swf::LogSource;
 use sitesim::time::{DAY, HOUR, WEEK};
 use sitesim::users::pools::PoolConfig;
 use sitesim::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
@@ -122,28 +122,12 @@ impl Log {
             },
             ..opts.users.clone()
         };
-        let header = SwfReader::open(&self.path)?.header().clone();
-        let name = self.name();
-        Ok(feedback(
-            || SwfReader::open(&self.path),
-            &name,
-            &header,
-            |r| r.extra_columns(),
-            &o,
-        )?)
+        Ok(feedback(&LogSource::file(&self.path)?, &o)?)
     }
 
     /// The log's users resampled at its own size under `policy`.
     fn resampled(&self, opts: &ResampleOptions, policy: &str) -> Result<Vec<Replication>> {
-        let header = SwfReader::open(&self.path)?.header().clone();
-        let name = self.name();
-        let resampler = Resampler::new(
-            || SwfReader::open(&self.path),
-            &name,
-            &header,
-            |r| r.extra_columns(),
-            opts,
-        )?;
+        let resampler = Resampler::new(&LogSource::file(&self.path)?, opts)?;
         let spec: SchedulerSpec = policy.parse()?;
         let stop = AtomicBool::new(false);
         let n = opts.replications;

@@ -17,16 +17,13 @@ use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, machine_size, re
 use sitesim::metrics::Week;
 use sitesim::report::plot::{LineChart, Series, XTicks, write_line_chart};
 use sitesim::sched::Policy;
-use sitesim::swf::{SwfHeader, SwfReader};
+use sitesim::swf::LogSource;
+use sitesim::swf::SwfReader;
 use sitesim::time::{DAY, HOUR, WEEK};
 use sitesim::workload::trace::{MissingWaits, Trace, TraceConfig};
 use sitesim::workload::{LogReplay, ReplayConfig};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
-
-fn header(path: &Path) -> Result<SwfHeader> {
-    Ok(SwfReader::open(path)?.header().clone())
-}
 
 fn run_feedback(
     log: &Path,
@@ -50,14 +47,7 @@ fn run_feedback(
         },
         ..FeedbackOptions::default()
     };
-    let name = log.display().to_string();
-    Ok(feedback(
-        || SwfReader::open(log),
-        &name,
-        &header(log)?,
-        |r| r.extra_columns(),
-        &opts,
-    )?)
+    Ok(feedback(&LogSource::file(log)?, &opts)?)
 }
 
 fn run_replay(
@@ -73,14 +63,7 @@ fn run_replay(
         check: false,
         ..ReplayOptions::default()
     };
-    let name = log.display().to_string();
-    Ok(replay(
-        || SwfReader::open(log),
-        &name,
-        &header(log)?,
-        |r| r.extra_columns(),
-        &opts,
-    )?)
+    Ok(replay(&LogSource::file(log)?, &opts)?)
 }
 
 /// Jobs ended per week of the log, counted from its first submission as the runs count.
@@ -198,7 +181,8 @@ fn main() -> Result<()> {
     }
     std::fs::create_dir_all(&plots)?;
     let scratch = std::env::temp_dir().join(format!("sitesim-validation-{}", std::process::id()));
-    let base = machine_size(&log.display().to_string(), &header(&log)?)?;
+    let source = LogSource::file(&log)?;
+    let base = machine_size(source.name(), source.header())?;
     let sizes = [base, base * 3 / 2, base * 2];
 
     println!("### Throughput and sessions, feedback and open-loop\n");

@@ -19,6 +19,7 @@ use sitesim::experiment::metric::{MetricStats, Replication};
 use sitesim::experiment::replay::{ReplayError, ReplayOptions};
 use sitesim::experiment::replicate::with_threads;
 use sitesim::experiment::resample::{ResampleOptions, Resampler};
+use sitesim::swf::LogSource;
 use sitesim::swf::SwfReader;
 use sitesim::time::WEEK;
 use sitesim::users::pools::PoolConfig;
@@ -53,7 +54,6 @@ fn feedback_with(
     unknown_waits: UnknownWaits,
     continuation: ContinuationSource,
 ) -> Result<FeedbackSummary, ReplayError> {
-    let header = SwfReader::open(log).unwrap().header().clone();
     let opts = FeedbackOptions {
         run: ReplayOptions {
             policy: policy.parse().unwrap(),
@@ -64,14 +64,7 @@ fn feedback_with(
         continuation,
         ..FeedbackOptions::default()
     };
-    let name = log.display().to_string();
-    feedback(
-        || SwfReader::open(log),
-        &name,
-        &header,
-        |r| r.extra_columns(),
-        &opts,
-    )
+    feedback(&LogSource::file(log).unwrap(), &opts)
 }
 
 /// Whether the log names its users (not -1 for every job).
@@ -153,7 +146,6 @@ fn kth_resampled_under_its_own_service_reproduces_its_throughput() {
     let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
         return;
     };
-    let header = SwfReader::open(&kth).unwrap().header().clone();
     let opts = ResampleOptions {
         users: FeedbackOptions {
             run: ReplayOptions {
@@ -176,15 +168,7 @@ fn kth_resampled_under_its_own_service_reproduces_its_throughput() {
     };
     let stop = AtomicBool::new(false);
     let s = with_threads(opts.threads, u64::from(opts.replications), || {
-        calibrate(
-            || SwfReader::open(&kth),
-            "kth",
-            &header,
-            |r| r.extra_columns(),
-            &opts,
-            &stop,
-            &|| {},
-        )
+        calibrate(&LogSource::file(&kth).unwrap(), &opts, &stop, &|| {})
     })
     .unwrap()
     .unwrap();
@@ -297,7 +281,6 @@ fn lateness_grows_with_the_waits() {
 /// Resampled at the log's own size, `replications` populations of `weeks` measured
 /// weeks after a warm-up of 2, under `policy`, with common random numbers.
 fn resampled(log: &Path, policy: &str, replications: u32, weeks: u32) -> Vec<Replication> {
-    let header = SwfReader::open(log).unwrap().header().clone();
     let opts = ResampleOptions {
         users: FeedbackOptions {
             run: ReplayOptions {
@@ -318,15 +301,7 @@ fn resampled(log: &Path, policy: &str, replications: u32, weeks: u32) -> Vec<Rep
         open_loop: false,
         out: None,
     };
-    let name = log.display().to_string();
-    let r = Resampler::new(
-        || SwfReader::open(log),
-        &name,
-        &header,
-        |r| r.extra_columns(),
-        &opts,
-    )
-    .unwrap();
+    let r = Resampler::new(&LogSource::file(log).unwrap(), &opts).unwrap();
     let stop = AtomicBool::new(false);
     r.replications(
         &opts,

@@ -14,18 +14,12 @@ use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, replay};
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
 use sitesim::sim::{Simulation, SiteConfig};
+use sitesim::swf::LogSource;
 use sitesim::swf::SwfReader;
 use sitesim::users::TraceUsers;
 use sitesim::workload::questionable::Policies;
 use sitesim::workload::trace::{MissingWaits, Trace, TraceConfig};
 use sitesim::workload::{LogReplay, ReplayConfig};
-
-fn header(path: &Path) -> sitesim::swf::SwfHeader {
-    SwfReader::open(path)
-        .expect("the log opens")
-        .header()
-        .clone()
-}
 
 fn run_feedback(
     path: &Path,
@@ -55,15 +49,7 @@ fn run_feedback_with(
         },
         ..FeedbackOptions::default()
     };
-    let name = path.display().to_string();
-    feedback(
-        || SwfReader::open(path),
-        &name,
-        &header(path),
-        |r| r.extra_columns(),
-        &opts,
-    )
-    .expect("the feedback replay runs")
+    feedback(&LogSource::file(path).unwrap(), &opts).expect("the feedback replay runs")
 }
 
 fn run_replay(path: &Path, policy: Policy, out: Option<PathBuf>) -> ReplaySummary {
@@ -73,15 +59,7 @@ fn run_replay(path: &Path, policy: Policy, out: Option<PathBuf>) -> ReplaySummar
         check: false,
         ..ReplayOptions::default()
     };
-    let name = path.display().to_string();
-    replay(
-        || SwfReader::open(path),
-        &name,
-        &header(path),
-        |r| r.extra_columns(),
-        &opts,
-    )
-    .expect("the replay runs")
+    replay(&LogSource::file(path).unwrap(), &opts).expect("the replay runs")
 }
 
 /// A fresh scratch directory for one test.

@@ -7,7 +7,7 @@ use common::job;
 use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, replay};
 use sitesim::metrics::{Bsld, BsldForm};
 use sitesim::sched::Policy;
-use sitesim::swf::SwfReader;
+use sitesim::swf::LogSource;
 
 /// Replays `swf` on one processor with `opts`.
 fn replay_text(swf: &str, opts: ReplayOptions) -> Result<ReplaySummary, String> {
@@ -16,14 +16,8 @@ fn replay_text(swf: &str, opts: ReplayOptions) -> Result<ReplaySummary, String> 
         check: true,
         ..opts
     };
-    replay(
-        || SwfReader::new(swf.as_bytes(), "w.swf"),
-        "w.swf",
-        &Default::default(),
-        |r| r.extra_columns(),
-        &opts,
-    )
-    .map_err(|e| e.to_string())
+    let source = LogSource::text(swf.as_bytes(), "w.swf").map_err(|e| e.to_string())?;
+    replay(&source, &opts).map_err(|e| e.to_string())
 }
 
 /// One processor; four 10-second jobs submitted at 0, 100, 200 and 300.

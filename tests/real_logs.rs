@@ -9,22 +9,11 @@ use common::shared_log;
 use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, replay};
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
+use sitesim::swf::LogSource;
 use sitesim::swf::{SwfReader, SwfWriter};
 
 fn replay_file(path: &Path, opts: &ReplayOptions) -> ReplaySummary {
-    let header = SwfReader::open(path)
-        .expect("the log opens")
-        .header()
-        .clone();
-    let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    replay(
-        || SwfReader::open(path),
-        &name,
-        &header,
-        |r| r.extra_columns(),
-        opts,
-    )
-    .expect("the replay runs")
+    replay(&LogSource::file(path).expect("the log opens"), opts).expect("the replay runs")
 }
 
 fn opts(policy: Policy) -> ReplayOptions {

@@ -16,6 +16,7 @@ use sitesim::experiment::resample::{ResampleOptions, Resampler};
 use sitesim::job::{JobOutcome, OverrunPolicy};
 use sitesim::sched::Policy;
 use sitesim::sim::{Simulation, SiteConfig};
+use sitesim::swf::LogSource;
 use sitesim::swf::SwfReader;
 use sitesim::time::{Time, WEEK};
 use sitesim::users::UserConfig;
@@ -96,17 +97,9 @@ fn replications_are_identical_on_one_and_two_threads() {
     let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
         return;
     };
-    let header = SwfReader::open(&kth).unwrap().header().clone();
     let run = |threads| {
         let opts = options(Policy::Easy, threads, 6);
-        let r = Resampler::new(
-            || SwfReader::open(&kth),
-            "kth",
-            &header,
-            |x| x.extra_columns(),
-            &opts,
-        )
-        .unwrap();
+        let r = Resampler::new(&LogSource::file(&kth).unwrap(), &opts).unwrap();
         let stop = AtomicBool::new(false);
         let reps = with_threads(opts.threads, u64::from(opts.replications), || {
             r.replications(
@@ -136,16 +129,8 @@ fn a_set_stop_flag_starts_no_replication() {
     let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
         return;
     };
-    let header = SwfReader::open(&kth).unwrap().header().clone();
     let opts = options(Policy::Fcfs, 2, 4);
-    let r = Resampler::new(
-        || SwfReader::open(&kth),
-        "kth",
-        &header,
-        |x| x.extra_columns(),
-        &opts,
-    )
-    .unwrap();
+    let r = Resampler::new(&LogSource::file(&kth).unwrap(), &opts).unwrap();
     let stop = AtomicBool::new(true);
     let reps = r
         .replications(
@@ -299,17 +284,9 @@ fn long_term_users_regenerate_on_the_logs_calendar() {
     let Some(kth) = shared_log("KTH-SP2-1996-2.swf") else {
         return;
     };
-    let header = SwfReader::open(&kth).unwrap().header().clone();
     let mut opts = options(Policy::Easy, 2, 4);
     opts.weeks = 100;
-    let resampler = Resampler::new(
-        || SwfReader::open(&kth),
-        "kth",
-        &header,
-        |x| x.extra_columns(),
-        &opts,
-    )
-    .unwrap();
+    let resampler = Resampler::new(&LogSource::file(&kth).unwrap(), &opts).unwrap();
     let regenerations = |policy: &str, from: RegenerateFrom| -> u64 {
         let population = PopulationConfig {
             regenerate_from: from,
@@ -349,13 +326,12 @@ fn a_long_term_user_comes_back_at_most_once_a_week() {
         log += &format!("{j} 1 0 30 4 -1 -1 4 30 -1 1 1 1 -1 -1 -1 -1 -1\n");
     }
     log += "102 1 0 30 4 -1 -1 4 30 -1 1 2 1 -1 -1 -1 -1 -1\n";
-    let open = || SwfReader::new(log.as_bytes(), "second");
-    let header = open().unwrap().header().clone();
+    let source = LogSource::text(log.as_bytes(), "second").expect("the log reads");
     let mut opts = options(Policy::Easy, 1, 1);
     opts.weeks = 4;
     opts.users.run.warmup = 0;
     opts.users.run.cooldown = 0;
-    let resampler = Resampler::new(open, "second", &header, |x| x.extra_columns(), &opts).unwrap();
+    let resampler = Resampler::new(&source, &opts).unwrap();
     let r = resampler
         .replicate(&opts, &"easy".parse().unwrap(), &opts.population, 0)
         .unwrap();
@@ -377,11 +353,10 @@ fn a_population_past_what_one_holds_is_refused_before_any_user_is_drawn() {
             j * 86_400
         );
     }
-    let open = || SwfReader::new(log.as_bytes(), "daily");
-    let header = open().unwrap().header().clone();
+    let source = LogSource::text(log.as_bytes(), "daily").expect("the log reads");
     let mut opts = options(Policy::Easy, 1, 1);
     opts.weeks = 2;
-    let resampler = Resampler::new(open, "daily", &header, |x| x.extra_columns(), &opts).unwrap();
+    let resampler = Resampler::new(&source, &opts).unwrap();
     let easy = "easy".parse().unwrap();
     // One long-term user: 100,000 copies are the most, one more is refused.
     for (long_term, refused) in [(2.0, false), (100_001.0, true), (1e308, true)] {

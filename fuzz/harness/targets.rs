@@ -33,8 +33,9 @@ use sitesim::predict::estimates::EstimateModel;
 use sitesim::predict::{ModalModel, ModalParams, PredictorDefaults, PredictorSpec};
 use sitesim::registry::SchedulerSpec;
 use sitesim::sched::BuildContext;
+use sitesim::swf::LogSource;
 use sitesim::swf::batsim::{BatsimExport, ProfileStyle, read_workload};
-use sitesim::swf::{Located, LogInput, SwfReader, SwfRecord, SwfWriter};
+use sitesim::swf::{LogInput, SwfReader, SwfRecord, SwfWriter};
 use sitesim::time::{WEEK, parse_duration};
 use sitesim::users::{ContinuationCurve, MAX_USERS};
 use sitesim::workload::questionable::PolicySetting;
@@ -359,12 +360,10 @@ fn replay_log(bytes: &[u8]) -> bool {
     let Some(opts) = replay_options(bytes) else {
         return false;
     };
-    let open = || SwfReader::new(Cursor::new(bytes), "fuzz.swf");
-    let Ok(reader) = open() else {
+    let Ok(source) = LogSource::text(bytes, "fuzz.swf") else {
         return false;
     };
-    let header = reader.header().clone();
-    let ran = replay(open, "fuzz.swf", &header, |r| r.extra_columns(), &opts).is_ok();
+    let ran = replay(&source, &opts).is_ok();
     checked_outputs(ran, opts.out.as_deref())
 }
 
@@ -500,12 +499,10 @@ fn feedback_log(bytes: &[u8]) -> bool {
     };
     opts.run.check = true;
     opts.run.out = opts.run.out.is_some().then(scratch_dir);
-    let open = || SwfReader::new(Cursor::new(bytes), "fuzz.swf");
-    let Ok(reader) = open() else {
+    let Ok(source) = LogSource::text(bytes, "fuzz.swf") else {
         return false;
     };
-    let header = reader.header().clone();
-    let ran = feedback(open, "fuzz.swf", &header, |r| r.extra_columns(), &opts).is_ok();
+    let ran = feedback(&source, &opts).is_ok();
     checked_outputs(ran, opts.run.out.as_deref())
 }
 
@@ -686,8 +683,7 @@ fn batsim(bytes: &[u8]) -> bool {
         check: true,
         ..ReplayOptions::default()
     };
-    let open = || Ok(records.clone().into_iter().map(Ok::<Located, _>));
-    replay(open, "fuzz.json", &header, |_| Default::default(), &opts).is_ok()
+    replay(&LogSource::records("fuzz.json", header, &records), &opts).is_ok()
 }
 
 fn export_seeds() -> Vec<Vec<u8>> {
@@ -874,21 +870,11 @@ fn calibrate_log(bytes: &[u8]) -> bool {
     let Some(opts) = resample_options(bytes, "fuzz.swf").filter(|o| o.replications <= 2) else {
         return false;
     };
-    let open = || SwfReader::new(Cursor::new(bytes), "fuzz.swf");
-    let Ok(reader) = open() else {
+    let Ok(source) = LogSource::text(bytes, "fuzz.swf") else {
         return false;
     };
-    let header = reader.header().clone();
     let stop = AtomicBool::new(false);
-    let Ok(summary) = calibrate(
-        open,
-        "fuzz.swf",
-        &header,
-        |r| r.extra_columns(),
-        &opts,
-        &stop,
-        &|| {},
-    ) else {
+    let Ok(summary) = calibrate(&source, &opts, &stop, &|| {}) else {
         return false;
     };
     let _ = render_calibrate(&summary);
@@ -1191,12 +1177,10 @@ fn tiny_replay(opts: ReplayOptions) -> bool {
         check: true,
         ..opts
     };
-    let open = || SwfReader::new(Cursor::new(TINY_LOG.as_bytes()), "tiny.swf");
-    let header = match open() {
-        Ok(r) => r.header().clone(),
-        Err(_) => return false,
+    let Ok(source) = LogSource::text(TINY_LOG.as_bytes(), "tiny.swf") else {
+        return false;
     };
-    replay(open, "tiny.swf", &header, |r| r.extra_columns(), &opts).is_ok()
+    replay(&source, &opts).is_ok()
 }
 
 /// Parses a policy spec, builds the policy and replays a tiny log with it.

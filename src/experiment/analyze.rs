@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use super::feedback::{UnknownWaits, read_trace};
 use super::output::write_atomic;
-use super::replay::{ReplayOptions, machine_size, open_log};
+use super::replay::{ReplayOptions, machine_size};
 use super::terminal::note;
 use crate::localtime::SiteClock;
 use crate::report::plot::{Proportion, Series, ShareChart, share_chart_svg};
 use crate::sched::BuildContext;
-use crate::swf::SwfReader;
+use crate::swf::LogSource;
 use crate::users::ContinuationCurve;
 use crate::users::analysis::LogAnalysis;
 use crate::users::continuation::Bucket;
@@ -97,10 +97,11 @@ impl Analyzed {
 
 /// Analyses the users of the log `swf` and sorts them into pools, as `opts` say.
 pub fn analyze_log(swf: &Path, opts: &AnalyzeOptions) -> Result<Analyzed, String> {
-    let (header, name) = open_log(swf)?;
+    let source = LogSource::file(swf).map_err(|e| e.to_string())?;
+    let (header, name) = (source.header(), source.name().to_owned());
     let procs = match opts.procs {
         Some(p) => p,
-        None => machine_size(&name, &header).map_err(|e| e.to_string())?,
+        None => machine_size(&name, header).map_err(|e| e.to_string())?,
     };
     let (clock, warnings) = SiteClock::of_log(header.calendar(), opts.time_zone.as_deref())?;
     let ctx = BuildContext {
@@ -111,16 +112,8 @@ pub fn analyze_log(swf: &Path, opts: &AnalyzeOptions) -> Result<Analyzed, String
         questionable: opts.questionable,
         ..ReplayOptions::default()
     };
-    let (trace, _, _) = read_trace(
-        &|| SwfReader::open(swf),
-        &name,
-        &header,
-        &ctx,
-        &run,
-        opts.trace,
-        &opts.unknown_waits,
-    )
-    .map_err(|e| e.to_string())?;
+    let (trace, _, _) = read_trace(&source, &ctx, &run, opts.trace, &opts.unknown_waits)
+        .map_err(|e| e.to_string())?;
     // The curve and its plots name the log by its file name, wherever it was read from.
     let file = swf
         .file_name()

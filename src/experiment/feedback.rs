@@ -25,7 +25,8 @@ use crate::predict::estimates::ModalReport;
 use crate::registry::SchedulerSpec;
 use crate::sched::BuildContext;
 use crate::sim::Observer;
-use crate::swf::{ExtraColumns, KeptRecords, Located, SwfError, SwfHeader};
+use crate::swf::{ExtraColumns, KeptRecords};
+use crate::swf::{LogSource, Records};
 use crate::textfmt::{Fixed, write_csv};
 use crate::time::{HOUR, Hms, Time, WEEK};
 use crate::users::{
@@ -40,9 +41,7 @@ use crate::workload::trace::{MissingWaits, Trace, TraceConfig};
 use std::path::Path;
 use std::time::Instant;
 
-use super::replay::open_log;
 use super::terminal::report_single_run;
-use crate::swf::SwfReader;
 
 /// Where the continuation curve that makes users react to service comes from
 /// ([`crate::users::reaction`]).
@@ -436,21 +435,15 @@ pub(crate) struct LogUsers {
 /// of `ctx.procs` processors; jobs whose logged wait is unknown get one as `unknown`
 /// says (an open-loop replay under its policy runs on `ctx` first). Returns the log
 /// reader too, for what it counted.
-pub fn read_trace<I, F>(
-    open: &F,
-    file: &str,
-    header: &SwfHeader,
+pub fn read_trace<I: Records>(
+    source: &LogSource<'_, I>,
     ctx: &BuildContext,
     run: &ReplayOptions,
     config: TraceConfig,
     unknown: &UnknownWaits,
-) -> Result<(Trace, LogReplay<I>, Option<ModalReport>), ReplayError>
-where
-    I: Iterator<Item = Result<Located, SwfError>>,
-    F: Fn() -> Result<I, SwfError>,
-{
-    let estimated = estimate_waits(open, file, header, ctx, run, unknown)?;
-    let (mut log, modal) = log_jobs(open, file, header, ctx.procs, run)?;
+) -> Result<(Trace, LogReplay<I>, Option<ModalReport>), ReplayError> {
+    let estimated = estimate_waits(source, ctx, run, unknown)?;
+    let (mut log, modal) = log_jobs(source, ctx.procs, run)?;
     let trace = Trace::read(&mut log, config, unknown.missing(estimated.as_ref()))?;
     Ok((trace, log, modal))
 }
@@ -458,22 +451,16 @@ where
 /// With [`UnknownWaits::Replay`], the wait each job of the log gets in an open-loop
 /// replay under that policy on `ctx`'s machine (its jobs admitted as `run` says), by log
 /// line; `None` otherwise.
-pub fn estimate_waits<I, F>(
-    open: &F,
-    file: &str,
-    header: &SwfHeader,
+pub fn estimate_waits<I: Records>(
+    source: &LogSource<'_, I>,
     ctx: &BuildContext,
     run: &ReplayOptions,
     unknown: &UnknownWaits,
-) -> Result<Option<FxHashMap<u64, Time>>, ReplayError>
-where
-    I: Iterator<Item = Result<Located, SwfError>>,
-    F: Fn() -> Result<I, SwfError>,
-{
+) -> Result<Option<FxHashMap<u64, Time>>, ReplayError> {
     let UnknownWaits::Replay(policy) = unknown else {
         return Ok(None);
     };
-    let (log, _) = log_jobs(open, file, header, ctx.procs, run)?;
+    let (log, _) = log_jobs(source, ctx.procs, run)?;
     let opts = ReplayOptions {
         policy: policy.clone(),
         out: None,
@@ -485,17 +472,12 @@ where
 
 /// Reads the log that `open` reads (named `file`, with header `header`) into users as
 /// `opts` says.
-pub(crate) fn log_users<I, F>(
-    open: F,
-    file: &str,
-    header: &SwfHeader,
-    extra_columns: impl FnOnce(&I) -> ExtraColumns,
+pub(crate) fn log_users<I: Records>(
+    source: &LogSource<'_, I>,
     opts: &FeedbackOptions,
-) -> Result<LogUsers, ReplayError>
-where
-    I: Iterator<Item = Result<Located, SwfError>>,
-    F: Fn() -> Result<I, SwfError>,
-{
+) -> Result<LogUsers, ReplayError> {
+    let file = source.name();
+    let header = source.header();
     let run = &opts.run;
     if run.interarrival_factor != 1.0 {
         return Err(ReplayError::Options(
@@ -512,16 +494,9 @@ where
         procs,
         clock: clock.clone(),
     };
-    let (trace, log, modal_estimates) = read_trace(
-        &open,
-        file,
-        header,
-        &ctx,
-        run,
-        opts.trace,
-        &opts.unknown_waits,
-    )?;
-    let extra = extra_columns(log.records());
+    let (trace, log, modal_estimates) =
+        read_trace(source, &ctx, run, opts.trace, &opts.unknown_waits)?;
+    let extra = log.records().extra_columns();
     let questionable = *log.report();
     let records = log
         .kept_records()
@@ -643,17 +618,12 @@ pub fn render_lateness(l: &LatenessSummary) -> String {
 }
 
 /// Replays the log that `open` reads (named `file`, with header `header`) with feedback.
-pub fn feedback<I, F>(
-    open: F,
-    file: &str,
-    header: &SwfHeader,
-    extra_columns: impl FnOnce(&I) -> ExtraColumns,
+pub fn feedback<I: Records>(
+    source: &LogSource<'_, I>,
     opts: &FeedbackOptions,
-) -> Result<FeedbackSummary, ReplayError>
-where
-    I: Iterator<Item = Result<Located, SwfError>>,
-    F: Fn() -> Result<I, SwfError>,
-{
+) -> Result<FeedbackSummary, ReplayError> {
+    let file = source.name();
+    let header = source.header();
     let run = &opts.run;
     let LogUsers {
         trace,
@@ -667,7 +637,7 @@ where
         warnings,
         machine,
         records,
-    } = log_users(open, file, header, extra_columns, opts)?;
+    } = log_users(source, opts)?;
     let log_figures = log_figures(&trace, procs);
     let trace_span = trace.span;
     let log_in_span = trace
@@ -725,28 +695,22 @@ where
     };
     let metrics = recorder.finish().map_err(ReplayError::Options)?;
     let population = users.summary();
+    let input = InputInfo {
+        file: file.to_owned(),
+        machine,
+        jobs: population.jobs.submitted,
+        extra_columns: extra,
+    };
     let summary = FeedbackSummary {
-        run: ReplaySummary {
-            sitesim_version: env!("CARGO_PKG_VERSION"),
-            input: InputInfo {
-                file: file.to_owned(),
-                machine,
-                jobs: population.jobs.submitted,
-                extra_columns: extra,
-            },
+        run: ReplaySummary::new(
+            run,
+            input,
             procs,
-            scheduler: run.policy.label(),
-            overrun: run.overrun,
-            interarrival_factor: 1.0,
-            estimates: run.estimates.to_string(),
             modal_estimates,
-            predictor: run.predictor.as_ref().map(ToString::to_string),
-            seed: run.seed,
-            questionable_policies: run.questionable,
             questionable,
             counts,
             metrics,
-        },
+        ),
         users: settings,
         log: log_figures,
         span_throughput,
@@ -896,15 +860,8 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
 
 /// Replays the log `swf` with feedback under `opts`.
 pub fn feedback_file(swf: &Path, opts: &FeedbackOptions) -> Result<FeedbackSummary, String> {
-    let (header, name) = open_log(swf)?;
-    feedback(
-        || SwfReader::open(swf),
-        &name,
-        &header,
-        |r| r.extra_columns(),
-        opts,
-    )
-    .map_err(|e| e.to_string())
+    let source = LogSource::file(swf).map_err(|e| e.to_string())?;
+    feedback(&source, opts).map_err(|e| e.to_string())
 }
 
 /// `sitesim feedback`: replays the log `swf` with feedback under `opts`, prints the

@@ -15,7 +15,7 @@ use crate::model::fit::{FitLog, fit};
 use crate::model::fit::{render_summary, to_toml};
 use crate::model::jobs::JobLayerFile;
 use crate::sched::BuildContext;
-use crate::swf::SwfReader;
+use crate::swf::LogSource;
 use crate::workload::questionable::Policies;
 use crate::workload::trace::{Trace, TraceConfig};
 use crate::workload::{LogReplay, ReplayConfig};
@@ -29,9 +29,8 @@ pub fn read_log(
     time_zone: Option<&str>,
     unknown: &UnknownWaits,
 ) -> Result<(FitLog, Vec<String>), String> {
-    let file = path.display().to_string();
-    let reader = SwfReader::open(path).map_err(|e| e.to_string())?;
-    let header = reader.header().clone();
+    let source = LogSource::file(path).map_err(|e| e.to_string())?;
+    let (file, header) = (source.name().to_owned(), source.header().clone());
     let procs = machine_size(&file, &header).map_err(|e| e.to_string())?;
     let (clock, warnings) =
         SiteClock::of_log(header.calendar(), time_zone).map_err(|e| format!("{file}: {e}"))?;
@@ -39,17 +38,10 @@ pub fn read_log(
         procs,
         clock: clock.clone(),
     };
-    let estimated = estimate_waits(
-        &|| SwfReader::open(path),
-        &file,
-        &header,
-        &ctx,
-        &ReplayOptions::default(),
-        unknown,
-    )
-    .map_err(|e| e.to_string())?;
+    let estimated = estimate_waits(&source, &ctx, &ReplayOptions::default(), unknown)
+        .map_err(|e| e.to_string())?;
     let mut log = LogReplay::new(
-        reader,
+        source.open().map_err(|e| e.to_string())?,
         &file,
         ReplayConfig {
             procs,

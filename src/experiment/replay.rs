@@ -17,7 +17,8 @@ use crate::predict::{PredictorDefaults, PredictorSpec};
 use crate::registry::SchedulerSpec;
 use crate::sched::{BuildContext, Policy};
 use crate::sim::{Observer, SimCounts, SimError, Simulation, SiteConfig, Workload};
-use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader, SwfWriter};
+use crate::swf::{ExtraColumns, SwfError, SwfHeader, SwfWriter};
+use crate::swf::{LogSource, Records};
 use crate::time::{Hms, Time};
 use crate::workload::peak::MachineCheck;
 use crate::workload::questionable::{Policies, Report};
@@ -25,7 +26,6 @@ use crate::workload::{LogReplay, ReplayConfig};
 use std::time::Instant;
 
 use super::terminal::report_single_run;
-use crate::swf::SwfReader;
 
 /// Everything a replay needs besides the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -240,17 +240,14 @@ pub fn machine_size(file: &str, header: &SwfHeader) -> Result<u32, ReplayError> 
 /// The log read as jobs under `opts` (questionable-job policies and estimate model), on
 /// a machine of `procs`; `open` is called once more first when the modal estimate model
 /// needs every job before the run.
-pub(crate) fn log_jobs<I, F>(
-    open: &F,
-    file: &str,
-    header: &SwfHeader,
+pub(crate) fn log_jobs<I: Records>(
+    source: &LogSource<'_, I>,
     procs: u32,
     opts: &ReplayOptions,
-) -> Result<(LogReplay<I>, Option<ModalReport>), ReplayError>
-where
-    I: Iterator<Item = Result<Located, SwfError>>,
-    F: Fn() -> Result<I, SwfError>,
-{
+) -> Result<(LogReplay<I>, Option<ModalReport>), ReplayError> {
+    let file = source.name();
+    let header = source.header();
+    let open = || source.open();
     let config = ReplayConfig {
         procs,
         policies: opts.questionable,
@@ -313,22 +310,17 @@ pub(crate) fn schedule_note(what: &str, procs: u32, opts: &ReplayOptions) -> Str
 /// Replays the log that `open` reads (named `file`, with header `header`) with `opts`.
 /// `open` is called once, and once more first when the modal estimate model needs every
 /// job before the run.
-pub fn replay<I, F>(
-    open: F,
-    file: &str,
-    header: &SwfHeader,
-    extra_columns: impl FnOnce(&I) -> ExtraColumns,
+pub fn replay<I: Records>(
+    source: &LogSource<'_, I>,
     opts: &ReplayOptions,
-) -> Result<ReplaySummary, ReplayError>
-where
-    I: Iterator<Item = Result<Located, SwfError>>,
-    F: Fn() -> Result<I, SwfError>,
-{
+) -> Result<ReplaySummary, ReplayError> {
+    let file = source.name();
+    let header = source.header();
     let procs = match opts.procs {
         Some(p) => p,
         None => machine_size(file, header)?,
     };
-    let (workload, modal_estimates) = log_jobs(&open, file, header, procs, opts)?;
+    let (workload, modal_estimates) = log_jobs(source, procs, opts)?;
     let metrics = MetricsConfig {
         procs,
         bsld: opts.bsld,
@@ -351,27 +343,22 @@ where
     };
     let (workload, recorder, counts) = site(workload, recorder, &ctx, opts)?.run(None)?;
     let metrics = recorder.finish().map_err(ReplayError::Options)?;
-    let summary = ReplaySummary {
-        sitesim_version: env!("CARGO_PKG_VERSION"),
-        input: InputInfo {
-            file: file.to_owned(),
-            machine: MachineCheck::new(procs, header.max_procs, workload.logged_peak()),
-            jobs: workload.submitted(),
-            extra_columns: extra_columns(workload.records()),
-        },
+    let input = InputInfo {
+        file: file.to_owned(),
+        machine: MachineCheck::new(procs, header.max_procs, workload.logged_peak()),
+        jobs: workload.submitted(),
+        extra_columns: workload.records().extra_columns(),
+    };
+    let questionable = *workload.report();
+    let summary = ReplaySummary::new(
+        opts,
+        input,
         procs,
-        scheduler: opts.policy.label(),
-        overrun: opts.overrun,
-        interarrival_factor: opts.interarrival_factor,
-        estimates: opts.estimates.to_string(),
         modal_estimates,
-        predictor: opts.predictor.as_ref().map(ToString::to_string),
-        seed: opts.seed,
-        questionable_policies: opts.questionable,
-        questionable: *workload.report(),
+        questionable,
         counts,
         metrics,
-    };
+    );
     if let Some(o) = outputs {
         o.commit(&summary)?;
     }
@@ -501,16 +488,37 @@ pub(crate) fn render_run(s: &ReplaySummary, w: &mut String) {
     }
 }
 
-/// The header of the log `swf`, and its name for messages and summaries.
-pub fn open_log(swf: &Path) -> Result<(SwfHeader, String), String> {
-    let header = SwfReader::open(swf)
-        .map_err(|e| e.to_string())?
-        .header()
-        .clone();
-    Ok((header, swf.display().to_string()))
-}
-
 impl ReplaySummary {
+    /// The summary of a run of the log `input` under `opts` on `procs` processors (the
+    /// jobs admitted by the questionable-job policies as `questionable` counts): its
+    /// counters and figures.
+    pub(crate) fn new(
+        opts: &ReplayOptions,
+        input: InputInfo,
+        procs: u32,
+        modal_estimates: Option<ModalReport>,
+        questionable: Report,
+        counts: SimCounts,
+        metrics: MetricsSummary,
+    ) -> Self {
+        ReplaySummary {
+            sitesim_version: env!("CARGO_PKG_VERSION"),
+            input,
+            procs,
+            scheduler: opts.policy.label(),
+            overrun: opts.overrun,
+            interarrival_factor: opts.interarrival_factor,
+            estimates: opts.estimates.to_string(),
+            modal_estimates,
+            predictor: opts.predictor.as_ref().map(ToString::to_string),
+            seed: opts.seed,
+            questionable_policies: opts.questionable,
+            questionable,
+            counts,
+            metrics,
+        }
+    }
+
     /// The jobs of the input, and whether the invariants were checked.
     pub fn jobs_checked(&self) -> (u64, bool) {
         (self.input.jobs, self.counts.checked_passes > 0)
@@ -519,15 +527,8 @@ impl ReplaySummary {
 
 /// Replays the log `swf` open-loop under `opts`.
 pub fn replay_file(swf: &Path, opts: &ReplayOptions) -> Result<ReplaySummary, String> {
-    let (header, name) = open_log(swf)?;
-    replay(
-        || SwfReader::open(swf),
-        &name,
-        &header,
-        |r| r.extra_columns(),
-        opts,
-    )
-    .map_err(|e| e.to_string())
+    let source = LogSource::file(swf).map_err(|e| e.to_string())?;
+    replay(&source, opts).map_err(|e| e.to_string())
 }
 
 /// `sitesim replay`: replays the log `swf` open-loop under `opts`, prints the summary

@@ -28,7 +28,8 @@ use crate::metrics::{
 use crate::registry::SchedulerSpec;
 use crate::sched::BuildContext;
 use crate::sim::Observer;
-use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
+use crate::swf::SwfHeader;
+use crate::swf::{LogSource, Records};
 use crate::time::{Time, WEEK};
 use crate::users::PopulationSummary;
 use crate::users::pools::{PoolConfig, Pools};
@@ -39,10 +40,8 @@ use crate::workload::trace::Trace;
 use std::path::Path;
 use std::time::Instant;
 
-use super::replay::open_log;
 use super::replicate::{with_threads, write_replicated};
 use super::terminal::{note, progress, report_elapsed, stop_flag};
-use crate::swf::SwfReader;
 
 /// Everything a resampled run needs besides the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,29 +159,17 @@ fn simulated_length(opts: &ResampleOptions) -> Time {
 impl Resampler {
     /// The users of the log `swf` read into pools as `opts` says.
     pub fn open(swf: &Path, opts: &ResampleOptions) -> Result<Resampler, String> {
-        let (header, name) = open_log(swf)?;
-        Resampler::new(
-            || SwfReader::open(swf),
-            &name,
-            &header,
-            |r| r.extra_columns(),
-            opts,
-        )
-        .map_err(|e| e.to_string())
+        let source = LogSource::file(swf).map_err(|e| e.to_string())?;
+        Resampler::new(&source, opts).map_err(|e| e.to_string())
     }
 
     /// Reads the log that `open` reads into pools.
-    pub fn new<I, F>(
-        open: F,
-        file: &str,
-        header: &SwfHeader,
-        extra_columns: impl FnOnce(&I) -> ExtraColumns,
+    pub fn new<I: Records>(
+        source: &LogSource<'_, I>,
         opts: &ResampleOptions,
-    ) -> Result<Resampler, ReplayError>
-    where
-        I: Iterator<Item = Result<Located, SwfError>>,
-        F: Fn() -> Result<I, SwfError>,
-    {
+    ) -> Result<Resampler, ReplayError> {
+        let file = source.name();
+        let header = source.header();
         let LogUsers {
             trace,
             procs,
@@ -191,7 +178,7 @@ impl Resampler {
             warnings,
             machine,
             ..
-        } = log_users(open, file, header, extra_columns, &opts.users)?;
+        } = log_users(source, &opts.users)?;
         user_cfg.open_loop = opts.open_loop;
         let log = log_figures(&trace, procs);
         let log_load = log_load(&trace);

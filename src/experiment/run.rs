@@ -11,7 +11,7 @@ use super::replay::{ReplayError, ReplaySummary, render, replay, replay_file};
 use super::replicate::{with_threads, write_replicated};
 use super::resample::{ResampleSummary, render_resample};
 use super::scenario::{Scenario, WorkloadSection};
-use crate::swf::SwfHeader;
+use crate::swf::{LogSource, SwfHeader};
 use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -143,15 +143,10 @@ impl Scenario {
                     ..SwfHeader::default()
                 };
                 let name = Synthetic::new(cfg, &model).name();
-                replay(
-                    || Ok(Synthetic::new(cfg, &model)),
-                    &name,
-                    &header,
-                    |_| Default::default(),
-                    &opts,
-                )
-                .map(|s| RunSummary::Replay(Box::new(s)))
-                .map_err(err)
+                let source = LogSource::new(name, header, || Ok(Synthetic::new(cfg, &model)));
+                replay(&source, &opts)
+                    .map(|s| RunSummary::Replay(Box::new(s)))
+                    .map_err(err)
             }
         }
     }

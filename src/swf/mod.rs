@@ -7,12 +7,14 @@ mod header;
 mod input;
 mod reader;
 mod record;
+mod source;
 mod writer;
 
 pub use header::SwfHeader;
 pub use input::LogInput;
 pub use reader::{ExtraColumns, Located, SwfReader};
 pub use record::{FIELD_NAMES, FIELDS, SwfRecord};
+pub use source::{InMemory, LogSource, Records};
 pub use writer::SwfWriter;
 
 /// Log records kept for per-job outputs, by the tag of the job each became

@@ -10,7 +10,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
 
-use crate::swf::{FIELD_NAMES, Located, SwfError, SwfRecord};
+use crate::swf::{ExtraColumns, FIELD_NAMES, Located, Records, SwfError, SwfRecord};
 use crate::textfmt::short_number;
 use crate::time::{LONGEST, Time};
 
@@ -257,6 +257,13 @@ impl Synthetic {
             format!("; MaxNodes: {}", c.procs),
             format!("; MaxProcs: {}", c.procs),
         ]
+    }
+}
+
+impl Records for Synthetic {
+    /// A generated log has only the standard columns.
+    fn extra_columns(&self) -> ExtraColumns {
+        ExtraColumns::default()
     }
 }
 

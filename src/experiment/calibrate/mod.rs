@@ -31,17 +31,15 @@ use super::replicate::{RunHeader, in_parallel};
 use super::resample::{ResampleOptions, ResampleRun, Resampled, Resampler};
 use crate::metrics::{LoadRecorder, LoadSummary, MetricsConfig, Recorder, UserLoad};
 use crate::registry::SchedulerSpec;
-use crate::swf::{ExtraColumns, Located, SwfError, SwfHeader};
+use crate::swf::{LogSource, Records};
 use crate::time::WEEK;
 use crate::users::Drift;
 use crate::users::pools::{Pool, Pools};
 use std::path::Path;
 use std::time::Instant;
 
-use super::replay::open_log;
 use super::replicate::with_threads;
 use super::terminal::{Failure, note, progress, report_elapsed, stop_flag};
-use crate::swf::SwfReader;
 use crate::time::Time;
 
 /// The central share of a distribution called its body (Feitelson 2021, §4.4: "in most cases
@@ -225,19 +223,13 @@ impl CalibrateSummary {
 /// `header`) under `opts` (its scheduler, user model, population and replications);
 /// replications run on the current rayon pool, `done` is called as each ends, and no
 /// new one starts once `stop` is set.
-pub fn calibrate<I, F>(
-    open: F,
-    file: &str,
-    header: &SwfHeader,
-    extra_columns: impl Fn(&I) -> ExtraColumns,
+pub fn calibrate<I: Records>(
+    source: &LogSource<'_, I>,
     opts: &ResampleOptions,
     stop: &AtomicBool,
     done: &(dyn Fn() + Sync),
-) -> Result<CalibrateSummary, ReplayError>
-where
-    I: Iterator<Item = Result<Located, SwfError>>,
-    F: Fn() -> Result<I, SwfError>,
-{
+) -> Result<CalibrateSummary, ReplayError> {
+    let file = source.name();
     let scheduler = &opts.users.run.policy;
     let logged: SchedulerSpec = "logged".parse().map_err(ReplayError::Options)?;
     // The log's own service plans with nothing; the other options stay.
@@ -247,7 +239,7 @@ where
         out: None,
         ..opts.users.run.clone()
     };
-    let resampler = Resampler::new(&open, file, header, &extra_columns, opts)?;
+    let resampler = Resampler::new(source, opts)?;
     if let Some(w) = resampler.machine().warning(file) {
         return Err(ReplayError::Refused(format!(
             "{w}: a calibration compares the model with the log's own service, which no \
@@ -255,12 +247,9 @@ where
         )));
     }
     let procs = resampler.procs();
-    let (replay, replay_load) = replay_figures(&open, file, header, &resampler, opts)?;
+    let (replay, replay_load) = replay_figures(source, &resampler, opts)?;
     let fed = feedback(
-        &open,
-        file,
-        header,
-        &extra_columns,
+        source,
         &FeedbackOptions {
             // The whole log is measured.
             run: ReplayOptions {
@@ -386,17 +375,11 @@ fn log_row(log: &LogFigures, load: &LoadSummary, procs: u32) -> Figures {
 }
 
 /// The log replayed open-loop under the scheduler, with its load by user.
-fn replay_figures<I, F>(
-    open: &F,
-    file: &str,
-    header: &SwfHeader,
+fn replay_figures<I: Records>(
+    source: &LogSource<'_, I>,
     resampler: &Resampler,
     opts: &ResampleOptions,
-) -> Result<(Figures, LoadSummary), ReplayError>
-where
-    I: Iterator<Item = Result<Located, SwfError>>,
-    F: Fn() -> Result<I, SwfError>,
-{
+) -> Result<(Figures, LoadSummary), ReplayError> {
     let run = ReplayOptions {
         out: None,
         warmup: 0,
@@ -404,7 +387,7 @@ where
         ..opts.users.run.clone()
     };
     let ctx = resampler.build_context();
-    let (log, _) = log_jobs(open, file, header, ctx.procs, &run)?;
+    let (log, _) = log_jobs(source, ctx.procs, &run)?;
     let metrics = MetricsConfig {
         procs: ctx.procs,
         bsld: run.bsld,
@@ -640,18 +623,10 @@ pub fn calibrate_command(swf: &Path, opts: &ResampleOptions) -> Result<(), Failu
     if opts.users.run.warmup == 0 {
         opts.users.run.warmup = CALIBRATE_WARMUP;
     }
-    let (header, name) = open_log(swf)?;
+    let source = LogSource::file(swf).map_err(|e| e.to_string())?;
     let bar = progress(3 * u64::from(opts.replications), "replications");
     let summary = with_threads(opts.threads, u64::from(opts.replications), || {
-        calibrate(
-            || SwfReader::open(swf),
-            &name,
-            &header,
-            |r| r.extra_columns(),
-            &opts,
-            stop_flag(),
-            &|| bar.inc(1),
-        )
+        calibrate(&source, &opts, stop_flag(), &|| bar.inc(1))
     })
     .map_err(|e| e.to_string())?
     .map_err(|e| match e {

@@ -38,7 +38,7 @@ use crate::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel,
 };
 use crate::registry::SchedulerSpec;
-use crate::swf::SwfReader;
+use crate::swf::LogSource;
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::pools::PoolConfig;
 use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
@@ -878,11 +878,7 @@ impl Scenario {
         };
         let opts = self.replay_options()?;
         let err = |e: ReplayError| e.to_string();
-        let header = SwfReader::open(path)
-            .map_err(|e| e.to_string())?
-            .header()
-            .clone();
-        let name = path.display().to_string();
+        let source = LogSource::file(path).map_err(|e| e.to_string())?;
         self.population.only(
             "resample",
             &[
@@ -920,14 +916,7 @@ impl Scenario {
             open_loop: *open_loop,
             out,
         };
-        let resampler = Resampler::new(
-            || SwfReader::open(path),
-            &name,
-            &header,
-            |r| r.extra_columns(),
-            &ropts,
-        )
-        .map_err(err)?;
+        let resampler = Resampler::new(&source, &ropts).map_err(err)?;
         Ok((resampler, ropts))
     }
 

@@ -1,0 +1,133 @@
+//! A log to read: its name, its header, and its records, read from the start again on
+//! each [`LogSource::open`]. Every command that reads a log takes one, instead of a
+//! name, a header and a way to reopen the file passed separately.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use super::{ExtraColumns, Located, LogInput, SwfError, SwfHeader, SwfReader};
+
+/// The records of a log in file order, and the columns past the 18 standard ones that
+/// those read so far had.
+pub trait Records: Iterator<Item = Result<Located, SwfError>> {
+    /// The extra columns seen so far.
+    fn extra_columns(&self) -> ExtraColumns;
+}
+
+impl<R: BufRead> Records for SwfReader<R> {
+    fn extra_columns(&self) -> ExtraColumns {
+        SwfReader::extra_columns(self)
+    }
+}
+
+/// How a [`LogSource`] reads its records again.
+type Reopen<'a, I> = Box<dyn Fn() -> Result<I, SwfError> + Send + Sync + 'a>;
+
+/// A log: its name (the file, in errors and summaries), its header, read once, and its
+/// records from the start whenever a pass needs them.
+pub struct LogSource<'a, I> {
+    name: String,
+    header: SwfHeader,
+    reopen: Reopen<'a, I>,
+}
+
+impl LogSource<'static, SwfReader<LogInput>> {
+    /// The log at `path`, plain or compressed, SWF or a Batsim workload
+    /// ([`SwfReader::open`]).
+    pub fn file(path: &Path) -> Result<Self, SwfError> {
+        let header = SwfReader::open(path)?.header().clone();
+        let path = path.to_owned();
+        Ok(LogSource {
+            name: path.display().to_string(),
+            header,
+            reopen: Box::new(move || SwfReader::open(&path)),
+        })
+    }
+}
+
+impl<'a> LogSource<'a, SwfReader<&'a [u8]>> {
+    /// The log whose text is `text`, named `name`.
+    pub fn text(text: &'a [u8], name: &str) -> Result<Self, SwfError> {
+        let header = SwfReader::new(text, name)?.header().clone();
+        let owned = name.to_owned();
+        Ok(LogSource {
+            name: owned.clone(),
+            header,
+            reopen: Box::new(move || SwfReader::new(text, &owned)),
+        })
+    }
+}
+
+/// A log's records read into memory, handed out again in order.
+pub struct InMemory<'a>(std::slice::Iter<'a, Located>);
+
+impl Iterator for InMemory<'_> {
+    type Item = Result<Located, SwfError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().copied().map(Ok)
+    }
+}
+
+impl Records for InMemory<'_> {
+    /// Records in memory keep only the standard columns.
+    fn extra_columns(&self) -> ExtraColumns {
+        ExtraColumns::default()
+    }
+}
+
+impl<'a> LogSource<'a, InMemory<'a>> {
+    /// The log named `name` with header `header` whose records are `records`, in file
+    /// order (a Batsim workload read whole, for one).
+    pub fn records(name: &str, header: SwfHeader, records: &'a [Located]) -> Self {
+        LogSource::new(name.to_owned(), header, move || {
+            Ok(InMemory(records.iter()))
+        })
+    }
+}
+
+impl<'a, I: Records> LogSource<'a, I> {
+    /// A log named `name` with header `header` whose records `reopen` reads from the
+    /// start (a generated log's, for one).
+    pub fn new(
+        name: String,
+        header: SwfHeader,
+        reopen: impl Fn() -> Result<I, SwfError> + Send + Sync + 'a,
+    ) -> Self {
+        LogSource {
+            name,
+            header,
+            reopen: Box::new(reopen),
+        }
+    }
+
+    /// The log's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its header.
+    pub fn header(&self) -> &SwfHeader {
+        &self.header
+    }
+
+    /// Its records, from the first.
+    pub fn open(&self) -> Result<I, SwfError> {
+        (self.reopen)()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_source_reads_its_records_again_from_the_start() {
+        let text = b"; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1\n";
+        let log = LogSource::text(text, "t.swf").unwrap();
+        assert_eq!((log.name(), log.header().max_procs), ("t.swf", Some(4)));
+        for _ in 0..2 {
+            let jobs: Vec<_> = log.open().unwrap().collect::<Result<_, _>>().unwrap();
+            assert_eq!(jobs.len(), 1);
+        }
+    }
+}
