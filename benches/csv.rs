@@ -19,8 +19,7 @@ use sitesim::metrics::{Bsld, CSV_HEADER, PerJobWriter};
 use sitesim::registry::SchedulerSpec;
 use sitesim::sched::{BuildContext, Policy};
 use sitesim::sim::{Observer, Simulation, SiteConfig};
-use sitesim::swf::LogSource;
-use sitesim::swf::{Located, SwfReader};
+use sitesim::swf::{Located, LogSource, SwfReader};
 use sitesim::workload::{LogReplay, ReplayConfig};
 
 /// Every finished job, in the order the run ends them.

@@ -17,8 +17,7 @@ use lean::{Lean, jobs_of};
 use sitesim::experiment::replay::{ReplayOptions, replay};
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
-use sitesim::swf::LogSource;
-use sitesim::swf::{Located, SwfReader};
+use sitesim::swf::{Located, LogSource, SwfReader};
 
 fn floor(c: &mut Criterion) {
     let Some(bytes) = common::shared_log("KTH-SP2-1996-2.swf") else {
@@ -35,8 +34,13 @@ fn floor(c: &mut Criterion) {
             check: false,
             ..ReplayOptions::default()
         };
-        let sitesim_run =
-            || replay(&LogSource::records("kth", header.clone(), &records), &opts).unwrap();
+        let sitesim_run = || {
+            replay(
+                &LogSource::records("kth", header.clone(), &records, Default::default()),
+                &opts,
+            )
+            .unwrap()
+        };
         let lean = Lean::run(&jobs, procs, policy);
         let summary = sitesim_run();
         let n = summary.counts.ended;

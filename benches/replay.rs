@@ -10,8 +10,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use sitesim::experiment::feedback::{FeedbackOptions, feedback};
 use sitesim::experiment::replay::{ReplayOptions, replay};
 use sitesim::sched::Policy;
-use sitesim::swf::LogSource;
-use sitesim::swf::{Located, SwfReader, SwfWriter};
+use sitesim::swf::{Located, LogSource, SwfReader, SwfWriter};
 use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 
 fn options(policy: Policy, procs: Option<u32>) -> ReplayOptions {
@@ -156,7 +155,7 @@ fn simulation_only(c: &mut Criterion) {
         };
         runs.push((format!("sjbf-{predictor}"), opts));
     }
-    let source = LogSource::records("kth", header, &records);
+    let source = LogSource::records("kth", header, &records, Default::default());
     for (name, opts) in &runs {
         g.bench_with_input(BenchmarkId::from_parameter(name), opts, |b, o| {
             b.iter(|| replay(&source, o).unwrap().counts.ended)
@@ -235,7 +234,7 @@ fn synthetic_million(c: &mut Criterion) {
     let mut g = c.benchmark_group("replay-synthetic-1M");
     g.sample_size(10);
     g.throughput(Throughput::Elements(records.len() as u64));
-    let source = LogSource::records("synthetic", header, &records);
+    let source = LogSource::records("synthetic", header, &records, Default::default());
     for policy in Policy::ALL {
         let opts = options(policy, Some(1024));
         g.bench_with_input(BenchmarkId::from_parameter(policy.name()), &opts, |b, o| {

@@ -17,8 +17,7 @@ use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, machine_size, re
 use sitesim::metrics::Week;
 use sitesim::report::plot::{LineChart, Series, XTicks, write_line_chart};
 use sitesim::sched::Policy;
-use sitesim::swf::LogSource;
-use sitesim::swf::SwfReader;
+use sitesim::swf::{LogSource, SwfReader};
 use sitesim::time::{DAY, HOUR, WEEK};
 use sitesim::workload::trace::{MissingWaits, Trace, TraceConfig};
 use sitesim::workload::{LogReplay, ReplayConfig};

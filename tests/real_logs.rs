@@ -9,8 +9,7 @@ use common::shared_log;
 use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, replay};
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
-use sitesim::swf::LogSource;
-use sitesim::swf::{SwfReader, SwfWriter};
+use sitesim::swf::{LogSource, SwfReader, SwfWriter};
 
 fn replay_file(path: &Path, opts: &ReplayOptions) -> ReplaySummary {
     replay(&LogSource::file(path).expect("the log opens"), opts).expect("the replay runs")

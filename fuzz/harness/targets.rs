@@ -33,9 +33,8 @@ use sitesim::predict::estimates::EstimateModel;
 use sitesim::predict::{ModalModel, ModalParams, PredictorDefaults, PredictorSpec};
 use sitesim::registry::SchedulerSpec;
 use sitesim::sched::BuildContext;
-use sitesim::swf::LogSource;
 use sitesim::swf::batsim::{BatsimExport, ProfileStyle, read_workload};
-use sitesim::swf::{LogInput, SwfReader, SwfRecord, SwfWriter};
+use sitesim::swf::{LogInput, LogSource, SwfReader, SwfRecord, SwfWriter};
 use sitesim::time::{WEEK, parse_duration};
 use sitesim::users::{ContinuationCurve, MAX_USERS};
 use sitesim::workload::questionable::PolicySetting;
@@ -683,7 +682,11 @@ fn batsim(bytes: &[u8]) -> bool {
         check: true,
         ..ReplayOptions::default()
     };
-    replay(&LogSource::records("fuzz.json", header, &records), &opts).is_ok()
+    replay(
+        &LogSource::records("fuzz.json", header, &records, Default::default()),
+        &opts,
+    )
+    .is_ok()
 }
 
 fn export_seeds() -> Vec<Vec<u8>> {

@@ -21,12 +21,11 @@ use crate::metrics::{
     CycleRecorder, CycleSummary, MetricsConfig, Recorder, SessionRecord, SessionRecorder,
     SessionsSummary, UserRecord, write_sessions_csv,
 };
-use crate::predict::estimates::ModalReport;
+use crate::predict::estimates::{EstimateModel, ModalReport};
 use crate::registry::SchedulerSpec;
 use crate::sched::BuildContext;
 use crate::sim::Observer;
-use crate::swf::{ExtraColumns, KeptRecords};
-use crate::swf::{LogSource, Records};
+use crate::swf::{ExtraColumns, KeptRecords, LogSource, Records, SwfHeader};
 use crate::textfmt::{Fixed, write_csv};
 use crate::time::{HOUR, Hms, Time, WEEK};
 use crate::users::{
@@ -403,7 +402,10 @@ fn write_users_csv(
     write_csv(w, rows)
 }
 
-/// A log read into users, with everything a run of them needs.
+/// A log read into users, with everything a run of them needs: read once, and cloned
+/// for each run of one command that needs them (`calibrate`'s resampled rows and its
+/// feedback replay).
+#[derive(Clone)]
 pub(crate) struct LogUsers {
     /// The users.
     pub trace: Trace,
@@ -470,9 +472,27 @@ pub fn estimate_waits<I: Records>(
     Ok(Some(waits.0))
 }
 
-/// Reads the log that `open` reads (named `file`, with header `header`) into users as
-/// `opts` says.
+/// Reads the log `source` into users as `opts` says. A log that needs more than one pass
+/// (its unknown waits estimated by a replay, or the modal estimate model, which needs
+/// every job before the run) is read into memory once, and the passes read it there.
 pub(crate) fn log_users<I: Records>(
+    source: &LogSource<'_, I>,
+    opts: &FeedbackOptions,
+) -> Result<LogUsers, ReplayError> {
+    let several_passes = matches!(opts.unknown_waits, UnknownWaits::Replay(_))
+        || matches!(opts.run.estimates, EstimateModel::Modal { .. });
+    if !several_passes {
+        return read_users(source, opts);
+    }
+    let mut reader = source.open()?;
+    let records = reader.by_ref().collect::<Result<Vec<_>, _>>()?;
+    let extra = reader.extra_columns();
+    let memory = LogSource::records(source.name(), source.header().clone(), &records, extra);
+    read_users(&memory, opts)
+}
+
+/// [`log_users`], each pass reading `source`.
+fn read_users<I: Records>(
     source: &LogSource<'_, I>,
     opts: &FeedbackOptions,
 ) -> Result<LogUsers, ReplayError> {
@@ -622,8 +642,18 @@ pub fn feedback<I: Records>(
     source: &LogSource<'_, I>,
     opts: &FeedbackOptions,
 ) -> Result<FeedbackSummary, ReplayError> {
-    let file = source.name();
-    let header = source.header();
+    let users = log_users(source, opts)?;
+    feedback_of(source.name(), source.header(), users, opts)
+}
+
+/// Replays the users `users` of the log named `file`, with header `header` (read as
+/// `opts` says: [`log_users`]), with feedback under `opts`.
+pub(crate) fn feedback_of(
+    file: &str,
+    header: &SwfHeader,
+    users: LogUsers,
+    opts: &FeedbackOptions,
+) -> Result<FeedbackSummary, ReplayError> {
     let run = &opts.run;
     let LogUsers {
         trace,
@@ -637,7 +667,7 @@ pub fn feedback<I: Records>(
         warnings,
         machine,
         records,
-    } = log_users(source, opts)?;
+    } = users;
     let log_figures = log_figures(&trace, procs);
     let trace_span = trace.span;
     let log_in_span = trace

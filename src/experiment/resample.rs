@@ -28,8 +28,7 @@ use crate::metrics::{
 use crate::registry::SchedulerSpec;
 use crate::sched::BuildContext;
 use crate::sim::Observer;
-use crate::swf::SwfHeader;
-use crate::swf::{LogSource, Records};
+use crate::swf::{LogSource, Records, SwfHeader};
 use crate::time::{Time, WEEK};
 use crate::users::PopulationSummary;
 use crate::users::pools::{PoolConfig, Pools};
@@ -168,8 +167,18 @@ impl Resampler {
         source: &LogSource<'_, I>,
         opts: &ResampleOptions,
     ) -> Result<Resampler, ReplayError> {
-        let file = source.name();
-        let header = source.header();
+        let users = log_users(source, &opts.users)?;
+        Resampler::of(source.name(), source.header(), users, opts)
+    }
+
+    /// The users `users` of the log named `file`, with header `header` (read as
+    /// `opts.users` says: [`log_users`]), in pools as `opts` says.
+    pub(crate) fn of(
+        file: &str,
+        header: &SwfHeader,
+        users: LogUsers,
+        opts: &ResampleOptions,
+    ) -> Result<Resampler, ReplayError> {
         let LogUsers {
             trace,
             procs,
@@ -178,7 +187,7 @@ impl Resampler {
             warnings,
             machine,
             ..
-        } = log_users(source, &opts.users)?;
+        } = users;
         user_cfg.open_loop = opts.open_loop;
         let log = log_figures(&trace, procs);
         let log_load = log_load(&trace);

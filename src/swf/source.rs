@@ -58,29 +58,41 @@ impl<'a> LogSource<'a, SwfReader<&'a [u8]>> {
     }
 }
 
-/// A log's records read into memory, handed out again in order.
-pub struct InMemory<'a>(std::slice::Iter<'a, Located>);
+/// A log's records read into memory, handed out again in order, with the extra columns
+/// the reading found.
+pub struct InMemory<'a> {
+    records: std::slice::Iter<'a, Located>,
+    extra: ExtraColumns,
+}
 
 impl Iterator for InMemory<'_> {
     type Item = Result<Located, SwfError>;
     fn next(&mut self) -> Option<Self::Item> {
-        self.0.next().copied().map(Ok)
+        self.records.next().copied().map(Ok)
     }
 }
 
 impl Records for InMemory<'_> {
-    /// Records in memory keep only the standard columns.
     fn extra_columns(&self) -> ExtraColumns {
-        ExtraColumns::default()
+        self.extra
     }
 }
 
 impl<'a> LogSource<'a, InMemory<'a>> {
     /// The log named `name` with header `header` whose records are `records`, in file
-    /// order (a Batsim workload read whole, for one).
-    pub fn records(name: &str, header: SwfHeader, records: &'a [Located]) -> Self {
+    /// order, with the extra columns `extra` (a Batsim workload read whole, or a log read
+    /// once for several passes).
+    pub fn records(
+        name: &str,
+        header: SwfHeader,
+        records: &'a [Located],
+        extra: ExtraColumns,
+    ) -> Self {
         LogSource::new(name.to_owned(), header, move || {
-            Ok(InMemory(records.iter()))
+            Ok(InMemory {
+                records: records.iter(),
+                extra,
+            })
         })
     }
 }

@@ -24,7 +24,7 @@ use std::sync::atomic::AtomicBool;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::feedback::{FeedbackOptions, LogFigures, feedback};
+use super::feedback::{FeedbackOptions, LogFigures, feedback_of, log_users};
 use super::metric::{Bin, MetricStats, Replication, stats_of};
 use super::replay::{ReplayError, ReplayOptions, log_jobs, site};
 use super::replicate::{RunHeader, in_parallel};
@@ -239,7 +239,9 @@ pub fn calibrate<I: Records>(
         out: None,
         ..opts.users.run.clone()
     };
-    let resampler = Resampler::new(source, opts)?;
+    // The log is read into users once, for the resampled rows and the feedback replay.
+    let users = log_users(source, &opts.users)?;
+    let resampler = Resampler::of(file, source.header(), users.clone(), opts)?;
     if let Some(w) = resampler.machine().warning(file) {
         return Err(ReplayError::Refused(format!(
             "{w}: a calibration compares the model with the log's own service, which no \
@@ -248,8 +250,10 @@ pub fn calibrate<I: Records>(
     }
     let procs = resampler.procs();
     let (replay, replay_load) = replay_figures(source, &resampler, opts)?;
-    let fed = feedback(
-        source,
+    let fed = feedback_of(
+        file,
+        source.header(),
+        users,
         &FeedbackOptions {
             // The whole log is measured.
             run: ReplayOptions {
