@@ -207,98 +207,128 @@ impl Metric {
     }
 }
 
+/// The `jobs_per_week` metric: jobs ended per week.
+pub const JOBS_PER_WEEK: Metric = Metric {
+    name: "jobs_per_week",
+    title: "Throughput",
+    quantity: "throughput",
+    meaning: "jobs ended per week",
+    unit: Unit::Fixed("jobs/week"),
+    from_zero: false,
+    read: |r| r.jobs_per_week,
+};
+
+/// The `proc_hours_per_week` metric: processor-hours of the jobs ended per week.
+pub const PROC_HOURS_PER_WEEK: Metric = Metric {
+    name: "proc_hours_per_week",
+    title: "Work done",
+    quantity: "work done",
+    meaning: "processor-hours of the jobs ended per week",
+    unit: Unit::Fixed("processor-hours/week"),
+    from_zero: false,
+    read: |r| r.proc_hours_per_week,
+};
+
+/// The `utilization` metric: share of the processors busy.
+pub const UTILIZATION: Metric = Metric {
+    name: "utilization",
+    title: "Utilization",
+    quantity: "utilization",
+    meaning: "share of the processors busy",
+    unit: Unit::Share,
+    from_zero: false,
+    read: |r| r.utilization,
+};
+
+/// The `mean_wait` metric: mean time from submission to start.
+pub const MEAN_WAIT: Metric = Metric {
+    name: "mean_wait",
+    title: "Mean wait",
+    quantity: "mean wait",
+    meaning: "mean time from submission to start",
+    unit: Unit::Seconds,
+    from_zero: true,
+    read: |r| r.mean_wait,
+};
+
+/// The `mean_response` metric: mean time from submission to end.
+pub const MEAN_RESPONSE: Metric = Metric {
+    name: "mean_response",
+    title: "Mean response time",
+    quantity: "mean response time",
+    meaning: "mean time from submission to end",
+    unit: Unit::Seconds,
+    from_zero: true,
+    read: |r| r.mean_response,
+};
+
+/// The `mean_bsld` metric: mean of (wait + runtime) / max(runtime, threshold), at least 1.
+pub const MEAN_BSLD: Metric = Metric {
+    name: "mean_bsld",
+    title: "Mean bounded slowdown",
+    quantity: "mean bounded slowdown",
+    meaning: "mean of (wait + runtime) / max(runtime, threshold), at least 1",
+    unit: Unit::Fixed("ratio"),
+    from_zero: false,
+    read: |r| r.mean_bsld,
+};
+
+/// The `sessions` metric: users' working sessions in the run.
+pub const SESSIONS: Metric = Metric {
+    name: "sessions",
+    title: "Sessions",
+    quantity: "sessions",
+    meaning: "users' working sessions in the run",
+    unit: Unit::Fixed("sessions"),
+    from_zero: false,
+    read: |r| r.sessions as f64,
+};
+
+/// The `jobs_per_session` metric: mean jobs submitted in a session.
+pub const JOBS_PER_SESSION: Metric = Metric {
+    name: "jobs_per_session",
+    title: "Jobs per session",
+    quantity: "jobs per session",
+    meaning: "mean jobs submitted in a session",
+    unit: Unit::Fixed("jobs"),
+    from_zero: false,
+    read: |r| r.jobs_per_session,
+};
+
+/// The `session_hours` metric: mean length of a user's working session.
+pub const SESSION_HOURS: Metric = Metric {
+    name: "session_hours",
+    title: "Mean session length",
+    quantity: "mean session length",
+    meaning: "mean length of a user's working session",
+    unit: Unit::Fixed("h"),
+    from_zero: false,
+    read: |r| r.session_hours,
+};
+
+/// The `frustrated` metric: users who left for good after long waits.
+pub const FRUSTRATED: Metric = Metric {
+    name: "frustrated",
+    title: "Frustrated users",
+    quantity: "frustrated users",
+    meaning: "users who left for good after long waits",
+    unit: Unit::Fixed("users"),
+    from_zero: true,
+    read: |r| r.frustrated as f64,
+};
+
 /// Every metric summarized over replications, in the order of summaries and CSV files.
 pub const METRICS: [Metric; 10] = [
-    Metric {
-        name: "jobs_per_week",
-        title: "Throughput",
-        quantity: "throughput",
-        meaning: "jobs ended per week",
-        unit: Unit::Fixed("jobs/week"),
-        from_zero: false,
-        read: |r| r.jobs_per_week,
-    },
-    Metric {
-        name: "proc_hours_per_week",
-        title: "Work done",
-        quantity: "work done",
-        meaning: "processor-hours of the jobs ended per week",
-        unit: Unit::Fixed("processor-hours/week"),
-        from_zero: false,
-        read: |r| r.proc_hours_per_week,
-    },
-    Metric {
-        name: "utilization",
-        title: "Utilization",
-        quantity: "utilization",
-        meaning: "share of the processors busy",
-        unit: Unit::Share,
-        from_zero: false,
-        read: |r| r.utilization,
-    },
-    Metric {
-        name: "mean_wait",
-        title: "Mean wait",
-        quantity: "mean wait",
-        meaning: "mean time from submission to start",
-        unit: Unit::Seconds,
-        from_zero: true,
-        read: |r| r.mean_wait,
-    },
-    Metric {
-        name: "mean_response",
-        title: "Mean response time",
-        quantity: "mean response time",
-        meaning: "mean time from submission to end",
-        unit: Unit::Seconds,
-        from_zero: true,
-        read: |r| r.mean_response,
-    },
-    Metric {
-        name: "mean_bsld",
-        title: "Mean bounded slowdown",
-        quantity: "mean bounded slowdown",
-        meaning: "mean of (wait + runtime) / max(runtime, threshold), at least 1",
-        unit: Unit::Fixed("ratio"),
-        from_zero: false,
-        read: |r| r.mean_bsld,
-    },
-    Metric {
-        name: "sessions",
-        title: "Sessions",
-        quantity: "sessions",
-        meaning: "users' working sessions in the run",
-        unit: Unit::Fixed("sessions"),
-        from_zero: false,
-        read: |r| r.sessions as f64,
-    },
-    Metric {
-        name: "jobs_per_session",
-        title: "Jobs per session",
-        quantity: "jobs per session",
-        meaning: "mean jobs submitted in a session",
-        unit: Unit::Fixed("jobs"),
-        from_zero: false,
-        read: |r| r.jobs_per_session,
-    },
-    Metric {
-        name: "session_hours",
-        title: "Mean session length",
-        quantity: "mean session length",
-        meaning: "mean length of a user's working session",
-        unit: Unit::Fixed("h"),
-        from_zero: false,
-        read: |r| r.session_hours,
-    },
-    Metric {
-        name: "frustrated",
-        title: "Frustrated users",
-        quantity: "frustrated users",
-        meaning: "users who left for good after long waits",
-        unit: Unit::Fixed("users"),
-        from_zero: true,
-        read: |r| r.frustrated as f64,
-    },
+    JOBS_PER_WEEK,
+    PROC_HOURS_PER_WEEK,
+    UTILIZATION,
+    MEAN_WAIT,
+    MEAN_RESPONSE,
+    MEAN_BSLD,
+    SESSIONS,
+    JOBS_PER_SESSION,
+    SESSION_HOURS,
+    FRUSTRATED,
 ];
 
 /// The metric named `name`.

@@ -31,7 +31,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::metric::{Metric, MetricStats, Scale, metric};
+use super::metric::{
+    JOBS_PER_SESSION, JOBS_PER_WEEK, MEAN_RESPONSE, MEAN_WAIT, Metric, MetricStats,
+    PROC_HOURS_PER_WEEK, SESSION_HOURS, Scale, UTILIZATION, metric,
+};
 use super::output::write_atomic;
 use super::results::{self, RunPlan, RunRecord};
 use super::study::CapacityResult;
@@ -243,19 +246,19 @@ impl Focus {
 // What is measured, and in which unit: the metrics of [`super::metric::METRICS`].
 
 /// The measures plotted against the swept axis and shown in the table, in order.
-const MEASURES: [&str; 7] = [
-    "jobs_per_week",
-    "proc_hours_per_week",
-    "utilization",
-    "mean_wait",
-    "mean_response",
-    "session_hours",
-    "jobs_per_session",
+const MEASURES: [&Metric; 7] = [
+    &JOBS_PER_WEEK,
+    &PROC_HOURS_PER_WEEK,
+    &UTILIZATION,
+    &MEAN_WAIT,
+    &MEAN_RESPONSE,
+    &SESSION_HOURS,
+    &JOBS_PER_SESSION,
 ];
 
 /// The metrics of [`MEASURES`].
 fn measures() -> impl Iterator<Item = &'static Metric> {
-    MEASURES.iter().map(|n| metric(n).expect("a listed metric"))
+    MEASURES.into_iter()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -653,7 +656,7 @@ fn class_figure(exp: &Experiment, focus: &Focus) -> Result<Option<Figure>, Strin
         .iter()
         .flat_map(|&p| classes.iter().flat_map(move |(id, _)| responses(p, id)))
         .fold(0.0, f64::max);
-    let scale = metric("mean_response").expect("a metric").scale(longest);
+    let scale = MEAN_RESPONSE.scale(longest);
     let series: Vec<BarSeries> = focus
         .points
         .iter()
@@ -714,9 +717,7 @@ fn class_figure(exp: &Experiment, focus: &Focus) -> Result<Option<Figure>, Strin
 fn histogram_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, String> {
     let schedulers = exp.schedulers();
     let mut figures = Vec::new();
-    for measure in
-        ["jobs_per_week", "proc_hours_per_week", "mean_wait"].map(|n| metric(n).expect("a metric"))
-    {
+    for measure in [&JOBS_PER_WEEK, &PROC_HOURS_PER_WEEK, &MEAN_WAIT] {
         let scale = exp.scale(measure);
         for &p in &focus.points {
             let Some(stats) = exp.stats(p, measure, scale) else {
@@ -1109,26 +1110,25 @@ impl PairedFigure {
 /// it in (the class responses in that of the mean response).
 fn paired_figures(exp: &Experiment) -> Vec<PairedFigure> {
     let mut out: Vec<PairedFigure> = [
-        "jobs_per_week",
-        "proc_hours_per_week",
-        "utilization",
-        "mean_wait",
-        "jobs_per_session",
+        &JOBS_PER_WEEK,
+        &PROC_HOURS_PER_WEEK,
+        &UTILIZATION,
+        &MEAN_WAIT,
+        &JOBS_PER_SESSION,
     ]
     .into_iter()
-    .map(|name| {
-        let m = metric(name).expect("a metric");
+    .map(|m| {
         let scale = exp.scale(m);
         let read = m.read;
         PairedFigure {
-            key: name.into(),
+            key: m.name.into(),
             quantity: m.quantity.into(),
             unit: scale.unit,
             read: Box::new(move |r| read(&r.figures) * scale.factor),
         }
     })
     .collect();
-    let response = exp.scale(metric("mean_response").expect("a metric"));
+    let response = exp.scale(&MEAN_RESPONSE);
     for (class, what) in [("short", "runtime <= 1 min"), ("long", "runtime > 10 min")] {
         out.push(PairedFigure {
             key: format!("response_{class}"),

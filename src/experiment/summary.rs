@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::metric::{MetricStats, ReplicationsCsv, metric, stats_of};
+use super::metric::{
+    JOBS_PER_SESSION, JOBS_PER_WEEK, MEAN_WAIT, Metric, MetricStats, PROC_HOURS_PER_WEEK,
+    ReplicationsCsv, SESSION_HOURS, UTILIZATION, metric, stats_of,
+};
 use super::output::write_durable;
 use super::results::{Point, RunPlan, read_plan, read_run, run_path, write_plan};
 
@@ -177,20 +180,20 @@ pub fn summarize(dir: &Path) -> Result<Summary, String> {
 }
 
 /// The metrics of the terminal table, in order.
-const TABLE: [&str; 6] = [
-    "jobs_per_week",
-    "proc_hours_per_week",
-    "utilization",
-    "mean_wait",
-    "jobs_per_session",
-    "session_hours",
+const TABLE: [&Metric; 6] = [
+    &JOBS_PER_WEEK,
+    &PROC_HOURS_PER_WEEK,
+    &UTILIZATION,
+    &MEAN_WAIT,
+    &JOBS_PER_SESSION,
+    &SESSION_HOURS,
 ];
 
 /// The terminal table of an experiment: each point's means over its replications ±
 /// the half-width of their 95% confidence interval, then where each scheduler
 /// saturates along a population sweep.
 pub fn render_summary(s: &Summary) -> String {
-    let metrics: Vec<_> = TABLE.iter().map(|n| metric(n).expect("listed")).collect();
+    let metrics = TABLE;
     let scales: Vec<_> = metrics
         .iter()
         .map(|m| {
