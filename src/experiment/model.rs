@@ -529,7 +529,9 @@ pub fn run_model(
     done: &(dyn Fn() + Sync),
 ) -> Result<ModelSummary, ReplayError> {
     let (site_params, calibration) = calibration(files, opts)?;
-    let replications = in_parallel(opts.replications, stop, done, |r| replicate(files, opts, r))?;
+    let replications = in_parallel(0..opts.replications, stop, done, |r| {
+        replicate(files, opts, r)
+    })?;
     let run = &opts.run;
     let header = RunHeader::new(site_params.procs, run, opts.replications);
     let source = ModelSource {

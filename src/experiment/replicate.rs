@@ -90,24 +90,30 @@ pub struct Replicated<S, R = Replication> {
     pub stats: Vec<MetricStats>,
 }
 
-/// Runs `run(r)` for replications `0..n` on the current rayon pool; `done` is called as
-/// each finishes; no new one starts once `stop` is set. Returns the finished ones in
-/// order, so results do not depend on the thread count.
-pub fn in_parallel<T: Send>(
-    n: u32,
+/// Runs `run(item)` for each of `items` (replications `0..n`, an experiment's runs) on
+/// the current rayon pool: every parallel run of sitesim goes through here. `done` is
+/// called as each finishes; no new one starts once `stop` is set. Returns the finished
+/// ones in order, or the first error in order, so results do not depend on the thread
+/// count.
+pub fn in_parallel<I, T: Send, E: Send>(
+    items: I,
     stop: &AtomicBool,
     done: &(dyn Fn() + Sync),
-    run: impl Fn(u32) -> Result<T, ReplayError> + Sync,
-) -> Result<Vec<T>, ReplayError> {
-    let results: Vec<Option<Result<T, ReplayError>>> = (0..n)
+    run: impl Fn(I::Item) -> Result<T, E> + Sync,
+) -> Result<Vec<T>, E>
+where
+    I: IntoParallelIterator,
+    I::Iter: IndexedParallelIterator,
+{
+    let results: Vec<Option<Result<T, E>>> = items
         .into_par_iter()
-        .map(|r| {
+        .map(|item| {
             if stop.load(Ordering::Relaxed) {
                 return None;
             }
-            let rep = run(r);
+            let result = run(item);
             done();
-            Some(rep)
+            Some(result)
         })
         .collect();
     results.into_iter().flatten().collect()

@@ -366,7 +366,7 @@ impl Resampler {
         stop: &AtomicBool,
         done: &(dyn Fn() + Sync),
     ) -> Result<Vec<Replication>, ReplayError> {
-        in_parallel(n, stop, done, |r| {
+        in_parallel(0..n, stop, done, |r| {
             self.replicate(opts, policy, population, r)
         })
     }

@@ -14,9 +14,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::metric::{MetricStats, Replication, Scale, metric};
@@ -37,7 +36,7 @@ use crate::metrics::{ClassSummary, CycleSummary};
 use crate::registry::{SchedulerSpec, is_unknown_parameter};
 use std::time::Instant;
 
-use super::replicate::with_threads;
+use super::replicate::{in_parallel, with_threads};
 use super::summary::render_summary;
 use super::terminal::{progress, report_elapsed, spinner, stop_flag};
 
@@ -561,28 +560,14 @@ impl Study {
                 }
             }
         }
-        let results: Vec<Option<Result<(), String>>> = todo
-            .par_iter()
-            .map(|&(p, r)| {
-                if stop.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let v = &self.variants[p];
-                let result = self
-                    .replicate(v, r)
-                    .map_err(|e| format!("{} replication {r}: {e}", v.point.label))
-                    .and_then(|rec| write_run(dir, &rec));
-                done();
-                Some(result)
-            })
-            .collect();
-        for r in results {
-            match r {
-                Some(Ok(())) => progress.done += 1,
-                Some(Err(e)) => return Err(e),
-                None => progress.interrupted = true,
-            }
-        }
+        let finished = in_parallel(&todo, stop, done, |&(p, r)| {
+            let v = &self.variants[p];
+            self.replicate(v, r)
+                .map_err(|e| format!("{} replication {r}: {e}", v.point.label))
+                .and_then(|rec| write_run(dir, &rec))
+        })?;
+        progress.done += finished.len() as u64;
+        progress.interrupted = finished.len() < todo.len();
         Ok(progress)
     }
 

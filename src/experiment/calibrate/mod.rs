@@ -306,7 +306,7 @@ pub fn calibrate<I: Records>(
     let mut rows = Vec::new();
     let mut runs = Vec::new();
     for (label, r, o, policy, feedback) in plan {
-        let reps: Vec<ResampleRun> = in_parallel(opts.replications, stop, done, |i| {
+        let reps: Vec<ResampleRun> = in_parallel(0..opts.replications, stop, done, |i| {
             r.replicate_in_detail(o, policy, &o.population, i)
         })?;
         rows.push(row(label, policy, feedback, &reps, &log));
