@@ -21,9 +21,9 @@
 //! The report reads what is there: missing runs (an unfinished experiment) are counted and
 //! listed, and a point without runs is left out of the plots. Statistics over
 //! replications are [`MetricStats`] (mean, 95% confidence interval by Student's t). The
-//! same results give byte-identical files. The plots are drawn by [`crate::report::plot`]; the
-//! page is the template `templates/report.html` laid out from a `Page` this module
-//! computes (see `experiment::html`).
+//! same results give byte-identical files. The plots are drawn by
+//! [`crate::report::plot`]; the page is the template `templates/report.html` laid out
+//! from a `Page` this module computes (see `crate::report::html`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
