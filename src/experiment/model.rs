@@ -129,15 +129,18 @@ impl ModelFiles {
             return Ok(());
         }
         let site = self.talby.site(opts.params)?;
-        calibrate(
-            &self.talby,
-            &self.jobs,
-            &site,
-            &site.targets(),
-            site.procs,
-            opts.length,
-        )
-        .map(|_| ())
+        self.fit(&site, &site.targets(), opts.length).map(|_| ())
+    }
+
+    /// The calibration that makes the workload `site`'s plan generates over `length`
+    /// meet `target` in expectation ([`calibrate`]).
+    fn fit(
+        &self,
+        site: &SiteParams,
+        target: &Expected,
+        length: Time,
+    ) -> Result<Calibration, String> {
+        calibrate(&self.talby, &self.jobs, site, target, site.procs, length)
     }
 
     /// The calibration of the site of `opts` ([`ModelOptions::calibrate`]), computed
@@ -161,14 +164,7 @@ impl ModelFiles {
         let site = self.talby.site(opts.params)?;
         let c = match opts.calibrate {
             Calibrate::Off => Calibration::NONE,
-            Calibrate::Generated => calibrate(
-                &self.talby,
-                &self.jobs,
-                &site,
-                &site.targets(),
-                site.procs,
-                opts.length,
-            )?,
+            Calibrate::Generated => self.fit(&site, &site.targets(), opts.length)?,
             Calibrate::Submitted => self.closed_loop(opts, &site)?,
         };
         let mut cache = self.calibrations.lock().expect("not poisoned");
@@ -187,16 +183,7 @@ impl ModelFiles {
     /// rise (more work makes users give up more of it, and the plan keep fewer long
     /// sessions), [`ROUNDS`] times.
     fn closed_loop(&self, opts: &ModelOptions, site: &SiteParams) -> Result<Calibration, String> {
-        let fit = |target: &Expected| {
-            calibrate(
-                &self.talby,
-                &self.jobs,
-                site,
-                target,
-                site.procs,
-                opts.length,
-            )
-        };
+        let fit = |target: &Expected| self.fit(site, target, opts.length);
         let goal = site.targets();
         let mut c = fit(&goal)?;
         let mut ratios = Expected::each(&goal, &goal, |_, _| 1.0);

@@ -211,19 +211,11 @@ mod tests {
             wait,
             run,
             alloc_procs: size,
-            avg_cpu: -1.0,
-            used_mem: -1.0,
             req_procs: size,
             req_time: run,
-            req_mem: -1.0,
             status: 1,
             user: 1,
-            group: -1,
-            app: -1,
-            queue: -1,
-            partition: -1,
-            preceding: -1,
-            think: -1,
+            ..SwfRecord::UNKNOWN
         }
     }
 
