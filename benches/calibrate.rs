@@ -12,11 +12,11 @@ use std::hint::black_box;
 use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use sitesim::experiment::calibrate::calibrate;
-use sitesim::experiment::feedback::{ContinuationSource, FeedbackOptions};
-use sitesim::experiment::replay::ReplayOptions;
-use sitesim::experiment::replicate::with_threads;
-use sitesim::experiment::resample::{ResampleOptions, Resampler};
+use sitesim::commands::calibrate::calibrate;
+use sitesim::commands::feedback::{ContinuationSource, FeedbackOptions};
+use sitesim::commands::replay::ReplayOptions;
+use sitesim::commands::resample::{ResampleOptions, Resampler};
+use sitesim::results::replicate::with_threads;
 use sitesim::swf::LogSource;
 use sitesim::time::WEEK;
 use sitesim::users::pools::PoolConfig;

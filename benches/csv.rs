@@ -12,7 +12,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde::{Serialize, Serializer};
-use sitesim::experiment::replay::{ReplayOptions, replay};
+use sitesim::commands::replay::{ReplayOptions, replay};
 use sitesim::job::JobOutcome;
 use sitesim::localtime::SiteClock;
 use sitesim::metrics::{Bsld, CSV_HEADER, PerJobWriter};

@@ -14,7 +14,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use lean::{Lean, jobs_of};
-use sitesim::experiment::replay::{ReplayOptions, replay};
+use sitesim::commands::replay::{ReplayOptions, replay};
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
 use sitesim::swf::{Located, LogSource, SwfReader};

@@ -10,8 +10,8 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use sitesim::experiment::model::{ModelFiles, ModelOptions, replicate};
-use sitesim::experiment::replay::ReplayOptions;
+use sitesim::commands::model::{ModelFiles, ModelOptions, replicate};
+use sitesim::commands::replay::ReplayOptions;
 use sitesim::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel,
 };

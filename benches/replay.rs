@@ -7,8 +7,8 @@ mod common;
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use sitesim::experiment::feedback::{FeedbackOptions, feedback};
-use sitesim::experiment::replay::{ReplayOptions, replay};
+use sitesim::commands::feedback::{FeedbackOptions, feedback};
+use sitesim::commands::replay::{ReplayOptions, replay};
 use sitesim::sched::Policy;
 use sitesim::swf::{Located, LogSource, SwfReader, SwfWriter};
 use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};

@@ -22,13 +22,13 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use sitesim::experiment::feedback::{
+use sitesim::commands::feedback::{
     ContinuationSource, FeedbackOptions, FeedbackSummary, feedback,
 };
-use sitesim::experiment::metric::{MetricStats, Replication};
-use sitesim::experiment::replay::ReplayOptions;
-use sitesim::experiment::replicate::with_threads;
-use sitesim::experiment::resample::{ResampleOptions, Resampler};
+use sitesim::results::metric::{MetricStats, Replication};
+use sitesim::commands::replay::ReplayOptions;
+use sitesim::results::replicate::with_threads;
+use sitesim::commands::resample::{ResampleOptions, Resampler};
 use sitesim::registry::SchedulerSpec;
 use sitesim::swf::LogSource;
 use sitesim::time::{DAY, HOUR, WEEK};

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::error::Error;
 use std::path::Path;
 
-use sitesim::experiment::metric::MetricStats;
+use sitesim::results::metric::MetricStats;
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 

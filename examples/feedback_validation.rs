@@ -10,12 +10,12 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
-use sitesim::experiment::feedback::{
+use sitesim::commands::feedback::{
     ContinuationSource, FeedbackOptions, FeedbackSummary, feedback,
 };
-use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, machine_size, replay};
+use sitesim::commands::replay::{ReplayOptions, ReplaySummary, machine_size, replay};
 use sitesim::metrics::Week;
-use sitesim::report::plot::{LineChart, Series, XTicks, write_line_chart};
+use sitesim::plot::chart::{LineChart, Series, XTicks, write_line_chart};
 use sitesim::sched::Policy;
 use sitesim::swf::{LogSource, SwfReader};
 use sitesim::time::{DAY, HOUR, WEEK};

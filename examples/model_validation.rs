@@ -21,14 +21,14 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use sitesim::experiment::feedback::UnknownWaits;
-use sitesim::experiment::fit::read_log;
-use sitesim::experiment::metric::MetricStats;
-use sitesim::experiment::model::{
+use sitesim::commands::feedback::UnknownWaits;
+use sitesim::commands::fit::read_log;
+use sitesim::results::metric::MetricStats;
+use sitesim::commands::model::{
     ModelFiles, ModelOptions, ModelReplication, ModelSummary, run_model,
 };
-use sitesim::experiment::replay::ReplayOptions;
-use sitesim::experiment::replicate::replication_seed;
+use sitesim::commands::replay::ReplayOptions;
+use sitesim::results::replicate::replication_seed;
 use sitesim::localtime::{LocalTime, SiteClock, WEEKDAYS};
 use sitesim::model::fit::{DAYTIME_END, DAYTIME_START, FitLog, classify};
 use sitesim::model::plan::PlanConfig;
@@ -37,7 +37,7 @@ use sitesim::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, RuntimeScale,
     SessionClass, SitePlan, TalbyModel, UserClass, WorkloadFigures, calibrate,
 };
-use sitesim::report::plot::{LineChart, Series, XTicks, write_line_chart};
+use sitesim::plot::chart::{LineChart, Series, XTicks, write_line_chart};
 use sitesim::sched::Policy;
 use sitesim::time::{Time, WEEK};
 use sitesim::users::{Behaviour, ContinuationCurve, KTH_CONTINUATION, TooManyUsers};

@@ -9,7 +9,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use sitesim::report::plot::{
+use sitesim::plot::chart::{
     Histogram, LineChart, Series, XTicks, write_histogram, write_line_chart,
 };
 

@@ -18,6 +18,7 @@
 
 pub mod adaptive;
 pub mod cli;
+pub mod commands;
 pub mod engine;
 pub mod experiment;
 pub mod job;
@@ -25,9 +26,11 @@ pub mod localtime;
 pub mod metrics;
 pub mod model;
 pub mod model_files;
+pub mod plot;
 pub mod predict;
 pub mod registry;
 pub mod report;
+pub mod results;
 pub mod sched;
 pub mod seed;
 pub mod session;

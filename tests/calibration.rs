@@ -11,14 +11,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use common::shared_log;
-use sitesim::experiment::calibrate::calibrate;
-use sitesim::experiment::feedback::{
+use sitesim::commands::calibrate::calibrate;
+use sitesim::commands::feedback::{
     ContinuationSource, FeedbackOptions, FeedbackSummary, UnknownWaits, feedback,
 };
-use sitesim::experiment::metric::{MetricStats, Replication};
-use sitesim::experiment::replay::{ReplayError, ReplayOptions};
-use sitesim::experiment::replicate::with_threads;
-use sitesim::experiment::resample::{ResampleOptions, Resampler};
+use sitesim::commands::replay::ReplayOptions;
+use sitesim::commands::resample::{ResampleOptions, Resampler};
+use sitesim::results::RunError;
+use sitesim::results::metric::{MetricStats, Replication};
+use sitesim::results::replicate::with_threads;
 use sitesim::swf::{LogSource, SwfReader};
 use sitesim::time::WEEK;
 use sitesim::users::pools::PoolConfig;
@@ -43,7 +44,7 @@ fn feedback_under(
     log: &Path,
     policy: &str,
     unknown_waits: UnknownWaits,
-) -> Result<FeedbackSummary, ReplayError> {
+) -> Result<FeedbackSummary, RunError> {
     feedback_with(log, policy, unknown_waits, ContinuationSource::Fit)
 }
 
@@ -52,7 +53,7 @@ fn feedback_with(
     policy: &str,
     unknown_waits: UnknownWaits,
     continuation: ContinuationSource,
-) -> Result<FeedbackSummary, ReplayError> {
+) -> Result<FeedbackSummary, RunError> {
     let opts = FeedbackOptions {
         run: ReplayOptions {
             policy: policy.parse().unwrap(),

@@ -23,7 +23,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use common::shared_log;
-use sitesim::experiment::replay::machine_size;
+use sitesim::commands::replay::machine_size;
 use sitesim::job::{JobOutcome, JobRequest, OverrunPolicy};
 use sitesim::localtime::SiteClock;
 use sitesim::predict::{PredictorDefaults, PredictorSpec};

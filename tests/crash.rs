@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use sitesim::experiment::results::RunRecord;
+use sitesim::results::runs::RunRecord;
 
 /// A model site of 128 processors for 3 weeks, two schedulers × 24 replications: 48
 /// runs of a few tens of milliseconds each in a debug build. The site is fitted to what

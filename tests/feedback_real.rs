@@ -7,10 +7,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{Collect, shared_log, users_of};
-use sitesim::experiment::feedback::{
-    ContinuationSource, FeedbackOptions, FeedbackSummary, feedback,
-};
-use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, replay};
+use sitesim::commands::feedback::{ContinuationSource, FeedbackOptions, FeedbackSummary, feedback};
+use sitesim::commands::replay::{ReplayOptions, ReplaySummary, replay};
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
 use sitesim::sim::{Simulation, SiteConfig};

@@ -4,7 +4,7 @@
 mod common;
 
 use common::job;
-use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, replay};
+use sitesim::commands::replay::{ReplayOptions, ReplaySummary, replay};
 use sitesim::metrics::{Bsld, BsldForm};
 use sitesim::sched::Policy;
 use sitesim::swf::LogSource;

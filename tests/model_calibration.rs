@@ -15,16 +15,16 @@ use std::sync::atomic::AtomicBool;
 
 use rayon::prelude::*;
 
-use sitesim::experiment::metric::MetricStats;
-use sitesim::experiment::model::{ModelFiles, ModelOptions, ModelReplication, run_model};
-use sitesim::experiment::replay::ReplayOptions;
-use sitesim::experiment::replicate::replication_seed;
+use sitesim::commands::model::{ModelFiles, ModelOptions, ModelReplication, run_model};
+use sitesim::commands::replay::ReplayOptions;
 use sitesim::model::plan::PlanConfig;
 use sitesim::model::tally::generated;
 use sitesim::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, SitePlan, TalbyModel,
     WorkloadFigures, calibrate,
 };
+use sitesim::results::metric::MetricStats;
+use sitesim::results::replicate::replication_seed;
 use sitesim::sched::Policy;
 use sitesim::time::{Time, WEEK};
 use sitesim::users::{Behaviour, ContinuationCurve, KTH_CONTINUATION};

@@ -7,9 +7,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use sitesim::experiment::model::{ModelFiles, ModelOptions, replicate, run_model};
-use sitesim::experiment::replay::ReplayOptions;
-use sitesim::experiment::replicate::with_threads;
+use sitesim::commands::model::{ModelFiles, ModelOptions, replicate, run_model};
+use sitesim::commands::replay::ReplayOptions;
 use sitesim::experiment::run::RunSummary;
 use sitesim::experiment::scenario::{DEFAULT_SCENARIO, Scenario};
 use sitesim::model::dist::Quantiles;
@@ -18,6 +17,7 @@ use sitesim::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel,
 };
 use sitesim::model::{PerSessionClass, SessionClass};
+use sitesim::results::replicate::with_threads;
 use sitesim::sched::Policy;
 use sitesim::time::{DAY, HOUR, WEEK};
 use sitesim::users::{Behaviour, ContinuationCurve, Patience};
@@ -198,7 +198,7 @@ fn a_slower_machine_stretches_sessions() {
     // 100 processors, and every job needs one: still enough, but the same users and
     // sessions under a machine with fewer processors than concurrent jobs would wait.
     let small = replicate(&jobs, &options(100, 4), 0).unwrap();
-    let mean = |r: &sitesim::experiment::model::ModelReplication| {
+    let mean = |r: &sitesim::commands::model::ModelReplication| {
         r.sessions
             .iter()
             .map(|s| (s.end - s.start) as f64)
@@ -316,7 +316,7 @@ fn the_daily_cycle_can_be_switched_off() {
     let flat = replicate(&f, &opts, 0).unwrap();
     // The same users and numbers of sessions, at other hours (classes may differ a
     // little: the chain follows the sessions in time order).
-    let total = |r: &sitesim::experiment::model::ModelReplication| -> u64 {
+    let total = |r: &sitesim::commands::model::ModelReplication| -> u64 {
         r.users.plan.sessions_by_class.iter().sum()
     };
     assert_eq!(total(&cycle), total(&flat));
@@ -324,7 +324,7 @@ fn the_daily_cycle_can_be_switched_off() {
         cycle.users.plan.users_by_class,
         flat.users.plan.users_by_class
     );
-    let night = |r: &sitesim::experiment::model::ModelReplication| {
+    let night = |r: &sitesim::commands::model::ModelReplication| {
         r.cycles.by_hour[..6]
             .iter()
             .map(|p| p.arrivals)
@@ -373,7 +373,7 @@ fn the_default_scenario_is_a_model_site() {
     ] {
         assert!(s.source.workload.iter().any(|w| w.metric == m), "{m}");
     }
-    let text = sitesim::experiment::model::render_model(&s);
+    let text = sitesim::commands::model::render_model(&s);
     assert!(
         text.contains("46.0 jobs/day, median CPU work 539 s, load 0.699"),
         "{text}"
@@ -478,7 +478,7 @@ fn a_resample_scenario_runs() {
 }
 
 /// Jobs per opened session of a model-site run.
-fn jobs_per_opened_session(r: &sitesim::experiment::model::ModelReplication) -> f64 {
+fn jobs_per_opened_session(r: &sitesim::commands::model::ModelReplication) -> f64 {
     let jobs: u64 = r.users.jobs_by_class.iter().sum();
     let sessions: u64 = r.users.sessions_by_class.iter().sum();
     jobs as f64 / sessions as f64

@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::shared_log;
-use sitesim::experiment::replay::{ReplayOptions, ReplaySummary, replay};
+use sitesim::commands::replay::{ReplayOptions, ReplaySummary, replay};
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
 use sitesim::swf::{LogSource, SwfReader, SwfWriter};

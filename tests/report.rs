@@ -4,12 +4,12 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use sitesim::experiment::metric::Replication;
-use sitesim::experiment::report::write_report;
-use sitesim::experiment::results::{
+use sitesim::experiment::study::{CapacityAnswer, CapacityResult, Probe};
+use sitesim::report::write_report;
+use sitesim::results::metric::Replication;
+use sitesim::results::runs::{
     ClassFigures, HourFigures, Point, RunPlan, RunRecord, run_path, write_plan, write_run,
 };
-use sitesim::experiment::study::{CapacityAnswer, CapacityResult, Probe};
 
 const SCHEDULERS: [&str; 2] = ["EASY", "FCFS"];
 const XS: [f64; 3] = [1.0, 2.0, 4.0];

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use common::{Collect, shared_log};
-use sitesim::experiment::feedback::FeedbackOptions;
-use sitesim::experiment::replay::ReplayOptions;
-use sitesim::experiment::replicate::with_threads;
-use sitesim::experiment::resample::{ResampleOptions, Resampler};
+use sitesim::commands::feedback::FeedbackOptions;
+use sitesim::commands::replay::ReplayOptions;
+use sitesim::commands::resample::{ResampleOptions, Resampler};
 use sitesim::job::{JobOutcome, OverrunPolicy};
+use sitesim::results::replicate::with_threads;
 use sitesim::sched::Policy;
 use sitesim::sim::{Simulation, SiteConfig};
 use sitesim::swf::{LogSource, SwfReader};

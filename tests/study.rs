@@ -7,10 +7,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use sitesim::experiment::results::{read_plan, read_run, run_path};
 use sitesim::experiment::scenario::Scenario;
 use sitesim::experiment::study::{CapacityResult, Shard, Study};
-use sitesim::experiment::summary::merge;
+use sitesim::results::runs::{read_plan, read_run, run_path};
+use sitesim::results::summary::merge;
 
 /// A short model-based experiment: 3 weeks, 2 replications.
 fn scenario(experiment: &str) -> String {
@@ -257,7 +257,7 @@ fn a_plan_whose_point_leaves_the_results_directory_is_refused() {
         let e = merge(&merged, std::slice::from_ref(&whole)).unwrap_err();
         assert!(e.contains(why), "{e}");
         assert!(!merged.exists(), "nothing is written for a refused plan");
-        let e = sitesim::experiment::report::write_report(&whole).unwrap_err();
+        let e = sitesim::report::write_report(&whole).unwrap_err();
         assert!(e.contains(why), "{e}");
     }
     std::fs::write(&plan_file, &good).unwrap();

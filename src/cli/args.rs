@@ -9,11 +9,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Command, FromArgMatches};
 
-use crate::experiment::analyze::AnalyzeOptions;
-use crate::experiment::estimates::EstimatesInput;
-use crate::experiment::feedback::{ContinuationSource, FeedbackOptions, UnknownWaits};
-use crate::experiment::replay::ReplayOptions;
-use crate::experiment::resample::ResampleOptions;
+use crate::commands::analyze::AnalyzeOptions;
+use crate::commands::estimates::EstimatesInput;
+use crate::commands::feedback::{ContinuationSource, FeedbackOptions, UnknownWaits};
+use crate::commands::replay::ReplayOptions;
+use crate::commands::resample::ResampleOptions;
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::predict::PredictorSpec;

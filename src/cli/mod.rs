@@ -16,22 +16,22 @@ use crate::cli::args::{
     AnalyzeArgs, EstimatesArgs, FeedbackArgs, FitArgs, GenerateArgs, PopulationArgs,
     RESAMPLE_REPLICATIONS, ReplayArgs, ResampleArgs, non_negative_factor,
 };
-use crate::experiment::analyze::analyze_command;
-use crate::experiment::calibrate::calibrate_command;
-use crate::experiment::estimates::estimates_command;
-use crate::experiment::export::{ExportOptions, export_command};
-use crate::experiment::feedback::feedback_command;
-use crate::experiment::fit::fit_command;
-use crate::experiment::generate::generate_command;
-use crate::experiment::replay::replay_command;
-use crate::experiment::report::report_command;
-use crate::experiment::resample::{ResampleOptions, resample_command};
+use crate::commands::analyze::analyze_command;
+use crate::commands::calibrate::calibrate_command;
+use crate::commands::estimates::estimates_command;
+use crate::commands::export::{ExportOptions, export_command};
+use crate::commands::feedback::feedback_command;
+use crate::commands::fit::fit_command;
+use crate::commands::generate::generate_command;
+use crate::commands::replay::replay_command;
+use crate::commands::resample::{ResampleOptions, resample_command};
 use crate::experiment::run::run_command;
 use crate::experiment::scenario::Scenario;
 use crate::experiment::study::{Shard, sweep_command};
-use crate::experiment::summary::merge_command;
-use crate::experiment::terminal::Failure;
 use crate::registry::SchedulerSpec;
+use crate::report::report_command;
+use crate::results::summary::merge_command;
+use crate::results::terminal::Failure;
 use crate::swf::batsim::ProfileStyle;
 
 #[derive(Parser)]
@@ -373,7 +373,7 @@ pub fn main() -> ExitCode {
     {
         e.exit();
     }
-    crate::experiment::terminal::set_quiet(cli.quiet);
+    crate::results::terminal::set_quiet(cli.quiet);
     let result = match cli.command {
         Command::Calibrate(a) => a
             .population_args
@@ -383,7 +383,7 @@ pub fn main() -> ExitCode {
         command => dispatch(command).map_err(Failure::Failed),
     };
     match result {
-        Ok(()) if crate::experiment::terminal::interrupted() => {
+        Ok(()) if crate::results::terminal::interrupted() => {
             eprintln!("interrupted: what finished is kept (an experiment resumes when run again)");
             ExitCode::from(130)
         }

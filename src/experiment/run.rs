@@ -5,20 +5,21 @@
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use super::feedback::{FeedbackSummary, feedback_file, render_feedback};
-use super::model::{ModelSummary, render_model, run_model};
-use super::replay::{ReplayError, ReplaySummary, render, replay, replay_file};
-use super::replicate::{with_threads, write_replicated};
-use super::resample::{ResampleSummary, render_resample};
-use super::scenario::{Scenario, WorkloadSection};
+use crate::commands::feedback::{FeedbackSummary, feedback_file, render_feedback};
+use crate::commands::model::{ModelSummary, render_model, run_model};
+use crate::commands::replay::{ReplaySummary, render, replay, replay_file};
+use crate::commands::resample::{ResampleSummary, render_resample};
+use crate::experiment::scenario::{Scenario, WorkloadSection};
+use crate::results::RunError;
+use crate::results::replicate::{with_threads, write_replicated};
 use crate::swf::{LogSource, SwfHeader};
 use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::scenario::DEFAULT_SCENARIO;
-use super::study::{Shard, Study, experiment_command};
-use super::terminal::{note, progress_of, report_elapsed, report_single_run, stop_flag};
+use crate::experiment::scenario::DEFAULT_SCENARIO;
+use crate::experiment::study::{Shard, Study, experiment_command};
+use crate::results::terminal::{note, progress_of, report_elapsed, report_single_run, stop_flag};
 
 /// What a scenario's run produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,7 +66,7 @@ impl Scenario {
         if self.threads == Some(0) {
             return Err("threads must be at least 1".into());
         }
-        let err = |e: ReplayError| e.to_string();
+        let err = |e: RunError| e.to_string();
         match &self.workload {
             WorkloadSection::Swf { path, .. } => {
                 self.single_run("swf")?;

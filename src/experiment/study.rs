@@ -8,7 +8,7 @@
 //! seed whatever the scheduler and the point, so schedulers face the same users making
 //! the same choices (common random numbers), and a run's result depends on nothing but
 //! its point and replication. Each run is written to its own file as it finishes
-//! ([`super::results`]), so an experiment can be interrupted and resumed, split into
+//! ([`crate::results::runs`]), so an experiment can be interrupted and resumed, split into
 //! shards (`--shard K/N`) run on different machines, and merged (`sitesim merge`) into
 //! the same results one process gives.
 
@@ -18,27 +18,27 @@ use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 
-use super::metric::{MetricStats, Replication, Scale, metric};
-use super::model::{ModelFiles, ModelOptions, replicate};
-use super::output::{partial_path, write_durable};
-use super::replay::ReplayError;
-use super::resample::{ResampleOptions, Resampler};
-use super::results::{
-    ClassFigures, HourFigures, Point, RunFile, RunPlan, RunRecord, read_plan, run_file, run_path,
-    write_plan, write_run,
-};
-use super::scenario::{
+use crate::commands::model::{ModelFiles, ModelOptions, replicate};
+use crate::commands::resample::{ResampleOptions, Resampler};
+use crate::experiment::scenario::{
     CapacitySection, Contender, ExperimentSection, Scenario, SweepSection, WorkloadSection,
     check_capacity,
 };
-use super::summary::{metric_values, summarize};
 use crate::metrics::{ClassSummary, CycleSummary};
 use crate::registry::{SchedulerSpec, is_unknown_parameter};
+use crate::results::RunError;
+use crate::results::metric::{MetricStats, Replication, Scale, metric};
+use crate::results::output::{partial_path, write_durable};
+use crate::results::runs::{
+    ClassFigures, HourFigures, Point, RunFile, RunPlan, RunRecord, read_plan, run_file, run_path,
+    write_plan, write_run,
+};
+use crate::results::summary::{metric_values, summarize};
 use std::time::Instant;
 
-use super::replicate::{in_parallel, with_threads};
-use super::summary::render_summary;
-use super::terminal::{progress, report_elapsed, spinner, stop_flag};
+use crate::results::replicate::{in_parallel, with_threads};
+use crate::results::summary::render_summary;
+use crate::results::terminal::{progress, report_elapsed, spinner, stop_flag};
 
 /// Which runs a process takes: shard `index` (from 1) of `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -411,7 +411,7 @@ impl Study {
     }
 
     /// Runs replication `r` of point `v`.
-    fn replicate(&self, v: &Variant, r: u32) -> Result<RunRecord, ReplayError> {
+    fn replicate(&self, v: &Variant, r: u32) -> Result<RunRecord, RunError> {
         let id = &v.point.id;
         match (&self.source, &v.setup) {
             (Source::Model(files), Setup::Model(opts)) => {

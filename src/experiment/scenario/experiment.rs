@@ -3,8 +3,8 @@
 
 use serde::Deserialize;
 
-use crate::experiment::metric::metric;
 use crate::registry::SchedulerSpec;
+use crate::results::metric::metric;
 
 /// A scheduler of an experiment, with the label its results carry.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,7 +68,7 @@ pub struct SweepSection {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CapacitySection {
-    /// The metric (a name of [`crate::experiment::metric::METRICS`], mean over
+    /// The metric (a name of [`crate::results::metric::METRICS`], mean over
     /// replications).
     pub metric: String,
     /// The target.

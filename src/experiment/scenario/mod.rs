@@ -15,8 +15,8 @@
 //! errors too.
 //!
 //! This module only reads and checks scenarios and turns them into options: a scenario
-//! is run by [`super::run`] (one run, or the replications of one source) or by
-//! [`super::study`] (an `[experiment]`).
+//! is run by [`crate::experiment::run`] (one run, or the replications of one source) or by
+//! [`crate::experiment::study`] (an `[experiment]`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,16 +28,17 @@ mod experiment;
 
 pub use experiment::{CapacitySection, Contender, ExperimentSection, SweepSection, check_capacity};
 
-use super::feedback::{FeedbackOptions, UnknownWaits};
-use super::model::{ModelFiles, ModelOptions};
-use super::replay::{ReplayError, ReplayOptions};
-use super::resample::{ResampleOptions, Resampler};
+use crate::commands::feedback::{FeedbackOptions, UnknownWaits};
+use crate::commands::model::{ModelFiles, ModelOptions};
+use crate::commands::replay::ReplayOptions;
+use crate::commands::resample::{ResampleOptions, Resampler};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel,
 };
 use crate::registry::SchedulerSpec;
+use crate::results::RunError;
 use crate::swf::LogSource;
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::pools::PoolConfig;
@@ -91,7 +92,7 @@ pub struct Scenario {
     #[serde(default)]
     pub output: OutputSection,
     /// Several schedulers, a sweep or a capacity search (`sitesim run` runs it as an
-    /// experiment; see [`super::study`]).
+    /// experiment; see [`crate::experiment::study`]).
     pub experiment: Option<ExperimentSection>,
 }
 
@@ -877,7 +878,7 @@ impl Scenario {
             return Err("the scenario's source is not \"resample\"".into());
         };
         let opts = self.replay_options()?;
-        let err = |e: ReplayError| e.to_string();
+        let err = |e: RunError| e.to_string();
         let source = LogSource::file(path).map_err(|e| e.to_string())?;
         self.population.only(
             "resample",

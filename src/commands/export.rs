@@ -4,8 +4,8 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::output::{AtomicFile, Durability};
-use super::terminal::note;
+use crate::results::output::{AtomicFile, Durability};
+use crate::results::terminal::note;
 use crate::swf::SwfReader;
 use crate::swf::batsim::{BatsimExport, ProfileStyle};
 

@@ -8,23 +8,25 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::output::{AtomicFile, Durability, Named, write_atomic};
 use crate::job::OverrunPolicy;
 use crate::localtime::SiteClock;
 use crate::metrics::{Bsld, BsldForm, MetricsConfig, MetricsSummary, PerJobWriter, Recorder};
 use crate::predict::estimates::{EstimateModel, Estimator, ModalReport};
 use crate::predict::{PredictorDefaults, PredictorSpec};
 use crate::registry::SchedulerSpec;
+use crate::results::RunError;
+use crate::results::output::{AtomicFile, Durability, Named, write_atomic};
+use crate::results::replicate::RunHeader;
 use crate::sched::{BuildContext, Policy};
-use crate::sim::{Observer, SimCounts, SimError, Simulation, SiteConfig, Workload};
-use crate::swf::{ExtraColumns, LogSource, Records, SwfError, SwfHeader, SwfWriter};
+use crate::sim::{Observer, SimCounts, Simulation, SiteConfig, Workload};
+use crate::swf::{ExtraColumns, LogSource, Records, SwfHeader, SwfWriter};
 use crate::time::{Hms, Time};
 use crate::workload::peak::MachineCheck;
 use crate::workload::questionable::{Policies, Report};
 use crate::workload::{LogReplay, ReplayConfig};
 use std::time::Instant;
 
-use super::terminal::report_single_run;
+use crate::results::terminal::report_single_run;
 
 /// Everything a replay needs besides the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +57,24 @@ pub struct ReplayOptions {
     pub check: bool,
     /// Directory for output files.
     pub out: Option<PathBuf>,
+}
+
+impl ReplayOptions {
+    /// The header of a replicated run on `procs` processors under these options' policy,
+    /// window and seed, asking for `replications`; not interrupted until
+    /// [`RunHeader::summary`] finds replications missing.
+    pub fn run_header(&self, procs: u32, replications: u32) -> RunHeader {
+        RunHeader {
+            sitesim_version: env!("CARGO_PKG_VERSION"),
+            procs,
+            scheduler: self.policy.label(),
+            warmup: self.warmup,
+            cooldown: self.cooldown,
+            seed: self.seed,
+            replications_asked: replications,
+            interrupted: false,
+        }
+    }
 }
 
 impl Default for ReplayOptions {
@@ -124,42 +144,8 @@ pub struct ReplaySummary {
     pub metrics: MetricsSummary,
 }
 
-/// Why a replay failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ReplayError {
-    /// The input or the simulation failed.
-    #[error(transparent)]
-    Sim(#[from] SimError),
-    /// The options do not fit the log.
-    #[error("{0}")]
-    Options(String),
-    /// The run would not mean what it is asked to (a calibration on a machine that
-    /// cannot hold the log's own schedule): refused as a usage error.
-    #[error("{0}")]
-    Refused(String),
-    /// Writing outputs failed.
-    #[error("{path}: {source}")]
-    Output {
-        /// The file.
-        path: String,
-        /// The error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// Writing an output failed; the error names the file (see
-    /// [`super::output::Named`]).
-    #[error("{0}")]
-    Written(std::io::Error),
-}
-
-impl From<SwfError> for ReplayError {
-    fn from(e: SwfError) -> Self {
-        ReplayError::Sim(SimError::input(e))
-    }
-}
-
-fn out_err(path: &Path) -> impl FnOnce(std::io::Error) -> ReplayError + '_ {
-    move |source| ReplayError::Output {
+fn out_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Output {
         path: path.display().to_string(),
         source,
     }
@@ -183,7 +169,7 @@ impl Outputs {
         procs: u32,
         note: String,
         bsld: Bsld,
-    ) -> Result<(Outputs, PerJobWriter<FileOut, FileOut>), ReplayError> {
+    ) -> Result<(Outputs, PerJobWriter<FileOut, FileOut>), RunError> {
         std::fs::create_dir_all(dir).map_err(out_err(dir))?;
         let mut o = Outputs {
             dir: dir.to_owned(),
@@ -192,14 +178,14 @@ impl Outputs {
         let csv = o.create("jobs.csv")?;
         let swf = o.create("schedule.swf")?;
         let swf = SwfWriter::new(swf, &header.lines_for_output(i64::from(procs), &[note]))
-            .map_err(ReplayError::Written)?;
-        let writer = PerJobWriter::new(Some(csv), Some(swf), bsld).map_err(ReplayError::Written)?;
+            .map_err(RunError::Written)?;
+        let writer = PerJobWriter::new(Some(csv), Some(swf), bsld).map_err(RunError::Written)?;
         Ok((o, writer))
     }
 
     /// Opens one more file, `name`, in the output directory; the writer's errors name
     /// the file.
-    pub(crate) fn create(&mut self, name: &str) -> Result<FileOut, ReplayError> {
+    pub(crate) fn create(&mut self, name: &str) -> Result<FileOut, RunError> {
         let path = self.dir.join(name);
         let (file, w) = AtomicFile::create(&path, Durability::Renamed).map_err(out_err(&path))?;
         let w = Named::new(w, &path);
@@ -208,7 +194,7 @@ impl Outputs {
     }
 
     /// Writes `summary.json` and commits every file.
-    pub(crate) fn commit(self, summary: &impl Serialize) -> Result<(), ReplayError> {
+    pub(crate) fn commit(self, summary: &impl Serialize) -> Result<(), RunError> {
         for (path, f) in self.files {
             f.commit().map_err(out_err(&path))?;
         }
@@ -221,19 +207,19 @@ impl Outputs {
 
 /// The machine a log ran on: its header's `MaxProcs`, or `MaxNodes` when that is the only
 /// size it gives (as in the Lublin-Feitelson model's logs).
-pub fn machine_size(file: &str, header: &SwfHeader) -> Result<u32, ReplayError> {
+pub fn machine_size(file: &str, header: &SwfHeader) -> Result<u32, RunError> {
     let (key, value) = match (header.max_procs, header.max_nodes) {
         (Some(p), _) if p > 0 => ("MaxProcs", p),
         (_, Some(n)) if n > 0 => ("MaxNodes", n),
         _ => {
-            return Err(ReplayError::Options(format!(
+            return Err(RunError::Options(format!(
                 "{file}: the header gives no MaxProcs or MaxNodes; say how many processors \
                  to simulate with --procs"
             )));
         }
     };
     u32::try_from(value)
-        .map_err(|_| ReplayError::Options(format!("{file}: {key} {value} is too large")))
+        .map_err(|_| RunError::Options(format!("{file}: {key} {value} is too large")))
 }
 
 /// The log read as jobs under `opts` (questionable-job policies and estimate model), on
@@ -243,7 +229,7 @@ pub(crate) fn log_jobs<I: Records>(
     source: &LogSource<'_, I>,
     procs: u32,
     opts: &ReplayOptions,
-) -> Result<(LogReplay<I>, Option<ModalReport>), ReplayError> {
+) -> Result<(LogReplay<I>, Option<ModalReport>), RunError> {
     let file = source.name();
     let header = source.header();
     let open = || source.open();
@@ -260,7 +246,7 @@ pub(crate) fn log_jobs<I: Records>(
             .admitted_jobs()
             .map_err(|e| e.to_string())
     })
-    .map_err(ReplayError::Options)?;
+    .map_err(RunError::Options)?;
     let modal = estimator.report();
     Ok((
         LogReplay::new(open()?, file, config).with_estimator(estimator),
@@ -275,7 +261,7 @@ pub(crate) fn site<W: Workload, O: Observer>(
     observer: O,
     ctx: &BuildContext,
     opts: &ReplayOptions,
-) -> Result<Simulation<W, O>, ReplayError> {
+) -> Result<Simulation<W, O>, RunError> {
     let site = SiteConfig {
         procs: ctx.procs,
         overrun: opts.overrun,
@@ -286,7 +272,7 @@ pub(crate) fn site<W: Workload, O: Observer>(
         Some(spec) => {
             let p = spec
                 .build(&PredictorDefaults::default())
-                .map_err(ReplayError::Options)?;
+                .map_err(RunError::Options)?;
             Ok(sim.with_predictor(p)?)
         }
         None => Ok(sim),
@@ -312,7 +298,7 @@ pub(crate) fn schedule_note(what: &str, procs: u32, opts: &ReplayOptions) -> Str
 pub fn replay<I: Records>(
     source: &LogSource<'_, I>,
     opts: &ReplayOptions,
-) -> Result<ReplaySummary, ReplayError> {
+) -> Result<ReplaySummary, RunError> {
     let file = source.name();
     let header = source.header();
     let procs = match opts.procs {
@@ -341,7 +327,7 @@ pub fn replay<I: Records>(
             .map_or_else(|_| SiteClock::utc(), |c| c.0),
     };
     let (workload, recorder, counts) = site(workload, recorder, &ctx, opts)?.run(None)?;
-    let metrics = recorder.finish().map_err(ReplayError::Options)?;
+    let metrics = recorder.finish().map_err(RunError::Options)?;
     let input = InputInfo {
         file: file.to_owned(),
         machine: MachineCheck::new(procs, header.max_procs, workload.logged_peak()),

@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::metric::{MetricStats, Replication, ReplicationsCsv, metric, stats_of};
-use super::output::write_atomic;
-use super::replay::{ReplayError, ReplayOptions};
+use crate::results::RunError;
+use crate::results::metric::{MetricStats, Replication, ReplicationsCsv, metric, stats_of};
+use crate::results::output::write_atomic;
 use crate::time::Time;
 
 /// What every replicated run states about itself: the machine, the policy, the
@@ -39,22 +39,6 @@ pub struct RunHeader {
 }
 
 impl RunHeader {
-    /// The header of a run on `procs` processors under the policy, window and seed of
-    /// `run`, asking for `replications`; not interrupted until [`RunHeader::summary`]
-    /// finds replications missing.
-    pub fn new(procs: u32, run: &ReplayOptions, replications: u32) -> RunHeader {
-        RunHeader {
-            sitesim_version: env!("CARGO_PKG_VERSION"),
-            procs,
-            scheduler: run.policy.label(),
-            warmup: run.warmup,
-            cooldown: run.cooldown,
-            seed: run.seed,
-            replications_asked: replications,
-            interrupted: false,
-        }
-    }
-
     /// The summary of `replications` (the finished ones, in order) with users from
     /// `source`.
     pub fn summary<S, R: AsRef<Replication>>(
@@ -86,7 +70,7 @@ pub struct Replicated<S, R = Replication> {
     pub source: S,
     /// Each finished replication, in order.
     pub replications: Vec<R>,
-    /// Every metric of [`super::metric::METRICS`] over the replications.
+    /// Every metric of [`crate::results::metric::METRICS`] over the replications.
     pub stats: Vec<MetricStats>,
 }
 
@@ -132,20 +116,20 @@ pub fn with_threads<T: Send>(
     threads: Option<usize>,
     runs: u64,
     f: impl FnOnce() -> T + Send,
-) -> Result<T, ReplayError> {
+) -> Result<T, RunError> {
     let runs = usize::try_from(runs.max(1)).unwrap_or(usize::MAX);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.map_or(0, |t| t.min(runs)))
         .build()
-        .map_err(|e| ReplayError::Options(format!("cannot start worker threads: {e}")))?;
+        .map_err(|e| RunError::Options(format!("cannot start worker threads: {e}")))?;
     Ok(pool.install(f))
 }
 
 /// Writes `files` (name, bytes) into `dir`, each atomically.
-fn write_files(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), ReplayError> {
+fn write_files(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), RunError> {
     let io = |path: &Path| {
         let path = path.display().to_string();
-        move |e: std::io::Error| ReplayError::Output { path, source: e }
+        move |e: std::io::Error| RunError::Output { path, source: e }
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     for (name, bytes) in files {
@@ -160,7 +144,7 @@ fn write_files(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), ReplayError> {
 pub fn write_replicated<S: Serialize, R: AsRef<Replication> + Serialize>(
     dir: &Path,
     summary: &Replicated<S, R>,
-) -> Result<(), ReplayError> {
+) -> Result<(), RunError> {
     let mut csv = ReplicationsCsv::new(&[]);
     for r in &summary.replications {
         csv.row(&[], r.as_ref());

@@ -8,13 +8,13 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{CalibrateSummary, Figures, ResampledRow};
-use crate::experiment::feedback::render_drift;
-use crate::experiment::metric::MetricStats;
-use crate::experiment::output::write_atomic;
-use crate::experiment::replay::ReplayError;
-use crate::experiment::resample::render_mean_lateness;
-use crate::report::html;
-use crate::report::plot::{Histogram, histogram_svg};
+use crate::commands::feedback::render_drift;
+use crate::commands::resample::render_mean_lateness;
+use crate::plot::chart::{Histogram, histogram_svg};
+use crate::plot::html;
+use crate::results::RunError;
+use crate::results::metric::MetricStats;
+use crate::results::output::write_atomic;
 use crate::time::{Hms, WEEK};
 use crate::users::pools::Pool;
 
@@ -441,14 +441,14 @@ fn histogram(
 
 /// Writes `calibrate.json`, `calibrate.csv`, `users.csv` and the report page
 /// (`index.html` with its histograms) into `dir`.
-pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), ReplayError> {
-    let io = |p: &Path, source: std::io::Error| ReplayError::Output {
+pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), RunError> {
+    let io = |p: &Path, source: std::io::Error| RunError::Output {
         path: p.display().to_string(),
         source,
     };
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let json = serde_json::to_string_pretty(s)
-        .map_err(|e| ReplayError::Options(format!("calibrate.json: {e}")))?;
+        .map_err(|e| RunError::Options(format!("calibrate.json: {e}")))?;
     for (name, bytes) in [
         ("calibrate.json", (json + "\n").into_bytes()),
         ("calibrate.csv", rows_csv(s)),
@@ -508,7 +508,7 @@ pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), ReplayErr
     for (file, h) in &plots {
         let p = dir.join(file);
         let svg = histogram_svg(h, None)
-            .map_err(|e| ReplayError::Options(format!("{}: {e}", p.display())))?;
+            .map_err(|e| RunError::Options(format!("{}: {e}", p.display())))?;
         write_atomic(&p, svg.as_bytes()).map_err(|e| io(&p, e))?;
     }
     let page = html::render(
@@ -519,7 +519,7 @@ pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), ReplayErr
             plots: plots.iter().map(|(f, _)| *f).collect(),
         },
     )
-    .map_err(ReplayError::Options)?;
+    .map_err(RunError::Options)?;
     let p = dir.join("index.html");
     write_atomic(&p, page.as_bytes())
         .map(|_| ())

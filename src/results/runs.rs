@@ -1,5 +1,5 @@
 //! The results directory of an experiment: one file per run, written atomically and durably
-//! (see [`super::output`]), so that
+//! (see [`crate::results::output`]), so that
 //! an interrupted experiment resumes where it stopped and shards merge into the same
 //! results one process would give.
 //!
@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::metric::Replication;
-use super::output::write_durable;
+use crate::results::metric::Replication;
+use crate::results::output::write_durable;
 
 /// One point of an experiment: a scheduler at one value of the swept parameter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,7 +101,7 @@ pub struct RunRecord {
     /// The point's identifier.
     pub point: String,
     /// The replication's number, seed and scalar figures, named as in
-    /// [`super::metric::METRICS`].
+    /// [`crate::results::metric::METRICS`].
     #[serde(flatten)]
     pub figures: Replication,
     /// By local hour of the day.

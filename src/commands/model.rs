@@ -10,9 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
-use super::metric::{MetricStats, Replication};
-use super::replay::{ReplayError, ReplayOptions, site};
-use super::replicate::{Replicated, RunHeader, in_parallel, render_stats, replication_seed};
+use crate::commands::replay::{ReplayOptions, site};
 use crate::localtime::SiteClock;
 use crate::metrics::{
     ClassSummary, CycleRecorder, CycleSummary, MetricsConfig, Recorder, SessionRecorder,
@@ -25,6 +23,9 @@ use crate::model::{
     BusyUser, Calibration, CollisionRoom, DayCycle, JobLayer, ModelSite, ModelSiteReport,
     Parameterization, SiteParams, SitePlan, TalbyModel, WorkloadFigures, calibrate,
 };
+use crate::results::RunError;
+use crate::results::metric::{MetricStats, Replication};
+use crate::results::replicate::{Replicated, in_parallel, render_stats, replication_seed};
 use crate::sched::BuildContext;
 use crate::session::SessionRule;
 use crate::time::{DAY, Time, WEEK};
@@ -330,12 +331,9 @@ impl AsRef<Replication> for ModelReplication {
 fn calibration(
     files: &ModelFiles,
     opts: &ModelOptions,
-) -> Result<(SiteParams, Calibration), ReplayError> {
-    let site = files
-        .talby
-        .site(opts.params)
-        .map_err(ReplayError::Options)?;
-    let c = files.calibration(opts).map_err(ReplayError::Options)?;
+) -> Result<(SiteParams, Calibration), RunError> {
+    let site = files.talby.site(opts.params).map_err(RunError::Options)?;
+    let c = files.calibration(opts).map_err(RunError::Options)?;
     Ok((site, c))
 }
 
@@ -396,10 +394,10 @@ pub fn replicate(
     files: &ModelFiles,
     opts: &ModelOptions,
     r: u32,
-) -> Result<ModelReplication, ReplayError> {
+) -> Result<ModelReplication, RunError> {
     let (site_params, calibration) = calibration(files, opts)?;
     let seed = replication_seed(opts.run.seed, r);
-    simulate(files, opts, &site_params, &calibration, seed, r).map_err(ReplayError::Options)
+    simulate(files, opts, &site_params, &calibration, seed, r).map_err(RunError::Options)
 }
 
 /// The plan of the site `site` calibrated by `c` as `opts` draws it from `seed`, its
@@ -514,13 +512,13 @@ pub fn run_model(
     opts: &ModelOptions,
     stop: &AtomicBool,
     done: &(dyn Fn() + Sync),
-) -> Result<ModelSummary, ReplayError> {
+) -> Result<ModelSummary, RunError> {
     let (site_params, calibration) = calibration(files, opts)?;
     let replications = in_parallel(0..opts.replications, stop, done, |r| {
         replicate(files, opts, r)
     })?;
     let run = &opts.run;
-    let header = RunHeader::new(site_params.procs, run, opts.replications);
+    let header = run.run_header(site_params.procs, opts.replications);
     let source = ModelSource {
         model: files.talby_name.clone(),
         jobs_model: files.jobs_name.clone(),

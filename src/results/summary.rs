@@ -1,19 +1,19 @@
 //! The summary of an experiment's results directory: every run file read back into
 //! statistics per point (`summary.json`), one CSV row per run (`runs.csv`), where each
 //! scheduler saturates along a population sweep, and the terminal table. It depends
-//! only on the files ([`super::results`]), so the same runs give the same bytes however
+//! only on the files ([`crate::results::runs`]), so the same runs give the same bytes however
 //! they were produced: by one process, resumed, or by shards merged with [`merge`].
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::metric::{
+use crate::results::metric::{
     JOBS_PER_SESSION, JOBS_PER_WEEK, MEAN_WAIT, Metric, MetricStats, PROC_HOURS_PER_WEEK,
     ReplicationsCsv, SESSION_HOURS, UTILIZATION, metric, stats_of,
 };
-use super::output::write_durable;
-use super::results::{Point, RunPlan, read_plan, read_run, run_path, write_plan};
+use crate::results::output::write_durable;
+use crate::results::runs::{Point, RunPlan, read_plan, read_run, run_path, write_plan};
 
 /// The values of metric `name` over the replications of `point` found in `dir`.
 pub fn metric_values(dir: &Path, point: &Point, reps: u32, name: &str) -> Result<Vec<f64>, String> {

@@ -24,13 +24,14 @@ use std::sync::atomic::AtomicBool;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::feedback::{FeedbackOptions, LogFigures, feedback_of, log_users};
-use super::metric::{Bin, MetricStats, Replication, stats_of};
-use super::replay::{ReplayError, ReplayOptions, log_jobs, site};
-use super::replicate::{RunHeader, in_parallel};
-use super::resample::{ResampleOptions, ResampleRun, Resampled, Resampler};
+use crate::commands::feedback::{FeedbackOptions, LogFigures, feedback_of, log_users};
+use crate::commands::replay::{ReplayOptions, log_jobs, site};
+use crate::commands::resample::{ResampleOptions, ResampleRun, Resampled, Resampler};
 use crate::metrics::{LoadRecorder, LoadSummary, MetricsConfig, Recorder, UserLoad};
 use crate::registry::SchedulerSpec;
+use crate::results::RunError;
+use crate::results::metric::{Bin, MetricStats, Replication, stats_of};
+use crate::results::replicate::{RunHeader, in_parallel};
 use crate::swf::{LogSource, Records};
 use crate::time::WEEK;
 use crate::users::Drift;
@@ -38,8 +39,8 @@ use crate::users::pools::{Pool, Pools};
 use std::path::Path;
 use std::time::Instant;
 
-use super::replicate::with_threads;
-use super::terminal::{Failure, note, progress, report_elapsed, stop_flag};
+use crate::results::replicate::with_threads;
+use crate::results::terminal::{Failure, note, progress, report_elapsed, stop_flag};
 use crate::time::Time;
 
 /// The central share of a distribution called its body (Feitelson 2021, §4.4: "in most cases
@@ -228,10 +229,10 @@ pub fn calibrate<I: Records>(
     opts: &ResampleOptions,
     stop: &AtomicBool,
     done: &(dyn Fn() + Sync),
-) -> Result<CalibrateSummary, ReplayError> {
+) -> Result<CalibrateSummary, RunError> {
     let file = source.name();
     let scheduler = &opts.users.run.policy;
-    let logged: SchedulerSpec = "logged".parse().map_err(ReplayError::Options)?;
+    let logged: SchedulerSpec = "logged".parse().map_err(RunError::Options)?;
     // The log's own service plans with nothing; the other options stay.
     let logged_run = ReplayOptions {
         policy: logged.clone(),
@@ -243,7 +244,7 @@ pub fn calibrate<I: Records>(
     let users = log_users(source, &opts.users)?;
     let resampler = Resampler::of(file, source.header(), users.clone(), opts)?;
     if let Some(w) = resampler.machine().warning(file) {
-        return Err(ReplayError::Refused(format!(
+        return Err(RunError::Refused(format!(
             "{w}: a calibration compares the model with the log's own service, which no \
              machine smaller than its schedule gave"
         )));
@@ -383,7 +384,7 @@ fn replay_figures<I: Records>(
     source: &LogSource<'_, I>,
     resampler: &Resampler,
     opts: &ResampleOptions,
-) -> Result<(Figures, LoadSummary), ReplayError> {
+) -> Result<(Figures, LoadSummary), RunError> {
     let run = ReplayOptions {
         out: None,
         warmup: 0,
@@ -403,7 +404,7 @@ fn replay_figures<I: Records>(
         LoadRecorder::new(resampler.pools().span.0),
     );
     let (_, (recorder, load), _) = site(log, observers, &ctx, &run)?.run(None)?;
-    let m = recorder.finish().map_err(ReplayError::Options)?;
+    let m = recorder.finish().map_err(RunError::Options)?;
     Ok((
         Figures {
             jobs_per_week: m.throughput.jobs_per_week,
@@ -634,7 +635,7 @@ pub fn calibrate_command(swf: &Path, opts: &ResampleOptions) -> Result<(), Failu
     })
     .map_err(|e| e.to_string())?
     .map_err(|e| match e {
-        ReplayError::Refused(m) => Failure::Usage(m),
+        RunError::Refused(m) => Failure::Usage(m),
         e => Failure::Failed(e.to_string()),
     })?;
     bar.finish_and_clear();

@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::replay::{
-    InputInfo, Outputs, ReplayError, ReplayOptions, ReplaySummary, log_jobs, machine_size,
-    render_run, schedule_note, site, warn_of_a_small_machine,
+use crate::commands::replay::{
+    InputInfo, Outputs, ReplayOptions, ReplaySummary, log_jobs, machine_size, render_run,
+    schedule_note, site, warn_of_a_small_machine,
 };
 use crate::job::JobOutcome;
 use crate::localtime::{SiteClock, ZoneSource};
@@ -23,6 +23,7 @@ use crate::metrics::{
 };
 use crate::predict::estimates::{EstimateModel, ModalReport};
 use crate::registry::SchedulerSpec;
+use crate::results::RunError;
 use crate::sched::BuildContext;
 use crate::sim::Observer;
 use crate::swf::{ExtraColumns, KeptRecords, LogSource, Records, SwfHeader};
@@ -40,7 +41,7 @@ use crate::workload::trace::{MissingWaits, Trace, TraceConfig};
 use std::path::Path;
 use std::time::Instant;
 
-use super::terminal::report_single_run;
+use crate::results::terminal::report_single_run;
 
 /// Where the continuation curve that makes users react to service comes from
 /// ([`crate::users::reaction`]).
@@ -443,7 +444,7 @@ pub fn read_trace<I: Records>(
     run: &ReplayOptions,
     config: TraceConfig,
     unknown: &UnknownWaits,
-) -> Result<(Trace, LogReplay<I>, Option<ModalReport>), ReplayError> {
+) -> Result<(Trace, LogReplay<I>, Option<ModalReport>), RunError> {
     let estimated = estimate_waits(source, ctx, run, unknown)?;
     let (mut log, modal) = log_jobs(source, ctx.procs, run)?;
     let trace = Trace::read(&mut log, config, unknown.missing(estimated.as_ref()))?;
@@ -458,7 +459,7 @@ pub fn estimate_waits<I: Records>(
     ctx: &BuildContext,
     run: &ReplayOptions,
     unknown: &UnknownWaits,
-) -> Result<Option<FxHashMap<u64, Time>>, ReplayError> {
+) -> Result<Option<FxHashMap<u64, Time>>, RunError> {
     let UnknownWaits::Replay(policy) = unknown else {
         return Ok(None);
     };
@@ -478,7 +479,7 @@ pub fn estimate_waits<I: Records>(
 pub(crate) fn log_users<I: Records>(
     source: &LogSource<'_, I>,
     opts: &FeedbackOptions,
-) -> Result<LogUsers, ReplayError> {
+) -> Result<LogUsers, RunError> {
     let several_passes = matches!(opts.unknown_waits, UnknownWaits::Replay(_))
         || matches!(opts.run.estimates, EstimateModel::Modal { .. });
     if !several_passes {
@@ -495,12 +496,12 @@ pub(crate) fn log_users<I: Records>(
 fn read_users<I: Records>(
     source: &LogSource<'_, I>,
     opts: &FeedbackOptions,
-) -> Result<LogUsers, ReplayError> {
+) -> Result<LogUsers, RunError> {
     let file = source.name();
     let header = source.header();
     let run = &opts.run;
     if run.interarrival_factor != 1.0 {
-        return Err(ReplayError::Options(
+        return Err(RunError::Options(
             "a run of users takes no interarrival factor: its users set the pace".into(),
         ));
     }
@@ -509,7 +510,7 @@ fn read_users<I: Records>(
         None => machine_size(file, header)?,
     };
     let (clock, warnings) = SiteClock::of_log(header.calendar(), opts.time_zone.as_deref())
-        .map_err(ReplayError::Options)?;
+        .map_err(RunError::Options)?;
     let ctx = BuildContext {
         procs,
         clock: clock.clone(),
@@ -527,10 +528,10 @@ fn read_users<I: Records>(
         ContinuationSource::Off => None,
         ContinuationSource::Fit => Some(ContinuationCurve::fit(&trace, file)),
         ContinuationSource::File(p) => {
-            let text = crate::model_files::read(p).map_err(ReplayError::Options)?;
+            let text = crate::model_files::read(p).map_err(RunError::Options)?;
             Some(
                 ContinuationCurve::parse(&text, &p.display().to_string())
-                    .map_err(ReplayError::Options)?,
+                    .map_err(RunError::Options)?,
             )
         }
     };
@@ -641,7 +642,7 @@ pub fn render_lateness(l: &LatenessSummary) -> String {
 pub fn feedback<I: Records>(
     source: &LogSource<'_, I>,
     opts: &FeedbackOptions,
-) -> Result<FeedbackSummary, ReplayError> {
+) -> Result<FeedbackSummary, RunError> {
     let users = log_users(source, opts)?;
     feedback_of(source.name(), source.header(), users, opts)
 }
@@ -653,7 +654,7 @@ pub(crate) fn feedback_of(
     header: &SwfHeader,
     users: LogUsers,
     opts: &FeedbackOptions,
-) -> Result<FeedbackSummary, ReplayError> {
+) -> Result<FeedbackSummary, RunError> {
     let run = &opts.run;
     let LogUsers {
         trace,
@@ -723,7 +724,7 @@ pub(crate) fn feedback_of(
         proc_hours_per_week: in_span.work as f64 / HOUR as f64 / weeks,
         log_proc_hours_per_week: log_in_span.1 as f64 / HOUR as f64 / weeks,
     };
-    let metrics = recorder.finish().map_err(ReplayError::Options)?;
+    let metrics = recorder.finish().map_err(RunError::Options)?;
     let population = users.summary();
     let input = InputInfo {
         file: file.to_owned(),
@@ -753,14 +754,14 @@ pub(crate) fn feedback_of(
         let (session_records, user_records) = sessions.records();
         // The writers' errors name their files.
         let mut w = o.create("users.csv")?;
-        write_users_csv(&mut w, &users, &user_records).map_err(ReplayError::Written)?;
-        w.flush().map_err(ReplayError::Written)?;
+        write_users_csv(&mut w, &users, &user_records).map_err(RunError::Written)?;
+        w.flush().map_err(RunError::Written)?;
         let mut w = o.create("sessions.csv")?;
-        write_sessions_csv(&mut w, &session_records).map_err(ReplayError::Written)?;
-        w.flush().map_err(ReplayError::Written)?;
+        write_sessions_csv(&mut w, &session_records).map_err(RunError::Written)?;
+        w.flush().map_err(RunError::Written)?;
         let mut w = o.create("cycles.csv")?;
-        cycles.write_csv(&mut w).map_err(ReplayError::Written)?;
-        w.flush().map_err(ReplayError::Written)?;
+        cycles.write_csv(&mut w).map_err(RunError::Written)?;
+        w.flush().map_err(RunError::Written)?;
         o.commit(&summary)?;
     }
     Ok(summary)

@@ -5,15 +5,15 @@
 
 use std::path::{Path, PathBuf};
 
-use super::feedback::{UnknownWaits, estimate_waits};
-use super::output::write_atomic;
-use super::replay::{ReplayOptions, machine_size};
-use super::terminal::note;
+use crate::commands::feedback::{UnknownWaits, estimate_waits};
+use crate::commands::replay::{ReplayOptions, machine_size};
 use crate::localtime::SiteClock;
 use crate::model::JobLayer;
 use crate::model::fit::{FitLog, fit};
 use crate::model::fit::{render_summary, to_toml};
 use crate::model::jobs::JobLayerFile;
+use crate::results::output::write_atomic;
+use crate::results::terminal::note;
 use crate::sched::BuildContext;
 use crate::swf::LogSource;
 use crate::workload::questionable::Policies;

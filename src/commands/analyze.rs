@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::feedback::{UnknownWaits, read_trace};
-use super::output::write_atomic;
-use super::replay::{ReplayOptions, machine_size};
-use super::terminal::note;
+use crate::commands::feedback::{UnknownWaits, read_trace};
+use crate::commands::replay::{ReplayOptions, machine_size};
 use crate::localtime::SiteClock;
-use crate::report::plot::{Proportion, Series, ShareChart, share_chart_svg};
+use crate::plot::chart::{Proportion, Series, ShareChart, share_chart_svg};
+use crate::results::output::write_atomic;
+use crate::results::terminal::note;
 use crate::sched::BuildContext;
 use crate::swf::LogSource;
 use crate::users::ContinuationCurve;

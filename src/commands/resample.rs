@@ -14,18 +14,19 @@ use std::sync::atomic::AtomicBool;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::feedback::{
+use crate::commands::feedback::{
     FeedbackOptions, LogFigures, LogUsers, UserSettings, log_figures, log_users,
 };
-use super::metric::Replication;
-use super::replay::{ReplayError, site};
-use super::replicate::{Replicated, RunHeader, in_parallel, render_stats, replication_seed};
+use crate::commands::replay::site;
 use crate::localtime::SiteClock;
 use crate::metrics::{
     ClassSummary, CycleRecorder, CycleSummary, LoadRecorder, LoadSummary, MetricsConfig,
     MetricsSummary, Recorder, SessionRecorder, UserLoad,
 };
 use crate::registry::SchedulerSpec;
+use crate::results::RunError;
+use crate::results::metric::Replication;
+use crate::results::replicate::{Replicated, in_parallel, render_stats, replication_seed};
 use crate::sched::BuildContext;
 use crate::sim::Observer;
 use crate::swf::{LogSource, Records, SwfHeader};
@@ -39,8 +40,8 @@ use crate::workload::trace::Trace;
 use std::path::Path;
 use std::time::Instant;
 
-use super::replicate::{with_threads, write_replicated};
-use super::terminal::{note, progress, report_elapsed, stop_flag};
+use crate::results::replicate::{with_threads, write_replicated};
+use crate::results::terminal::{note, progress, report_elapsed, stop_flag};
 
 /// Everything a resampled run needs besides the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -166,7 +167,7 @@ impl Resampler {
     pub fn new<I: Records>(
         source: &LogSource<'_, I>,
         opts: &ResampleOptions,
-    ) -> Result<Resampler, ReplayError> {
+    ) -> Result<Resampler, RunError> {
         let users = log_users(source, &opts.users)?;
         Resampler::of(source.name(), source.header(), users, opts)
     }
@@ -178,7 +179,7 @@ impl Resampler {
         header: &SwfHeader,
         users: LogUsers,
         opts: &ResampleOptions,
-    ) -> Result<Resampler, ReplayError> {
+    ) -> Result<Resampler, RunError> {
         let LogUsers {
             trace,
             procs,
@@ -193,7 +194,7 @@ impl Resampler {
         let log_load = log_load(&trace);
         let pools = UserPools::new(trace, opts.pools);
         if pools.pools.long_term + pools.pools.temporary == 0 {
-            return Err(ReplayError::Options(format!(
+            return Err(RunError::Options(format!(
                 "{file}: no user to resample (every user lies within {} of an end of the log){}",
                 crate::time::Hms(pools.pools.edge),
                 machine
@@ -267,7 +268,7 @@ impl Resampler {
         policy: &SchedulerSpec,
         population: &PopulationConfig,
         replication: u32,
-    ) -> Result<Replication, ReplayError> {
+    ) -> Result<Replication, RunError> {
         let ctx = self.build_context();
         self.run(opts, policy, population, replication, &ctx, ())
             .map(|r| r.figures)
@@ -281,7 +282,7 @@ impl Resampler {
         policy: &SchedulerSpec,
         population: &PopulationConfig,
         replication: u32,
-    ) -> Result<ResampleRun, ReplayError> {
+    ) -> Result<ResampleRun, RunError> {
         let ctx = self.build_context();
         let recorders = (
             CycleRecorder::new(ctx.clock.clone(), self.procs),
@@ -309,7 +310,7 @@ impl Resampler {
         replication: u32,
         ctx: &BuildContext,
         observer: O,
-    ) -> Result<Run<O>, ReplayError> {
+    ) -> Result<Run<O>, RunError> {
         let seed = replication_seed(opts.users.run.seed, replication);
         let run = &opts.users.run;
         let population = PopulationConfig {
@@ -329,13 +330,13 @@ impl Resampler {
             Recorder::summary_only(metrics),
             (SessionRecorder::new(trace.rule, trace.threshold), observer),
         );
-        let run_opts = super::replay::ReplayOptions {
+        let run_opts = crate::commands::replay::ReplayOptions {
             policy: policy.clone(),
             ..run.clone()
         };
         let (users, (recorder, (sessions, observer)), _) =
             site(users, observers, ctx, &run_opts)?.run(None)?;
-        let m = recorder.finish().map_err(ReplayError::Options)?;
+        let m = recorder.finish().map_err(RunError::Options)?;
         let population = users.users().summary();
         let report = users.report();
         Ok(Run {
@@ -365,7 +366,7 @@ impl Resampler {
         n: u32,
         stop: &AtomicBool,
         done: &(dyn Fn() + Sync),
-    ) -> Result<Vec<Replication>, ReplayError> {
+    ) -> Result<Vec<Replication>, RunError> {
         in_parallel(0..n, stop, done, |r| {
             self.replicate(opts, policy, population, r)
         })
@@ -378,7 +379,7 @@ impl Resampler {
         replications: Vec<Replication>,
     ) -> ResampleSummary {
         let run = &opts.users.run;
-        let header = RunHeader::new(self.procs, run, opts.replications);
+        let header = run.run_header(self.procs, opts.replications);
         let source = Resampled {
             input: self.input.clone(),
             feedback: !opts.open_loop,

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::output::{AtomicFile, Durability};
+use crate::results::output::{AtomicFile, Durability};
 use crate::swf::SwfWriter;
 use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 

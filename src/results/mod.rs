@@ -1,0 +1,48 @@
+//! What runs leave behind, whatever the command: typed metrics and their statistics over
+//! replications (`metric`), durable and atomic file writes (`output`), replicated runs
+//! and the one parallel runner (`replicate`), an experiment's run records (`runs`) and
+//! their summary (`summary`), and what is printed while a command runs (`terminal`).
+
+pub mod metric;
+pub mod output;
+pub mod replicate;
+pub mod runs;
+pub mod summary;
+pub mod terminal;
+
+use crate::sim::SimError;
+use crate::swf::SwfError;
+
+/// Why a run failed, whatever the command.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The input or the simulation failed.
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    /// The options do not fit the log.
+    #[error("{0}")]
+    Options(String),
+    /// The run would not mean what it is asked to (a calibration on a machine that
+    /// cannot hold the log's own schedule): refused as a usage error.
+    #[error("{0}")]
+    Refused(String),
+    /// Writing outputs failed.
+    #[error("{path}: {source}")]
+    Output {
+        /// The file.
+        path: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Writing an output failed; the error names the file (see
+    /// [`crate::results::output::Named`]).
+    #[error("{0}")]
+    Written(std::io::Error),
+}
+
+impl From<SwfError> for RunError {
+    fn from(e: SwfError) -> Self {
+        RunError::Sim(SimError::input(e))
+    }
+}
