@@ -22,14 +22,12 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use sitesim::commands::feedback::{
-    ContinuationSource, FeedbackOptions, FeedbackSummary, feedback,
-};
-use sitesim::results::metric::{MetricStats, Replication};
+use sitesim::commands::feedback::{ContinuationSource, FeedbackOptions, FeedbackSummary, feedback};
 use sitesim::commands::replay::ReplayOptions;
-use sitesim::results::replicate::with_threads;
 use sitesim::commands::resample::{ResampleOptions, Resampler};
 use sitesim::registry::SchedulerSpec;
+use sitesim::results::metric::{MetricStats, Replication};
+use sitesim::results::replicate::with_threads;
 use sitesim::swf::LogSource;
 use sitesim::time::{DAY, HOUR, WEEK};
 use sitesim::users::pools::PoolConfig;

@@ -10,9 +10,7 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
-use sitesim::commands::feedback::{
-    ContinuationSource, FeedbackOptions, FeedbackSummary, feedback,
-};
+use sitesim::commands::feedback::{ContinuationSource, FeedbackOptions, FeedbackSummary, feedback};
 use sitesim::commands::replay::{ReplayOptions, ReplaySummary, machine_size, replay};
 use sitesim::metrics::Week;
 use sitesim::plot::chart::{LineChart, Series, XTicks, write_line_chart};

@@ -23,12 +23,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 use sitesim::commands::feedback::UnknownWaits;
 use sitesim::commands::fit::read_log;
-use sitesim::results::metric::MetricStats;
 use sitesim::commands::model::{
     ModelFiles, ModelOptions, ModelReplication, ModelSummary, run_model,
 };
 use sitesim::commands::replay::ReplayOptions;
-use sitesim::results::replicate::replication_seed;
 use sitesim::localtime::{LocalTime, SiteClock, WEEKDAYS};
 use sitesim::model::fit::{DAYTIME_END, DAYTIME_START, FitLog, classify};
 use sitesim::model::plan::PlanConfig;
@@ -38,6 +36,8 @@ use sitesim::model::{
     SessionClass, SitePlan, TalbyModel, UserClass, WorkloadFigures, calibrate,
 };
 use sitesim::plot::chart::{LineChart, Series, XTicks, write_line_chart};
+use sitesim::results::metric::MetricStats;
+use sitesim::results::replicate::replication_seed;
 use sitesim::sched::Policy;
 use sitesim::time::{Time, WEEK};
 use sitesim::users::{Behaviour, ContinuationCurve, KTH_CONTINUATION, TooManyUsers};

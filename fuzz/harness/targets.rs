@@ -1224,7 +1224,8 @@ fn args(bytes: &[u8]) -> bool {
     let argv: Vec<String> = words.collect();
     match command.as_str() {
         "replay" => parse::<ReplayArgs>("replay", &argv).is_ok_and(|a| {
-            a.site.refuse_conflicts().is_ok() && a.options().interarrival_factor > 0.0
+            a.site.refuse_conflicts().is_ok()
+                && a.options().is_ok_and(|o| o.interarrival_factor > 0.0)
         }),
         "feedback" => parse::<FeedbackArgs>("feedback", &argv)
             .is_ok_and(|a| a.site.refuse_conflicts().is_ok() && a.options().is_ok()),

@@ -53,7 +53,7 @@ fn replay(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
     detached(py, || {
         let a: ReplayArgs = parse("replay", &argv)?;
         a.site.refuse_conflicts()?;
-        json(&replay_file(&a.site.swf, &a.options())?)
+        json(&replay_file(&a.site.swf, &a.options()?)?)
     })
 }
 

@@ -13,14 +13,14 @@ use crate::commands::analyze::AnalyzeOptions;
 use crate::commands::estimates::EstimatesInput;
 use crate::commands::feedback::{ContinuationSource, FeedbackOptions, UnknownWaits};
 use crate::commands::replay::ReplayOptions;
-use crate::commands::resample::ResampleOptions;
+use crate::commands::resample::{ResampleOptions, resampled_cooldown};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::predict::PredictorSpec;
 use crate::predict::estimates::EstimateModel;
 use crate::registry::SchedulerSpec;
 use crate::session::SessionRule;
-use crate::time::{Time, WEEK, parse_duration};
+use crate::time::{Time, parse_duration};
 use crate::users::analysis::DEFAULT_FLURRY_FACTOR;
 use crate::users::pools::PoolConfig;
 use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
@@ -67,7 +67,7 @@ pub struct SiteArgs {
     #[arg(long, value_enum, default_value = "clamped")]
     pub bsld: BsldForm,
     /// Bounded slowdown threshold, seconds.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(i64).range(1..))]
+    #[arg(long, default_value_t = Bsld::DEFAULT_THRESHOLD)]
     pub bsld_threshold: i64,
     /// Exclude jobs submitted during this long after the first submission (e.g. 1w).
     #[arg(long, default_value = "0", value_parser = parse_duration)]
@@ -137,7 +137,7 @@ pub struct FeedbackArgs {
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub patience: Option<Time>,
     /// Waits over --patience after which a user leaves.
-    #[arg(long, default_value_t = 3, requires = "patience", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = Patience::DEFAULT_STRIKES, requires = "patience")]
     pub strikes: u32,
 }
 
@@ -245,14 +245,12 @@ pub struct UserArgs {
 impl UserArgs {
     /// How the log is split into users; refuses a threshold under 1 second.
     pub fn trace_config(&self) -> Result<TraceConfig, String> {
-        if self.threshold < 1 {
-            return Err("--threshold must be at least 1 second".into());
-        }
         Ok(TraceConfig {
-            threshold: self.threshold,
             rule: self.session_rule,
             dependence: self.dependence,
             window_end: self.window_end,
+            ..TraceConfig::with_threshold(self.threshold)
+                .map_err(|e| format!("--threshold: {e}"))?
         })
     }
 }
@@ -289,21 +287,19 @@ impl SiteArgs {
     }
 
     /// The replay options, with `interarrival_factor`.
-    pub fn options(&self, interarrival_factor: f64) -> ReplayOptions {
+    pub fn options(&self, interarrival_factor: f64) -> Result<ReplayOptions, String> {
         let mut questionable = Policies::default();
         for s in &self.questionable {
             questionable.set(s);
         }
-        ReplayOptions {
+        Ok(ReplayOptions {
             policy: self.scheduler.clone(),
             procs: self.procs,
             overrun: self.overrun,
             questionable,
             interarrival_factor,
-            bsld: Bsld {
-                form: self.bsld,
-                threshold: self.bsld_threshold,
-            },
+            bsld: Bsld::new(self.bsld, self.bsld_threshold)
+                .map_err(|e| format!("--bsld-threshold: {e}"))?,
             warmup: self.warmup,
             cooldown: self.cooldown,
             estimates: self.estimates.clone(),
@@ -311,7 +307,7 @@ impl SiteArgs {
             seed: self.seed,
             check: self.check || cfg!(debug_assertions),
             out: self.out.clone(),
-        }
+        })
     }
 }
 
@@ -346,7 +342,7 @@ impl FeedbackArgs {
     /// The feedback options.
     pub fn options(&self) -> Result<FeedbackOptions, String> {
         Ok(FeedbackOptions {
-            run: self.site.options(1.0),
+            run: self.site.options(1.0)?,
             trace: self.users.trace_config()?,
             opening: self.opening_think,
             negative: self.negative_think,
@@ -354,10 +350,11 @@ impl FeedbackArgs {
             away: self.away,
             time_zone: self.users.time_zone.clone(),
             continuation: self.continuation.clone(),
-            patience: self.patience.map(|limit| Patience {
-                limit,
-                strikes: self.strikes,
-            }),
+            patience: self
+                .patience
+                .map(|limit| Patience::new(limit, Some(self.strikes)))
+                .transpose()
+                .map_err(|e| format!("--strikes: {e}"))?,
             unknown_waits: self.users.unknown_waits.clone(),
         })
     }
@@ -374,9 +371,7 @@ impl PopulationArgs {
     /// says otherwise.
     pub fn options(&self, population: f64, replications: u32) -> Result<ResampleOptions, String> {
         let mut users = self.feedback.options()?;
-        if users.run.cooldown == 0 {
-            users.run.cooldown = WEEK;
-        }
+        users.run.cooldown = resampled_cooldown(users.run.cooldown);
         users.run.out = None;
         Ok(ResampleOptions {
             users,
@@ -405,7 +400,7 @@ impl PopulationArgs {
 
 impl ReplayArgs {
     /// The replay options.
-    pub fn options(&self) -> ReplayOptions {
+    pub fn options(&self) -> Result<ReplayOptions, String> {
         self.site.options(self.interarrival_factor)
     }
 }
@@ -592,6 +587,7 @@ pub fn parse<A: Args + FromArgMatches>(name: &'static str, argv: &[String]) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::WEEK;
 
     fn argv(args: &[&str]) -> Vec<String> {
         args.iter().map(|&s| s.to_owned()).collect()
@@ -600,7 +596,7 @@ mod tests {
     #[test]
     fn defaults_are_the_command_lines() {
         let a: ReplayArgs = parse("replay", &argv(&["--swf", "log.swf"])).unwrap();
-        let opts = a.options();
+        let opts = a.options().unwrap();
         assert_eq!(opts.policy.label(), "easy");
         assert_eq!(opts.overrun, OverrunPolicy::Kill);
         assert_eq!(opts.seed, 1);
@@ -628,5 +624,65 @@ mod tests {
         assert!(e.contains("'--nope'"), "{e}");
         let e = parse::<FeedbackArgs>("feedback", &argv(&[])).err().unwrap();
         assert!(e.contains("--swf <FILE>"), "{e}");
+    }
+
+    /// A command line and a scenario reach the same options through the same rules: the
+    /// same defaults, and the same refusals, each named in its own way in.
+    #[test]
+    fn the_command_line_and_a_scenario_share_defaults_and_rules() {
+        use crate::experiment::scenario::Scenario;
+        let scenario = |users: &str, metrics: &str| {
+            Scenario::parse(
+                &format!(
+                    "[scheduler]\npolicy = \"easy\"\n[workload]\nsource = \"resample\"\n\
+                     path = \"log.swf\"\n[workload.users]\n{users}\n[metrics]\n{metrics}\n"
+                ),
+                "s.toml",
+            )
+            .and_then(|s| s.resample_options())
+        };
+        let cli = |extra: &[&str]| {
+            let mut args = vec!["--swf", "log.swf"];
+            args.extend_from_slice(extra);
+            parse::<ResampleArgs>("resample", &argv(&args)).and_then(|a| a.options())
+        };
+        let (from_cli, from_scenario) = (cli(&[]).unwrap(), scenario("", "").unwrap());
+        assert_eq!(from_cli.users.trace, from_scenario.users.trace);
+        assert_eq!(from_cli.users.run.bsld, from_scenario.users.run.bsld);
+        assert_eq!(from_cli.users.run.cooldown, WEEK);
+        assert_eq!(from_scenario.users.run.cooldown, WEEK);
+        let strikes = |o: ResampleOptions| o.users.patience.map(|p| p.strikes);
+        assert_eq!(
+            strikes(cli(&["--patience", "1h"]).unwrap()),
+            strikes(scenario("patience = \"1h\"", "").unwrap())
+        );
+        for (flags, users, metrics, rule) in [
+            (
+                &["--threshold", "0"][..],
+                "threshold = \"0s\"",
+                "",
+                "session threshold must be at least 1 second",
+            ),
+            (
+                &["--bsld-threshold", "0"][..],
+                "",
+                "bsld_threshold = 0",
+                "bounded slowdown threshold must be at least 1 second",
+            ),
+            (
+                &["--patience", "1h", "--strikes", "0"][..],
+                "patience = \"1h\"\nstrikes = 0",
+                "",
+                "strikes must be at least 1",
+            ),
+        ] {
+            let e = cli(flags).err().unwrap();
+            assert!(
+                e.contains(rule) && e.contains(flags[flags.len() - 2]),
+                "{e}"
+            );
+            let e = scenario(users, metrics).err().unwrap();
+            assert!(e.contains(rule), "{e}");
+        }
     }
 }

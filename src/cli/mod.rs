@@ -8,6 +8,7 @@ pub mod args;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -20,12 +21,10 @@ use crate::commands::analyze::analyze_command;
 use crate::commands::calibrate::calibrate_command;
 use crate::commands::estimates::estimates_command;
 use crate::commands::export::{ExportOptions, export_command};
-use crate::commands::feedback::feedback_command;
 use crate::commands::fit::fit_command;
 use crate::commands::generate::generate_command;
-use crate::commands::replay::replay_command;
-use crate::commands::resample::{ResampleOptions, resample_command};
-use crate::experiment::run::run_command;
+use crate::commands::resample::ResampleOptions;
+use crate::experiment::run::{Run, run_command};
 use crate::experiment::scenario::Scenario;
 use crate::experiment::study::{Shard, sweep_command};
 use crate::registry::SchedulerSpec;
@@ -315,13 +314,21 @@ fn dispatch(command: Command) -> Result<(), String> {
             let settings = a.settings();
             run_command(a.scenario.as_deref(), a.out, a.shard, &settings)
         }
-        Command::Replay(a) => replay_command(&a.site.swf, &a.options()),
-        Command::Feedback(a) => a
-            .options()
-            .and_then(|opts| feedback_command(&a.site.swf, &opts)),
-        Command::Resample(a) => a
-            .options()
-            .and_then(|opts| resample_command(a.population_args.swf(), &opts)),
+        Command::Replay(a) => Run::Replay {
+            log: a.site.swf.clone(),
+            opts: a.options()?,
+        }
+        .execute_and_print(Instant::now()),
+        Command::Feedback(a) => Run::Feedback {
+            log: a.site.swf.clone(),
+            opts: a.options()?,
+        }
+        .execute_and_print(Instant::now()),
+        Command::Resample(a) => Run::Resample {
+            log: a.population_args.swf().to_owned(),
+            opts: a.options()?,
+        }
+        .execute_and_print(Instant::now()),
         Command::Sweep(a) => a.run(),
         Command::Calibrate(_) => unreachable!("calibrate is run apart: it may refuse its input"),
         Command::Analyze(a) => a.options().and_then(|opts| analyze_command(&a.swf, &opts)),

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::commands::replay::{
     InputInfo, Outputs, ReplayOptions, ReplaySummary, log_jobs, machine_size, render_run,
-    schedule_note, site, warn_of_a_small_machine,
+    schedule_note, site,
 };
 use crate::job::JobOutcome;
 use crate::localtime::{SiteClock, ZoneSource};
@@ -39,9 +39,6 @@ use crate::workload::peak::MachineCheck;
 use crate::workload::questionable::Report;
 use crate::workload::trace::{MissingWaits, Trace, TraceConfig};
 use std::path::Path;
-use std::time::Instant;
-
-use crate::results::terminal::report_single_run;
 
 /// Where the continuation curve that makes users react to service comes from
 /// ([`crate::users::reaction`]).
@@ -893,20 +890,4 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
 pub fn feedback_file(swf: &Path, opts: &FeedbackOptions) -> Result<FeedbackSummary, String> {
     let source = LogSource::file(swf).map_err(|e| e.to_string())?;
     feedback(&source, opts).map_err(|e| e.to_string())
-}
-
-/// `sitesim feedback`: replays the log `swf` with feedback under `opts`, prints the
-/// summary and writes the outputs `opts.run.out` asks for.
-pub fn feedback_command(swf: &Path, opts: &FeedbackOptions) -> Result<(), String> {
-    let started = Instant::now();
-    let summary = feedback_file(swf, opts)?;
-    warn_of_a_small_machine(&summary.run.input);
-    print!("{}", render_feedback(&summary));
-    report_single_run(
-        started,
-        summary.run.jobs_checked(),
-        opts.run.out.as_deref(),
-        true,
-    );
-    Ok(())
 }

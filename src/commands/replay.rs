@@ -24,9 +24,6 @@ use crate::time::{Hms, Time};
 use crate::workload::peak::MachineCheck;
 use crate::workload::questionable::{Policies, Report};
 use crate::workload::{LogReplay, ReplayConfig};
-use std::time::Instant;
-
-use crate::results::terminal::report_single_run;
 
 /// Everything a replay needs besides the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -350,13 +347,6 @@ pub fn replay<I: Records>(
     Ok(summary)
 }
 
-/// Warns on the standard error of a machine smaller than the log's own schedule.
-pub(crate) fn warn_of_a_small_machine(input: &InputInfo) {
-    if let Some(w) = input.machine.warning(&input.file) {
-        eprintln!("warning: {w}");
-    }
-}
-
 /// The terminal summary of a replay.
 pub fn render(s: &ReplaySummary) -> String {
     let mut out = String::new();
@@ -514,15 +504,4 @@ impl ReplaySummary {
 pub fn replay_file(swf: &Path, opts: &ReplayOptions) -> Result<ReplaySummary, String> {
     let source = LogSource::file(swf).map_err(|e| e.to_string())?;
     replay(&source, opts).map_err(|e| e.to_string())
-}
-
-/// `sitesim replay`: replays the log `swf` open-loop under `opts`, prints the summary
-/// and writes the outputs `opts.out` asks for.
-pub fn replay_command(swf: &Path, opts: &ReplayOptions) -> Result<(), String> {
-    let started = Instant::now();
-    let summary = replay_file(swf, opts)?;
-    warn_of_a_small_machine(&summary.input);
-    print!("{}", render(&summary));
-    report_single_run(started, summary.jobs_checked(), opts.out.as_deref(), false);
-    Ok(())
 }

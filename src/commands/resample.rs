@@ -38,10 +38,14 @@ use crate::users::{Drift, UserConfig};
 use crate::workload::peak::MachineCheck;
 use crate::workload::trace::Trace;
 use std::path::Path;
-use std::time::Instant;
 
 use crate::results::replicate::{with_threads, write_replicated};
-use crate::results::terminal::{note, progress, report_elapsed, stop_flag};
+
+/// A resampled run's cool-down, seconds: one week when none is asked for (the default),
+/// simulated after the measured weeks and not measured.
+pub fn resampled_cooldown(cooldown: Time) -> Time {
+    if cooldown == 0 { WEEK } else { cooldown }
+}
 
 /// Everything a resampled run needs besides the log.
 #[derive(Debug, Clone, PartialEq)]
@@ -537,25 +541,4 @@ pub fn resample_file(
         write_replicated(dir, &summary).map_err(|e| e.to_string())?;
     }
     Ok(summary)
-}
-
-/// `sitesim resample`: the replications of `opts` over the users of the log `swf`; prints
-/// the summary and writes `summary.json` and `replications.csv` into `opts.out`.
-pub fn resample_command(swf: &Path, opts: &ResampleOptions) -> Result<(), String> {
-    let started = Instant::now();
-    let bar = progress(u64::from(opts.replications), "replications");
-    let summary = resample_file(swf, opts, stop_flag(), &|| bar.inc(1))?;
-    bar.finish_and_clear();
-    if let Some(w) = summary.source.machine.warning(&summary.source.input) {
-        eprintln!("warning: {w}");
-    }
-    print!("{}", render_resample(&summary));
-    if let Some(dir) = &opts.out {
-        note(format_args!(
-            "wrote {}/summary.json and replications.csv",
-            dir.display()
-        ));
-    }
-    report_elapsed(started);
-    Ok(())
 }

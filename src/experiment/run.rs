@@ -2,24 +2,21 @@
 //! replay, or the replications of a resampled population or a model-based site, with
 //! the scenario's outputs.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-
-use crate::commands::feedback::{FeedbackSummary, feedback_file, render_feedback};
-use crate::commands::model::{ModelSummary, render_model, run_model};
-use crate::commands::replay::{ReplaySummary, render, replay, replay_file};
-use crate::commands::resample::{ResampleSummary, render_resample};
-use crate::experiment::scenario::{Scenario, WorkloadSection};
-use crate::results::RunError;
-use crate::results::replicate::{with_threads, write_replicated};
-use crate::swf::{LogSource, SwfHeader};
-use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
-use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::experiment::scenario::DEFAULT_SCENARIO;
-use crate::experiment::study::{Shard, Study, experiment_command};
+use super::scenario::{DEFAULT_SCENARIO, Scenario, WorkloadSection};
+use super::study::{Shard, Study, experiment_command};
+use crate::commands::feedback::{FeedbackOptions, FeedbackSummary, feedback_file, render_feedback};
+use crate::commands::model::{ModelFiles, ModelOptions, ModelSummary, render_model, run_model};
+use crate::commands::replay::{ReplayOptions, ReplaySummary, render, replay, replay_file};
+use crate::commands::resample::{ResampleOptions, ResampleSummary, render_resample, resample_file};
+use crate::results::RunError;
+use crate::results::replicate::{with_threads, write_replicated};
 use crate::results::terminal::{note, progress_of, report_elapsed, report_single_run, stop_flag};
+use crate::swf::{LogSource, SwfHeader};
+use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 
 /// What a scenario's run produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +42,16 @@ impl RunSummary {
         }
     }
 
+    /// The warning for a machine smaller than the log's own schedule, if it is.
+    pub fn machine_warning(&self) -> Option<String> {
+        match self {
+            RunSummary::Replay(s) => s.input.machine.warning(&s.input.file),
+            RunSummary::Feedback(s) => s.run.input.machine.warning(&s.run.input.file),
+            RunSummary::Resample(s) => s.source.machine.warning(&s.source.input),
+            RunSummary::Model(_) => None,
+        }
+    }
+
     /// The figures of a single run (replay or feedback); `None` for replications.
     pub fn single(&self) -> Option<&ReplaySummary> {
         match self {
@@ -55,60 +62,181 @@ impl RunSummary {
     }
 }
 
+/// One run, whichever way it came in: a `replay`, `feedback` or `resample` command line,
+/// or a scenario without an `[experiment]` section ([`Scenario::plan`]). Its options are
+/// already checked; [`Run::execute`] is the one executor.
+#[derive(Debug, Clone)]
+pub enum Run {
+    /// An open-loop replay of a log.
+    Replay {
+        /// The log.
+        log: PathBuf,
+        /// The site, the scheduler, the metrics and the outputs.
+        opts: ReplayOptions,
+    },
+    /// An open-loop replay of a synthetic workload.
+    Synthetic {
+        /// The workload.
+        cfg: SyntheticConfig,
+        /// Its model.
+        model: SyntheticModel,
+        /// The site, the scheduler, the metrics and the outputs.
+        opts: ReplayOptions,
+    },
+    /// A replay of a log's users with feedback.
+    Feedback {
+        /// The log.
+        log: PathBuf,
+        /// The users and the site.
+        opts: FeedbackOptions,
+    },
+    /// Replications of a population resampled from a log.
+    Resample {
+        /// The log.
+        log: PathBuf,
+        /// The population, the users and the site.
+        opts: ResampleOptions,
+    },
+    /// Replications of a model-based site.
+    Model {
+        /// The model.
+        files: ModelFiles,
+        /// The site.
+        opts: ModelOptions,
+        /// Where `summary.json` and `replications.csv` go.
+        out: Option<PathBuf>,
+    },
+}
+
+impl Run {
+    /// Replications the run makes (1 for a single run).
+    pub fn replications(&self) -> u32 {
+        match self {
+            Run::Resample { opts, .. } => opts.replications,
+            Run::Model { opts, .. } => opts.replications,
+            Run::Replay { .. } | Run::Synthetic { .. } | Run::Feedback { .. } => 1,
+        }
+    }
+
+    /// Where the run writes its files.
+    pub fn out(&self) -> Option<&Path> {
+        match self {
+            Run::Replay { opts, .. } | Run::Synthetic { opts, .. } => opts.out.as_deref(),
+            Run::Feedback { opts, .. } => opts.run.out.as_deref(),
+            Run::Resample { opts, .. } => opts.out.as_deref(),
+            Run::Model { out, .. } => out.as_deref(),
+        }
+    }
+
+    /// Runs it and writes its files; replications stop starting once `stop` is set and
+    /// call `done` as each finishes.
+    pub fn execute(
+        &self,
+        stop: &AtomicBool,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<RunSummary, String> {
+        let err = |e: RunError| e.to_string();
+        Ok(match self {
+            Run::Replay { log, opts } => RunSummary::Replay(Box::new(replay_file(log, opts)?)),
+            Run::Synthetic { cfg, model, opts } => {
+                let header = SwfHeader {
+                    lines: Synthetic::new(*cfg, model).header_lines(),
+                    max_procs: Some(i64::from(cfg.procs)),
+                    ..SwfHeader::default()
+                };
+                let name = Synthetic::new(*cfg, model).name();
+                let source = LogSource::new(name, header, || Ok(Synthetic::new(*cfg, model)));
+                RunSummary::Replay(Box::new(replay(&source, opts).map_err(err)?))
+            }
+            Run::Feedback { log, opts } => {
+                RunSummary::Feedback(Box::new(feedback_file(log, opts)?))
+            }
+            Run::Resample { log, opts } => {
+                RunSummary::Resample(Box::new(resample_file(log, opts, stop, done)?))
+            }
+            Run::Model { files, opts, out } => {
+                let runs = u64::from(opts.replications);
+                let summary =
+                    with_threads(opts.threads, runs, || run_model(files, opts, stop, done))
+                        .map_err(err)?
+                        .map_err(err)?;
+                if let Some(dir) = out {
+                    write_replicated(dir, &summary).map_err(err)?;
+                }
+                RunSummary::Model(Box::new(summary))
+            }
+        })
+    }
+
+    /// Runs it as a command does: a progress bar over its replications (stopped by
+    /// Ctrl-C), a warning for a machine smaller than the log's own schedule, the
+    /// summary, its time and the files written, on the terminal.
+    pub fn execute_and_print(&self, started: Instant) -> Result<(), String> {
+        let bar = progress_of(u64::from(self.replications()), "replications");
+        let summary = self.execute(stop_flag(), &|| bar.inc(1))?;
+        bar.finish_and_clear();
+        if let Some(w) = summary.machine_warning() {
+            eprintln!("warning: {w}");
+        }
+        print!("{}", summary.render());
+        match summary.single() {
+            Some(run) => report_single_run(
+                started,
+                run.jobs_checked(),
+                self.out(),
+                matches!(summary, RunSummary::Feedback(_)),
+            ),
+            None => {
+                if let Some(dir) = self.out() {
+                    note(format_args!(
+                        "wrote {}/summary.json and replications.csv",
+                        dir.display()
+                    ));
+                }
+                report_elapsed(started);
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Scenario {
-    /// Runs the scenario; replicated runs stop starting replications once `stop` is
-    /// set and call `done` as each finishes.
+    /// Runs the scenario ([`Scenario::plan`], then [`Run::execute`]).
     pub fn run(&self, stop: &AtomicBool, done: &(dyn Fn() + Sync)) -> Result<RunSummary, String> {
-        let opts = self.replay_options()?;
+        self.plan()?.execute(stop, done)
+    }
+
+    /// The run this scenario stands for, its options checked.
+    pub fn plan(&self) -> Result<Run, String> {
         if self.replications == Some(0) {
             return Err("replications must be at least 1".into());
         }
         if self.threads == Some(0) {
             return Err("threads must be at least 1".into());
         }
-        let err = |e: RunError| e.to_string();
-        match &self.workload {
+        let opts = self.replay_options()?;
+        Ok(match &self.workload {
             WorkloadSection::Swf { path, .. } => {
                 self.single_run("swf")?;
-                replay_file(path, &opts).map(|s| RunSummary::Replay(Box::new(s)))
+                Run::Replay {
+                    log: path.clone(),
+                    opts,
+                }
             }
             WorkloadSection::Feedback { path, users, .. } => {
                 self.single_run("feedback")?;
-                feedback_file(path, &users.options(opts)?)
-                    .map(|s| RunSummary::Feedback(Box::new(s)))
-            }
-            WorkloadSection::Resample { .. } => {
-                let (resampler, ropts) = self.resample_setup()?;
-                let reps = with_threads(ropts.threads, u64::from(ropts.replications), || {
-                    resampler.replications(
-                        &ropts,
-                        &ropts.users.run.policy,
-                        &ropts.population,
-                        ropts.replications,
-                        stop,
-                        done,
-                    )
-                })
-                .map_err(err)?
-                .map_err(err)?;
-                let summary = resampler.summary(&ropts, reps);
-                if let Some(dir) = &ropts.out {
-                    write_replicated(dir, &summary).map_err(err)?;
+                Run::Feedback {
+                    log: path.clone(),
+                    opts: users.options(opts)?,
                 }
-                Ok(RunSummary::Resample(Box::new(summary)))
             }
+            WorkloadSection::Resample { path, .. } => Run::Resample {
+                log: path.clone(),
+                opts: self.resample_options()?,
+            },
             WorkloadSection::Model { .. } => {
-                let (files, mopts, out) = self.model_setup()?;
-                let runs = u64::from(mopts.replications);
-                let summary = with_threads(mopts.threads, runs, || {
-                    run_model(&files, &mopts, stop, done)
-                })
-                .map_err(err)?
-                .map_err(err)?;
-                if let Some(dir) = &out {
-                    write_replicated(dir, &summary).map_err(err)?;
-                }
-                Ok(RunSummary::Model(Box::new(summary)))
+                let (files, opts, out) = self.model_setup()?;
+                Run::Model { files, opts, out }
             }
             WorkloadSection::Synthetic {
                 jobs,
@@ -131,25 +259,15 @@ impl Scenario {
                 if !(load.is_finite() && *load > 0.0) || *jobs == 0 {
                     return Err("[workload] needs jobs >= 1 and a positive load".into());
                 }
-                let seed = seed.unwrap_or(self.seed);
                 let cfg = SyntheticConfig {
                     jobs: *jobs,
                     procs,
                     load: *load,
-                    seed,
+                    seed: seed.unwrap_or(self.seed),
                 };
-                let header = SwfHeader {
-                    lines: Synthetic::new(cfg, &model).header_lines(),
-                    max_procs: Some(i64::from(procs)),
-                    ..SwfHeader::default()
-                };
-                let name = Synthetic::new(cfg, &model).name();
-                let source = LogSource::new(name, header, || Ok(Synthetic::new(cfg, &model)));
-                replay(&source, &opts)
-                    .map(|s| RunSummary::Replay(Box::new(s)))
-                    .map_err(err)
+                Run::Synthetic { cfg, model, opts }
             }
-        }
+        })
     }
 }
 
@@ -207,26 +325,5 @@ pub fn run_command(
             scenario.name.as_deref().unwrap_or("(unnamed)")
         );
     }
-    let bar = progress_of(u64::from(scenario.runs()), "replications");
-    let summary = scenario.run(stop_flag(), &|| bar.inc(1))?;
-    bar.finish_and_clear();
-    print!("{}", summary.render());
-    match summary.single() {
-        Some(run) => report_single_run(
-            started,
-            run.jobs_checked(),
-            scenario.output.dir.as_deref(),
-            matches!(summary, RunSummary::Feedback(_)),
-        ),
-        None => {
-            if let Some(dir) = &scenario.output.dir {
-                note(format_args!(
-                    "wrote {}/summary.json and replications.csv",
-                    dir.display()
-                ));
-            }
-            report_elapsed(started);
-        }
-    }
-    Ok(())
+    scenario.plan()?.execute_and_print(started)
 }

@@ -29,12 +29,23 @@ impl Default for Bsld {
     fn default() -> Self {
         Bsld {
             form: BsldForm::Clamped,
-            threshold: 10,
+            threshold: Bsld::DEFAULT_THRESHOLD,
         }
     }
 }
 
 impl Bsld {
+    /// The threshold τ unless set, seconds.
+    pub const DEFAULT_THRESHOLD: Time = 10;
+
+    /// Bounded slowdown by `form` with threshold `threshold`; refuses one under a second.
+    pub fn new(form: BsldForm, threshold: Time) -> Result<Bsld, String> {
+        if threshold < 1 {
+            return Err("the bounded slowdown threshold must be at least 1 second".into());
+        }
+        Ok(Bsld { form, threshold })
+    }
+
     /// The bounded slowdown of a job that waited `wait` and ran `run` seconds.
     pub fn of(&self, wait: Time, run: Time) -> f64 {
         let v = (wait + run) as f64 / run.max(self.threshold).max(1) as f64;

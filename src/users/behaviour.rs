@@ -26,6 +26,19 @@ pub struct Patience {
 }
 
 impl Patience {
+    /// Waits over the limit after which a user leaves, unless set.
+    pub const DEFAULT_STRIKES: u32 = 3;
+
+    /// Users leave after `strikes` waits (3 unless given) longer than `limit`; refuses
+    /// no strike at all.
+    pub fn new(limit: Time, strikes: Option<u32>) -> Result<Patience, String> {
+        let strikes = strikes.unwrap_or(Self::DEFAULT_STRIKES);
+        if strikes == 0 {
+            return Err("strikes must be at least 1".into());
+        }
+        Ok(Patience { limit, strikes })
+    }
+
     /// Counts a job's `wait` against a user with `strikes` so far; whether the user
     /// leaves now.
     pub fn strike(&self, wait: Time, strikes: &mut u64) -> bool {

@@ -159,6 +159,20 @@ pub struct TraceConfig {
     pub window_end: WindowEnd,
 }
 
+impl TraceConfig {
+    /// The default split with session threshold `threshold`; refuses one under a second
+    /// (every think time would start a session).
+    pub fn with_threshold(threshold: Time) -> Result<TraceConfig, String> {
+        if threshold < 1 {
+            return Err("the session threshold must be at least 1 second".into());
+        }
+        Ok(TraceConfig {
+            threshold,
+            ..TraceConfig::default()
+        })
+    }
+}
+
 impl Default for TraceConfig {
     fn default() -> Self {
         TraceConfig {

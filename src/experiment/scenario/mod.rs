@@ -31,15 +31,13 @@ pub use experiment::{CapacitySection, Contender, ExperimentSection, SweepSection
 use crate::commands::feedback::{FeedbackOptions, UnknownWaits};
 use crate::commands::model::{ModelFiles, ModelOptions};
 use crate::commands::replay::ReplayOptions;
-use crate::commands::resample::{ResampleOptions, Resampler};
+use crate::commands::resample::{ResampleOptions, Resampler, resampled_cooldown};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel,
 };
 use crate::registry::SchedulerSpec;
-use crate::results::RunError;
-use crate::swf::LogSource;
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::pools::PoolConfig;
 use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
@@ -284,10 +282,11 @@ impl BehaviourSection {
             ),
         };
         let patience = match &self.patience {
-            Some(p) => Some(Patience {
-                limit: parse_duration(p).map_err(|e| format!("[workload.users] patience: {e}"))?,
-                strikes: self.strikes.unwrap_or(3).max(1),
-            }),
+            Some(p) => Some(
+                parse_duration(p)
+                    .and_then(|limit| Patience::new(limit, self.strikes))
+                    .map_err(|e| format!("[workload.users] patience: {e}"))?,
+            ),
             None => None,
         };
         Ok(Behaviour {
@@ -464,25 +463,22 @@ impl UsersSection {
         let duration = |key: &str, v: &str| {
             parse_duration(v).map_err(|e| format!("[workload.users] {key}: {e}"))
         };
-        let d = TraceConfig::default();
-        let threshold = match &self.threshold {
-            Some(t) => duration("threshold", t)?,
-            None => d.threshold,
+        let d = match &self.threshold {
+            Some(t) => TraceConfig::with_threshold(duration("threshold", t)?)
+                .map_err(|e| format!("[workload.users] threshold: {e}"))?,
+            None => TraceConfig::default(),
         };
-        if threshold < 1 {
-            return Err("[workload.users] threshold must be at least 1 second".into());
-        }
         let patience = match &self.patience {
-            Some(p) => Some(Patience {
-                limit: duration("patience", p)?,
-                strikes: self.strikes.unwrap_or(3).max(1),
-            }),
+            Some(p) => Some(
+                Patience::new(duration("patience", p)?, self.strikes)
+                    .map_err(|e| format!("[workload.users] patience: {e}"))?,
+            ),
             None => None,
         };
         Ok(FeedbackOptions {
             run,
             trace: TraceConfig {
-                threshold,
+                threshold: d.threshold,
                 rule: pick("session_rule", &self.session_rule, d.rule)?,
                 dependence: pick("dependence", &self.dependence, d.dependence)?,
                 window_end: pick("window_end", &self.window_end, d.window_end)?,
@@ -572,7 +568,7 @@ pub struct MetricsSection {
     #[serde(default = "clamped")]
     pub bsld: BsldForm,
     /// Bounded slowdown threshold, seconds.
-    #[serde(default = "ten")]
+    #[serde(default = "default_bsld_threshold")]
     pub bsld_threshold: Time,
     /// Warm-up, as a duration (`"1w"`).
     #[serde(default = "zero")]
@@ -585,8 +581,8 @@ pub struct MetricsSection {
 fn clamped() -> BsldForm {
     BsldForm::Clamped
 }
-fn ten() -> Time {
-    10
+fn default_bsld_threshold() -> Time {
+    Bsld::DEFAULT_THRESHOLD
 }
 fn zero() -> String {
     "0".into()
@@ -759,9 +755,6 @@ impl Scenario {
     pub fn replay_options(&self) -> Result<ReplayOptions, String> {
         let duration =
             |key: &str, v: &str| parse_duration(v).map_err(|e| format!("[metrics] {key}: {e}"));
-        if self.metrics.bsld_threshold < 1 {
-            return Err("[metrics] bsld_threshold must be at least 1 second".into());
-        }
         if self.machine.procs == Some(0) {
             return Err("[machine] procs must be at least 1".into());
         }
@@ -818,10 +811,8 @@ impl Scenario {
             overrun: self.site.overrun,
             questionable,
             interarrival_factor,
-            bsld: Bsld {
-                form: self.metrics.bsld,
-                threshold: self.metrics.bsld_threshold,
-            },
+            bsld: Bsld::new(self.metrics.bsld, self.metrics.bsld_threshold)
+                .map_err(|e| format!("[metrics] bsld_threshold: {e}"))?,
             warmup: duration("warmup", &self.metrics.warmup)?,
             cooldown: duration("cooldown", &self.metrics.cooldown)?,
             estimates,
@@ -868,18 +859,23 @@ impl Scenario {
     /// The resampler and options of a `source = "resample"` scenario (its output
     /// directory in the options' `out`).
     pub fn resample_setup(&self) -> Result<(Resampler, ResampleOptions), String> {
+        let ropts = self.resample_options()?;
+        let WorkloadSection::Resample { path, .. } = &self.workload else {
+            unreachable!("resample_options checked the source");
+        };
+        Ok((Resampler::open(path, &ropts)?, ropts))
+    }
+
+    /// The options of a `source = "resample"` scenario (its output directory in their
+    /// `out`).
+    pub fn resample_options(&self) -> Result<ResampleOptions, String> {
         let WorkloadSection::Resample {
-            path,
-            users,
-            open_loop,
-            ..
+            users, open_loop, ..
         } = &self.workload
         else {
             return Err("the scenario's source is not \"resample\"".into());
         };
         let opts = self.replay_options()?;
-        let err = |e: RunError| e.to_string();
-        let source = LogSource::file(path).map_err(|e| e.to_string())?;
         self.population.only(
             "resample",
             &[
@@ -895,9 +891,7 @@ impl Scenario {
             ],
         )?;
         let mut fopts = users.options(opts)?;
-        if fopts.run.cooldown == 0 {
-            fopts.run.cooldown = WEEK;
-        }
+        fopts.run.cooldown = resampled_cooldown(fopts.run.cooldown);
         let out = fopts.run.out.take();
         let measured = self.length()? - fopts.run.warmup - fopts.run.cooldown;
         if measured < WEEK || measured % WEEK != 0 {
@@ -907,7 +901,7 @@ impl Scenario {
             ));
         }
         let (population, pools) = self.population.resample()?;
-        let ropts = ResampleOptions {
+        Ok(ResampleOptions {
             users: fopts,
             pools,
             population,
@@ -916,9 +910,7 @@ impl Scenario {
             threads: self.threads,
             open_loop: *open_loop,
             out,
-        };
-        let resampler = Resampler::new(&source, &ropts).map_err(err)?;
-        Ok((resampler, ropts))
+        })
     }
 
     /// The model files and options of a `source = "model"` scenario, and its output
