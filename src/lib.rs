@@ -35,6 +35,7 @@ pub mod sched;
 pub mod seed;
 pub mod session;
 pub mod sim;
+pub mod spec;
 pub mod swf;
 pub mod textfmt;
 pub mod time;

@@ -17,6 +17,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
 use super::modal::{ModalModel, ModalParams};
+use crate::spec::{Item, Spec};
 use crate::time::{LONGEST, Time, parse_duration};
 
 /// Which estimates the jobs carry.
@@ -65,7 +66,12 @@ impl fmt::Display for EstimateModel {
 impl FromStr for EstimateModel {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
-        let (name, arg) = text.split_once(':').unwrap_or((text, ""));
+        let spec = Spec::parse(text)?;
+        let name = spec.name;
+        let arg = match spec.items[..] {
+            [Item::Bare(v)] => v,
+            _ => "",
+        };
         let number = |what: &str| -> Result<f64, String> {
             let v: f64 = arg.parse().map_err(|_| {
                 format!("estimates {name}: '{arg}' is not a number (e.g. {name}:{what})")
@@ -77,8 +83,15 @@ impl FromStr for EstimateModel {
             }
         };
         match name {
-            "log" if arg.is_empty() => Ok(EstimateModel::Log),
-            "exact" if arg.is_empty() => Ok(EstimateModel::Exact),
+            "log" | "exact" if !spec.items.is_empty() => Err(format!(
+                "estimates {name} takes no setting, not '{}'",
+                text.split_once(':').map_or("", |(_, rest)| rest)
+            )),
+            "log" => Ok(EstimateModel::Log),
+            "exact" => Ok(EstimateModel::Exact),
+            "uniform" | "scaled" if spec.items.len() > 1 => Err(format!(
+                "estimates {name}: one number after the colon (e.g. {name}:2), not '{text}'"
+            )),
             "uniform" => {
                 let f = number("2")?;
                 if f < 1.0 {
@@ -89,15 +102,15 @@ impl FromStr for EstimateModel {
             "scaled" => Ok(EstimateModel::Scaled(number("2")?)),
             "modal" => {
                 let (mut max, mut share) = (None, None);
-                for item in arg.split(',').filter(|s| !s.is_empty()) {
-                    match item.split_once('=') {
-                        Some(("max", v)) => {
+                for item in spec.settings(text)? {
+                    match item {
+                        ("max", v) => {
                             max = Some(
                                 parse_duration(v)
                                     .map_err(|e| format!("estimates modal: max: {e}"))?,
                             );
                         }
-                        Some(("share", v)) => {
+                        ("share", v) => {
                             let p: f64 = v
                                 .parse()
                                 .ok()
@@ -105,9 +118,9 @@ impl FromStr for EstimateModel {
                                 .ok_or_else(|| format!("estimates modal: share '{v}' must be a percentage below 100"))?;
                             share = Some(p);
                         }
-                        _ => {
+                        (k, _) => {
                             return Err(format!(
-                                "estimates modal: '{item}' is not max=DURATION or share=PERCENT"
+                                "estimates modal: '{k}' is not max=DURATION or share=PERCENT"
                             ));
                         }
                     }

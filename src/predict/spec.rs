@@ -11,6 +11,7 @@ use super::{
     SbhParams, Search, Static, Statistic,
 };
 use crate::session::SessionRule;
+use crate::spec::Spec;
 use crate::time::{Time, parse_duration};
 
 /// The shipped defaults.
@@ -134,17 +135,14 @@ impl fmt::Display for PredictorSpec {
 impl FromStr for PredictorSpec {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
-        let (name, rest) = text.split_once(':').unwrap_or((text, ""));
-        let mut settings = Vec::new();
-        for item in rest.split(',').filter(|s| !s.is_empty()) {
-            let (k, v) = item
-                .split_once('=')
-                .ok_or_else(|| format!("'{item}' is not key=value"))?;
-            settings.push((k.to_owned(), v.to_owned()));
-        }
+        let parsed = Spec::parse(text)?;
         let spec = PredictorSpec {
-            name: name.to_owned(),
-            settings,
+            name: parsed.name.to_owned(),
+            settings: parsed
+                .settings(text)?
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.trim().to_owned()))
+                .collect(),
         };
         spec.build(&PredictorDefaults::default())?;
         Ok(spec)

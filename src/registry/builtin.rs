@@ -3,10 +3,7 @@
 use std::sync::Arc;
 
 use super::params::{Configure, Params};
-use crate::sched::{
-    BuildContext, Builder, Conservative, Creasy, CreasyParams, Easy, Fcfs, Jitter, Logged,
-    Scheduler, builder,
-};
+use crate::sched::{BuildContext, Builder, Creasy, CreasyParams, Jitter, Logged, Policy, builder};
 use crate::time::Time;
 
 /// The CREASY parameters a spec gives, defaults for the rest.
@@ -28,68 +25,53 @@ fn creasy_params(p: &Params) -> Result<CreasyParams, String> {
     Ok(params)
 }
 
-/// A policy without parameters.
-fn plain(build: fn(&BuildContext) -> Box<dyn Scheduler>) -> Configure {
+/// A classic policy ([`Policy`]), which takes no parameters.
+fn plain(policy: Policy) -> Configure {
     Arc::new(move |p: &Params| {
         p.finish()?;
-        Ok(Arc::new(build) as Builder)
+        Ok(Arc::new(move |ctx: &BuildContext| policy.build(ctx.procs)) as Builder)
     })
 }
 
-/// The registry entries of the scheduling layer's policies.
+/// The registry entries of the scheduling layer's policies: the classic ones of
+/// [`Policy::ALL`], then those with parameters.
 pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
-    vec![
-        (
-            "fcfs",
-            "first come, first served, no backfilling",
-            plain(|_| Box::new(Fcfs)),
-        ),
-        (
-            "easy",
-            "EASY backfilling (EASY++ with a predictor)",
-            plain(|_| Box::new(Easy::new())),
-        ),
-        (
-            "sjbf",
-            "EASY with backfilling candidates shortest plan first",
-            plain(|_| Box::new(Easy::sjbf())),
-        ),
-        (
-            "conservative",
-            "conservative backfilling with compression",
-            plain(|ctx| Box::new(Conservative::new(ctx.procs))),
-        ),
+    let creasy: Configure = Arc::new(|p: &Params| {
+        let params = creasy_params(p)?;
+        Ok(builder(move |_| Creasy::new(params)))
+    });
+    let logged: Configure = Arc::new(|p: &Params| {
+        let scale = p.f64("scale", 1.0)?;
+        if !(scale.is_finite() && scale >= 0.0) {
+            return Err(format!(
+                "policy 'logged': scale must be a number >= 0, not {scale}"
+            ));
+        }
+        let sd = p.f64("jitter", 0.0)?;
+        if !(sd.is_finite() && (0.0..=100.0).contains(&sd)) {
+            return Err(format!(
+                "policy 'logged': jitter must be a number from 0 to 100, not {sd}"
+            ));
+        }
+        let seed = p.u64("seed", 1)?;
+        let jitter = (sd > 0.0).then(|| Jitter::new(sd, seed)).flatten();
+        Ok(builder(move |_| Logged::new(scale, jitter.clone())))
+    });
+    let mut entries = Vec::from(Policy::ALL.map(|p| (p.name(), p.about(), plain(p))));
+    entries.extend([
         (
             "creasy",
             "EASY with priority to critical interactive jobs \
              (alpha, wait_scale, short, session_gap, half_life)",
-            Arc::new(|p: &Params| {
-                let params = creasy_params(p)?;
-                Ok(builder(move |_| Creasy::new(params)))
-            }),
+            creasy,
         ),
         (
             "logged",
             "the log's own service: each job starts its logged wait (times scale, times a \
              random factor of mean 1 and sd jitter) after submission, on an unbounded \
              machine; the calibration baseline (scale, jitter, seed)",
-            Arc::new(|p: &Params| {
-                let scale = p.f64("scale", 1.0)?;
-                if !(scale.is_finite() && scale >= 0.0) {
-                    return Err(format!(
-                        "policy 'logged': scale must be a number >= 0, not {scale}"
-                    ));
-                }
-                let sd = p.f64("jitter", 0.0)?;
-                if !(sd.is_finite() && (0.0..=100.0).contains(&sd)) {
-                    return Err(format!(
-                        "policy 'logged': jitter must be a number from 0 to 100, not {sd}"
-                    ));
-                }
-                let seed = p.u64("seed", 1)?;
-                let jitter = (sd > 0.0).then(|| Jitter::new(sd, seed)).flatten();
-                Ok(builder(move |_| Logged::new(scale, jitter.clone())))
-            }),
+            logged,
         ),
-    ]
+    ]);
+    entries
 }

@@ -36,6 +36,7 @@ use std::str::FromStr;
 use std::sync::{Arc, LazyLock, RwLock};
 
 use crate::sched::{Builder, Policy};
+use crate::spec::Spec;
 
 struct Entry {
     about: String,
@@ -135,47 +136,22 @@ impl From<Policy> for SchedulerSpec {
     }
 }
 
-/// Splits `a=1,b=[x,y]` at the commas outside brackets and quotes.
-fn split_top(s: &str) -> Vec<&str> {
-    let (mut depth, mut quoted, mut from) = (0i32, false, 0);
-    let mut parts = Vec::new();
-    for (i, c) in s.char_indices() {
-        match c {
-            '"' => quoted = !quoted,
-            '[' | '{' if !quoted => depth += 1,
-            ']' | '}' if !quoted => depth -= 1,
-            ',' if !quoted && depth == 0 => {
-                parts.push(&s[from..i]);
-                from = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&s[from..]);
-    parts
-}
-
 impl FromStr for SchedulerSpec {
     type Err = String;
 
     /// `NAME[:key=value,...]`; a value is read as TOML (`0.5`, `true`, `["easy","sjbf"]`)
     /// or else taken as a string (`20m`).
     fn from_str(s: &str) -> Result<Self, String> {
-        let (name, rest) = s.split_once(':').unwrap_or((s, ""));
+        let spec = Spec::parse(s)?;
         let mut params = toml::Table::new();
-        for kv in split_top(rest).into_iter().filter(|p| !p.trim().is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("'{kv}' in '{s}' is not key=value"))?;
+        for (k, v) in spec.settings(s)? {
             let value = toml::from_str::<toml::Table>(&format!("v = {v}"))
                 .ok()
                 .and_then(|mut t| t.remove("v"))
                 .unwrap_or_else(|| toml::Value::String(v.trim().to_owned()));
-            if params.insert(k.trim().to_owned(), value).is_some() {
-                return Err(format!("'{}' is given twice in '{s}'", k.trim()));
-            }
+            params.insert(k.to_owned(), value);
         }
-        SchedulerSpec::new(name.trim(), params)
+        SchedulerSpec::new(spec.name, params)
     }
 }
 

@@ -238,6 +238,16 @@ impl Policy {
         }
     }
 
+    /// What the policy does, in a line (`sitesim policies`).
+    pub fn about(self) -> &'static str {
+        match self {
+            Policy::Fcfs => "first come, first served, no backfilling",
+            Policy::Easy => "EASY backfilling (EASY++ with a predictor)",
+            Policy::Sjbf => "EASY with backfilling candidates shortest plan first",
+            Policy::Conservative => "conservative backfilling with compression",
+        }
+    }
+
     /// Every built-in policy.
     pub const ALL: [Policy; 4] = [
         Policy::Fcfs,
