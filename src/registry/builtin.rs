@@ -3,7 +3,10 @@
 use std::sync::Arc;
 
 use super::params::{Configure, Params};
-use crate::sched::{BuildContext, Builder, Creasy, CreasyParams, Jitter, Logged, Policy, builder};
+use crate::sched::{
+    BuildContext, Builder, Creasy, CreasyParams, Fairshare, FairshareParams, Jitter, Limits,
+    Logged, Maui, MauiParams, Policy, Scheduler, UserLimits, builder,
+};
 use crate::time::Time;
 
 /// The CREASY parameters a spec gives, defaults for the rest.
@@ -57,6 +60,57 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
         let jitter = (sd > 0.0).then(|| Jitter::new(sd, seed)).flatten();
         Ok(builder(move |_| Logged::new(scale, jitter.clone())))
     });
+    let maui: Configure = Arc::new(|p: &Params| {
+        let d = MauiParams::default();
+        let params = MauiParams {
+            queue_time: p.f64("queue_time", d.queue_time)?,
+            xfactor: p.f64("xfactor", d.xfactor)?,
+            size: p.f64("size", d.size)?,
+            fairshare: p.f64("fairshare", d.fairshare)?,
+            half_life: p
+                .duration("half_life", Some(d.half_life))?
+                .ok_or("maui: half_life cannot be none")?,
+        };
+        params.check().map_err(|e| format!("maui: {e}"))?;
+        Ok(builder(move |_| Maui::new(params)))
+    });
+    let fairshare: Configure = Arc::new(|p: &Params| {
+        let d = FairshareParams::default();
+        let params = FairshareParams {
+            age: p.f64("age", d.age)?,
+            fairshare: p.f64("fairshare", d.fairshare)?,
+            size: p.f64("size", d.size)?,
+            max_age: p
+                .duration("max_age", Some(d.max_age))?
+                .ok_or("fairshare: max_age cannot be none")?,
+            half_life: p
+                .duration("half_life", Some(d.half_life))?
+                .ok_or("fairshare: half_life cannot be none")?,
+        };
+        params.check().map_err(|e| format!("fairshare: {e}"))?;
+        Ok(builder(move |_| Fairshare::new(params)))
+    });
+    let limits: Configure = Arc::new(|p: &Params| {
+        let policy = p.spec("policy", "easy")?;
+        let limit = |key: &str| -> Result<Option<u32>, String> {
+            match p.u64(key, 0)? {
+                0 => Ok(None),
+                n => u32::try_from(n)
+                    .map(Some)
+                    .map_err(|_| format!("limits: {key} must be at most {}", u32::MAX)),
+            }
+        };
+        let limits = UserLimits {
+            jobs: limit("jobs")?,
+            procs: limit("procs")?,
+        };
+        if limits.jobs.is_none() && limits.procs.is_none() {
+            return Err("limits: give jobs or procs (or both), each at least 1".into());
+        }
+        Ok(Arc::new(move |ctx: &BuildContext| {
+            Box::new(Limits::new(policy.build(ctx), limits)) as Box<dyn Scheduler>
+        }) as Builder)
+    });
     let mut entries = Vec::from(Policy::ALL.map(|p| (p.name(), p.about(), plain(p))));
     entries.extend([
         (
@@ -71,6 +125,24 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
              random factor of mean 1 and sd jitter) after submission, on an unbounded \
              machine; the calibration baseline (scale, jitter, seed)",
             logged,
+        ),
+        (
+            "maui",
+            "Maui as Talby 2006 simulates it: EASY in the order of Maui's priority \
+             (queue_time, xfactor, size, fairshare weights; half_life of usage)",
+            maui,
+        ),
+        (
+            "fairshare",
+            "Slurm-style multifactor priority over EASY: age, fair-share from decayed \
+             usage, job size (age, fairshare, size weights; max_age, half_life)",
+            fairshare,
+        ),
+        (
+            "limits",
+            "a policy under per-user limits, held jobs queued \
+             (policy = easy; jobs: running jobs per user, procs: processors per user)",
+            limits,
         ),
     ]);
     entries

@@ -24,8 +24,8 @@
 //! the policy is exactly EASY (a property test checks this on random workloads). With
 //! `alpha = 1` critical jobs always go first, at the risk of starving the others.
 
-use super::easy::Reservation;
-use super::{RunningByEnd, RunningJob, Scheduler, SystemView};
+use super::priority::PriorityEasy;
+use super::{RunningJob, Scheduler, SystemView};
 use crate::job::{JobId, JobRequest};
 use crate::time::Time;
 
@@ -57,6 +57,20 @@ impl Default for CreasyParams {
 }
 
 impl CreasyParams {
+    fn critical(&self, job: &JobRequest) -> bool {
+        job.think < self.session_gap && job.plan <= self.short
+    }
+
+    fn priority(&self, job: &JobRequest, now: Time) -> f64 {
+        let wait = (now - job.submit) as f64;
+        let criticality = if self.critical(job) {
+            self.half_life.map_or(1.0, |h| (-wait / h as f64).exp2())
+        } else {
+            0.0
+        };
+        (1.0 - self.alpha) * wait / self.wait_scale as f64 + self.alpha * criticality
+    }
+
     /// Checks the ranges.
     pub fn check(&self) -> Result<(), String> {
         if !(0.0..=1.0).contains(&self.alpha) {
@@ -76,11 +90,7 @@ impl CreasyParams {
 #[derive(Debug, Clone)]
 pub struct Creasy {
     params: CreasyParams,
-    running: RunningByEnd,
-    reservation: Option<Reservation>,
-    /// Scratch: queue positions in priority order, and their priorities.
-    order: Vec<usize>,
-    priority: Vec<f64>,
+    easy: PriorityEasy,
 }
 
 impl Creasy {
@@ -88,34 +98,18 @@ impl Creasy {
     pub fn new(params: CreasyParams) -> Self {
         Creasy {
             params,
-            running: RunningByEnd::new(),
-            reservation: None,
-            order: Vec::new(),
-            priority: Vec::new(),
+            easy: PriorityEasy::default(),
         }
     }
 
     /// Whether `job` is critical: submitted within its user's session, predicted short.
     pub fn critical(&self, job: &JobRequest) -> bool {
-        job.think < self.params.session_gap && job.plan <= self.params.short
+        self.params.critical(job)
     }
 
     /// The priority of `job` at `now`: higher goes first.
     pub fn priority(&self, job: &JobRequest, now: Time) -> f64 {
-        let p = &self.params;
-        let wait = (now - job.submit) as f64;
-        let criticality = if self.critical(job) {
-            p.half_life.map_or(1.0, |h| (-wait / h as f64).exp2())
-        } else {
-            0.0
-        };
-        (1.0 - p.alpha) * wait / p.wait_scale as f64 + p.alpha * criticality
-    }
-
-    fn start(&mut self, job: &JobRequest, now: Time, starts: &mut Vec<JobId>) {
-        self.running
-            .insert(now + job.plan, job.seq, job.id, job.size);
-        starts.push(job.id);
+        self.params.priority(job, now)
     }
 }
 
@@ -125,16 +119,11 @@ impl Scheduler for Creasy {
     }
 
     fn sync(&mut self, view: &SystemView<'_>) {
-        self.running = RunningByEnd::new();
-        for job in view.running() {
-            let r = &job.request;
-            self.running.insert(job.planned_end(), r.seq, r.id, r.size);
-        }
-        self.reservation = None;
+        self.easy.sync(view);
     }
 
     fn on_end(&mut self, job: &RunningJob, _view: &SystemView<'_>) {
-        self.running.remove(job.planned_end(), job.request.seq);
+        self.easy.on_end(job);
     }
 
     fn on_replan(
@@ -144,59 +133,21 @@ impl Scheduler for Creasy {
         started: Option<Time>,
         _view: &SystemView<'_>,
     ) {
-        if let Some(start) = started {
-            self.running.remove(start + old_plan, job.seq);
-            self.running
-                .insert(start + job.plan, job.seq, job.id, job.size);
-        }
+        self.easy.on_replan(job, old_plan, started);
     }
 
     fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
-        let now = view.now;
-        let queue = view.queue();
-        let mut order = std::mem::take(&mut self.order);
-        order.clear();
-        order.extend(0..queue.len());
-        if self.params.alpha > 0.0 {
-            let mut priority = std::mem::take(&mut self.priority);
-            priority.clear();
-            priority.extend(queue.iter().map(|j| self.priority(j, now)));
-            order.sort_by(|&a, &b| priority[b].total_cmp(&priority[a]).then(a.cmp(&b)));
-            self.priority = priority;
-        }
-        self.reservation = None;
-        let mut free = view.free;
-        let mut rest = order.iter();
-        for &i in rest.by_ref() {
-            let job = &queue[i];
-            if job.size <= free {
-                free -= job.size;
-                self.start(job, now, starts);
-                continue;
-            }
-            self.reservation = Some(Reservation::of(job.id, job.size, &self.running, now, free));
-            break;
-        }
-        if let Some(mut res) = self.reservation {
-            for &i in rest {
-                if free == 0 {
-                    break;
-                }
-                let job = &queue[i];
-                if res.admit(job, now, &mut free) {
-                    self.start(job, now, starts);
-                }
-            }
-            self.reservation = Some(res);
-        }
-        self.order = order;
+        let (now, params) = (view.now, self.params);
+        let priority = |job: &JobRequest| params.priority(job, now);
+        let ranked = (params.alpha > 0.0).then_some(&priority as &dyn Fn(&JobRequest) -> f64);
+        self.easy.pass(view, ranked, starts);
     }
 
     /// With `alpha = 0` the head's reservation is EASY's promise; otherwise a more
     /// critical arrival may take the head's place, so nothing is promised.
     fn promises(&self, out: &mut Vec<(JobId, Time)>) {
         if self.params.alpha == 0.0
-            && let Some(r) = self.reservation
+            && let Some(r) = self.easy.reservation()
         {
             out.push((r.head, r.shadow));
         }

@@ -1,0 +1,199 @@
+//! The policies sites run and seed 004 compares: Maui (Jackson et al. 2001, as Talby 2006
+//! §2 simulates it), the fair-share multifactor priority (Slurm's `priority/multifactor`)
+//! and per-user limits over any policy. Hand cases whose schedules are worked out in the
+//! comments, and properties on random workloads: Maui's default is EASY job for job, the
+//! invariant checker passes under every overrun policy, and no user ever runs more than
+//! its limits allow.
+
+mod common;
+
+use common::{job, job_of, run, starts};
+use proptest::prelude::*;
+use sitesim::job::OverrunPolicy;
+use sitesim::job::OverrunPolicy::Kill;
+use sitesim::registry::SchedulerSpec;
+use sitesim::sched::Policy;
+
+fn spec(text: &str) -> SchedulerSpec {
+    text.parse().expect("a registered policy")
+}
+
+/// 10 processors. A (all 10, 100 s) runs from 0; B (10 procs, estimate 1000) arrives at
+/// 1, C (10 procs, estimate 10) at 2. Maui's default ranks by queue time: B at 100 and C
+/// at 1100, as EASY. Weighing the expansion factor only, at 100 B's is
+/// (99 + 1000) / 1000 = 1.1 and C's (98 + 10) / 10 = 10.8: C starts at 100, B at 110.
+#[test]
+fn maui_ranks_by_its_priority_function() {
+    let swf = [
+        job(1, 0, 100, 10, 100),
+        job(2, 1, 1000, 10, 1000),
+        job(3, 2, 10, 10, 10),
+    ]
+    .concat();
+    let default = run(&swf, 10, spec("maui"), Kill);
+    assert_eq!(starts(&default), [(1, 0), (2, 100), (3, 1100)]);
+    assert_eq!(starts(&run(&swf, 10, Policy::Easy, Kill)), starts(&default));
+    let xfactor = run(&swf, 10, spec("maui:queue_time=0,xfactor=1"), Kill);
+    assert_eq!(starts(&xfactor), [(1, 0), (2, 110), (3, 100)]);
+}
+
+/// 10 processors. User 1's A (all 10, 1000 s) runs from 0; user 1's B (10 procs, 100 s)
+/// arrives at 1 and user 2's C (10 procs, 100 s) at 2. At 1000 user 1 has used all
+/// 10,000 processor-seconds, U = 1, and two users hold S = 1/2 each: user 1's fair-share
+/// factor is 2^(-1/0.5) = 0.25, user 2's 2^0 = 1. With age nearly 0 (a thousand seconds of
+/// seven days) C outranks B: C at 1000, B at 1100. EASY runs B first.
+#[test]
+fn fairshare_favours_the_user_with_less_recent_usage() {
+    let swf = [
+        job_of(1, 0, 1000, 10, 1000, 1, -1),
+        job_of(2, 1, 100, 10, 100, 1, -1),
+        job_of(3, 2, 100, 10, 100, 2, -1),
+    ]
+    .concat();
+    let jobs = run(&swf, 10, spec("fairshare"), Kill);
+    assert_eq!(starts(&jobs), [(1, 0), (2, 1100), (3, 1000)]);
+    let easy = run(&swf, 10, Policy::Easy, Kill);
+    assert_eq!(starts(&easy), [(1, 0), (2, 1000), (3, 1100)]);
+    // Without the fair-share weight, age alone keeps the arrival order.
+    let age = run(&swf, 10, spec("fairshare:fairshare=0"), Kill);
+    assert_eq!(starts(&age), starts(&easy));
+}
+
+/// 10 processors, at most two running jobs per user. User 1 submits three 1-processor
+/// jobs of 100 s at 0: two start, the third is held until one ends at 100. User 2's job
+/// at 1 starts at once: the held job does not block the queue.
+#[test]
+fn limits_hold_a_users_extra_jobs_without_blocking_others() {
+    let swf = [
+        job_of(1, 0, 100, 1, 100, 1, -1),
+        job_of(2, 0, 100, 1, 100, 1, -1),
+        job_of(3, 0, 100, 1, 100, 1, -1),
+        job_of(4, 1, 100, 1, 100, 2, -1),
+    ]
+    .concat();
+    let jobs = run(&swf, 10, spec("limits:jobs=2"), Kill);
+    assert_eq!(starts(&jobs), [(1, 0), (2, 0), (3, 100), (4, 1)]);
+    // A processor limit of 2 does the same here; a 3-processor job runs alone.
+    let jobs = run(&swf, 10, spec("limits:policy=conservative,procs=2"), Kill);
+    assert_eq!(starts(&jobs), [(1, 0), (2, 0), (3, 100), (4, 1)]);
+    let big = [
+        job_of(1, 0, 100, 1, 100, 1, -1),
+        job_of(2, 1, 100, 3, 100, 1, -1),
+    ]
+    .concat();
+    let jobs = run(&big, 10, spec("limits:procs=2"), Kill);
+    assert_eq!(starts(&jobs), [(1, 0), (2, 100)]);
+}
+
+#[test]
+fn limits_need_a_limit_and_name_their_parameters() {
+    let e = "limits".parse::<SchedulerSpec>().unwrap_err();
+    assert!(e.contains("give jobs or procs"), "{e}");
+    let e = "limits:jobs=2,queue=1"
+        .parse::<SchedulerSpec>()
+        .unwrap_err();
+    assert!(e.contains("'queue'"), "{e}");
+    let e = "maui:half_life=0".parse::<SchedulerSpec>().unwrap_err();
+    assert!(e.contains("half_life"), "{e}");
+    let e = "fairshare:age=-1".parse::<SchedulerSpec>().unwrap_err();
+    assert!(e.contains("weights"), "{e}");
+}
+
+/// A random log on up to 24 processors for three users (the shape of
+/// `tests/properties.rs`, smaller).
+fn workload() -> impl Strategy<Value = (u32, String)> {
+    (1u32..=24).prop_flat_map(|procs| {
+        let job = (
+            prop_oneof![3 => Just(0i64), 7 => 0i64..120],
+            prop_oneof![2 => Just(1u32), 3 => 1u32..=procs, 1 => Just(procs)],
+            prop_oneof![1 => Just(0i64), 9 => 1i64..400],
+            prop_oneof![Just(0u8), Just(1u8), Just(2u8)],
+            1u32..=500,
+            1i64..=3,
+        );
+        (Just(procs), prop::collection::vec(job, 1..40)).prop_map(|(procs, jobs)| {
+            let mut t = 0;
+            let mut text = String::new();
+            for (i, (gap, size, run, kind, pct, user)) in jobs.into_iter().enumerate() {
+                t += gap;
+                let estimate = match kind {
+                    0 => run.max(1),
+                    1 => (run * i64::from(100 + pct) / 100).max(1),
+                    _ => (run * i64::from(pct % 100) / 100).max(1),
+                };
+                text.push_str(&job_of(
+                    i as i64 + 1,
+                    t,
+                    run,
+                    i64::from(size),
+                    estimate,
+                    user,
+                    -1,
+                ));
+            }
+            (procs, text)
+        })
+    })
+}
+
+const OVERRUNS: [OverrunPolicy; 3] = [
+    OverrunPolicy::Kill,
+    OverrunPolicy::Extend,
+    OverrunPolicy::Overrun,
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(150)
+    ))]
+
+    /// Maui's default configuration is EASY, job for job.
+    #[test]
+    fn maui_by_default_is_easy((procs, swf) in workload()) {
+        for overrun in OVERRUNS {
+            let maui = run(&swf, procs, spec("maui"), overrun);
+            let easy = run(&swf, procs, Policy::Easy, overrun);
+            prop_assert_eq!(starts(&maui), starts(&easy), "{:?}", overrun);
+        }
+    }
+
+    /// The checker passes (`run` has it on) and no user exceeds its limits.
+    #[test]
+    fn the_checker_passes_and_limits_hold((procs, swf) in workload()) {
+        let half = (procs / 2).max(1);
+        let limited = [
+            ("limits:jobs=1".to_owned(), Some(1), None),
+            ("limits:policy=conservative,jobs=2".to_owned(), Some(2), None),
+            (format!("limits:policy=sjbf,procs={half}"), None, Some(half)),
+            (format!("limits:policy=maui,jobs=2,procs={half}"), Some(2), Some(half)),
+        ];
+        for overrun in OVERRUNS {
+            for text in ["maui:xfactor=5,size=1,fairshare=2", "fairshare", "fairshare:size=100,max_age=60"] {
+                run(&swf, procs, spec(text), overrun);
+            }
+            for (text, jobs_limit, procs_limit) in &limited {
+                let jobs = run(&swf, procs, spec(text), overrun);
+                // Jobs of no duration hold no processor over time; at equal seconds the
+                // simulation ends jobs before it starts others.
+                for j in jobs.iter().filter(|j| j.end > j.start) {
+                    // The user's other jobs running when j starts (those ending then have
+                    // left), and j.
+                    let others: Vec<_> = jobs
+                        .iter()
+                        .filter(|o| {
+                            o.seq != j.seq && o.user == j.user && o.end > o.start && o.start <= j.start && j.start < o.end
+                        })
+                        .collect();
+                    let running = others.len() as u32 + 1;
+                    let used: u32 = j.size + others.iter().map(|o| o.size).sum::<u32>();
+                    if let Some(n) = jobs_limit {
+                        prop_assert!(running <= *n, "{text}: user {} runs {running} jobs", j.user);
+                    }
+                    if let Some(p) = procs_limit {
+                        prop_assert!(used <= *p || running == 1, "{text}: user {} uses {used} processors", j.user);
+                    }
+                }
+            }
+        }
+    }
+}
