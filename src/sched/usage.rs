@@ -75,7 +75,7 @@ impl Usage {
             *by_user.entry(job.request.user).or_default() += work;
             total += work;
         }
-        (total > 0.0).then(|| Shares { by_user, total })
+        (total > 0.0).then_some(Shares { by_user, total })
     }
 }
 
