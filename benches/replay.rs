@@ -155,6 +155,13 @@ fn simulation_only(c: &mut Criterion) {
         };
         runs.push((format!("sjbf-{predictor}"), opts));
     }
+    for spec in ["maui", "flex", "fairshare", "limits:jobs=8"] {
+        let opts = ReplayOptions {
+            policy: spec.parse().unwrap(),
+            ..options(Policy::Easy, None)
+        };
+        runs.push((spec.to_owned(), opts));
+    }
     let source = LogSource::records("kth", header, &records, Default::default());
     for (name, opts) in &runs {
         g.bench_with_input(BenchmarkId::from_parameter(name), opts, |b, o| {

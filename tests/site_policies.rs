@@ -1,6 +1,6 @@
-//! The policies sites run and seed 004 compares: Maui (Jackson et al. 2001, as Talby 2006
-//! §2 simulates it), the fair-share multifactor priority (Slurm's `priority/multifactor`)
-//! and per-user limits over any policy. Hand cases whose schedules are worked out in the
+//! The policies sites run and seed 004 compares: Flex (Talby and Feitelson 1999) and Maui
+//! (Jackson et al. 2001), as Talby 2006 §2 simulates them, the fair-share multifactor
+//! priority (Slurm's `priority/multifactor`) and per-user limits over any policy. Hand cases whose schedules are worked out in the
 //! comments, and properties on random workloads: Maui's default is EASY job for job, the
 //! invariant checker passes under every overrun policy, and no user ever runs more than
 //! its limits allow.
@@ -85,6 +85,34 @@ fn limits_hold_a_users_extra_jobs_without_blocking_others() {
     assert_eq!(starts(&jobs), [(1, 0), (2, 100)]);
 }
 
+/// 10 processors. Jobs 1 and 2 (all 10, 100 s) arrive at 0: 1 runs at once, 2 waits to
+/// 100, so by 150 the mean wait is 50 s. Job 3 (all 10, estimate 1000) arrives at 150:
+/// reserved at 200, when 2 ends; guarantee 200 + slack. Job 4 (all 10, estimate 10)
+/// arrives at 151: last it would start at 1200; first, at 200, with 3 at 210. Planned
+/// waits: last, 1049 + 50; first, 49 + 60. With slack_factor 1, 3's guarantee is 250 and
+/// 4 goes first; with 0.1 (slack 5 s) 3 may not move to 210 and 4 goes last, as under
+/// conservative backfilling.
+#[test]
+fn flex_takes_the_best_place_its_slacks_allow() {
+    let swf = [
+        job(1, 0, 100, 10, 100),
+        job(2, 0, 100, 10, 100),
+        job(3, 150, 1000, 10, 1000),
+        job(4, 151, 10, 10, 10),
+    ]
+    .concat();
+    let flex = run(&swf, 10, spec("flex"), Kill);
+    assert_eq!(starts(&flex), [(1, 0), (2, 100), (3, 210), (4, 200)]);
+    let tight = run(&swf, 10, spec("flex:slack_factor=0.1"), Kill);
+    assert_eq!(starts(&tight), [(1, 0), (2, 100), (3, 200), (4, 1200)]);
+    let conservative = run(&swf, 10, Policy::Conservative, Kill);
+    assert_eq!(starts(&conservative), starts(&tight));
+    // Graded by the jobs that must wait, both places make two wait: a tie, and the tie
+    // keeps the new job last.
+    let waiting = run(&swf, 10, spec("flex:grade=waiting"), Kill);
+    assert_eq!(starts(&waiting), starts(&tight));
+}
+
 #[test]
 fn limits_need_a_limit_and_name_their_parameters() {
     let e = "limits".parse::<SchedulerSpec>().unwrap_err();
@@ -97,6 +125,10 @@ fn limits_need_a_limit_and_name_their_parameters() {
     assert!(e.contains("half_life"), "{e}");
     let e = "fairshare:age=-1".parse::<SchedulerSpec>().unwrap_err();
     assert!(e.contains("weights"), "{e}");
+    let e = "flex:grade=fast".parse::<SchedulerSpec>().unwrap_err();
+    assert!(e.contains("wait, bsld or waiting"), "{e}");
+    let e = "flex:slack_factor=-1".parse::<SchedulerSpec>().unwrap_err();
+    assert!(e.contains("slack_factor"), "{e}");
 }
 
 /// A random log on up to 24 processors for three users (the shape of
@@ -166,9 +198,20 @@ proptest! {
             ("limits:policy=conservative,jobs=2".to_owned(), Some(2), None),
             (format!("limits:policy=sjbf,procs={half}"), None, Some(half)),
             (format!("limits:policy=maui,jobs=2,procs={half}"), Some(2), Some(half)),
+            (format!("limits:policy=flex,procs={half}"), None, Some(half)),
         ];
         for overrun in OVERRUNS {
-            for text in ["maui:xfactor=5,size=1,fairshare=2", "fairshare", "fairshare:size=100,max_age=60"] {
+            // Under Flex the checker holds every job to its guarantee: no job is delayed
+            // past its slack (unless a job ran past its estimate).
+            for text in [
+                "maui:xfactor=5,size=1,fairshare=2",
+                "fairshare",
+                "fairshare:size=100,max_age=60",
+                "flex",
+                "flex:grade=bsld,slack_factor=3",
+                "flex:grade=waiting,depth=2",
+                "flex:slack_factor=0",
+            ] {
                 run(&swf, procs, spec(text), overrun);
             }
             for (text, jobs_limit, procs_limit) in &limited {

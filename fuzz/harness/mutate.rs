@@ -328,7 +328,15 @@ fn swf(input: Vec<u8>, other: &[u8], rng: &mut Rng) -> Vec<u8> {
 
 /// A random replay options line (read by the `replay` target).
 pub fn options_line(rng: &mut Rng) -> String {
-    let policy = rng.pick(&["easy", "conservative", "fcfs"]);
+    let policy = rng.pick(&[
+        "easy",
+        "conservative",
+        "fcfs",
+        "flex",
+        "maui:xfactor=10,fairshare=1",
+        "fairshare",
+        "limits:policy=conservative,jobs=2,procs=4",
+    ]);
     let overrun = rng.pick(&["kill", "extend", "overrun"]);
     let estimates = rng.pick(&[
         "log",

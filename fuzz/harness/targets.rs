@@ -1164,6 +1164,10 @@ fn policy_seeds() -> Vec<Vec<u8>> {
         "time-of-day:day=creasy,night=easy,day_start=8,day_end=18",
         "pbas:candidates=[\"easy\",\"sjbf\"],period=12h,metric=bsld",
         "wbas:high=easy,low=sjbf,period=1d,maf=7500",
+        "flex:slack_factor=2,grade=bsld,depth=4",
+        "maui:queue_time=1,xfactor=5,size=0.5,fairshare=2,half_life=1d",
+        "fairshare:age=1000,fairshare=10000,size=10,max_age=1d,half_life=7d",
+        "limits:policy=\"flex:grade=waiting\",jobs=1,procs=4",
     ])
 }
 

@@ -44,7 +44,7 @@ fn time_of_day_params(p: &Params) -> Result<TimeOfDayParams, String> {
 fn pbas_params(p: &Params) -> Result<PbasParams, String> {
     let params = PbasParams {
         candidates: p
-            .specs("candidates", &["easy", "sjbf"])?
+            .specs("candidates", &["flex", "maui"])?
             .into_iter()
             .map(Candidate::from)
             .collect(),
@@ -60,8 +60,8 @@ fn pbas_params(p: &Params) -> Result<PbasParams, String> {
 /// The parameters of WBAS a spec gives, defaults for the rest.
 fn wbas_params(p: &Params) -> Result<WbasParams, String> {
     let params = WbasParams {
-        high: p.spec("high", "easy")?.into(),
-        low: p.spec("low", "sjbf")?.into(),
+        high: p.spec("high", "flex")?.into(),
+        low: p.spec("low", "maui")?.into(),
         period: p
             .duration("period", Some(DAY))?
             .ok_or("wbas: period cannot be none")?,
@@ -87,7 +87,7 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
         (
             "pbas",
             "performance-based adaptive scheduling, Talby 2006, §7.3 (candidates = \
-             [\"easy\", \"sjbf\"], period = 12h, metric = wait | response | bsld | \
+             [\"flex\", \"maui\"], period = 12h, metric = wait | response | bsld | \
              utilization, default response)",
             Arc::new(|p: &Params| {
                 let params = pbas_params(p)?;
@@ -96,7 +96,7 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
         ),
         (
             "wbas",
-            "workload-based adaptive scheduling, Talby 2006, §7.4 (high = easy, low = sjbf, \
+            "workload-based adaptive scheduling, Talby 2006, §7.4 (high = flex, low = maui, \
              period = 1d, maf = 7500)",
             Arc::new(|p: &Params| {
                 let params = wbas_params(p)?;

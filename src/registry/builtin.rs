@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use super::params::{Configure, Params};
 use crate::sched::{
-    BuildContext, Builder, Creasy, CreasyParams, Fairshare, FairshareParams, Jitter, Limits,
-    Logged, Maui, MauiParams, Policy, Scheduler, UserLimits, builder,
+    BuildContext, Builder, Conservative, Creasy, CreasyParams, Fairshare, FairshareParams,
+    FlexParams, Jitter, Limits, Logged, Maui, MauiParams, Policy, Scheduler, UserLimits, builder,
 };
 use crate::time::Time;
 
@@ -111,6 +111,21 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
             Box::new(Limits::new(policy.build(ctx), limits)) as Box<dyn Scheduler>
         }) as Builder)
     });
+    let flex: Configure = Arc::new(|p: &Params| {
+        let d = FlexParams::default();
+        let depth = p.u64("depth", d.depth as u64)?;
+        let params = FlexParams {
+            slack_factor: p.f64("slack_factor", d.slack_factor)?,
+            grade: p
+                .string("grade", "wait")?
+                .parse()
+                .map_err(|e| format!("flex: {e}"))?,
+            depth: usize::try_from(depth)
+                .map_err(|_| format!("flex: depth {depth} is too large"))?,
+        };
+        params.check().map_err(|e| format!("flex: {e}"))?;
+        Ok(builder(move |ctx| Conservative::flex(ctx.procs, params)))
+    });
     let mut entries = Vec::from(Policy::ALL.map(|p| (p.name(), p.about(), plain(p))));
     entries.extend([
         (
@@ -131,6 +146,13 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
             "Maui as Talby 2006 simulates it: EASY in the order of Maui's priority \
              (queue_time, xfactor, size, fairshare weights; half_life of usage)",
             maui,
+        ),
+        (
+            "flex",
+            "Flex (Talby and Feitelson 1999): conservative backfilling whose queue order \
+             is chosen at each arrival by a grade, no job delayed past its slack \
+             (slack_factor = 1 mean wait, grade = wait | bsld | waiting, depth = 0: all)",
+            flex,
         ),
         (
             "fairshare",

@@ -19,6 +19,7 @@
 //!   ([`Scheduler::wake_at`]), since a compression can leave a job placed where another
 //!   job's slot used to end, a time at which no event would otherwise happen.
 
+use super::flex::{Flex, FlexParams};
 use super::profile::NoWindows;
 use super::{Profile, RunningByEnd, RunningJob, Scheduler, SystemView};
 use crate::job::{JobId, JobRequest};
@@ -26,11 +27,11 @@ use crate::time::Time;
 
 /// A waiting job's place in the profile.
 #[derive(Debug, Clone, Copy)]
-struct Reservation {
-    start: Time,
-    size: u32,
+pub(super) struct Reservation {
+    pub(super) start: Time,
+    pub(super) size: u32,
     /// The job's plan (its estimate: this policy takes no predictor).
-    duration: Time,
+    pub(super) duration: Time,
 }
 
 /// Conservative backfilling with compression.
@@ -52,6 +53,8 @@ pub struct Conservative {
     compress: bool,
     /// What the compression pass under way has learnt from the jobs that could not move.
     no_window: NoWindows,
+    /// Flex's order, guarantees and settings, when the schedule is Flex's.
+    flex: Option<Box<Flex>>,
 }
 
 impl Conservative {
@@ -67,19 +70,27 @@ impl Conservative {
             arrivals: Vec::new(),
             compress: false,
             no_window: NoWindows::default(),
+            flex: None,
         }
     }
 
-    fn reservation(&self, id: JobId) -> Option<Reservation> {
-        self.reserved.get(id as usize).copied().flatten()
+    /// Flex ([`super::flex`]) on an empty machine of `procs` processors.
+    pub fn flex(procs: u32, params: FlexParams) -> Self {
+        Conservative {
+            flex: Some(Box::new(Flex::new(params))),
+            ..Conservative::new(procs)
+        }
     }
 
-    /// Places `job` at its earliest fit from `now` on.
-    fn place(&mut self, job: &JobRequest, now: Time) {
-        let start = self
-            .profile
+    /// `job`'s earliest fit from `now` on.
+    pub(super) fn earliest(&self, job: &JobRequest, now: Time) -> Time {
+        self.profile
             .earliest_fit(now, job.size, job.plan)
-            .expect("a job no larger than the machine always fits eventually");
+            .expect("a job no larger than the machine always fits eventually")
+    }
+
+    /// Reserves `start` for `job`.
+    pub(super) fn place_at(&mut self, job: &JobRequest, start: Time) {
         self.profile.reserve(start, start + job.plan, job.size);
         self.record(
             job.id,
@@ -89,6 +100,28 @@ impl Conservative {
                 duration: job.plan,
             },
         );
+    }
+
+    /// Takes job `id`'s reservation out of the profile and returns it.
+    pub(super) fn take_reservation(&mut self, id: JobId) -> Option<Reservation> {
+        let r = self.reservation(id)?;
+        self.unplace(id);
+        Some(r)
+    }
+
+    /// The profile, for Flex's candidate schedules.
+    pub(super) fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    pub(super) fn reservation(&self, id: JobId) -> Option<Reservation> {
+        self.reserved.get(id as usize).copied().flatten()
+    }
+
+    /// Places `job` at its earliest fit from `now` on.
+    fn place(&mut self, job: &JobRequest, now: Time) {
+        let start = self.earliest(job, now);
+        self.place_at(job, start);
     }
 
     /// Records job `id`'s reservation `r`, which the profile already holds.
@@ -157,14 +190,20 @@ impl Conservative {
 
 impl Scheduler for Conservative {
     fn name(&self) -> &str {
-        "conservative"
+        if self.flex.is_some() {
+            "flex"
+        } else {
+            "conservative"
+        }
     }
 
     /// Rebuilds the profile from the running jobs (held until their expected ends) and
     /// places every waiting job again in submission order at the next pass, as a
     /// conservative schedule built from scratch would.
     fn sync(&mut self, view: &SystemView<'_>) {
+        let flex = self.flex.as_ref().map(|f| f.params);
         *self = Conservative::new(view.total);
+        self.flex = flex.map(|p| Box::new(Flex::new(p)));
         let now = view.now;
         for job in view.running() {
             let until = job.expected_end(now);
@@ -193,12 +232,22 @@ impl Scheduler for Conservative {
         let now = view.now;
         let queue = view.queue();
         let waiting = queue.len() - self.arrivals.len();
+        let mut flex = self.flex.take();
+        // The waiting jobs in the schedule's order: submission order, or Flex's.
+        let order = flex.as_mut().map(|f| std::mem::take(&mut f.order));
+        let skip = if order.is_some() { waiting } else { 0 };
+        let in_order = || {
+            order
+                .iter()
+                .flatten()
+                .chain(queue.iter().take(waiting).skip(skip))
+        };
         self.profile.advance(now);
         let mut repairing = self.extend_overruns(now);
         if self.next_due < now {
             // Reservations in the past counted on a job that overran and has just ended:
             // they leave the profile first, so that they hold no processors now.
-            for job in queue.iter().take(waiting) {
+            for job in in_order() {
                 if self.reservation(job.id).is_some_and(|r| r.start < now) {
                     self.unplace(job.id);
                     repairing = true;
@@ -208,22 +257,31 @@ impl Scheduler for Conservative {
         if repairing {
             // Promises are broken anyway: every waiting job is placed again in submission
             // order, so that the earliest-submitted jobs get the processors first.
-            for job in queue.iter().take(waiting) {
+            for job in in_order() {
                 self.unplace(job.id);
             }
-            for job in queue.iter().take(waiting) {
+            for job in in_order() {
                 self.place(job, now);
+                if let (Some(f), Some(r)) = (flex.as_mut(), self.reservation(job.id)) {
+                    f.raise(job.id, r.start);
+                }
             }
         } else if self.compress {
             self.no_window.clear();
-            for job in queue.iter().take(waiting) {
+            for job in in_order() {
                 self.compress_one(job, now);
             }
         }
         self.compress = false;
+        if let (Some(f), Some(order)) = (flex.as_mut(), order) {
+            f.order = order;
+        }
         let mut arrivals = std::mem::take(&mut self.arrivals);
         for job in arrivals.drain(..) {
-            self.place(&job, now);
+            match flex.as_mut() {
+                Some(f) => self.flex_place(f, &job, now),
+                None => self.place(&job, now),
+            }
         }
         self.arrivals = arrivals;
         if self.next_due <= now {
@@ -239,6 +297,9 @@ impl Scheduler for Conservative {
                 self.reserved[job.id as usize] = None;
                 self.hold(job.id, job.seq, r.size, now + r.duration);
                 starts.push(job.id);
+                if let Some(f) = flex.as_mut() {
+                    f.started(job, now);
+                }
             }
             self.next_due = next_due;
         }
@@ -264,6 +325,7 @@ impl Scheduler for Conservative {
         } else {
             (self.next_due < Time::MAX).then_some(self.next_due)
         };
+        self.flex = flex;
     }
 
     fn wake_at(&self) -> Option<Time> {
@@ -276,7 +338,13 @@ impl Scheduler for Conservative {
         false
     }
 
+    /// Every reservation; under Flex, every guarantee (a reservation may move later
+    /// within its job's slack).
     fn promises(&self, out: &mut Vec<(JobId, Time)>) {
+        if let Some(f) = &self.flex {
+            f.promises(out);
+            return;
+        }
         out.extend(
             self.reserved
                 .iter()

@@ -32,6 +32,12 @@ impl Profile {
         }
     }
 
+    /// Becomes a copy of `other`, reusing its own memory.
+    pub fn copy_from(&mut self, other: &Profile) {
+        self.steps.clone_from(&other.steps);
+        self.negative = other.negative;
+    }
+
     /// Forgets the profile before `now`.
     pub fn advance(&mut self, now: Time) {
         let idx = self.steps.partition_point(|s| s.time <= now);

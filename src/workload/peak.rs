@@ -14,7 +14,7 @@
 //! have not ended by then, and a log of any length streams through.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BinaryHeap;
 
 use serde::Serialize;
 
@@ -32,8 +32,8 @@ pub struct LoggedPeak {
     busy: i64,
     /// The time of the last event swept.
     last: Option<Time>,
-    /// Seconds spent at each number of busy processors.
-    time_at: BTreeMap<i64, Time>,
+    /// Seconds spent at each number of busy processors, by that number.
+    time_at: Vec<Time>,
     peak: Peak,
 }
 
@@ -97,8 +97,16 @@ impl LoggedPeak {
             && at < t
         {
             self.events.pop();
-            if let Some(last) = self.last {
-                *self.time_at.entry(self.busy).or_default() += at - last;
+            if let Some(last) = self.last
+                && at > last
+            {
+                // Ends come before starts at one time, and each follows its start: the
+                // count of busy processors never goes below 0.
+                let busy = self.busy.max(0) as usize;
+                if self.time_at.len() <= busy {
+                    self.time_at.resize(busy + 1, 0);
+                }
+                self.time_at[busy] += at - last;
             }
             self.last = Some(at);
             self.busy += delta;
@@ -113,14 +121,14 @@ impl LoggedPeak {
     pub fn peak(&self) -> Peak {
         let mut rest = self.clone();
         rest.sweep(Time::MAX);
-        let total: Time = rest.time_at.values().sum();
+        let total: Time = rest.time_at.iter().sum();
         let allowed = (total as f64 * SUSTAINED) as Time;
         let mut above = 0;
         let mut sustained = 0;
-        for (&busy, &time) in rest.time_at.iter().rev() {
+        for (busy, &time) in rest.time_at.iter().enumerate().rev() {
             above += time;
             if above > allowed {
-                sustained = busy.max(0) as u64;
+                sustained = busy as u64;
                 break;
             }
         }
