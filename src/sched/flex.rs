@@ -12,9 +12,9 @@
 //!   under conservative backfilling ([`super::Conservative`]); the reservations follow
 //!   Flex's queue order instead of the submission order.
 //! * **Slack.** On arrival a job's **guarantee** is the start it would get at the end of
-//!   the queue plus its slack, `slack_factor` times the mean wait of the jobs started so
-//!   far (the slack of Talby and Feitelson 1999 is a factor times the average wait;
-//!   `slack_factor = 1` by default). No schedule that starts a job after its guarantee is
+//!   the queue plus its slack, `slack_factor` (1) times the mean wait of the jobs started
+//!   so far: our choice (the thesis defers to the 1999 paper, not among the seeds), a
+//!   slack that scales with the load. No schedule that starts a job after its guarantee is
 //!   ever chosen, and the guarantees are what the policy promises the invariant checker.
 //! * **Candidates.** At an arrival, the new job is tried at every place in the queue, from
 //!   the end to the front (the seed's example: "running the new job first, in the middle,

@@ -60,41 +60,54 @@ impl Usage {
         self.users.len()
     }
 
-    /// Each user's share of the usage at `view.now`, with the running jobs' work so far,
-    /// by user, and the number of users with a share; `None` when nothing ran yet.
-    pub fn shares(&self, view: &SystemView<'_>) -> Option<Shares> {
+    /// Each user's share of the usage at `view.now`, with the running jobs' work so far;
+    /// `None` when nothing ran yet.
+    pub fn shares(&self, view: &SystemView<'_>) -> Option<Shares<'_>> {
         let now = view.now;
-        let mut by_user: FxHashMap<i64, f64> = self
-            .users
-            .iter()
-            .map(|(&u, &v)| (u, self.decayed(v, now)))
-            .collect();
+        let mut running: FxHashMap<i64, f64> = FxHashMap::default();
         let mut total = self.decayed(self.total, now);
         for job in view.running() {
             let work = f64::from(job.request.size) * (now - job.start).max(0) as f64;
-            *by_user.entry(job.request.user).or_default() += work;
+            *running.entry(job.request.user).or_default() += work;
             total += work;
         }
-        (total > 0.0).then_some(Shares { by_user, total })
+        let users =
+            self.users.len() + running.keys().filter(|u| !self.users.contains_key(u)).count();
+        (total > 0.0).then_some(Shares {
+            usage: self,
+            now,
+            running,
+            total,
+            users,
+        })
     }
 }
 
 /// Users' shares of the decayed usage at one time ([`Usage::shares`]).
 #[derive(Debug, Clone)]
-pub struct Shares {
-    by_user: FxHashMap<i64, f64>,
+pub struct Shares<'a> {
+    usage: &'a Usage,
+    now: Time,
+    /// The running jobs' work so far, by user.
+    running: FxHashMap<i64, f64>,
     total: f64,
+    users: usize,
 }
 
-impl Shares {
+impl Shares<'_> {
     /// `user`'s share of the usage, in [0, 1].
     pub fn of(&self, user: i64) -> f64 {
-        self.by_user.get(&user).map_or(0.0, |u| u / self.total)
+        let ended = self
+            .usage
+            .users
+            .get(&user)
+            .map_or(0.0, |&u| self.usage.decayed(u, self.now));
+        (ended + self.running.get(&user).copied().unwrap_or(0.0)) / self.total
     }
 
     /// Users with some usage.
     pub fn users(&self) -> usize {
-        self.by_user.len()
+        self.users
     }
 }
 
