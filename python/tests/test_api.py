@@ -39,6 +39,15 @@ def test_replay_equals_the_cli(kth, cli, tmp_path):
     assert r.dir is None
 
 
+@pytest.mark.parametrize("scheduler", ["flex", "maui:xfactor=10", "fairshare",
+                                       "limits:policy=conservative,jobs=4"])
+def test_site_policies_by_name_equal_the_cli(kth, cli, tmp_path, scheduler):
+    cli("replay", "--swf", kth, "--scheduler", scheduler, "--out", tmp_path)
+    r = sitesim.replay(kth, scheduler, **CHECK)
+    assert r.summary == read_summary(tmp_path)
+    assert_table(r.jobs, tmp_path / "jobs.csv")
+
+
 def test_replay_defaults_are_the_clis(kth, cli, tmp_path):
     cli("replay", "--swf", kth, "--out", tmp_path)
     assert sitesim.replay(kth, **CHECK).summary == read_summary(tmp_path)

@@ -71,8 +71,11 @@ impl Usage {
             *running.entry(job.request.user).or_default() += work;
             total += work;
         }
-        let users =
-            self.users.len() + running.keys().filter(|u| !self.users.contains_key(u)).count();
+        let users = self.users.len()
+            + running
+                .keys()
+                .filter(|u| !self.users.contains_key(u))
+                .count();
         (total > 0.0).then_some(Shares {
             usage: self,
             now,
