@@ -20,11 +20,11 @@ use serde::Serialize;
 use sitesim::cli::args::{FeedbackArgs, ReplayArgs, ResampleArgs, parse};
 use sitesim::commands::feedback::feedback_file;
 use sitesim::commands::replay::replay_file;
-use sitesim::results::replicate::with_threads;
 use sitesim::commands::resample::resample_file;
 use sitesim::experiment::run::{RunSummary, load_scenario, results_dir};
 use sitesim::experiment::scenario::Scenario;
 use sitesim::experiment::study::{Shard, Study};
+use sitesim::results::replicate::with_threads;
 
 create_exception!(
     _sitesim,
