@@ -355,7 +355,14 @@ fn parameters_are_checked_and_errors_name_them() {
     }
     // A predictor is for policies that all take one.
     let ctx = BuildContext::new(4);
-    assert!(spec("pbas").build(&ctx).accepts_predictions());
+    assert!(
+        spec(r#"pbas:candidates=["easy","sjbf"]"#)
+            .build(&ctx)
+            .accepts_predictions()
+    );
+    // Flex plans with estimates: PBAS and WBAS over their defaults, Flex and Maui, too.
+    assert!(!spec("pbas").build(&ctx).accepts_predictions());
+    assert!(!spec("wbas").build(&ctx).accepts_predictions());
     assert!(
         !spec(r#"pbas:candidates=["easy","conservative"]"#)
             .build(&ctx)

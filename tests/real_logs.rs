@@ -291,38 +291,3 @@ fn real_logs_agree_with_the_lean_reference() {
         }
     }
 }
-
-/// The policies of sites and of Talby (2006, ch. 7) pass the invariant checker on the
-/// three logs: Flex keeps every guarantee, Maui's and fair-share's reservations hold,
-/// per-user limits never break a promise; every job runs.
-#[test]
-fn site_policies_pass_the_checker_on_every_log() {
-    let logs = [
-        "KTH-SP2-1996-2.swf",
-        "CEA-Curie-sample.swf",
-        "lublin_256.swf",
-    ];
-    let policies = [
-        "flex",
-        "maui",
-        "maui:xfactor=10,fairshare=1",
-        "fairshare",
-        "limits:jobs=4",
-    ];
-    for log in logs {
-        let Some(path) = shared_log(log) else {
-            return;
-        };
-        for policy in policies {
-            let s = replay_file(
-                &path,
-                &ReplayOptions {
-                    policy: policy.parse().expect("a registered policy"),
-                    check: true,
-                    ..ReplayOptions::default()
-                },
-            );
-            assert_eq!(s.metrics.jobs.jobs, s.counts.ended, "{log} under {policy}");
-        }
-    }
-}

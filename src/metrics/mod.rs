@@ -336,6 +336,7 @@ impl<C: Write, S: Write> Observer for Recorder<C, S> {
             response: j.response(),
             bsld: self.cfg.bsld.of(j.wait(), j.runtime()),
             runtime: j.runtime(),
+            user: j.user,
             killed: j.killed,
             backfilled: j.backfilled,
             accuracy: j.accuracy,

@@ -1,6 +1,7 @@
 //! Per-job metrics aggregated over a set of jobs: wait, response, bounded slowdown, killed
-//! and backfilled counts.
+//! and backfilled counts, and how evenly the users were served.
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::dist::{Dist, DistSummary};
@@ -26,6 +27,53 @@ pub struct JobMetrics {
     pub backfilled: bool,
     /// How its runtime was predicted.
     pub accuracy: Accuracy,
+    /// Its user.
+    pub user: i64,
+}
+
+/// Users below this number are kept in a vector, the others in a map.
+const DENSE_USERS: usize = 1 << 16;
+
+/// Each user's sum of bounded slowdowns and count of jobs.
+#[derive(Debug, Clone, Default)]
+struct ByUser {
+    dense: Vec<(f64, u32)>,
+    sparse: FxHashMap<i64, (f64, u32)>,
+}
+
+impl ByUser {
+    fn record(&mut self, user: i64, bsld: f64) {
+        let slot = match usize::try_from(user) {
+            Ok(u) if u < DENSE_USERS => {
+                if self.dense.len() <= u {
+                    self.dense.resize(u + 1, (0.0, 0));
+                }
+                &mut self.dense[u]
+            }
+            _ => self.sparse.entry(user).or_default(),
+        };
+        slot.0 += bsld;
+        slot.1 += 1;
+    }
+
+    /// Jain's fairness index of the users' mean bounded slowdowns, (Σx)² / (n Σx²): 1
+    /// when every user is slowed down alike, 1/n when one user takes all the slowdown
+    /// (Jain, Chiu and Hawe 1984); 1 without jobs.
+    fn jain(&self) -> f64 {
+        let (mut n, mut sum, mut squares) = (0.0, 0.0, 0.0);
+        let dense = self.dense.iter().filter(|u| u.1 > 0);
+        for &(s, k) in dense.chain(self.sparse.values()) {
+            let mean = s / f64::from(k);
+            n += 1.0;
+            sum += mean;
+            squares += mean * mean;
+        }
+        if squares > 0.0 {
+            sum * sum / (n * squares)
+        } else {
+            1.0
+        }
+    }
 }
 
 /// Aggregates [`JobMetrics`].
@@ -40,6 +88,7 @@ pub struct JobStats {
     relative_accuracy: f64,
     with_misses: u64,
     misses: u64,
+    by_user: ByUser,
 }
 
 /// Prediction accuracy over a set of jobs (Talby et al. 2006, §3.3): means of the time-weighted
@@ -75,6 +124,9 @@ pub struct JobStatsSummary {
     pub backfilled: u64,
     /// How their runtimes were predicted.
     pub accuracy: AccuracySummary,
+    /// Jain's fairness index of the users' mean bounded slowdowns, in (0, 1]: how evenly
+    /// the users were served.
+    pub user_fairness: f64,
 }
 
 impl Default for JobStats {
@@ -89,6 +141,7 @@ impl Default for JobStats {
             relative_accuracy: 0.0,
             with_misses: 0,
             misses: 0,
+            by_user: ByUser::default(),
         }
     }
 }
@@ -105,6 +158,7 @@ impl JobStats {
         self.relative_accuracy += m.accuracy.relative_accuracy;
         self.with_misses += u64::from(m.accuracy.misses > 0);
         self.misses += u64::from(m.accuracy.misses);
+        self.by_user.record(m.user, m.bsld);
     }
 
     /// The summary.
@@ -125,7 +179,28 @@ impl JobStats {
                 share_with_misses: self.with_misses as f64 / n,
                 deadline_misses: self.misses,
             },
+            user_fairness: self.by_user.jain(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_of_users_mean_slowdowns() {
+        let mut u = ByUser::default();
+        assert_eq!(u.jain(), 1.0);
+        // Two users with means 1 and 3 (user 7 twice: 2 and 4), one past the dense range.
+        u.record(7, 2.0);
+        u.record(7, 4.0);
+        u.record(1 << 20, 1.0);
+        // (1 + 3)^2 / (2 * (1 + 9)) = 0.8.
+        assert!((u.jain() - 0.8).abs() < 1e-12);
+        u.record(3, 3.0);
+        // (1 + 3 + 3)^2 / (3 * 19) = 49 / 57.
+        assert!((u.jain() - 49.0 / 57.0).abs() < 1e-12);
     }
 }
 

@@ -71,6 +71,9 @@ pub struct Replication {
     /// logged time, when the run stopped taking submissions).
     #[serde(default)]
     pub late_over_week: f64,
+    /// Jain's index of the users' mean bounded slowdowns in the window.
+    #[serde(default)]
+    pub user_fairness: f64,
 }
 
 impl AsRef<Replication> for Replication {
@@ -111,6 +114,7 @@ impl Replication {
             lateness_p99: 0.0,
             lateness_max: 0.0,
             late_over_week: 0.0,
+            user_fairness: m.jobs.user_fairness,
         }
     }
 
@@ -317,8 +321,19 @@ pub const FRUSTRATED: Metric = Metric {
     read: |r| r.frustrated as f64,
 };
 
+/// The `user_fairness` metric: Jain's index of the users' mean bounded slowdowns.
+pub const USER_FAIRNESS: Metric = Metric {
+    name: "user_fairness",
+    title: "Fairness between users",
+    quantity: "fairness between users",
+    meaning: "Jain's index of the users' mean bounded slowdowns: 1 when all are slowed alike",
+    unit: Unit::Fixed("index"),
+    from_zero: false,
+    read: |r| r.user_fairness,
+};
+
 /// Every metric summarized over replications, in the order of summaries and CSV files.
-pub const METRICS: [Metric; 10] = [
+pub const METRICS: [Metric; 11] = [
     JOBS_PER_WEEK,
     PROC_HOURS_PER_WEEK,
     UTILIZATION,
@@ -329,6 +344,7 @@ pub const METRICS: [Metric; 10] = [
     JOBS_PER_SESSION,
     SESSION_HOURS,
     FRUSTRATED,
+    USER_FAIRNESS,
 ];
 
 /// The metric named `name`.
@@ -565,7 +581,7 @@ mod tests {
         );
         assert_eq!(
             lines.next().unwrap(),
-            "\"a, \"\"b\"\"\",1,7,3,2.5,0.0,0.5,10.0,20.0,1.0,1,3.0,0.25,1,0,0,0,0,0.0,0.0,0.0,0.0,0.0"
+            "\"a, \"\"b\"\"\",1,7,3,2.5,0.0,0.5,10.0,20.0,1.0,1,3.0,0.25,1,0,0,0,0,0.0,0.0,0.0,0.0,0.0,0.0"
         );
     }
 }

@@ -27,11 +27,11 @@ use crate::time::Time;
 
 /// A waiting job's place in the profile.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Reservation {
-    pub(super) start: Time,
-    pub(super) size: u32,
+struct Reservation {
+    start: Time,
+    size: u32,
     /// The job's plan (its estimate: this policy takes no predictor).
-    pub(super) duration: Time,
+    duration: Time,
 }
 
 /// Conservative backfilling with compression.
@@ -83,14 +83,14 @@ impl Conservative {
     }
 
     /// `job`'s earliest fit from `now` on.
-    pub(super) fn earliest(&self, job: &JobRequest, now: Time) -> Time {
+    fn earliest(&self, job: &JobRequest, now: Time) -> Time {
         self.profile
             .earliest_fit(now, job.size, job.plan)
             .expect("a job no larger than the machine always fits eventually")
     }
 
     /// Reserves `start` for `job`.
-    pub(super) fn place_at(&mut self, job: &JobRequest, start: Time) {
+    fn place_at(&mut self, job: &JobRequest, start: Time) {
         self.profile.reserve(start, start + job.plan, job.size);
         self.record(
             job.id,
@@ -103,18 +103,13 @@ impl Conservative {
     }
 
     /// Takes job `id`'s reservation out of the profile and returns it.
-    pub(super) fn take_reservation(&mut self, id: JobId) -> Option<Reservation> {
+    fn take_reservation(&mut self, id: JobId) -> Option<Reservation> {
         let r = self.reservation(id)?;
         self.unplace(id);
         Some(r)
     }
 
-    /// The profile, for Flex's candidate schedules.
-    pub(super) fn profile(&self) -> &Profile {
-        &self.profile
-    }
-
-    pub(super) fn reservation(&self, id: JobId) -> Option<Reservation> {
+    fn reservation(&self, id: JobId) -> Option<Reservation> {
         self.reserved.get(id as usize).copied().flatten()
     }
 
@@ -351,5 +346,97 @@ impl Scheduler for Conservative {
                 .enumerate()
                 .filter_map(|(id, r)| r.map(|r| (id as JobId, r.start))),
         );
+    }
+}
+
+impl Conservative {
+    /// Flex's placement of an arrival: the best feasible place in the queue
+    /// ([`super::flex`] gives the rule).
+    fn flex_place(&mut self, flex: &mut Flex, job: &JobRequest, now: Time) {
+        let at_end = self.earliest(job, now);
+        flex.set_latest(job.id, at_end.saturating_add(flex.slack()));
+        let n = flex.order.len();
+        let grade = flex.params.grade;
+        // The jobs taken out of the profile so far (from the end of the queue), with
+        // their reservations, and the grade they and the new job have with the new job
+        // at the end.
+        let mut removed: Vec<(usize, JobRequest, Reservation)> = Vec::new();
+        let mut baseline = grade.penalty(job, at_end, now);
+        // The best place and the starts of the new job and the jobs after it there.
+        let mut best: Option<(usize, f64, Vec<Time>)> = None;
+        let lowest = match flex.params.depth {
+            0 => 0,
+            d => n.saturating_sub(d),
+        };
+        let mut earliest_tried = at_end;
+        // The profile without the jobs taken out so far; the schedule itself changes only
+        // once a place is chosen.
+        let mut base = std::mem::replace(&mut flex.base, Profile::new(0));
+        if at_end > now {
+            base.copy_from(&self.profile);
+            for k in (lowest..n).rev() {
+                let moved = flex.order[k];
+                let Some(r) = self.reservation(moved.id) else {
+                    continue;
+                };
+                base.add(r.start, r.start + r.duration, i64::from(r.size));
+                baseline += grade.penalty(&moved, r.start, now);
+                removed.push((k, moved, r));
+                // A place where the new job starts no earlier than at a place already
+                // tried later in the queue only moves more jobs for the same start.
+                let first = base
+                    .earliest_fit(now, job.size, job.plan)
+                    .expect("a job no larger than the machine always fits eventually");
+                if first >= earliest_tried {
+                    continue;
+                }
+                earliest_tried = first;
+                let mut profile = std::mem::replace(&mut flex.candidate, Profile::new(0));
+                profile.copy_from(&base);
+                profile.reserve(first, first + job.plan, job.size);
+                let mut starts = vec![first];
+                let mut total = grade.penalty(job, first, now);
+                // Each job placed again must keep its guarantee, and the grade must stay
+                // below the best so far (penalties only add up).
+                let bound = baseline - best.as_ref().map_or(0.0, |b| b.1);
+                let feasible = removed.iter().rev().all(|(_, j, _)| {
+                    let start = profile
+                        .earliest_fit(now, j.size, j.plan)
+                        .expect("a job no larger than the machine always fits eventually");
+                    profile.reserve(start, start + j.plan, j.size);
+                    starts.push(start);
+                    total += grade.penalty(j, start, now);
+                    start <= flex.latest(j.id) && total < bound
+                });
+                flex.candidate = profile;
+                let gain = baseline - total;
+                if feasible && gain > best.as_ref().map_or(0.0, |b| b.1) {
+                    best = Some((k, gain, starts));
+                }
+                if first == now {
+                    break;
+                }
+            }
+        }
+        flex.base = base;
+        // At the chosen place, the jobs after it leave their reservations for the
+        // candidate's starts.
+        match best {
+            None => {
+                self.place_at(job, at_end);
+                flex.order.push(*job);
+            }
+            Some((k, _, starts)) => {
+                for (_, j, _) in removed.iter().filter(|(i, ..)| *i >= k) {
+                    self.take_reservation(j.id);
+                }
+                self.place_at(job, starts[0]);
+                let after = removed.iter().rev().filter(|(i, ..)| *i >= k);
+                for ((_, j, _), &start) in after.zip(&starts[1..]) {
+                    self.place_at(j, start);
+                }
+                flex.order.insert(k, *job);
+            }
+        }
     }
 }

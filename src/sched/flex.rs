@@ -35,7 +35,6 @@
 use std::str::FromStr;
 
 use super::Profile;
-use super::conservative::{Conservative, Reservation};
 use crate::job::{JobId, JobRequest};
 use crate::time::Time;
 
@@ -64,7 +63,7 @@ impl FromStr for Grade {
 
 impl Grade {
     /// The penalty of `job` planned to start at `start`, seen at `now`.
-    fn penalty(self, job: &JobRequest, start: Time, now: Time) -> f64 {
+    pub(super) fn penalty(self, job: &JobRequest, start: Time, now: Time) -> f64 {
         match self {
             Grade::Wait => (start - job.submit) as f64,
             Grade::Bsld => {
@@ -123,8 +122,8 @@ pub(super) struct Flex {
     waited: (f64, u64),
     /// Scratch: the profile without the jobs taken out, and that of the candidate under
     /// study.
-    base: Profile,
-    candidate: Profile,
+    pub(super) base: Profile,
+    pub(super) candidate: Profile,
 }
 
 impl Flex {
@@ -139,16 +138,24 @@ impl Flex {
         }
     }
 
-    fn latest(&self, id: JobId) -> Time {
+    pub(super) fn latest(&self, id: JobId) -> Time {
         self.latest.get(id as usize).copied().unwrap_or(Time::MAX)
     }
 
-    fn set_latest(&mut self, id: JobId, t: Time) {
+    pub(super) fn set_latest(&mut self, id: JobId, t: Time) {
         let i = id as usize;
         if self.latest.len() <= i {
             self.latest.resize(i + 1, Time::MAX);
         }
         self.latest[i] = t;
+    }
+
+    /// The slack of a job arriving now: `slack_factor` times the mean wait so far.
+    pub(super) fn slack(&self) -> Time {
+        if self.waited.1 == 0 {
+            return 0;
+        }
+        (self.params.slack_factor * self.waited.0 / self.waited.1 as f64).round() as Time
     }
 
     /// A job of the queue starts now: it leaves the order, and its wait counts.
@@ -171,101 +178,5 @@ impl Flex {
     /// The guarantees of the waiting jobs.
     pub(super) fn promises(&self, out: &mut Vec<(JobId, Time)>) {
         out.extend(self.order.iter().map(|j| (j.id, self.latest(j.id))));
-    }
-}
-
-impl Conservative {
-    /// Flex's placement of an arrival: the best feasible place in the queue.
-    pub(super) fn flex_place(&mut self, flex: &mut Flex, job: &JobRequest, now: Time) {
-        let at_end = self.earliest(job, now);
-        let slack = if flex.waited.1 == 0 {
-            0.0
-        } else {
-            flex.params.slack_factor * flex.waited.0 / flex.waited.1 as f64
-        };
-        flex.set_latest(job.id, at_end.saturating_add(slack.round() as Time));
-        let n = flex.order.len();
-        let grade = flex.params.grade;
-        // The jobs taken out of the profile so far (from the end of the queue), with
-        // their reservations, and the grade they and the new job have with the new job
-        // at the end.
-        let mut removed: Vec<(usize, JobRequest, Reservation)> = Vec::new();
-        let mut baseline = grade.penalty(job, at_end, now);
-        // The best place and the starts of the new job and the jobs after it there.
-        let mut best: Option<(usize, f64, Vec<Time>)> = None;
-        let lowest = match flex.params.depth {
-            0 => 0,
-            d => n.saturating_sub(d),
-        };
-        let mut earliest_tried = at_end;
-        // The profile without the jobs taken out so far; the schedule itself changes only
-        // once a place is chosen.
-        let mut base = std::mem::replace(&mut flex.base, Profile::new(0));
-        if at_end > now {
-            base.copy_from(self.profile());
-            for k in (lowest..n).rev() {
-                let moved = flex.order[k];
-                let Some(r) = self.reservation(moved.id) else {
-                    continue;
-                };
-                base.add(r.start, r.start + r.duration, i64::from(r.size));
-                baseline += grade.penalty(&moved, r.start, now);
-                removed.push((k, moved, r));
-                // A place where the new job starts no earlier than at a place already
-                // tried later in the queue only moves more jobs for the same start.
-                let first = base
-                    .earliest_fit(now, job.size, job.plan)
-                    .expect("a job no larger than the machine always fits eventually");
-                if first >= earliest_tried {
-                    continue;
-                }
-                earliest_tried = first;
-                let mut profile = std::mem::replace(&mut flex.candidate, Profile::new(0));
-                profile.copy_from(&base);
-                profile.reserve(first, first + job.plan, job.size);
-                let mut starts = vec![first];
-                let mut total = grade.penalty(job, first, now);
-                // Each job placed again must keep its guarantee, and the grade must stay
-                // below the best so far (penalties only add up).
-                let bound = baseline - best.as_ref().map_or(0.0, |b| b.1);
-                let feasible = removed.iter().rev().all(|(_, j, _)| {
-                    let start = profile
-                        .earliest_fit(now, j.size, j.plan)
-                        .expect("a job no larger than the machine always fits eventually");
-                    profile.reserve(start, start + j.plan, j.size);
-                    starts.push(start);
-                    total += grade.penalty(j, start, now);
-                    start <= flex.latest(j.id) && total < bound
-                });
-                flex.candidate = profile;
-                let gain = baseline - total;
-                if feasible && gain > best.as_ref().map_or(0.0, |b| b.1) {
-                    best = Some((k, gain, starts));
-                }
-                if first == now {
-                    break;
-                }
-            }
-        }
-        flex.base = base;
-        // At the chosen place, the jobs after it leave their reservations for the
-        // candidate's starts.
-        match best {
-            None => {
-                self.place_at(job, at_end);
-                flex.order.push(*job);
-            }
-            Some((k, _, starts)) => {
-                for (_, j, _) in removed.iter().filter(|(i, ..)| *i >= k) {
-                    self.take_reservation(j.id);
-                }
-                self.place_at(job, starts[0]);
-                let after = removed.iter().rev().filter(|(i, ..)| *i >= k);
-                for ((_, j, _), &start) in after.zip(&starts[1..]) {
-                    self.place_at(j, start);
-                }
-                flex.order.insert(k, *job);
-            }
-        }
     }
 }
