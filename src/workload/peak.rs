@@ -14,7 +14,7 @@
 //! have not ended by then, and a log of any length streams through.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 use serde::Serialize;
 
@@ -24,6 +24,9 @@ use crate::time::Time;
 /// The share of the schedule's time above its sustained peak.
 pub const SUSTAINED: f64 = 0.001;
 
+/// Busy-processor counts kept in a vector (the others, in logs of giant jobs, in a map).
+const DENSE_BUSY: usize = 1 << 20;
+
 /// The peak of processors a log's own schedule keeps busy, as the log is read.
 #[derive(Debug, Clone, Default)]
 pub struct LoggedPeak {
@@ -32,8 +35,10 @@ pub struct LoggedPeak {
     busy: i64,
     /// The time of the last event swept.
     last: Option<Time>,
-    /// Seconds spent at each number of busy processors, by that number.
+    /// Seconds spent at each number of busy processors, by that number, below
+    /// [`DENSE_BUSY`]; at larger numbers (a log of giant jobs) in `time_above`.
     time_at: Vec<Time>,
+    time_above: BTreeMap<i64, Time>,
     peak: Peak,
 }
 
@@ -102,11 +107,16 @@ impl LoggedPeak {
             {
                 // Ends come before starts at one time, and each follows its start: the
                 // count of busy processors never goes below 0.
-                let busy = self.busy.max(0) as usize;
-                if self.time_at.len() <= busy {
-                    self.time_at.resize(busy + 1, 0);
+                let busy = self.busy.max(0);
+                match usize::try_from(busy) {
+                    Ok(b) if b < DENSE_BUSY => {
+                        if self.time_at.len() <= b {
+                            self.time_at.resize(b + 1, 0);
+                        }
+                        self.time_at[b] += at - last;
+                    }
+                    _ => *self.time_above.entry(busy).or_default() += at - last,
                 }
-                self.time_at[busy] += at - last;
             }
             self.last = Some(at);
             self.busy += delta;
@@ -121,14 +131,17 @@ impl LoggedPeak {
     pub fn peak(&self) -> Peak {
         let mut rest = self.clone();
         rest.sweep(Time::MAX);
-        let total: Time = rest.time_at.iter().sum();
+        let total: Time =
+            rest.time_at.iter().sum::<Time>() + rest.time_above.values().sum::<Time>();
         let allowed = (total as f64 * SUSTAINED) as Time;
         let mut above = 0;
         let mut sustained = 0;
-        for (busy, &time) in rest.time_at.iter().enumerate().rev() {
+        let by_busy = rest.time_above.iter().rev().map(|(&b, &t)| (b as u64, t));
+        let dense = rest.time_at.iter().enumerate().rev();
+        for (busy, time) in by_busy.chain(dense.map(|(b, &t)| (b as u64, t))) {
             above += time;
             if above > allowed {
-                sustained = busy as u64;
+                sustained = busy;
                 break;
             }
         }
