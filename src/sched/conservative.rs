@@ -55,6 +55,8 @@ pub struct Conservative {
     no_window: NoWindows,
     /// Flex's order, guarantees and settings, when the schedule is Flex's.
     flex: Option<Box<Flex>>,
+    /// Processors in the machine.
+    total: u32,
 }
 
 impl Conservative {
@@ -71,7 +73,26 @@ impl Conservative {
             compress: false,
             no_window: NoWindows::default(),
             flex: None,
+            total: procs,
         }
+    }
+
+    /// The earliest time from `now` at which `size` processors are free once every
+    /// waiting job's reservation is left out: running jobs only end, so from then on they
+    /// stay free. No schedule can start a job of `size` processors earlier.
+    fn free_of_reservations(&self, size: u32, now: Time) -> Time {
+        let busy: u32 = self.running.iter().map(|(_, _, s)| s).sum();
+        let mut free = self.total - busy.min(self.total);
+        if free >= size {
+            return now;
+        }
+        for (end, _, s) in self.running.iter() {
+            free += s;
+            if free >= size {
+                return end.max(now);
+            }
+        }
+        Time::MAX
     }
 
     /// Flex ([`super::flex`]) on an empty machine of `procs` processors.
@@ -372,9 +393,14 @@ impl Conservative {
         // The profile without the jobs taken out so far; the schedule itself changes only
         // once a place is chosen.
         let mut base = std::mem::replace(&mut flex.base, Profile::new(0));
-        if at_end > now {
+        // Where the new job would start with no waiting job ahead: no place does better.
+        let floor = self.free_of_reservations(job.size, now);
+        if at_end > floor {
             base.copy_from(&self.profile);
             for k in (lowest..n).rev() {
+                if earliest_tried == floor {
+                    break;
+                }
                 let moved = flex.order[k];
                 let Some(r) = self.reservation(moved.id) else {
                     continue;
@@ -412,9 +438,6 @@ impl Conservative {
                 let gain = baseline - total;
                 if feasible && gain > best.as_ref().map_or(0.0, |b| b.1) {
                     best = Some((k, gain, starts));
-                }
-                if first == now {
-                    break;
                 }
             }
         }

@@ -22,9 +22,9 @@
 //!   the jobs after it are placed again in order at their earliest fits. A place where the
 //!   new job would start no earlier than at a place nearer the end is skipped (it would
 //!   move more jobs for the same start), a candidate is dropped as soon as a job misses
-//!   its guarantee or the grade passes the best one's, and the search stops at the first
-//!   place where the new job starts at once. `depth`
-//!   bounds the places tried (0: all). At an end or a cancellation the schedule is
+//!   its guarantee or the grade passes the best one's, and the search stops once the new
+//!   job starts as early as it could with no waiting job ahead of it. `depth` bounds the
+//!   places tried (0: all). At an end or a cancellation the schedule is
 //!   compressed in Flex's order, as conservative backfilling does: every job moves earlier
 //!   or stays, so every guarantee holds without a new comparison.
 //! * **Grade.** The sum over the waiting jobs of a penalty for each: its planned wait
