@@ -21,15 +21,18 @@ type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
 const MONTH: i64 = 30 * 86_400;
 
-/// Each job's submit time, wait and bounded slowdown under `policy`.
-fn jobs(log: &Path, policy: &str, scratch: &Path) -> Result<Vec<(i64, f64, f64)>> {
+/// Each job's submit time, wait and bounded slowdown under `policy`, and the policy's
+/// report of its run (an adaptive scheduler's time by candidate).
+type Jobs = (Vec<(i64, f64, f64)>, Option<serde_json::Value>);
+
+fn jobs(log: &Path, policy: &str, scratch: &Path) -> Result<Jobs> {
     let out = scratch.join(policy.replace([':', ',', '=', '[', ']', '"'], "_"));
     let opts = ReplayOptions {
         policy: policy.parse()?,
         out: Some(out.clone()),
         ..ReplayOptions::default()
     };
-    replay_file(log, &opts)?;
+    let report = replay_file(log, &opts)?.metrics.scheduler;
     let mut reader = csv::Reader::from_path(out.join("jobs.csv"))?;
     let header = reader.headers()?.clone();
     let col = |name: &str| header.iter().position(|h| h == name).ok_or(name.to_owned());
@@ -39,7 +42,7 @@ fn jobs(log: &Path, policy: &str, scratch: &Path) -> Result<Vec<(i64, f64, f64)>
         let row = row?;
         rows.push((row[submit].parse()?, row[wait].parse()?, row[bsld].parse()?));
     }
-    Ok(rows)
+    Ok((rows, report))
 }
 
 /// Whole-log means of wait and bounded slowdown, and monthly means of wait and bounded
@@ -86,7 +89,7 @@ fn main() -> Result<()> {
     let four = ["conservative", "easy", "flex", "maui"];
     let mut all = Vec::new();
     for policy in four {
-        all.push(figures(&jobs(&log, policy, &scratch)?));
+        all.push(figures(&jobs(&log, policy, &scratch)?.0));
     }
     println!("Table 8 (KTH): whole-log means\n");
     println!("| | Cons | Easy | Flex | Maui |\n|---|---|---|---|---|");
@@ -144,8 +147,10 @@ fn main() -> Result<()> {
         println!("| {name} | {} | {avg:.0}% | {max:.0}% |", g.len());
     }
     println!("\nTable 11 (KTH): adaptive schedulers over {{Flex, Maui}}, gain over Maui\n");
-    println!("| scheduler | mean wait (s) | performance | SD of monthly waits (s) | stability |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| scheduler | mean wait (s) | performance | SD of monthly waits (s) | stability | time active |"
+    );
+    println!("|---|---|---|---|---|---|");
     let maui_sd = sd(&maui.monthly.iter().map(|m| m.0).collect::<Vec<_>>());
     for policy in [
         "maui",
@@ -154,10 +159,29 @@ fn main() -> Result<()> {
         "pbas:metric=utilization,period=7d",
         "wbas",
     ] {
-        let f = figures(&jobs(&log, policy, &scratch)?);
+        let (rows, report) = jobs(&log, policy, &scratch)?;
+        let f = figures(&rows);
+        let active = report
+            .as_ref()
+            .and_then(|r| r["candidates"].as_array().cloned())
+            .map(|c| {
+                let secs = |c: &serde_json::Value| c["seconds_active"].as_f64().unwrap_or(0.0);
+                let total: f64 = c.iter().map(secs).sum::<f64>().max(1.0);
+                c.iter()
+                    .map(|c| {
+                        format!(
+                            "{} {:.0}%",
+                            c["policy"].as_str().unwrap_or("?"),
+                            100.0 * secs(c) / total
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_else(|| "–".to_owned());
         let s = sd(&f.monthly.iter().map(|m| m.0).collect::<Vec<_>>());
         println!(
-            "| {policy} | {:.0} | {:+.1}% | {s:.0} | {:+.1}% |",
+            "| {policy} | {:.0} | {:+.1}% | {s:.0} | {:+.1}% | {active} |",
             f.wait,
             100.0 * (maui.wait - f.wait) / maui.wait,
             100.0 * (maui_sd - s) / maui_sd

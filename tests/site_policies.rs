@@ -113,6 +113,42 @@ fn flex_takes_the_best_place_its_slacks_allow() {
     assert_eq!(starts(&waiting), starts(&tight));
 }
 
+/// The summary carries what the scheduler said of its run: the jobs limits held, and
+/// an adaptive scheduler's candidates, each with its time active.
+#[test]
+fn summaries_report_held_jobs_and_candidates() {
+    use sitesim::commands::replay::{ReplayOptions, replay};
+    use sitesim::swf::LogSource;
+    let swf = [
+        job_of(1, 0, 100, 1, 100, 1, -1),
+        job_of(2, 0, 100, 1, 100, 1, -1),
+        job_of(3, 0, 100, 1, 100, 1, -1),
+        job_of(4, 1, 100, 1, 100, 2, -1),
+    ]
+    .concat();
+    let text = format!("; MaxProcs: 10\n{swf}");
+    let summary = |policy: &str| {
+        let source = LogSource::text(text.as_bytes(), "case.swf").unwrap();
+        let opts = ReplayOptions {
+            policy: spec(policy),
+            ..ReplayOptions::default()
+        };
+        replay(&source, &opts).unwrap().metrics.scheduler
+    };
+    let limits = summary("limits:jobs=2").expect("a report");
+    assert_eq!(limits["limits"]["held_jobs"], 1);
+    assert_eq!(limits["limits"]["released"], 1);
+    let pbas = summary("pbas:period=1m").expect("a report");
+    let candidates = pbas["candidates"].as_array().unwrap();
+    assert_eq!(candidates[0]["policy"], "flex");
+    assert_eq!(candidates[1]["policy"], "maui");
+    assert_eq!(summary("easy"), None);
+    let e = "limits:policy=pbas,jobs=2"
+        .parse::<SchedulerSpec>()
+        .unwrap_err();
+    assert!(e.contains("candidates"), "{e}");
+}
+
 #[test]
 fn limits_need_a_limit_and_name_their_parameters() {
     let e = "limits".parse::<SchedulerSpec>().unwrap_err();

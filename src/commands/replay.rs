@@ -371,9 +371,46 @@ pub fn render(s: &ReplaySummary) -> String {
     out
 }
 
+/// What the scheduler said of its run, in the terminal's words: an adaptive scheduler's
+/// candidates by share of the time active and its switches, the jobs per-user limits held.
+fn render_scheduler_report(report: &serde_json::Value, w: &mut String) {
+    if let Some(limits) = report.get("limits") {
+        let n = |k: &str| limits.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        let _ = writeln!(
+            w,
+            "  limits        {} jobs held by their users' limits, {} of them released later",
+            n("held_jobs"),
+            n("released")
+        );
+    }
+    let adaptive = report.get("inner").unwrap_or(report);
+    if let Some(candidates) = adaptive.get("candidates").and_then(|c| c.as_array()) {
+        let secs = |c: &serde_json::Value| c["seconds_active"].as_f64().unwrap_or(0.0);
+        let total: f64 = candidates.iter().map(secs).sum::<f64>().max(1.0);
+        let shares: Vec<String> = candidates
+            .iter()
+            .map(|c| {
+                let name = c["policy"].as_str().unwrap_or("?");
+                format!("{name} {:.1}%", 100.0 * secs(c) / total)
+            })
+            .collect();
+        let n = |k: &str| adaptive.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        let _ = writeln!(
+            w,
+            "  candidates    active {} of the time; {} of {} switch times changed the policy",
+            shares.join(", "),
+            n("switches_taken"),
+            n("switches_evaluated")
+        );
+    }
+}
+
 /// The figures of a run, after its title line.
 pub(crate) fn render_run(s: &ReplaySummary, w: &mut String) {
     let m = &s.metrics;
+    if let Some(report) = &m.scheduler {
+        render_scheduler_report(report, w);
+    }
     if let Some(m) = s.modal_estimates {
         let _ = writeln!(
             w,

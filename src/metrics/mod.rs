@@ -128,6 +128,10 @@ pub struct MetricsSummary {
     pub makespan: Time,
     /// Jobs ended per week of the run (every job).
     pub weekly: Vec<Week>,
+    /// What the scheduler said of its run, if anything (an adaptive scheduler's
+    /// candidates, the jobs per-user limits held).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<serde_json::Value>,
 }
 
 /// Records a run: the observer the site reports to.
@@ -147,6 +151,7 @@ pub struct Recorder<C: Write, S: Write> {
     weekly: Vec<Week>,
     per_job: Option<PerJobWriter<C, S>>,
     io_error: Option<std::io::Error>,
+    scheduler: Option<serde_json::Value>,
 }
 
 /// A recorder without per-job outputs.
@@ -178,6 +183,7 @@ impl<C: Write, S: Write> Recorder<C, S> {
             weekly: Vec::new(),
             per_job,
             io_error: None,
+            scheduler: None,
         }
     }
 
@@ -273,11 +279,16 @@ impl<C: Write, S: Write> Recorder<C, S> {
             },
             makespan: self.last_end - first,
             weekly: self.weekly,
+            scheduler: self.scheduler,
         })
     }
 }
 
 impl<C: Write, S: Write> Observer for Recorder<C, S> {
+    fn on_report(&mut self, report: &serde_json::Value) {
+        self.scheduler = Some(report.clone());
+    }
+
     fn on_submit(&mut self, now: Time, job: &JobRequest) {
         if self.first_submit.is_none() {
             self.first_submit = Some(now);

@@ -92,6 +92,15 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
     });
     let limits: Configure = Arc::new(|p: &Params| {
         let policy = p.spec("policy", "easy")?;
+        if ["pbas", "wbas", "time-of-day"].contains(&policy.name()) {
+            // Their shadow runs and switches take arrivals in submission order, which
+            // released jobs are not: limits go under each candidate instead.
+            return Err(format!(
+                "limits: an adaptive policy cannot run under limits; give its candidates \
+                 the limits instead ({}:candidates=[\"limits:policy=flex,jobs=4\", ...])",
+                policy.name()
+            ));
+        }
         let limit = |key: &str| -> Result<Option<u32>, String> {
             match p.u64(key, 0)? {
                 0 => Ok(None),

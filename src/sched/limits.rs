@@ -34,7 +34,7 @@ pub struct UserLimits {
 }
 
 /// What the limits held.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Held {
     /// Jobs held at least once when a pass began.
     pub jobs: u64,
@@ -76,6 +76,15 @@ impl Limits {
     /// What the limits held so far.
     pub fn held(&self) -> Held {
         self.held
+    }
+
+    fn limits_report(&self) -> serde_json::Value {
+        serde_json::json!({
+            "jobs_per_user": self.limits.jobs,
+            "procs_per_user": self.limits.procs,
+            "held_jobs": self.held.jobs,
+            "released": self.held.released,
+        })
     }
 
     /// The released queue of `view`: every job already released, then, in submission
@@ -211,5 +220,14 @@ impl Scheduler for Limits {
 
     fn promises(&self, out: &mut Vec<(JobId, Time)>) {
         self.inner.promises(out);
+    }
+
+    /// The jobs held, and what the policy underneath reports.
+    fn run_report(&self) -> Option<serde_json::Value> {
+        let mut report = serde_json::json!({ "limits": self.limits_report() });
+        if let Some(inner) = self.inner.run_report() {
+            report["inner"] = inner;
+        }
+        Some(report)
     }
 }

@@ -184,6 +184,12 @@ pub trait Scheduler: SchedulerClone + Send {
     /// conservative backfilling.
     fn promises(&self, _out: &mut Vec<(JobId, Time)>) {}
 
+    /// What the policy has to say of its run, for the summary: an adaptive scheduler's
+    /// candidates and switches, the jobs per-user limits held. `None` for most policies.
+    fn run_report(&self) -> Option<serde_json::Value> {
+        None
+    }
+
     /// Whether this policy replays the log's own service (`logged`): every job must
     /// carry its logged wait ([`JobRequest::logged_wait`]), jobs start whatever the free
     /// processors (the machine is unbounded) and run their logged runtime whatever their

@@ -158,6 +158,9 @@ pub trait Observer {
     fn on_end(&mut self, _job: &JobOutcome) {}
     /// A scheduling pass has ended; `view` shows the state after its starts.
     fn on_pass(&mut self, _view: &SystemView<'_>) {}
+    /// The run has ended, and the scheduler had this to say of it
+    /// ([`Scheduler::run_report`](crate::sched::Scheduler::run_report)).
+    fn on_report(&mut self, _report: &serde_json::Value) {}
 }
 
 impl Observer for () {}
@@ -179,6 +182,10 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
     fn on_pass(&mut self, view: &SystemView<'_>) {
         self.0.on_pass(view);
         self.1.on_pass(view);
+    }
+    fn on_report(&mut self, report: &serde_json::Value) {
+        self.0.on_report(report);
+        self.1.on_report(report);
     }
 }
 
@@ -465,6 +472,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         }
         let RunCounts { events: n, .. } = engine::run(&mut self, &mut events, horizon)?;
         self.counts.events = n;
+        if let Some(report) = self.scheduler.run_report() {
+            self.observer.on_report(&report);
+        }
         if events.is_empty() && !beyond && !self.queue.is_empty() {
             return Err(SimError::Scheduler {
                 scheduler: self.scheduler.name().to_owned(),
