@@ -82,8 +82,8 @@ impl Limits {
         serde_json::json!({
             "jobs_per_user": self.limits.jobs,
             "procs_per_user": self.limits.procs,
-            "held_jobs": self.held.jobs,
-            "released": self.held.released,
+            "held_jobs": self.held().jobs,
+            "released": self.held().released,
         })
     }
 
