@@ -9,6 +9,9 @@
 //! holds before pretty-printing; the tables are the files the run writes into its
 //! output directory, which the Python side reads.
 
+mod gym;
+mod scheduler;
+
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -47,40 +50,51 @@ fn json(summary: &impl Serialize) -> Result<String, String> {
 /// Replications in Python run to the end: there is no Ctrl-C handler to stop them.
 static NEVER: AtomicBool = AtomicBool::new(false);
 
+/// `sitesim COMMAND ARGV...` for `replay`, `feedback` and `resample`: the summary as
+/// JSON. Runs on the calling thread.
+pub(crate) fn command(name: &str, argv: &[String]) -> Result<String, String> {
+    match name {
+        "replay" => {
+            let a: ReplayArgs = parse("replay", argv)?;
+            a.site.refuse_conflicts()?;
+            json(&replay_file(&a.site.swf, &a.options()?)?)
+        }
+        "feedback" => {
+            let a: FeedbackArgs = parse("feedback", argv)?;
+            a.site.refuse_conflicts()?;
+            json(&feedback_file(&a.site.swf, &a.options()?)?)
+        }
+        "resample" => {
+            let a: ResampleArgs = parse("resample", argv)?;
+            a.population_args.feedback.site.refuse_conflicts()?;
+            let opts = a.options()?;
+            json(&resample_file(
+                a.population_args.swf(),
+                &opts,
+                &NEVER,
+                &|| {},
+            )?)
+        }
+        _ => Err(format!("no command {name}")),
+    }
+}
+
 /// `sitesim replay ARGV...`: the summary as JSON.
 #[pyfunction]
 fn replay(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
-    detached(py, || {
-        let a: ReplayArgs = parse("replay", &argv)?;
-        a.site.refuse_conflicts()?;
-        json(&replay_file(&a.site.swf, &a.options()?)?)
-    })
+    detached(py, || command("replay", &argv))
 }
 
 /// `sitesim feedback ARGV...`: the summary as JSON.
 #[pyfunction]
 fn feedback(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
-    detached(py, || {
-        let a: FeedbackArgs = parse("feedback", &argv)?;
-        a.site.refuse_conflicts()?;
-        json(&feedback_file(&a.site.swf, &a.options()?)?)
-    })
+    detached(py, || command("feedback", &argv))
 }
 
 /// `sitesim resample ARGV...`: the summary as JSON.
 #[pyfunction]
 fn resample(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
-    detached(py, || {
-        let a: ResampleArgs = parse("resample", &argv)?;
-        a.population_args.feedback.site.refuse_conflicts()?;
-        let opts = a.options()?;
-        json(&resample_file(
-            a.population_args.swf(),
-            &opts,
-            &NEVER,
-            &|| {},
-        )?)
-    })
+    detached(py, || command("resample", &argv))
 }
 
 /// The summary of a scenario's run as JSON.
@@ -136,6 +150,99 @@ fn run(
     })
 }
 
+/// `sitesim ARGV...` run in this process (any command); its output goes to standard
+/// output.
+#[pyfunction]
+fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<()> {
+    detached(py, || sitesim::cli::run_in_process(&argv))
+}
+
+/// One option of a command, as the Python package's signatures show it: its name, its
+/// kind (`bool`, `int`, `duration`, `float`, `path` or `str`), its help, its default, its
+/// possible values, whether it is required, positional, and repeatable.
+type OptionInfo = (
+    String,
+    &'static str,
+    String,
+    Option<String>,
+    Vec<String>,
+    bool,
+    bool,
+    bool,
+);
+
+/// What `sitesim COMMAND` does (its help's first paragraph), and its options in the
+/// command line's order.
+#[pyfunction]
+fn options(command: &str) -> PyResult<(String, Vec<OptionInfo>)> {
+    use clap::ArgAction;
+    use clap::builder::ValueParser;
+    use clap::value_parser;
+    use std::path::PathBuf;
+    let definition = sitesim::cli::definition();
+    let Some(sub) = definition.find_subcommand(command) else {
+        return Err(SitesimError::new_err(format!("no command {command}")));
+    };
+    let of = |p: ValueParser| p.type_id();
+    let kind = |arg: &clap::Arg| {
+        let id = arg.get_value_parser().type_id();
+        if matches!(arg.get_action(), ArgAction::SetTrue) || id == of(value_parser!(bool)) {
+            "bool"
+        } else if id == of(value_parser!(i64).into())
+            || arg
+                .get_value_names()
+                .is_some_and(|n| n.iter().any(|n| n.as_str() == "DURATION"))
+        {
+            // sitesim's times are i64 seconds, read as durations ("20m", "1w").
+            "duration"
+        } else if [
+            of(value_parser!(u32).into()),
+            of(value_parser!(u64).into()),
+            of(value_parser!(usize).into()),
+        ]
+        .contains(&id)
+        {
+            "int"
+        } else if id == of(value_parser!(f64).into()) {
+            "float"
+        } else if id == of(value_parser!(PathBuf)) {
+            "path"
+        } else {
+            "str"
+        }
+    };
+    let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+    let options = sub
+        .get_arguments()
+        .filter(|a| {
+            !a.is_global_set() && !matches!(a.get_action(), ArgAction::Help | ArgAction::Version)
+        })
+        .map(|a| {
+            (
+                a.get_id().as_str().to_owned(),
+                kind(a),
+                a.get_help().map(|h| h.to_string()).unwrap_or_default(),
+                a.get_default_values()
+                    .first()
+                    .map(|d| d.to_string_lossy().into_owned()),
+                if kind(a) == "bool" {
+                    Vec::new()
+                } else {
+                    a.get_possible_values()
+                        .iter()
+                        .map(|v| v.get_name().to_owned())
+                        .collect()
+                },
+                a.is_required_set(),
+                a.is_positional(),
+                matches!(a.get_action(), ArgAction::Append)
+                    || a.get_num_args().is_some_and(|n| n.max_values() > 1),
+            )
+        })
+        .collect();
+    Ok((about, options))
+}
+
 /// The TOML text of a scenario given as JSON (a Python dict).
 #[pyfunction]
 fn scenario_toml(json: &str) -> PyResult<String> {
@@ -153,5 +260,14 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resample, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
+    m.add_function(wrap_pyfunction!(options, m)?)?;
+    sitesim::results::terminal::leave_interrupts_to_host();
+    m.add_function(wrap_pyfunction!(scheduler::register_scheduler, m)?)?;
+    m.add_class::<scheduler::Job>()?;
+    m.add_class::<scheduler::Running>()?;
+    m.add_class::<scheduler::View>()?;
+    m.add_class::<scheduler::Registration>()?;
+    m.add_class::<gym::Episode>()?;
     Ok(())
 }

@@ -12,15 +12,27 @@ WORKLOADS = REPO.parent / "shared" / "workloads"
 KTH = WORKLOADS / "KTH-SP2-1996-2.swf"
 
 
-@pytest.fixture(scope="session")
-def kth() -> Path:
-    """The KTH log of ../shared/workloads: skipped when missing, a failure under CI."""
-    if not KTH.is_file():
-        message = f"{KTH} is missing: the tests on real logs need ../shared/workloads"
+def shared_log(path: Path) -> Path:
+    """A log of ../shared/workloads: skipped when missing, a failure under CI."""
+    if not path.is_file():
+        message = f"{path} is missing: the tests on real logs need ../shared/workloads"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
-    return KTH
+    return path
+
+
+@pytest.fixture(scope="session")
+def kth() -> Path:
+    """The KTH log of ../shared/workloads."""
+    return shared_log(KTH)
+
+
+@pytest.fixture(scope="session", params=["KTH-SP2-1996-2.swf", "CEA-Curie-sample.swf",
+                                         "lublin_256.swf"])
+def real_log(request) -> Path:
+    """Each log of ../shared/workloads: KTH, the Curie sample and Lublin's model."""
+    return shared_log(WORKLOADS / request.param)
 
 
 @pytest.fixture(scope="session")

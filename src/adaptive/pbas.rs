@@ -274,6 +274,10 @@ impl Pbas {
 }
 
 impl Scheduler for Pbas {
+    fn fault(&self) -> Option<String> {
+        self.candidates.scheduler.fault()
+    }
+
     fn run_report(&self) -> Option<serde_json::Value> {
         serde_json::to_value(Pbas::report(self)).ok()
     }

@@ -112,6 +112,10 @@ impl TimeOfDay {
 }
 
 impl Scheduler for TimeOfDay {
+    fn fault(&self) -> Option<String> {
+        self.candidates.scheduler.fault()
+    }
+
     fn run_report(&self) -> Option<serde_json::Value> {
         serde_json::to_value(TimeOfDay::report(self)).ok()
     }

@@ -95,6 +95,10 @@ impl Wbas {
 }
 
 impl Scheduler for Wbas {
+    fn fault(&self) -> Option<String> {
+        self.candidates.scheduler.fault()
+    }
+
     fn run_report(&self) -> Option<serde_json::Value> {
         serde_json::to_value(Wbas::report(self)).ok()
     }

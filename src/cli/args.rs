@@ -576,12 +576,15 @@ pub fn parse<A: Args + FromArgMatches>(name: &'static str, argv: &[String]) -> R
     command
         .try_get_matches_from(argv)
         .and_then(|m| A::from_arg_matches(&m))
-        .map_err(|e| {
-            let text = e.render().to_string();
-            let text = text.strip_prefix("error: ").unwrap_or(&text);
-            let first = text.split("\n\n").next().unwrap_or(text);
-            first.trim().to_owned()
-        })
+        .map_err(clap_message)
+}
+
+/// A refused command line's message: clap's first paragraph, without its `error: `.
+pub(crate) fn clap_message(e: clap::Error) -> String {
+    let text = e.render().to_string();
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    let first = text.split("\n\n").next().unwrap_or(text);
+    first.trim().to_owned()
 }
 
 #[cfg(test)]

@@ -307,6 +307,40 @@ fn end_quietly_on_a_closed_pipe() {
     }
 }
 
+/// Runs `command`.
+fn execute(command: Command) -> Result<(), Failure> {
+    match command {
+        Command::Calibrate(a) => a
+            .population_args
+            .options(a.population, CALIBRATE_REPLICATIONS)
+            .map_err(Failure::Failed)
+            .and_then(|opts| calibrate_command(a.population_args.swf(), &opts)),
+        command => dispatch(command).map_err(Failure::Failed),
+    }
+}
+
+/// The command line's definition: every command and its options (the Python package
+/// writes its functions' signatures from it).
+pub fn definition() -> clap::Command {
+    Cli::command()
+}
+
+/// Runs `sitesim ARGV...` (without the program's name) in this process, as the Python
+/// package's commands do: its output on standard output, its error as text (a refused
+/// command line as clap's first paragraph). Ctrl-C is left to the host.
+pub fn run_in_process(argv: &[String]) -> Result<(), String> {
+    let matches = Cli::command()
+        .no_binary_name(true)
+        .try_get_matches_from(argv)
+        .map_err(args::clap_message)?;
+    let cli = Cli::from_arg_matches(&matches).map_err(args::clap_message)?;
+    cli.command
+        .check(matches.subcommand_name().unwrap_or_default())
+        .map_err(args::clap_message)?;
+    crate::results::terminal::set_quiet(cli.quiet);
+    execute(cli.command).map_err(|e| e.message().to_owned())
+}
+
 /// Runs every command but `calibrate`.
 fn dispatch(command: Command) -> Result<(), String> {
     match command {
@@ -381,14 +415,7 @@ pub fn main() -> ExitCode {
         e.exit();
     }
     crate::results::terminal::set_quiet(cli.quiet);
-    let result = match cli.command {
-        Command::Calibrate(a) => a
-            .population_args
-            .options(a.population, CALIBRATE_REPLICATIONS)
-            .map_err(Failure::Failed)
-            .and_then(|opts| calibrate_command(a.population_args.swf(), &opts)),
-        command => dispatch(command).map_err(Failure::Failed),
-    };
+    let result = execute(cli.command);
     match result {
         Ok(()) if crate::results::terminal::interrupted() => {
             eprintln!("interrupted: what finished is kept (an experiment resumes when run again)");

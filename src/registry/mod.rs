@@ -73,6 +73,16 @@ pub fn register(
     );
 }
 
+/// Removes policy `name` from the registry (a program's own, registered for one run);
+/// whether it was there.
+pub fn unregister(name: &str) -> bool {
+    REGISTRY
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(name)
+        .is_some()
+}
+
 /// The registered policies: `(name, what it is)`, by name.
 pub fn policies() -> Vec<(String, String)> {
     let map = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
@@ -179,6 +189,17 @@ mod tests {
         let e = "creasy:alpha=2".parse::<SchedulerSpec>().unwrap_err();
         assert!(e.contains("alpha must be in [0, 1]"), "{e}");
         let e = "sjf".parse::<SchedulerSpec>().unwrap_err();
+        assert!(!unregister("sjf"));
+        register("sjf-for-now", "for a moment", |params| {
+            params.finish()?;
+            Ok(crate::sched::builder(|_| crate::sched::Fcfs))
+        });
+        assert_eq!(
+            "sjf-for-now".parse::<SchedulerSpec>().unwrap().name(),
+            "sjf-for-now"
+        );
+        assert!(unregister("sjf-for-now"));
+        assert!("sjf-for-now".parse::<SchedulerSpec>().is_err());
         assert!(e.contains("unknown policy 'sjf'"), "{e}");
         let e = "easy:x=1".parse::<SchedulerSpec>().unwrap_err();
         assert!(e.contains("takes none"), "{e}");

@@ -13,9 +13,21 @@ use indicatif::{ProgressBar, ProgressStyle};
 /// Set by Ctrl-C: running replications finish, no new one starts.
 static STOP: AtomicBool = AtomicBool::new(false);
 
+/// Set when the host (Python) keeps its own Ctrl-C handler: none is installed.
+static HOST_HANDLES_INTERRUPTS: AtomicBool = AtomicBool::new(false);
+
+/// Leaves Ctrl-C to the program sitesim runs in (the Python interpreter): [`stop_flag`]
+/// installs no handler, so the host's own still runs.
+pub fn leave_interrupts_to_host() {
+    HOST_HANDLES_INTERRUPTS.store(true, Ordering::Relaxed);
+}
+
 /// The flag Ctrl-C sets (running replications finish, no new one starts), with its handler
-/// installed.
+/// installed unless the host handles Ctrl-C ([`leave_interrupts_to_host`]).
 pub fn stop_flag() -> &'static AtomicBool {
+    if HOST_HANDLES_INTERRUPTS.load(Ordering::Relaxed) {
+        return &STOP;
+    }
     // A second handler cannot be set; the first one already sets this flag.
     let _ = ctrlc::set_handler(|| {
         STOP.store(true, Ordering::Relaxed);

@@ -47,27 +47,17 @@ impl Reservation {
     /// The reservation of `head` (`need` processors) when `free` are free now, from the
     /// running jobs' expected ends: the shadow time and the extra processors.
     pub(super) fn of(head: JobId, need: u32, running: &RunningByEnd, now: Time, free: u32) -> Self {
-        let mut avail = free;
-        let mut shadow = None;
-        for (end, _, size) in running.iter() {
-            let end = end.max(now + 1);
-            match shadow {
-                Some(s) if end > s => break,
-                Some(_) => avail += size,
-                None => {
-                    avail += size;
-                    if avail >= need {
-                        shadow = Some(end);
-                    }
-                }
-            }
-        }
-        let shadow =
-            shadow.expect("a job no larger than the machine fits once all running jobs end");
+        let (shadow, extra) = shadow(
+            need,
+            free,
+            now,
+            running.iter().map(|(end, _, size)| (end, size)),
+        )
+        .expect("a job no larger than the machine fits once all running jobs end");
         Reservation {
             head,
             shadow,
-            extra: avail - need,
+            extra,
         }
     }
 
@@ -87,6 +77,40 @@ impl Reservation {
         *free -= job.size;
         true
     }
+}
+
+/// The **shadow time** and **extra processors** of a job of `need` processors (Mu'alem
+/// and Feitelson 2001, §2.2): when enough processors will be free for it, with `free`
+/// free at `now` and the running jobs' `(planned end, processors)` given in ascending order
+/// of end, and how many processors are free then beyond what it needs. A job that has
+/// outlived its plan is expected to end at `now + 1`, and every job ending at the shadow
+/// time counts toward the extra processors. `None` when the job does not fit even once
+/// every running job has ended.
+pub fn shadow(
+    need: u32,
+    free: u32,
+    now: Time,
+    ends: impl IntoIterator<Item = (Time, u32)>,
+) -> Option<(Time, u32)> {
+    if free >= need {
+        return Some((now, free - need));
+    }
+    let mut avail = free;
+    let mut shadow = None;
+    for (end, size) in ends {
+        let end = end.max(now + 1);
+        match shadow {
+            Some(s) if end > s => break,
+            Some(_) => avail += size,
+            None => {
+                avail += size;
+                if avail >= need {
+                    shadow = Some(end);
+                }
+            }
+        }
+    }
+    shadow.map(|s| (s, avail - need))
 }
 
 /// The order in which backfilling candidates are tried.
@@ -315,5 +339,23 @@ impl Scheduler for Easy {
         if let Some(r) = self.reservation {
             out.push((r.head, r.shadow));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shadow_time_is_the_first_end_at_which_the_job_fits() {
+        // 2 free at 100; jobs of 3, 2 and 4 processors end at 150, 150 and 200.
+        let ends = [(150, 3), (150, 2), (200, 4)];
+        // 4 processors: free at 150, when 2 + 3 + 2 = 7 are, 3 beyond the need.
+        assert_eq!(shadow(4, 2, 100, ends), Some((150, 3)));
+        assert_eq!(shadow(8, 2, 100, ends), Some((200, 3)));
+        assert_eq!(shadow(2, 2, 100, ends), Some((100, 0)));
+        assert_eq!(shadow(12, 2, 100, ends), None);
+        // A job that has outlived its plan ends at now + 1 at the earliest.
+        assert_eq!(shadow(3, 1, 100, [(90, 2), (130, 5)]), Some((101, 0)));
     }
 }

@@ -162,6 +162,10 @@ impl Scheduler for Limits {
         "limits"
     }
 
+    fn fault(&self) -> Option<String> {
+        self.inner.fault()
+    }
+
     fn sync(&mut self, view: &SystemView<'_>) {
         self.released.clear();
         self.holding.clear();

@@ -33,7 +33,7 @@ use std::collections::VecDeque;
 pub use build::{BuildContext, Builder, builder};
 pub use conservative::Conservative;
 pub use creasy::{Creasy, CreasyParams};
-pub use easy::Easy;
+pub use easy::{Easy, shadow};
 pub use fairshare::{Fairshare, FairshareParams};
 pub use fcfs::Fcfs;
 pub use flex::{FlexParams, Grade};
@@ -187,6 +187,13 @@ pub trait Scheduler: SchedulerClone + Send {
     /// What the policy has to say of its run, for the summary: an adaptive scheduler's
     /// candidates and switches, the jobs per-user limits held. `None` for most policies.
     fn run_report(&self) -> Option<serde_json::Value> {
+        None
+    }
+
+    /// Why this scheduler cannot go on, if it cannot: a scheduler written outside Rust
+    /// (the Python package's) whose callback failed. Asked after every pass; the run then
+    /// ends with this as its error. `None` for every built-in policy.
+    fn fault(&self) -> Option<String> {
         None
     }
 

@@ -942,6 +942,9 @@ impl<W: Workload, O: Observer> Model for Simulation<W, O> {
             let view = view!(self, now);
             self.scheduler.schedule(&view, &mut starts);
         }
+        if let Some(problem) = self.scheduler.fault() {
+            return Err(self.scheduler_error(now, problem));
+        }
         self.counts.passes += 1;
         for &id in &starts {
             self.start_job(now, id, events)?;
@@ -1098,6 +1101,43 @@ mod tests {
             .expect("submission 4 is taken")
             .to_string();
         assert!(e.contains("resubmitted as submission 4"), "{e}");
+    }
+
+    /// FCFS for two passes, then at fault (as a Python scheduler whose callback raised).
+    #[derive(Clone)]
+    struct Faulty(u32);
+
+    impl Scheduler for Faulty {
+        fn name(&self) -> &str {
+            "faulty"
+        }
+        fn sync(&mut self, _view: &SystemView<'_>) {}
+        fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
+            self.0 += 1;
+            if self.0 < 3 {
+                Fcfs.schedule(view, starts);
+            }
+        }
+        fn fault(&self) -> Option<String> {
+            (self.0 >= 3).then(|| "its schedule() raised KeyError: 7".to_owned())
+        }
+    }
+
+    #[test]
+    fn a_scheduler_at_fault_ends_the_run_with_its_reason() {
+        let jobs = vec![(5, kept(0, 7, 0)), (6, kept(2, 8, 0)), (9, kept(4, 8, 0))];
+        let sim = Simulation::new(
+            site(4),
+            Box::new(Faulty(0)),
+            Replayed(jobs),
+            Seen::default(),
+        );
+        let e = sim.run(None).err().expect("the third pass faults");
+        assert!(matches!(e, SimError::Scheduler { now: 9, .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "scheduler 'faulty' at time 9: its schedule() raised KeyError: 7"
+        );
     }
 
     #[test]

@@ -1,0 +1,211 @@
+"""How each command runs from Python: the functions of :mod:`sitesim.commands` (written
+from the command line's definition) hand their arguments to these."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+
+from . import _sitesim
+from ._argv import fspath, option
+from ._sitesim import SitesimError
+from .logs import LogFile
+from .results import Result, _read_json, _tables, load
+from .scheduler import Scheduler, policy_spec, raise_callback_error
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+# Options whose value is a log (a path or a table).
+LOGS = ("swf",)
+# Options whose value is a policy (a name, a spec, a dict or a sitesim.Scheduler).
+POLICIES = ("scheduler", "schedulers")
+
+
+def _argv(args: Mapping[str, Any], keep: List[Any], registrations: List[Any]) -> List[str]:
+    """The command line of ``args`` (a function's parameters); the log files made from
+    tables are appended to ``keep`` (they live as long as it)."""
+    argv: List[str] = []
+    for name, value in args.items():
+        if value is None:
+            continue
+        if name in LOGS:
+            values = value if isinstance(value, (list, tuple)) else [value]
+            files = [LogFile(v) for v in values]
+            keep.extend(files)
+            value = [f.path for f in files] if isinstance(value, (list, tuple)) else files[0].path
+        elif name in POLICIES:
+            if isinstance(value, (list, tuple)):
+                value = [policy_spec(v, registrations) for v in value]
+            else:
+                value = policy_spec(value, registrations)
+        argv += option(name, value)
+    return argv
+
+
+@contextlib.contextmanager
+def _captured() -> Iterator[List[str]]:
+    """What the command prints on standard output (file descriptor 1) while inside;
+    the text is the list's one item afterwards."""
+    text: List[str] = []
+    sys.stdout.flush()
+    with tempfile.TemporaryFile() as f:
+        saved = os.dup(1)
+        try:
+            os.dup2(f.fileno(), 1)
+            yield text
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+            f.seek(0)
+            text.append(f.read().decode("utf-8", "replace"))
+
+
+def _call(name: str, args: Mapping[str, Any], positional: Tuple[str, ...] = ()) -> str:
+    """Runs ``sitesim NAME`` with ``args`` in this process; what it printed. A Python
+    scheduler's exception is raised again."""
+    keep: List[Any] = []
+    registrations: List[Any] = []
+    args = dict(args)
+    tail = [fspath(v) for p in positional for v in _listed(args.pop(p, None))]
+    argv = [name, "--quiet", *_argv(args, keep, registrations), *tail]
+    if registrations and "--check" not in argv:
+        argv.append("--check")
+    with _captured() as text:
+        try:
+            _sitesim.cli(argv)
+        except SitesimError as e:
+            raise_callback_error(registrations, e)
+            raise
+    return text[0]
+
+
+def _listed(value: Any) -> List[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def log_command(name: str, args: Dict[str, Any]) -> Result:
+    """``replay``, ``feedback`` or ``resample``: the summary, and the tables read from
+    ``out`` (kept) or a temporary directory (removed). A Python scheduler always runs
+    under the invariant checker."""
+    keep: List[Any] = []
+    registrations: List[Any] = []
+    out = args.pop("out", None)
+    argv = _argv(args, keep, registrations)
+    if registrations and "--check" not in argv:
+        argv.append("--check")
+    with tempfile.TemporaryDirectory(prefix="sitesim-") as scratch:
+        dir = Path(out) if out is not None else Path(scratch)
+        try:
+            text = getattr(_sitesim, name)(argv + ["--out", os.fspath(dir)])
+        except SitesimError as e:
+            raise_callback_error(registrations, e)
+            raise
+        return Result(json.loads(text), _tables(dir), dir=dir if out is not None else None)
+
+
+def calibrate(args: Dict[str, Any]) -> Result:
+    """``calibrate``: ``calibrate.json`` as the summary, its tables, and the text."""
+    out = args.pop("out", None)
+    with tempfile.TemporaryDirectory(prefix="sitesim-") as scratch:
+        dir = Path(out) if out is not None else Path(scratch)
+        text = _call("calibrate", {**args, "out": dir})
+        return Result(
+            _read_json(dir / "calibrate.json") or {},
+            _tables(dir),
+            dir=dir if out is not None else None,
+            text=text,
+        )
+
+
+def experiment(name: str, args: Dict[str, Any]) -> Result:
+    """``sweep`` or ``merge``: the experiment's results, read back from ``out`` (kept), or
+    from a temporary directory (removed). A shard's result has its plan and no summary
+    (:func:`sitesim.merge` makes it)."""
+    out = args.pop("out", None)
+    with tempfile.TemporaryDirectory(prefix="sitesim-") as scratch:
+        dir = Path(out) if out is not None else Path(scratch) / name
+        text = _call(name, {**args, "out": dir}, positional=("shards",))
+        if args.get("shard") is not None:
+            # A shard has its runs and plan; its summary comes with `merge`.
+            result = Result({}, _tables(dir), dir=dir, plan=_read_json(dir / "experiment.json"))
+        else:
+            result = load(dir)
+        result.text = text
+        if out is None:
+            result.dir = None
+        return result
+
+
+def analyze(args: Dict[str, Any]) -> dict:
+    """``analyze --json``: the analysis as a dict."""
+    return json.loads(_call("analyze", {**args, "json": True}))
+
+
+def export(args: Dict[str, Any]) -> Union[dict, Path]:
+    """``export``: the Batsim workload as a dict, or the path it was written to."""
+    text = _call("export", args)
+    output = args.get("output")
+    return Path(output) if output is not None else json.loads(text)
+
+
+def written(name: str, args: Dict[str, Any], path: str) -> Path:
+    """A command that writes a file: its path (the option ``path``)."""
+    _call(name, args)
+    return Path(args[path])
+
+
+def report(args: Dict[str, Any]) -> Path:
+    """``report``: the report's directory."""
+    _call("report", args, positional=("dir",))
+    return Path(args["dir"]) / "report"
+
+
+def printed(name: str, args: Dict[str, Any]) -> str:
+    """A command whose result is what it prints."""
+    return _call(name, args)
+
+
+def run(
+    scenario: Union[PathLike, Mapping[str, Any], None],
+    out: Optional[PathLike],
+    settings: List[Tuple[str, Any]],
+) -> Result:
+    """``run``: see :func:`sitesim.run`."""
+    registrations: List[Any] = []
+    pairs = []
+    for key, value in settings:
+        if value is None:
+            continue
+        if isinstance(value, Scheduler) or (key.endswith("policy") and isinstance(value, Mapping)):
+            value = policy_spec(value, registrations)
+        pairs.append(
+            (key, json.dumps(value) if isinstance(value, (bool, int, float, list)) else str(value))
+        )
+    if registrations:
+        # A Python scheduler always runs under the invariant checker.
+        pairs.append(("site.check", "true"))
+    path, text, name = None, None, "scenario (dict)"
+    if isinstance(scenario, Mapping):
+        text = _sitesim.scenario_toml(json.dumps(scenario))
+    elif scenario is not None:
+        path = os.fspath(scenario)
+    with tempfile.TemporaryDirectory(prefix="sitesim-") as scratch:
+        try:
+            dir, summary = _sitesim.run(
+                path, text, name, pairs, None if out is None else os.fspath(out), scratch
+            )
+        except SitesimError as e:
+            raise_callback_error(registrations, e)
+            raise
+        dir = Path(dir)
+        if summary is None:
+            return load(dir)
+        kept = None if dir == Path(scratch) else dir
+        return Result(json.loads(summary), _tables(dir), dir=kept)

@@ -1,0 +1,528 @@
+//! Schedulers written in Python: `sitesim.Scheduler` subclasses run wherever a policy is.
+//!
+//! An instance is registered (`register_scheduler`) in sitesim's registry of policies
+//! under `py.NAME`; each run builds its own scheduler from a `copy.deepcopy` of it, so
+//! replications, adaptive candidates and runs on any thread count start from the same
+//! state and give the same results. [`PyScheduler`] is that scheduler: the Rust
+//! [`Scheduler`] whose passes call the instance's `schedule(view)`.
+//!
+//! What the Python side sees is read-only: a [`View`] of the pass (its clock, free
+//! processors, the waiting jobs as [`Job`]s in submission order, the running ones with
+//! their expected ends) and the backfillers' helpers on it (the shadow time, the earliest
+//! start in the estimate profile). The simulation's own checks apply to what it returns:
+//! a job that is not waiting, is named twice or does not fit ends the run with an error
+//! naming the job and the rule. An exception in a callback ends the run too; its
+//! registration keeps the exception, which the Python side raises again with its
+//! traceback.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use sitesim::job::{JobId, JobRequest};
+use sitesim::registry::register;
+use sitesim::sched::{RunningJob, Scheduler, SystemView, shadow};
+use sitesim::time::Time;
+
+/// A job as a Python scheduler sees it; the same object for a job from its submission to
+/// its end.
+#[pyclass(frozen, get_all, module = "sitesim", name = "Job")]
+pub struct Job {
+    /// The job's submission number: unique in a run, growing with submission time.
+    id: u64,
+    /// Its user.
+    user: i64,
+    /// Processors it needs.
+    size: u32,
+    /// The user's runtime estimate, in seconds.
+    estimate: Time,
+    /// What the scheduler plans with, in seconds: the estimate, or the predictor's
+    /// prediction.
+    plan: Time,
+    /// When it was submitted.
+    submit: Time,
+}
+
+#[pymethods]
+impl Job {
+    fn __repr__(&self) -> String {
+        format!(
+            "Job(id={}, user={}, size={}, estimate={}, plan={}, submit={})",
+            self.id, self.user, self.size, self.estimate, self.plan, self.submit
+        )
+    }
+}
+
+impl Job {
+    fn of(r: &JobRequest) -> Self {
+        Job {
+            id: r.seq,
+            user: r.user,
+            size: r.size,
+            estimate: r.estimate,
+            plan: r.plan,
+            submit: r.submit,
+        }
+    }
+}
+
+/// A running job: the job, when it started, and when the scheduler expects it to end.
+#[pyclass(frozen, get_all, module = "sitesim", name = "RunningJob")]
+pub struct Running {
+    /// The job.
+    job: Py<Job>,
+    /// When it started.
+    start: Time,
+    /// Start plus plan, or one second from now if it has outlived its plan.
+    expected_end: Time,
+}
+
+#[pymethods]
+impl Running {
+    fn __repr__(&self) -> String {
+        format!(
+            "RunningJob(job={}, start={}, expected_end={})",
+            self.job.get().__repr__(),
+            self.start,
+            self.expected_end
+        )
+    }
+}
+
+/// One scheduling pass as a Python scheduler sees it: read-only, and a copy, so a
+/// scheduler may keep it (it does not change after the pass).
+#[pyclass(frozen, module = "sitesim", name = "View")]
+pub struct View {
+    /// The site's clock, in seconds.
+    #[pyo3(get)]
+    now: Time,
+    /// Processors free now.
+    #[pyo3(get)]
+    free: u32,
+    /// Processors in the machine.
+    #[pyo3(get)]
+    total: u32,
+    /// The waiting jobs, in submission order (under `limits`, in the order released).
+    queue: Py<PyTuple>,
+    /// The running jobs: `(planned end, processors, start, job)`, by planned end.
+    running: Vec<(Time, u32, Time, Py<Job>)>,
+}
+
+#[pymethods]
+impl View {
+    /// The waiting jobs, in submission order (a tuple of `Job`); under `limits`, the
+    /// jobs it has released, in the order it released them.
+    #[getter]
+    fn queue(&self, py: Python<'_>) -> Py<PyTuple> {
+        self.queue.clone_ref(py)
+    }
+
+    /// The running jobs, in ascending order of expected end (a tuple of `RunningJob`).
+    #[getter]
+    fn running<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let now = self.now;
+        let jobs = self
+            .running
+            .iter()
+            .map(|(end, _, start, job)| {
+                Py::new(
+                    py,
+                    Running {
+                        job: job.clone_ref(py),
+                        start: *start,
+                        expected_end: (*end).max(now + 1),
+                    },
+                )
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyTuple::new(py, jobs)
+    }
+
+    /// EASY's reservation for `job`: `(shadow_time, extra_processors)`, when enough
+    /// processors will be free for it if the running jobs end as planned (and the jobs of
+    /// `starting`, started in this pass, run their plan from now), and how many are free
+    /// then beyond what it needs. The shadow time is `now` if it fits now.
+    #[pyo3(signature = (job, starting = None))]
+    fn shadow(
+        &self,
+        job: &Bound<'_, Job>,
+        starting: Option<Vec<Bound<'_, Job>>>,
+    ) -> PyResult<(Time, u32)> {
+        let need = job.get().size;
+        let starting = starting.unwrap_or_default();
+        let taken: u64 = starting.iter().map(|j| u64::from(j.get().size)).sum();
+        let Some(free) = u64::from(self.free)
+            .checked_sub(taken)
+            .and_then(|f| u32::try_from(f).ok())
+        else {
+            return Err(PyValueError::new_err(format!(
+                "the jobs of starting need {taken} processors; only {} are free",
+                self.free
+            )));
+        };
+        let mut ends: Vec<(Time, u32)> = self.running.iter().map(|r| (r.0, r.1)).collect();
+        if !starting.is_empty() {
+            ends.extend(
+                starting
+                    .iter()
+                    .map(|j| (self.now + j.get().plan, j.get().size)),
+            );
+            ends.sort_unstable();
+        }
+        shadow(need, free, self.now, ends).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "job {} needs {need} processors, more than the machine's {}",
+                job.get().id,
+                self.total
+            ))
+        })
+    }
+
+    /// The earliest time `job` can start in the estimate profile: now if it fits, else
+    /// its shadow time (see `shadow`).
+    #[pyo3(signature = (job, starting = None))]
+    fn earliest_start(
+        &self,
+        job: &Bound<'_, Job>,
+        starting: Option<Vec<Bound<'_, Job>>>,
+    ) -> PyResult<Time> {
+        Ok(self.shadow(job, starting)?.0)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "View(now={}, free={}, total={}, {} waiting, {} running)",
+            self.now,
+            self.free,
+            self.total,
+            self.queue.bind(py).len(),
+            self.running.len()
+        )
+    }
+}
+
+/// Which optional callbacks the Python scheduler defines.
+#[derive(Debug, Clone, Copy)]
+struct Hooks {
+    on_submit: bool,
+    on_end: bool,
+    sync: bool,
+    wake_at: bool,
+}
+
+/// Where a run's first Python exception is kept for the Python side to raise again.
+type ErrorSlot = Arc<Mutex<Option<PyErr>>>;
+
+/// A registered Python scheduler: after a run that failed, `take_error()` gives the
+/// exception a callback raised, if one did.
+#[pyclass(frozen, module = "sitesim._sitesim")]
+pub struct Registration {
+    /// The policy's name in the registry.
+    #[pyo3(get)]
+    name: String,
+    error: ErrorSlot,
+}
+
+#[pymethods]
+impl Registration {
+    /// The exception a callback raised since the last call, if any.
+    fn take_error(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        let e = self
+            .error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        e.map(|e| e.into_value(py).into_any())
+    }
+}
+
+/// Registers the Python scheduler `prototype` as policy `name`, its optional callbacks
+/// `hooks` (on_submit, on_end, sync, wake_at) as its class defines them.
+#[pyfunction]
+pub fn register_scheduler(
+    name: String,
+    prototype: Py<PyAny>,
+    hooks: (bool, bool, bool, bool),
+) -> Registration {
+    let error = ErrorSlot::default();
+    let hooks = Hooks {
+        on_submit: hooks.0,
+        on_end: hooks.1,
+        sync: hooks.2,
+        wake_at: hooks.3,
+    };
+    let prototype = Arc::new(prototype);
+    let (label, slot) = (name.clone(), error.clone());
+    register(&name, "a scheduler written in Python", move |params| {
+        params.finish()?;
+        let (prototype, label, slot) = (prototype.clone(), label.clone(), slot.clone());
+        Ok(Arc::new(move |_ctx| {
+            Box::new(PyScheduler::new(&label, &prototype, hooks, &slot)) as Box<dyn Scheduler>
+        }))
+    });
+    Registration { name, error }
+}
+
+/// `copy.deepcopy(obj)`.
+fn deepcopy(py: Python<'_>, obj: &Py<PyAny>) -> PyResult<Py<PyAny>> {
+    Ok(py
+        .import("copy")?
+        .call_method1("deepcopy", (obj.bind(py),))?
+        .unbind())
+}
+
+/// A Python scheduler in a run: a deep copy of the registered instance.
+pub struct PyScheduler {
+    name: String,
+    obj: Py<PyAny>,
+    hooks: Hooks,
+    /// The `Job` of every waiting and running job it has seen, by submission number.
+    jobs: HashMap<u64, Py<Job>>,
+    /// Why it cannot go on: a callback raised, or a pass broke a rule.
+    fault: Option<String>,
+    error: ErrorSlot,
+    /// What `wake_at()` answered after the latest pass.
+    wake: Option<Time>,
+}
+
+impl PyScheduler {
+    fn new(name: &str, prototype: &Py<PyAny>, hooks: Hooks, error: &ErrorSlot) -> Self {
+        Python::attach(|py| {
+            let mut s = PyScheduler {
+                name: name.to_owned(),
+                obj: prototype.clone_ref(py),
+                hooks,
+                jobs: HashMap::new(),
+                fault: None,
+                error: error.clone(),
+                wake: None,
+            };
+            match deepcopy(py, prototype) {
+                Ok(obj) => s.obj = obj,
+                Err(e) => s.raised("copy.deepcopy of the scheduler", e),
+            }
+            s
+        })
+    }
+
+    /// A callback raised `e`: the run ends, and the exception is kept for Python.
+    fn raised(&mut self, callback: &str, e: PyErr) {
+        if self.fault.is_none() {
+            self.fault = Some(format!("its {callback} raised {e}"));
+            let mut slot = self.error.lock().unwrap_or_else(PoisonError::into_inner);
+            if slot.is_none() {
+                *slot = Some(e);
+            }
+        }
+    }
+
+    /// The `Job` of `r`, made at first sight (or again if its plan changed).
+    fn job(&mut self, py: Python<'_>, r: &JobRequest) -> PyResult<Py<Job>> {
+        if let Some(j) = self.jobs.get(&r.seq)
+            && j.get().plan == r.plan
+        {
+            return Ok(j.clone_ref(py));
+        }
+        let j = Py::new(py, Job::of(r))?;
+        self.jobs.insert(r.seq, j.clone_ref(py));
+        Ok(j)
+    }
+
+    fn view(&mut self, py: Python<'_>, v: &SystemView<'_>) -> PyResult<Py<View>> {
+        let queue = v
+            .queue()
+            .iter()
+            .map(|r| self.job(py, r))
+            .collect::<PyResult<Vec<_>>>()?;
+        let mut running = v
+            .running()
+            .iter()
+            .map(|r| {
+                Ok((
+                    r.planned_end(),
+                    r.request.size,
+                    r.start,
+                    self.job(py, &r.request)?,
+                ))
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        running.sort_unstable_by_key(|r| (r.0, r.3.get().id));
+        Py::new(
+            py,
+            View {
+                now: v.now,
+                free: v.free,
+                total: v.total,
+                queue: PyTuple::new(py, queue)?.unbind(),
+                running,
+            },
+        )
+    }
+
+    /// The pass: calls `schedule(view)` and checks what it returns.
+    fn pass(
+        &mut self,
+        py: Python<'_>,
+        v: &SystemView<'_>,
+        starts: &mut Vec<JobId>,
+    ) -> PyResult<Result<(), String>> {
+        let view = self.view(py, v)?;
+        let chosen = self.obj.bind(py).call_method1("schedule", (view,))?;
+        let mut free = v.free;
+        let mut seen: Vec<u64> = Vec::new();
+        if chosen.is_none() {
+            return Ok(Ok(()));
+        }
+        for item in chosen.try_iter()? {
+            let item = item?;
+            let seq: u64 = match item.cast::<Job>() {
+                Ok(j) => j.get().id,
+                Err(_) => match item.extract() {
+                    Ok(seq) => seq,
+                    Err(_) => {
+                        return Ok(Err(format!(
+                            "schedule() returned {item}, which is not a Job or a job id"
+                        )));
+                    }
+                },
+            };
+            let queue = v.queue();
+            // The queue is in submission order, but for a policy under `limits`, which
+            // gets its jobs in the order it releases them.
+            let found = queue
+                .binary_search_by_key(&seq, |j| j.seq)
+                .ok()
+                .or_else(|| queue.iter().position(|j| j.seq == seq));
+            let Some(i) = found else {
+                return Ok(Err(format!(
+                    "started job {seq}, which is not waiting (not submitted yet, already \
+                     started, or not a job)"
+                )));
+            };
+            if seen.contains(&seq) {
+                return Ok(Err(format!("started job {seq} twice in one pass")));
+            }
+            let job = &queue[i];
+            if job.size > free {
+                return Ok(Err(format!(
+                    "started job {seq} of {} processors with only {free} free (after the \
+                     jobs before it in this pass)",
+                    job.size
+                )));
+            }
+            free -= job.size;
+            seen.push(seq);
+            starts.push(job.id);
+        }
+        if self.hooks.wake_at {
+            self.wake = self.obj.bind(py).call_method0("wake_at")?.extract()?;
+        }
+        Ok(Ok(()))
+    }
+
+    /// Calls the hook `name(job, now)`; an exception ends the run.
+    fn hook(&mut self, py: Python<'_>, name: &str, job: PyResult<Py<Job>>, now: Time) {
+        let called = job.and_then(|j| self.obj.bind(py).call_method1(name, (j, now)));
+        if let Err(e) = called {
+            self.raised(&format!("{name}()"), e);
+        }
+    }
+}
+
+impl Clone for PyScheduler {
+    /// A deep copy, its state included (an adaptive scheduler's candidates).
+    fn clone(&self) -> Self {
+        Python::attach(|py| {
+            let mut s = PyScheduler {
+                name: self.name.clone(),
+                obj: self.obj.clone_ref(py),
+                hooks: self.hooks,
+                jobs: self
+                    .jobs
+                    .iter()
+                    .map(|(k, v)| (*k, v.clone_ref(py)))
+                    .collect(),
+                fault: self.fault.clone(),
+                error: self.error.clone(),
+                wake: self.wake,
+            };
+            match deepcopy(py, &self.obj) {
+                Ok(obj) => s.obj = obj,
+                Err(e) => s.raised("copy.deepcopy of the scheduler", e),
+            }
+            s
+        })
+    }
+}
+
+impl Scheduler for PyScheduler {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn sync(&mut self, view: &SystemView<'_>) {
+        if self.fault.is_some() {
+            return;
+        }
+        Python::attach(|py| {
+            self.jobs.clear();
+            if self.hooks.sync {
+                let r = self
+                    .view(py, view)
+                    .and_then(|v| self.obj.bind(py).call_method1("sync", (v,)).map(drop));
+                if let Err(e) = r {
+                    self.raised("sync()", e);
+                }
+            }
+        });
+    }
+
+    fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
+        if self.hooks.on_submit && self.fault.is_none() {
+            Python::attach(|py| {
+                let j = self.job(py, job);
+                self.hook(py, "on_submit", j, view.now);
+            });
+        }
+    }
+
+    fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
+        let known = self.jobs.remove(&job.request.seq);
+        if self.hooks.on_end && self.fault.is_none() {
+            Python::attach(|py| {
+                let j = known.map_or_else(|| Py::new(py, Job::of(&job.request)), Ok);
+                self.hook(py, "on_end", j, view.now);
+            });
+        }
+    }
+
+    /// Calls `schedule(view)` when a waiting job fits in the free processors (no other
+    /// pass can start anything).
+    fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
+        if self.fault.is_some() || !view.queue().iter().any(|j| j.size <= view.free) {
+            return;
+        }
+        Python::attach(|py| match self.pass(py, view, starts) {
+            Ok(Ok(())) => {}
+            Ok(Err(rule)) => {
+                starts.clear();
+                self.fault = Some(rule);
+            }
+            Err(e) => {
+                starts.clear();
+                self.raised("schedule()", e);
+            }
+        });
+    }
+
+    fn wake_at(&self) -> Option<Time> {
+        self.wake
+    }
+
+    fn fault(&self) -> Option<String> {
+        self.fault.clone()
+    }
+}
