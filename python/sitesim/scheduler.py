@@ -28,8 +28,9 @@ class Scheduler:
     ``view.queue`` (the waiting :class:`Job` s in submission order, each with ``id``,
     ``user``, ``size``, ``estimate``, ``plan`` and ``submit``), ``view.running`` (each
     with ``job``, ``start`` and ``expected_end``), and the backfillers' helpers
-    ``view.shadow(job, starting)`` (EASY's shadow time and extra processors) and
-    ``view.earliest_start(job, starting)``. A scheduler sees only estimates (or a
+    ``view.shadow(job, starting)`` (EASY's shadow time and extra processors),
+    ``view.earliest_start(job, starting)`` and ``view.easy(order)`` (EASY's whole pass
+    over the jobs in ``order``, the queue by default). A scheduler sees only estimates (or a
     predictor's ``plan``), never a job's runtime before it ends.
 
     The jobs it returns start now, in order; each must be waiting, named once, and fit in

@@ -24,7 +24,7 @@ use pyo3::types::PyTuple;
 
 use sitesim::job::{JobId, JobRequest};
 use sitesim::registry::register;
-use sitesim::sched::{RunningJob, Scheduler, SystemView, shadow};
+use sitesim::sched::{RunningJob, Scheduler, SystemView, easy_pass, shadow};
 use sitesim::time::Time;
 
 /// A job as a Python scheduler sees it; the same object for a job from its submission to
@@ -190,6 +190,32 @@ impl View {
         starting: Option<Vec<Bound<'_, Job>>>,
     ) -> PyResult<Time> {
         Ok(self.shadow(job, starting)?.0)
+    }
+
+    /// One EASY pass over `order` (default: the queue, in submission order): the jobs to
+    /// start now. They start in that order while they fit; the first that does not gets
+    /// EASY's reservation; the others start if they fit and end by its shadow time or
+    /// use only its extra processors. Given the queue in a priority order, this is the
+    /// pass of priority schedulers (CREASY, Maui, fair-share); given the queue, EASY's.
+    #[pyo3(signature = (order = None))]
+    fn easy<'py>(
+        &self,
+        py: Python<'py>,
+        order: Option<Vec<Bound<'py, Job>>>,
+    ) -> Vec<Bound<'py, Job>> {
+        let order = order.unwrap_or_else(|| {
+            self.queue
+                .bind(py)
+                .iter()
+                .filter_map(|j| j.cast_into::<Job>().ok())
+                .collect()
+        });
+        let jobs: Vec<(u32, Time)> = order.iter().map(|j| (j.get().size, j.get().plan)).collect();
+        let ends: Vec<(Time, u32)> = self.running.iter().map(|r| (r.0, r.1)).collect();
+        easy_pass(&jobs, self.free, self.now, &ends)
+            .into_iter()
+            .map(|i| order[i].clone())
+            .collect()
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {

@@ -64,19 +64,70 @@ impl Reservation {
     /// Whether `job` may be backfilled with `free` processors free; if so, takes its
     /// processors (and the extra ones it uses past the shadow time).
     pub(super) fn admit(&mut self, job: &JobRequest, now: Time, free: &mut u32) -> bool {
-        if job.size > *free {
-            return false;
-        }
-        let ends_by_shadow = now + job.plan <= self.shadow;
-        if !ends_by_shadow && job.size > self.extra.min(*free) {
-            return false;
-        }
-        if !ends_by_shadow {
-            self.extra -= job.size;
-        }
-        *free -= job.size;
-        true
+        admit(job.size, job.plan, now, self.shadow, &mut self.extra, free)
     }
+}
+
+/// EASY's backfilling rule: whether a job of `size` processors and `plan` seconds may
+/// start at `now` with `free` processors free, before a reservation at `shadow` with
+/// `extra` processors to spare; if so, takes its processors (and the extra ones it uses
+/// past the shadow time).
+fn admit(size: u32, plan: Time, now: Time, shadow: Time, extra: &mut u32, free: &mut u32) -> bool {
+    if size > *free {
+        return false;
+    }
+    let ends_by_shadow = now + plan <= shadow;
+    if !ends_by_shadow && size > (*extra).min(*free) {
+        return false;
+    }
+    if !ends_by_shadow {
+        *extra -= size;
+    }
+    *free -= size;
+    true
+}
+
+/// One EASY pass over waiting jobs in a given order (Mu'alem and Feitelson 2001, §2.2;
+/// in a priority order, the pass of CREASY, Maui and the fair-share policy): `jobs` are
+/// `(processors, plan)` in that order, `free` processors are free at `now`, and `ends`
+/// are the running jobs' `(planned end, processors)`. Starts jobs in order while they
+/// fit, reserves for the first that does not, and backfills the others by EASY's rule.
+/// Returns the positions in `jobs` of those to start now.
+pub fn easy_pass(jobs: &[(u32, Time)], free: u32, now: Time, ends: &[(Time, u32)]) -> Vec<usize> {
+    let mut free = free;
+    let first = jobs.iter().take_while(|&&(size, _)| {
+        let fits = size <= free;
+        if fits {
+            free -= size;
+        }
+        fits
+    });
+    let mut starts: Vec<usize> = (0..first.count()).collect();
+    let Some(&(need, _)) = jobs.get(starts.len()) else {
+        return starts;
+    };
+    let mut ends: Vec<(Time, u32)> = ends
+        .iter()
+        .copied()
+        .chain(
+            jobs[..starts.len()]
+                .iter()
+                .map(|&(size, plan)| (now + plan, size)),
+        )
+        .collect();
+    ends.sort_unstable();
+    let Some((shadow, mut extra)) = shadow(need, free, now, ends) else {
+        return starts;
+    };
+    for (i, &(size, plan)) in jobs.iter().enumerate().skip(starts.len() + 1) {
+        if free == 0 {
+            break;
+        }
+        if admit(size, plan, now, shadow, &mut extra, &mut free) {
+            starts.push(i);
+        }
+    }
+    starts
 }
 
 /// The **shadow time** and **extra processors** of a job of `need` processors (Mu'alem
@@ -357,5 +408,23 @@ mod tests {
         assert_eq!(shadow(12, 2, 100, ends), None);
         // A job that has outlived its plan ends at now + 1 at the earliest.
         assert_eq!(shadow(3, 1, 100, [(90, 2), (130, 5)]), Some((101, 0)));
+    }
+
+    #[test]
+    fn an_easy_pass_starts_reserves_and_backfills_in_the_order_given() {
+        // 8 of 10 processors free at 0; 2 busy until 100.
+        let ends = [(100, 2)];
+        // 4 starts (until 10); 6 does not fit and is reserved at 10, when 8 are free (2
+        // extra); 2 for 500 s takes the extra; 1 for 500 s then finds none; 1 for 5 s
+        // ends by the shadow time.
+        let jobs = [(4, 10), (6, 60), (2, 500), (1, 500), (1, 5)];
+        assert_eq!(easy_pass(&jobs, 8, 0, &ends), [0, 2, 4]);
+        // In another order, 1 for 500 s takes one extra processor first.
+        let jobs = [(4, 10), (6, 60), (1, 500), (1, 5), (2, 500)];
+        assert_eq!(easy_pass(&jobs, 8, 0, &ends), [0, 2, 3]);
+        // Everything fits: all start, in order.
+        assert_eq!(easy_pass(&[(2, 5), (2, 5)], 4, 0, &ends), [0, 1]);
+        // A job larger than the machine is reserved nowhere; the rest wait.
+        assert_eq!(easy_pass(&[(20, 5), (1, 5)], 4, 0, &ends), Vec::<usize>::new());
     }
 }

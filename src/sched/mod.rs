@@ -33,7 +33,7 @@ use std::collections::VecDeque;
 pub use build::{BuildContext, Builder, builder};
 pub use conservative::Conservative;
 pub use creasy::{Creasy, CreasyParams};
-pub use easy::{Easy, shadow};
+pub use easy::{Easy, easy_pass, shadow};
 pub use fairshare::{Fairshare, FairshareParams};
 pub use fcfs::Fcfs;
 pub use flex::{FlexParams, Grade};
