@@ -214,7 +214,7 @@ const AXIS_SVGS: [(&str, &str); 7] = [
     ("axis_mean_wait.svg", "mean wait (min)"),
     ("axis_mean_response.svg", "mean response time (h)"),
     ("axis_session_hours.svg", "mean session length (h)"),
-    ("axis_jobs_per_session.svg", "jobs per session (jobs)"),
+    ("axis_jobs_per_session.svg", "jobs per session"),
 ];
 
 /// The paired plots: file, the figure as its axis names it (the responses without their
@@ -227,7 +227,7 @@ const PAIRED_SVGS: [(&str, &str); 7] = [
     ),
     ("paired_utilization.svg", "utilization (%)"),
     ("paired_mean_wait.svg", "mean wait (min)"),
-    ("paired_jobs_per_session.svg", "jobs per session (jobs)"),
+    ("paired_jobs_per_session.svg", "jobs per session"),
     (
         "paired_response_short.svg",
         "response of jobs of runtime &lt;= 1 min",
@@ -246,7 +246,10 @@ fn paired_svgs(x_label: &str, response_unit: &str) -> Vec<(String, Vec<String>)>
         .map(|(file, y)| {
             let (quantity, y) = match y.rsplit_once(" (") {
                 Some((q, _)) => (q.to_string(), y.to_string()),
-                None => (y.to_string(), format!("{y} ({response_unit})")),
+                None if y.starts_with("response") => {
+                    (y.to_string(), format!("{y} ({response_unit})"))
+                }
+                None => (y.to_string(), y.to_string()),
             };
             (
                 file.to_string(),
@@ -336,7 +339,7 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     )
     .unwrap();
 
-    let written = write_report(&dir).unwrap();
+    let written = write_report(&dir, Default::default()).unwrap();
 
     let mut expected: Vec<(String, Vec<&str>)> = AXIS_SVGS
         .iter()
@@ -447,7 +450,7 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     // Byte-identical when run again.
     let first = report_files(&dir);
     assert_eq!(first.len(), expected.len() + 2);
-    let again = write_report(&dir).unwrap();
+    let again = write_report(&dir, Default::default()).unwrap();
     assert_eq!(again, written);
     assert_eq!(report_files(&dir), first);
     fs::remove_dir_all(&dir).unwrap();
@@ -458,7 +461,7 @@ fn without_a_sweep_there_are_no_axis_plots_and_the_rest_is_there() {
     let dir = scratch("single");
     let plan = plan(&[None]);
     results_dir(&dir, &plan, &[]);
-    let written = write_report(&dir).unwrap();
+    let written = write_report(&dir, Default::default()).unwrap();
     let expected = focus_svgs(&SCHEDULERS);
     assert_svgs(&dir, &expected);
     // The paired differences by scheduler, a bar each.
@@ -525,7 +528,7 @@ fn a_capacity_search_is_plotted_with_its_target_and_its_answers() {
         serde_json::to_vec_pretty(&capacity).unwrap(),
     )
     .unwrap();
-    let written = write_report(&dir).unwrap();
+    let written = write_report(&dir, Default::default()).unwrap();
     assert!(written.contains(&dir.join("report/capacity.svg")));
     assert_svgs(
         &dir,
@@ -569,7 +572,7 @@ fn a_point_without_runs_is_left_out_of_the_plots_with_a_note() {
     let plan = plan(&XS.map(Some));
     // FCFS at the largest population has no runs at all.
     results_dir(&dir, &plan, &[(5, 0), (5, 1), (5, 2)]);
-    let written = write_report(&dir).unwrap();
+    let written = write_report(&dir, Default::default()).unwrap();
     let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
     assert!(html.contains("3 of 18 runs missing"));
     assert!(html.contains("p005 (FCFS, population = 4): 3 of 3 runs missing"));
@@ -589,7 +592,7 @@ fn a_point_without_runs_is_left_out_of_the_plots_with_a_note() {
 #[test]
 fn a_directory_without_a_plan_is_an_error() {
     let dir = scratch("no-plan");
-    let err = write_report(&dir).unwrap_err();
+    let err = write_report(&dir, Default::default()).unwrap_err();
     assert!(err.contains("experiment.json"), "{err}");
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -606,7 +609,7 @@ fn labels_and_names_are_escaped_in_the_page() {
     }
     // The scheduler lacks a run at the largest population, so a note names it too.
     results_dir(&dir, &plan, &[(4, 2)]);
-    write_report(&dir).unwrap();
+    write_report(&dir, Default::default()).unwrap();
     let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
     let label = "a&lt;b &amp; &quot;c&quot;";
     assert!(html.contains("<title>it&#39;s &lt;b&gt;: sitesim report</title>"));
@@ -634,7 +637,7 @@ fn paired_differences_are_plotted_with_the_values_of_their_table() {
     let dir = scratch("paired");
     let plan = plan(&XS.map(Some));
     results_dir(&dir, &plan, &[]);
-    write_report(&dir).unwrap();
+    write_report(&dir, Default::default()).unwrap();
 
     // FCFS (point 2k + 1) minus EASY (point 2k) in replication r, by `record`: 100
     // jobs/week, 0 utilization, 10 min of wait and 0 jobs per session in every

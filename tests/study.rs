@@ -257,7 +257,7 @@ fn a_plan_whose_point_leaves_the_results_directory_is_refused() {
         let e = merge(&merged, std::slice::from_ref(&whole)).unwrap_err();
         assert!(e.contains(why), "{e}");
         assert!(!merged.exists(), "nothing is written for a refused plan");
-        let e = sitesim::report::write_report(&whole).unwrap_err();
+        let e = sitesim::report::write_report(&whole, Default::default()).unwrap_err();
         assert!(e.contains(why), "{e}");
     }
     std::fs::write(&plan_file, &good).unwrap();

@@ -847,7 +847,7 @@ fn results(bytes: &[u8]) -> bool {
             && std::fs::write(&path, bytes).is_ok()
     });
     let accepted = laid_out
-        && write_report(&dir).is_ok()
+        && write_report(&dir, Default::default()).is_ok()
         && merge(&merged, std::slice::from_ref(&dir)).is_ok()
         && merge(&twice, &[dir.clone(), merged.clone()]).is_ok();
     for d in [&dir, &merged, &twice] {
@@ -1102,7 +1102,7 @@ fn study(bytes: &[u8]) -> bool {
                 again.done,
                 again.discarded
             );
-            if let Err(e) = write_report(&dir) {
+            if let Err(e) = write_report(&dir, Default::default()) {
                 panic!("the finished experiment has no report: {e}");
             }
             if !study.is_capacity_search() {

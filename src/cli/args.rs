@@ -82,6 +82,10 @@ pub struct SiteArgs {
     /// sessions.csv and cycles.csv) into this directory.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Also write the report of --out (DIR/report/index.html), as `sitesim report DIR`
+    /// does.
+    #[arg(long, requires = "out")]
+    pub report: bool,
 }
 
 /// The arguments of `replay`.

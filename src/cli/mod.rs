@@ -6,7 +6,7 @@
 
 pub mod args;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -28,10 +28,11 @@ use crate::experiment::run::{Run, run_command};
 use crate::experiment::scenario::Scenario;
 use crate::experiment::study::{Shard, sweep_command};
 use crate::registry::SchedulerSpec;
-use crate::report::report_command;
+use crate::report::{ScheduleView, report_command};
 use crate::results::summary::merge_command;
 use crate::results::terminal::Failure;
 use crate::swf::batsim::ProfileStyle;
+use crate::time::{Time, parse_duration};
 
 #[derive(Parser)]
 #[command(
@@ -157,6 +158,10 @@ struct RunArgs {
     /// is read as TOML, else as a string. Repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = Scenario::setting)]
     settings: Vec<(String, String)>,
+    /// Also write the report of the results directory (DIR/report/index.html), as
+    /// `sitesim report DIR` does.
+    #[arg(long)]
+    report: bool,
 }
 
 impl RunArgs {
@@ -189,8 +194,38 @@ struct MergeArgs {
 
 #[derive(Args)]
 struct ReportArgs {
-    /// An experiment's results directory.
+    /// A results directory: an experiment's, or the --out of replay, feedback, resample,
+    /// calibrate or run.
     dir: PathBuf,
+    /// Where a run's schedule view starts, from the first submission (e.g. 12d)
+    /// [default: the day in which most jobs waited].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    schedule_from: Option<Time>,
+    /// How long a span the schedule view shows [default: 1d].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    schedule_length: Option<Time>,
+    /// What colours the jobs of the schedule view.
+    #[arg(long, value_enum, default_value = "user")]
+    colour: Colour,
+}
+
+/// What colours the jobs of a schedule view.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Colour {
+    /// Each user its own hue.
+    User,
+    /// Each runtime class its colour.
+    Class,
+}
+
+impl ReportArgs {
+    fn view(&self) -> ScheduleView {
+        ScheduleView {
+            from: self.schedule_from,
+            length: self.schedule_length,
+            by_class: matches!(self.colour, Colour::Class),
+        }
+    }
 }
 
 #[derive(Args)]
@@ -341,29 +376,53 @@ pub fn run_in_process(argv: &[String]) -> Result<(), String> {
     execute(cli.command).map_err(|e| e.message().to_owned())
 }
 
+/// With `report`, writes the report of the results directory `dir`.
+fn then_report(report: bool, dir: Option<&Path>) -> Result<(), String> {
+    match (report, dir) {
+        (false, _) => Ok(()),
+        (true, Some(dir)) => report_command(dir, ScheduleView::default()),
+        (true, None) => Err("--report: this run wrote no results directory; give --out DIR".into()),
+    }
+}
+
 /// Runs every command but `calibrate`.
 fn dispatch(command: Command) -> Result<(), String> {
     match command {
         Command::Run(a) => {
             let settings = a.settings();
-            run_command(a.scenario.as_deref(), a.out, a.shard, &settings)
+            let dir = run_command(a.scenario.as_deref(), a.out, a.shard, &settings)?;
+            then_report(a.report, dir.as_deref())
         }
-        Command::Replay(a) => Run::Replay {
-            log: a.site.swf.clone(),
-            opts: a.options()?,
+        Command::Replay(a) => {
+            Run::Replay {
+                log: a.site.swf.clone(),
+                opts: a.options()?,
+            }
+            .execute_and_print(Instant::now())?;
+            then_report(a.site.report, a.site.out.as_deref())
         }
-        .execute_and_print(Instant::now()),
-        Command::Feedback(a) => Run::Feedback {
-            log: a.site.swf.clone(),
-            opts: a.options()?,
+        Command::Feedback(a) => {
+            Run::Feedback {
+                log: a.site.swf.clone(),
+                opts: a.options()?,
+            }
+            .execute_and_print(Instant::now())?;
+            then_report(a.site.report, a.site.out.as_deref())
         }
-        .execute_and_print(Instant::now()),
-        Command::Resample(a) => Run::Resample {
-            log: a.population_args.swf().to_owned(),
-            opts: a.options()?,
+        Command::Resample(a) => {
+            Run::Resample {
+                log: a.population_args.swf().to_owned(),
+                opts: a.options()?,
+            }
+            .execute_and_print(Instant::now())?;
+            let site = &a.population_args.feedback.site;
+            then_report(site.report, site.out.as_deref())
         }
-        .execute_and_print(Instant::now()),
-        Command::Sweep(a) => a.run(),
+        Command::Sweep(a) => {
+            a.run()?;
+            let site = &a.population_args.feedback.site;
+            then_report(site.report && a.shard.is_none(), site.out.as_deref())
+        }
         Command::Calibrate(_) => unreachable!("calibrate is run apart: it may refuse its input"),
         Command::Analyze(a) => a.options().and_then(|opts| analyze_command(&a.swf, &opts)),
         Command::Generate(a) => generate_command(a.config(), a.model.as_deref(), &a.out),
@@ -380,7 +439,7 @@ fn dispatch(command: Command) -> Result<(), String> {
             },
         ),
         Command::Merge(a) => merge_command(&a.out, &a.shards),
-        Command::Report(a) => report_command(&a.dir),
+        Command::Report(a) => report_command(&a.dir, a.view()),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "sitesim", &mut script);

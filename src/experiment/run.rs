@@ -298,20 +298,21 @@ pub fn results_dir(scenario: &Scenario, study: &Study, out: Option<PathBuf>) -> 
 /// one) and runs it: an `[experiment]` into the results directory `out` (default: the
 /// scenario's `[output] dir`, else `results/NAME`), `shard` of its runs; any other
 /// scenario as one run or one set of replications, printed and written to its
-/// `[output] dir`.
+/// `[output] dir`. Returns the directory it wrote, if any.
 /// `settings` override the scenario's keys ([`Scenario::with_settings`]).
 pub fn run_command(
     path: Option<&Path>,
     out: Option<PathBuf>,
     shard: Option<Shard>,
     settings: &[(String, String)],
-) -> Result<(), String> {
+) -> Result<Option<PathBuf>, String> {
     let started = Instant::now();
     let (mut scenario, text) = load_scenario(path, settings)?;
     if scenario.experiment.is_some() {
         let mut study = Study::new(&scenario, &text)?;
         let dir = results_dir(&scenario, &study, out);
-        return experiment_command(&mut study, &dir, shard, scenario.threads, started);
+        experiment_command(&mut study, &dir, shard, scenario.threads, started)?;
+        return Ok(Some(dir));
     }
     if shard.is_some() {
         return Err("--shard applies to scenarios with an [experiment] section".into());
@@ -325,5 +326,7 @@ pub fn run_command(
             scenario.name.as_deref().unwrap_or("(unnamed)")
         );
     }
-    scenario.plan()?.execute_and_print(started)
+    let dir = scenario.output.dir.clone();
+    scenario.plan()?.execute_and_print(started)?;
+    Ok(dir)
 }

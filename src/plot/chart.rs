@@ -249,10 +249,51 @@ pub struct Band {
     pub label: String,
 }
 
+/// A rectangle of a [`Gantt`] chart: a job on a range of processors over a span of time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Block {
+    /// When it starts and ends (x).
+    pub from: f64,
+    /// When it ends.
+    pub to: f64,
+    /// Its first processor (y).
+    pub first: f64,
+    /// Processors it covers.
+    pub count: f64,
+    /// Its colour: a key the chart maps to a colour (a user, a class).
+    pub colour: u64,
+}
+
+/// A schedule drawn as processors against time, one rectangle per job and range of
+/// processors; the colours given a legend are the palette's, the others hues spread by
+/// their key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gantt {
+    /// Title above the plot.
+    pub title: String,
+    /// The x axis' name, with its unit.
+    pub x_label: String,
+    /// The y axis' name.
+    pub y_label: String,
+    /// The time span shown.
+    pub x: Range<f64>,
+    /// Processors in the machine (a line marks it if the blocks go past it).
+    pub procs: f64,
+    /// The rectangles.
+    pub blocks: Vec<Block>,
+    /// Legends for colour keys `0..legend.len()`, which take the palette's colours; with
+    /// none, every key gets a hue of its own.
+    pub legend: Vec<String>,
+}
+
 const WIDTH: u32 = 800;
 const HEIGHT: u32 = 450;
 const FONT: &str = "sans-serif";
 const TITLE_SIZE: u32 = 26;
+/// The smallest size a long title is shrunk to.
+const MIN_TITLE_SIZE: u32 = 14;
+/// The margin around a chart.
+const MARGIN: u32 = 12;
 const TEXT_SIZE: u32 = 20;
 const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 114, 178),   // blue
@@ -883,9 +924,23 @@ where
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
+        // The title's size: the largest up to TITLE_SIZE at which it fits the width.
+        let mut title_size = TITLE_SIZE;
+        while title_size > MIN_TITLE_SIZE
+            && root
+                .estimate_text_size(
+                    frame.title,
+                    &TextStyle::from((FONT, title_size).into_font()),
+                )
+                .is_ok_and(|(w, _)| w + 2 * MARGIN > WIDTH)
+        {
+            title_size -= 1;
+        }
         let mut ctx = ChartBuilder::on(&root)
-            .caption(frame.title, (FONT, TITLE_SIZE))
-            .margin(12)
+            .caption(frame.title, (FONT, title_size))
+            .margin(MARGIN)
+            // Room for the last x tick's label, centred on the axis' end.
+            .margin_right(MARGIN + 24)
             .x_label_area_size(48)
             .y_label_area_size(72)
             .build_cartesian_2d(x, y)
@@ -948,6 +1003,85 @@ where
         root.present().map_err(|e| err(&e))?;
     }
     Ok(svg)
+}
+
+/// `gantt` as an SVG document.
+pub fn gantt_svg(gantt: &Gantt) -> Result<String, PlotError> {
+    let name = gantt.title.as_str();
+    if gantt.blocks.is_empty() || gantt.x.end <= gantt.x.start {
+        return Err(empty(name));
+    }
+    let top = gantt
+        .blocks
+        .iter()
+        .map(|b| b.first + b.count)
+        .fold(gantt.procs, f64::max);
+    let frame = Frame {
+        title: &gantt.title,
+        x_label: &gantt.x_label,
+        y_label: &gantt.y_label,
+        x_ticks: XTicks::Numbers,
+        x_names: &[],
+        legend: (!gantt.legend.is_empty()).then_some(SeriesLabelPosition::UpperRight),
+        counts: false,
+    };
+    let colour = |key: u64| -> RGBColor {
+        if gantt.legend.is_empty() {
+            // Hues a golden angle apart, so that neighbouring keys differ.
+            let hue = (key.wrapping_mul(2_654_435_761) % 360) as f64;
+            hsl(hue, 0.55, 0.55)
+        } else {
+            PALETTE[key as usize % PALETTE.len()]
+        }
+    };
+    let y: RangedCoordf64 = (0.0..top * 1.02).into();
+    draw(name, frame, gantt.x.clone(), y, |ctx| {
+        let edge = ShapeStyle::from(WHITE.mix(0.6)).stroke_width(1);
+        ctx.draw_series(gantt.blocks.iter().flat_map(|b| {
+            let corners = [
+                (b.from.max(gantt.x.start), b.first),
+                (b.to.min(gantt.x.end), b.first + b.count),
+            ];
+            [
+                Rectangle::new(corners, colour(b.colour).filled()),
+                Rectangle::new(corners, edge),
+            ]
+        }))
+        .map_err(|e| e.to_string())?;
+        for (key, label) in gantt.legend.iter().enumerate() {
+            let c = colour(key as u64);
+            ctx.draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
+                .map_err(|e| e.to_string())?
+                .label(label)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 8), (x + 24, y + 8)], c.filled()));
+        }
+        if top > gantt.procs {
+            let line = ShapeStyle::from(BLACK).stroke_width(2);
+            ctx.draw_series(LineSeries::new(
+                [(gantt.x.start, gantt.procs), (gantt.x.end, gantt.procs)],
+                line,
+            ))
+            .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    })
+}
+
+/// The colour of hue `h` (degrees), saturation `s` and lightness `l` (0 to 1).
+fn hsl(h: f64, s: f64, l: f64) -> RGBColor {
+    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+    let x = c * (1.0 - ((h / 60.0) % 2.0 - 1.0).abs());
+    let (r, g, b) = match (h / 60.0) as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = l - c / 2.0;
+    let byte = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    RGBColor(byte(r), byte(g), byte(b))
 }
 
 /// A line to draw: its legend, its points and its error bars `(x, low, high)`.

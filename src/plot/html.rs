@@ -1,5 +1,6 @@
 //! The HTML pages of `sitesim report` and `sitesim calibrate`: minijinja templates
-//! embedded in the binary (`templates/report.html`, `templates/calibrate.html`), each
+//! embedded in the binary (`templates/report.html`, `templates/run.html`,
+//! `templates/calibrate.html`), each
 //! rendered from a serializable context its command builds. The command computes every
 //! figure and text; the template lays them out.
 //!
@@ -14,9 +15,10 @@ use minijinja::{AutoEscape, Environment, Error, Output, State, escape_formatter}
 use serde::Serialize;
 
 /// The templates, by name.
-const TEMPLATES: [(&str, &str); 2] = [
+const TEMPLATES: [(&str, &str); 3] = [
     ("report.html", include_str!("templates/report.html")),
     ("calibrate.html", include_str!("templates/calibrate.html")),
+    ("run.html", include_str!("templates/run.html")),
 ];
 
 /// The page of template `name` (one of [`TEMPLATES`]) with `context`.

@@ -201,9 +201,10 @@ impl Metric {
         }
     }
 
-    /// `quantity (unit)`, or the quantity alone for a ratio.
+    /// `quantity (unit)`, or the quantity alone for a ratio or when it names its unit
+    /// (`jobs per session`, not `jobs per session (jobs)`).
     pub fn label(&self, scale: Scale) -> String {
-        if scale.unit.is_empty() {
+        if scale.unit.is_empty() || self.quantity.split_whitespace().any(|w| w == scale.unit) {
             self.quantity.to_owned()
         } else {
             format!("{} ({})", self.quantity, scale.unit)
@@ -389,8 +390,14 @@ pub struct MetricStats {
     pub histogram: Vec<Bin>,
 }
 
-/// Bins of a histogram.
+/// The most bins of a histogram.
 const BINS: usize = 20;
+
+/// Bins of a histogram of `n` values: Sturges' rule, `ceil(log2 n) + 1` (4 values: 3
+/// bins; 20: 6; 1,000: 11), at most [`BINS`].
+fn bins_for(n: usize) -> usize {
+    ((n.max(1) as f64).log2().ceil() as usize + 1).min(BINS)
+}
 
 impl MetricStats {
     /// The statistics of `values` (at least one).
@@ -413,17 +420,18 @@ impl MetricStats {
         };
         let min = values.iter().copied().fold(f64::INFINITY, f64::min);
         let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let width = (max - min) / BINS as f64;
+        let wanted = bins_for(n);
+        let width = (max - min) / wanted as f64;
         let mut counts = [0u64; BINS];
         for v in values {
             let i = if width > 0.0 {
-                (((v - min) / width) as usize).min(BINS - 1)
+                (((v - min) / width) as usize).min(wanted - 1)
             } else {
                 0
             };
             counts[i] += 1;
         }
-        let bins = if width > 0.0 { BINS } else { 1 };
+        let bins = if width > 0.0 { wanted } else { 1 };
         MetricStats {
             metric,
             n: n as u64,
@@ -516,10 +524,14 @@ mod tests {
         assert!((s.sd - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
         // t(0.975, 3) = 3.182446...
         assert!((s.ci95 - 3.182_446 * s.sd / 2.0).abs() < 1e-5);
-        assert_eq!(s.histogram.len(), BINS);
+        assert_eq!(s.histogram.len(), 3);
         assert_eq!(s.histogram.iter().map(|b| b.count).sum::<u64>(), 4);
         assert_eq!(s.histogram[0].count, 1);
-        assert_eq!(s.histogram[BINS - 1].count, 1);
+        assert_eq!(s.histogram[2].count, 2);
+        assert_eq!(
+            (bins_for(1), bins_for(20), bins_for(1000), bins_for(1 << 30)),
+            (1, 6, 11, BINS)
+        );
         let one = MetricStats::of("x", &[5.0, 5.0]);
         assert_eq!((one.sd, one.ci95, one.histogram.len()), (0.0, 0.0, 1));
     }

@@ -425,6 +425,9 @@ mod tests {
         // Everything fits: all start, in order.
         assert_eq!(easy_pass(&[(2, 5), (2, 5)], 4, 0, &ends), [0, 1]);
         // A job larger than the machine is reserved nowhere; the rest wait.
-        assert_eq!(easy_pass(&[(20, 5), (1, 5)], 4, 0, &ends), Vec::<usize>::new());
+        assert_eq!(
+            easy_pass(&[(20, 5), (1, 5)], 4, 0, &ends),
+            Vec::<usize>::new()
+        );
     }
 }

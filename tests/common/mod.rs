@@ -163,7 +163,7 @@ pub fn shared_log(name: &str) -> Option<PathBuf> {
     }
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!(
-            "{} is missing: CI needs ../shared beside the checkout (see README, 'Tests')",
+            "{} is missing: CI needs ../shared beside the checkout (README, \"Quick start\")",
             path.display()
         );
     }

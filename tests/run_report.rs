@@ -1,0 +1,202 @@
+//! `sitesim report` on every kind of results directory: one run (its series over time
+//! checked against a hand-made schedule), replicated runs, a calibration, `--report` on
+//! the commands, and the errors of a directory that holds no results.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{sitesim, stderr};
+
+fn temp(name: &str) -> PathBuf {
+    common::scratch("run_report", name)
+}
+
+/// 4 processors; users 1, 2, 3. Under FCFS: jobs 1 (2 procs, 1 h) and 2 (2 procs, 2 h)
+/// start at 0; job 3 (4 procs, 1 h) waits for both, from 0 to 2 h, and ends at 3 h.
+const LOG: &str = "; MaxProcs: 4\n\
+1 0 0 3600 2 -1 -1 2 3600 -1 1 1 1 -1 -1 -1 -1 -1\n\
+2 0 0 7200 2 -1 -1 2 7200 -1 1 2 1 -1 -1 -1 -1 -1\n\
+3 0 0 3600 4 -1 -1 4 3600 -1 1 3 1 -1 -1 -1 -1 -1\n";
+
+fn run(args: &[&str]) {
+    let o = sitesim(args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+}
+
+fn csv_rows(path: &Path) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    r.records()
+        .map(|r| r.unwrap().iter().map(str::to_owned).collect())
+        .collect()
+}
+
+#[test]
+fn a_runs_report_has_its_series_schedule_and_users() {
+    let log = temp("hand.swf");
+    std::fs::write(&log, LOG).unwrap();
+    let out = temp("hand");
+    let (l, o) = (log.to_str().unwrap(), out.to_str().unwrap());
+    run(&[
+        "-q",
+        "replay",
+        "--swf",
+        l,
+        "--scheduler",
+        "fcfs",
+        "--out",
+        o,
+        "--report",
+    ]);
+    let report = out.join("report");
+    for file in [
+        "index.html",
+        "schedule.svg",
+        "class-wait.svg",
+        "series-utilization.svg",
+        "series-waiting-jobs.svg",
+        "series-active-users.svg",
+        "users-service.csv",
+    ] {
+        assert!(report.join(file).is_file(), "{file}");
+    }
+    // Hour by hour: utilization 100, 50, 100 %; job 3 waits in the first two hours (4
+    // processor-hours asked); users 1, 2, 3 active, then 2 and 3, then 3.
+    let hourly = csv_rows(&report.join("series-hourly.csv"));
+    let cols = |k: usize| -> Vec<f64> { hourly.iter().map(|r| r[k].parse().unwrap()).collect() };
+    assert_eq!(cols(1), [100.0, 50.0, 100.0]);
+    assert_eq!(cols(2), [1.0, 1.0, 0.0]);
+    assert_eq!(cols(3), [4.0, 4.0, 0.0]);
+    assert_eq!(cols(4), [3.0, 2.0, 1.0]);
+    // The schedule view: each job a rectangle (job 3 on all four processors).
+    let svg = std::fs::read_to_string(report.join("schedule.svg")).unwrap();
+    assert!(svg.contains("Schedule from day 0.0 to day 1.0"), "{svg}");
+    // Users by processor-hours: 3 and 2 (4 each, by number), then 1.
+    let users = csv_rows(&report.join("users-service.csv"));
+    let order: Vec<&str> = users.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(order, ["2", "3", "1"]);
+    assert_eq!(users[1][4], "2.00", "user 3 waited 2 h");
+    let page = std::fs::read_to_string(report.join("index.html")).unwrap();
+    for text in [
+        "wait (h)",
+        "utilization",
+        "By runtime class",
+        "Schedule",
+        "Users",
+    ] {
+        assert!(page.contains(text), "{text}");
+    }
+    // The same results give the same report, byte for byte.
+    let before = std::fs::read(report.join("index.html")).unwrap();
+    run(&["-q", "report", o]);
+    assert_eq!(std::fs::read(report.join("index.html")).unwrap(), before);
+    // Another window, coloured by class.
+    run(&[
+        "-q",
+        "report",
+        o,
+        "--schedule-from",
+        "1h",
+        "--schedule-length",
+        "1h",
+        "--colour",
+        "class",
+    ]);
+    let svg = std::fs::read_to_string(report.join("schedule.svg")).unwrap();
+    assert!(
+        svg.contains("&gt; 10 min") || svg.contains("> 10 min"),
+        "the class legend"
+    );
+}
+
+#[test]
+fn replicated_runs_and_calibrations_have_reports() {
+    let log = temp("rep.swf");
+    let mut text = String::from("; MaxProcs: 32\n");
+    // Over 3 weeks: 5 users throughout, and 48 who each come for a few hours; jobs of
+    // varied sizes and runtimes.
+    for i in 0..1200i64 {
+        let user = if i % 2 == 0 { 1 + i / 25 } else { 1000 + i % 5 };
+        let submit = i * 1_700 + (i * 7_919) % 900;
+        let run = 60 + (i * 104_729) % 5_000;
+        let size = 1 + (i * 31) % 8;
+        text += &format!(
+            "{} {submit} 0 {run} {size} -1 -1 {size} {} -1 1 {user} 1 -1 -1 -1 -1 -1\n",
+            i + 1,
+            2 * run
+        );
+    }
+    std::fs::write(&log, text).unwrap();
+    let l = log.to_str().unwrap();
+    let out = temp("resampled");
+    let o = out.to_str().unwrap();
+    run(&[
+        "-q",
+        "resample",
+        "--swf",
+        l,
+        "--replications",
+        "6",
+        "--weeks",
+        "2",
+        "--edge",
+        "0",
+        "--out",
+        o,
+        "--report",
+    ]);
+    let page = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    assert!(page.contains("± (95% CI)"), "{page}");
+    for label in [
+        "throughput (jobs/week)",
+        "jobs per session<",
+        "utilization (%)",
+    ] {
+        assert!(page.contains(label), "{label}: {page}");
+    }
+    assert!(out.join("report/hist-jobs-per-week.svg").is_file());
+    let svg = std::fs::read_to_string(out.join("report/hist-jobs-per-week.svg")).unwrap();
+    assert!(svg.contains("over 6 replications"), "{svg}");
+    // A calibration writes its page as it runs; the report points at it.
+    let cal = temp("calibrated");
+    let c = cal.to_str().unwrap();
+    run(&[
+        "-q",
+        "calibrate",
+        "--swf",
+        l,
+        "--replications",
+        "3",
+        "--weeks",
+        "2",
+        "--edge",
+        "0",
+        "--out",
+        c,
+    ]);
+    let o = sitesim(&["report", c]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("open {c}/index.html")));
+}
+
+#[test]
+fn what_is_no_results_directory_is_said() {
+    let empty = temp("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = sitesim(&["report", empty.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("not a results directory"),
+        "{}",
+        stderr(&o)
+    );
+    let o = sitesim(&["report", temp("nothing").to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("no such results directory"),
+        "{}",
+        stderr(&o)
+    );
+    let o = sitesim(&["replay", "--swf", "x.swf", "--report"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--out"), "{}", stderr(&o));
+}
