@@ -60,21 +60,21 @@ fn export_writes_a_workload_to_stdout_or_a_file() {
     );
     assert_eq!(
         w["profiles"]["100"],
-        serde_json::json!({"type": "DelayProfile", "delay": 100})
+        serde_json::json!({"type": "delay", "delay": 100})
     );
     assert_eq!(
         stderr(&o),
-        "wrote 3 jobs and 3 delay profiles (type \"DelayProfile\") for 8 resources to \
+        "wrote 3 jobs and 3 delay profiles (type \"delay\") for 8 resources to \
          standard output\nskipped 1 jobs Batsim cannot run: 1 with zero runtime\n"
     );
 
-    let out = temp("log4.json");
+    let out = temp("log5.json");
     let o = sitesim(&[
         "export",
         "--swf",
         path(&log),
         "--batsim",
-        "4",
+        "5",
         "-o",
         path(&out),
     ]);
@@ -83,12 +83,12 @@ fn export_writes_a_workload_to_stdout_or_a_file() {
     let w = json(&std::fs::read(&out).unwrap());
     assert_eq!(
         w["profiles"]["50"],
-        serde_json::json!({"type": "delay", "delay": 50})
+        serde_json::json!({"type": "DelayProfile", "delay": 50})
     );
-    assert!(!temp("log4.json.partial").exists());
+    assert!(!temp("log5.json.partial").exists());
 
     // The same input gives the same bytes.
-    let again = sitesim(&["export", "--batsim", "4", "--swf", path(&log)]);
+    let again = sitesim(&["export", "--batsim", "5", "--swf", path(&log)]);
     assert_eq!(again.stdout, std::fs::read(&out).unwrap());
 }
 

@@ -1185,3 +1185,61 @@ fn a_reader_that_closes_the_output_early_ends_the_program_quietly() {
         );
     }
 }
+
+#[test]
+fn a_log_comes_on_standard_input_and_zstd_is_refused_by_name() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let log = temp("stdin.swf");
+    std::fs::write(&log, LOG).unwrap();
+    let from_file = sitesim(&["replay", "-q", "--swf", log.to_str().unwrap()]);
+    assert!(from_file.status.success(), "{}", stderr(&from_file));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sitesim"))
+        .args(["feedback", "-q", "--unknown-waits", "zero", "--swf", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(LOG.as_bytes())
+        .unwrap();
+    let fed = child.wait_with_output().unwrap();
+    assert!(fed.status.success(), "{}", stderr(&fed));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sitesim"))
+        .args(["replay", "-q", "--swf", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(LOG.as_bytes())
+        .unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert!(piped.status.success());
+    // The same run, but for the log's name on the first line.
+    let rest = |o: &std::process::Output| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .skip(1)
+            .filter(|l| !l.trim_start().starts_with("time"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(rest(&piped), rest(&from_file));
+    let zst = temp("log.swf.zst");
+    std::fs::write(&zst, [0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0]).unwrap();
+    let o = sitesim(&["replay", "--swf", zst.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("log.swf.zst: unsupported compression: zstd"),
+        "{}",
+        stderr(&o)
+    );
+}

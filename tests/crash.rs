@@ -4,6 +4,8 @@
 //! full disk, a file-size limit and an unwritable directory end with an error naming the
 //! file, exit code 1, and the finished runs intact.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -240,8 +242,8 @@ fn a_file_too_large_for_the_disk_ends_with_its_name_and_leaves_finished_runs_int
         &SCENARIO.replace("replications = 24", "replications = 3"),
     );
     let out = temp("limit");
-    // Run files (about 4 KB) fit, summary.json (about 50 KB) does not.
-    let o = limited(experiment(&s, &out), 16_000);
+    // Run files (about 4 KB) fit, summary.json (about 15 KB) does not.
+    let o = limited(experiment(&s, &out), 10_000);
     let line = file_error(&o, &out, "File too large");
     assert!(line.contains("summary.json"), "{line}");
     assert_eq!(finished_runs(&out), 6);
@@ -311,7 +313,7 @@ impl Drop for Tmpfs {
 #[test]
 fn a_full_disk_ends_with_the_file_named_and_finished_runs_intact() {
     let Some(disk) = Tmpfs::mount("tmpfs", "64k") else {
-        eprintln!("skipped: cannot mount a tmpfs here");
+        common::skipped("cannot mount a tmpfs here");
         return;
     };
     let s = scenario("full.toml", SCENARIO);
@@ -329,7 +331,7 @@ fn a_full_disk_ends_with_the_file_named_and_finished_runs_intact() {
 fn a_full_device_as_the_output_file_is_an_error_naming_it() {
     let full = Path::new("/dev/full");
     if !full.exists() {
-        eprintln!("skipped: no /dev/full");
+        common::skipped("no /dev/full");
         return;
     }
     let o = Command::new(env!("CARGO_BIN_EXE_sitesim"))
@@ -365,7 +367,7 @@ fn a_full_device_as_the_output_file_is_an_error_naming_it() {
 fn an_unwritable_results_directory_is_an_error_naming_the_file() {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
-        eprintln!("skipped: permissions do not stop root (the size-limit test stands in)");
+        common::skipped("permissions do not stop root (the size-limit test stands in)");
         return;
     }
     use std::os::unix::fs::PermissionsExt;

@@ -97,6 +97,8 @@ def log_command(name: str, args: Dict[str, Any]) -> Result:
     keep: List[Any] = []
     registrations: List[Any] = []
     out = args.pop("out", None)
+    if args.get("report") and out is None:
+        raise ValueError("report=True writes the report into out=: give out")
     argv = _argv(args, keep, registrations)
     if registrations and "--check" not in argv:
         argv.append("--check")
@@ -162,9 +164,11 @@ def written(name: str, args: Dict[str, Any], path: str) -> Path:
 
 
 def report(args: Dict[str, Any]) -> Path:
-    """``report``: the report's directory."""
+    """``report``: the directory of the report's page (``index.html``): ``DIR/report``,
+    or ``DIR`` itself for a calibration, which writes its page as it runs."""
     _call("report", args, positional=("dir",))
-    return Path(args["dir"]) / "report"
+    dir = Path(args["dir"])
+    return dir if (dir / "calibrate.json").is_file() else dir / "report"
 
 
 def printed(name: str, args: Dict[str, Any]) -> str:

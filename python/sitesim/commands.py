@@ -38,6 +38,7 @@ def replay(
     cooldown: Optional[Union[int, str]] = None,
     check: bool = False,
     out: Optional[PathLike] = None,
+    report: bool = False,
     interarrival_factor: Optional[float] = None,
 ) -> Result:
     """Replay a log open-loop: every job is submitted at its logged time
@@ -73,6 +74,8 @@ def replay(
         builds)
     out: Write summary.json, jobs.csv and schedule.swf (and, for feedback,
         users.csv, sessions.csv and cycles.csv) into this directory
+    report: Also write the report of --out (DIR/report/index.html), as `sitesim
+        report DIR` does
     interarrival_factor: Multiply every interarrival time by this factor (below 1
         raises the load). Caveat: this also compresses the daily and weekly cycles
         of the log, so a higher load obtained this way is not what more users would
@@ -100,6 +103,7 @@ def feedback(
     cooldown: Optional[Union[int, str]] = None,
     check: bool = False,
     out: Optional[PathLike] = None,
+    report: bool = False,
     threshold: Optional[Union[int, str]] = None,
     session_rule: Optional[str] = None,
     dependence: Optional[str] = None,
@@ -147,6 +151,8 @@ def feedback(
         builds)
     out: Write summary.json, jobs.csv and schedule.swf (and, for feedback,
         users.csv, sessions.csv and cycles.csv) into this directory
+    report: Also write the report of --out (DIR/report/index.html), as `sitesim
+        report DIR` does
     threshold: Session threshold: a think time this long or longer starts a new
         session [default: 20m]
     session_rule: Think time measured from the previous job's end (previous) or from
@@ -208,6 +214,7 @@ def resample(
     cooldown: Optional[Union[int, str]] = None,
     check: bool = False,
     out: Optional[PathLike] = None,
+    report: bool = False,
     threshold: Optional[Union[int, str]] = None,
     session_rule: Optional[str] = None,
     dependence: Optional[str] = None,
@@ -269,6 +276,8 @@ def resample(
         builds)
     out: Write summary.json, jobs.csv and schedule.swf (and, for feedback,
         users.csv, sessions.csv and cycles.csv) into this directory
+    report: Also write the report of --out (DIR/report/index.html), as `sitesim
+        report DIR` does
     threshold: Session threshold: a think time this long or longer starts a new
         session [default: 20m]
     session_rule: Think time measured from the previous job's end (previous) or from
@@ -361,6 +370,7 @@ def calibrate(
     cooldown: Optional[Union[int, str]] = None,
     check: bool = False,
     out: Optional[PathLike] = None,
+    report: bool = False,
     threshold: Optional[Union[int, str]] = None,
     session_rule: Optional[str] = None,
     dependence: Optional[str] = None,
@@ -422,6 +432,8 @@ def calibrate(
         builds)
     out: Write summary.json, jobs.csv and schedule.swf (and, for feedback,
         users.csv, sessions.csv and cycles.csv) into this directory
+    report: Also write the report of --out (DIR/report/index.html), as `sitesim
+        report DIR` does
     threshold: Session threshold: a think time this long or longer starts a new
         session [default: 20m]
     session_rule: Think time measured from the previous job's end (previous) or from
@@ -515,6 +527,7 @@ def sweep(
     cooldown: Optional[Union[int, str]] = None,
     check: bool = False,
     out: Optional[PathLike] = None,
+    report: bool = False,
     threshold: Optional[Union[int, str]] = None,
     session_rule: Optional[str] = None,
     dependence: Optional[str] = None,
@@ -541,8 +554,8 @@ def sweep(
     flurry_weight: Optional[float] = None,
     no_feedback: bool = False,
     threads: Optional[int] = None,
-    schedulers: Optional[Sequence[Policy]] = None,
     shard: Optional[str] = None,
+    schedulers: Optional[Sequence[Policy]] = None,
 ) -> Result:
     """Resampled runs over a grid of population multipliers and schedulers: where added users stop adding load. An experiment, as a scenario's `[experiment.sweep] axis = "population"` over `source = "resample"` gives: its results directory is --out [default: results/sweep-LOG]; an interrupted sweep resumes, --shard splits it
 
@@ -579,6 +592,8 @@ def sweep(
         builds)
     out: Write summary.json, jobs.csv and schedule.swf (and, for feedback,
         users.csv, sessions.csv and cycles.csv) into this directory
+    report: Also write the report of --out (DIR/report/index.html), as `sitesim
+        report DIR` does
     threshold: Session threshold: a think time this long or longer starts a new
         session [default: 20m]
     session_rule: Think time measured from the previous job's end (previous) or from
@@ -646,10 +661,10 @@ def sweep(
     no_feedback: Users submit at their logged times (shifted with them), without
         feedback
     threads: Worker threads [default: all cores]
-    schedulers: A scheduler to compare, `NAME[:key=value,...]`; repeat the option
-        for more [default: --scheduler]
     shard: Run only shard K of N of the sweep's runs (1 <= K <= N); merge the
         shards' directories with `sitesim merge`
+    schedulers: A scheduler to compare, `NAME[:key=value,...]`; repeat the option
+        for more [default: --scheduler]
 
     Returns: A :class:`sitesim.Result`: the summary, the tables as DataFrames, ``stats`` for a replicated run, and ``dir`` when ``out`` keeps it.
     """
@@ -799,8 +814,9 @@ def export(
     swf: The log: SWF, plain or gzip (a feedback run's schedule.swf, the workload
         its users generated, among them), or a Batsim workload
     batsim: Write a Batsim JSON workload, its delay profiles typed as Batsim VERSION
-        names them: 5, "DelayProfile" (batprotocol's name; the default), or 4,
-        "delay" (as Batsim's own SWF converter writes). Jobs Batsim cannot run
+        names them: 4, "delay" (what released Batsim, 4.x, reads and its SWF
+        converter writes; the default), or 5, "DelayProfile" (batprotocol's name,
+        for a Batsim built from its development branch). Jobs Batsim cannot run
         (unknown submit time, runtime or size; zero runtime) are left out and
         counted
     output: The workload file [default: standard output]
@@ -813,12 +829,21 @@ def export(
 
 def report(
     dir: PathLike,
+    *,
+    schedule_from: Optional[Union[int, str]] = None,
+    schedule_length: Optional[Union[int, str]] = None,
+    colour: Optional[Literal['user', 'class']] = None,
 ) -> Path:
     """Write an experiment's report: SVG plots and one HTML page, in RESULTS_DIR/report
 
     Parameters:
 
-    dir: An experiment's results directory
+    dir: A results directory: an experiment's, or the --out of replay, feedback,
+        resample, calibrate or run
+    schedule_from: Where a run's schedule view starts, from the first submission
+        (e.g. 12d) [default: the day in which most jobs waited]
+    schedule_length: How long a span the schedule view shows [default: 1d]
+    colour: What colours the jobs of the schedule view [default: user]
 
     Returns: The path written.
     """

@@ -27,6 +27,7 @@ use sitesim::commands::resample::resample_file;
 use sitesim::experiment::run::{RunSummary, load_scenario, results_dir};
 use sitesim::experiment::scenario::Scenario;
 use sitesim::experiment::study::{Shard, Study};
+use sitesim::report::{ScheduleView, write_report};
 use sitesim::results::replicate::with_threads;
 
 create_exception!(
@@ -51,32 +52,37 @@ fn json(summary: &impl Serialize) -> Result<String, String> {
 static NEVER: AtomicBool = AtomicBool::new(false);
 
 /// `sitesim COMMAND ARGV...` for `replay`, `feedback` and `resample`: the summary as
-/// JSON. Runs on the calling thread.
+/// JSON (with `--report`, the report of `--out` written too). Runs on the calling thread.
 pub(crate) fn command(name: &str, argv: &[String]) -> Result<String, String> {
-    match name {
+    let (summary, site) = match name {
         "replay" => {
             let a: ReplayArgs = parse("replay", argv)?;
             a.site.refuse_conflicts()?;
-            json(&replay_file(&a.site.swf, &a.options()?)?)
+            (json(&replay_file(&a.site.swf, &a.options()?)?)?, a.site)
         }
         "feedback" => {
             let a: FeedbackArgs = parse("feedback", argv)?;
             a.site.refuse_conflicts()?;
-            json(&feedback_file(&a.site.swf, &a.options()?)?)
+            (json(&feedback_file(&a.site.swf, &a.options()?)?)?, a.site)
         }
         "resample" => {
             let a: ResampleArgs = parse("resample", argv)?;
             a.population_args.feedback.site.refuse_conflicts()?;
             let opts = a.options()?;
-            json(&resample_file(
+            let summary = json(&resample_file(
                 a.population_args.swf(),
                 &opts,
                 &NEVER,
                 &|| {},
-            )?)
+            )?)?;
+            (summary, a.population_args.feedback.site)
         }
-        _ => Err(format!("no command {name}")),
+        _ => return Err(format!("no command {name}")),
+    };
+    if let (true, Some(out)) = (site.report, &site.out) {
+        write_report(out, ScheduleView::default())?;
     }
+    Ok(summary)
 }
 
 /// `sitesim replay ARGV...`: the summary as JSON.

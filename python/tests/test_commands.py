@@ -114,3 +114,18 @@ def test_analyze_fit_export_generate_estimates(kth, tmp_path):
 def test_a_refused_command_names_the_option(kth):
     with pytest.raises(sitesim.SitesimError, match="--weeks"):
         sitesim.calibrate(kth, weeks=-1)
+
+
+def test_every_results_folder_has_its_report(kth, tmp_path):
+    replayed = sitesim.replay(kth, out=tmp_path / "replay", report=True)
+    assert (replayed.dir / "report" / "schedule.svg").is_file()
+    page = sitesim.report(tmp_path / "replay", colour="class", schedule_length="2h")
+    assert page == tmp_path / "replay" / "report" and (page / "index.html").is_file()
+    sitesim.resample(kth, replications=3, weeks=2, out=tmp_path / "resample")
+    assert (sitesim.report(tmp_path / "resample") / "hist-jobs-per-week.svg").is_file()
+    sitesim.calibrate(kth, replications=3, weeks=2, out=tmp_path / "calibrate")
+    assert sitesim.report(tmp_path / "calibrate") == tmp_path / "calibrate"
+    with pytest.raises(ValueError, match="give out"):
+        sitesim.replay(kth, report=True)
+    with pytest.raises(sitesim.SitesimError, match="not a results directory"):
+        sitesim.report(tmp_path)

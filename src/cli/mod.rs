@@ -94,8 +94,13 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff), generated from these options: `sitesim man | man -l -`.
-    Man,
+    /// Print the manual page (roff) of sitesim, or of one of its commands, generated from
+    /// these options: `sitesim man | man -l -`, `sitesim man replay | man -l -`.
+    Man {
+        /// The command whose page to print (`replay` is sitesim-replay(1)).
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+    },
 }
 
 #[derive(Args)]
@@ -105,14 +110,15 @@ struct ExportArgs {
     #[arg(long, value_name = "LOG")]
     swf: PathBuf,
     /// Write a Batsim JSON workload, its delay profiles typed as Batsim VERSION names
-    /// them: 5, "DelayProfile" (batprotocol's name; the default), or 4, "delay" (as
-    /// Batsim's own SWF converter writes). Jobs Batsim cannot run (unknown submit time,
-    /// runtime or size; zero runtime) are left out and counted.
+    /// them: 4, "delay" (what released Batsim, 4.x, reads and its SWF converter writes;
+    /// the default), or 5, "DelayProfile" (batprotocol's name, for a Batsim built from
+    /// its development branch). Jobs Batsim cannot run (unknown submit time, runtime or
+    /// size; zero runtime) are left out and counted.
     #[arg(
         long,
         value_name = "VERSION",
         num_args = 0..=1,
-        default_missing_value = "5",
+        default_missing_value = "4",
         required = true
     )]
     batsim: BatsimVersion,
@@ -124,10 +130,10 @@ struct ExportArgs {
 /// The Batsim version whose profile type names `export --batsim` writes.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum BatsimVersion {
-    /// Batsim 4: "delay".
+    /// Batsim 4, the released one: "delay".
     #[value(name = "4")]
     V4,
-    /// Batsim 5: "DelayProfile".
+    /// Batsim 5 (batprotocol, unreleased): "DelayProfile".
     #[value(name = "5")]
     V5,
 }
@@ -294,6 +300,45 @@ impl SweepArgs {
     }
 }
 
+/// Writes the manual page of sitesim, or of its command `name` (sitesim-NAME), to `out`:
+/// clap_mangen's sections, then EXIT STATUS.
+fn manual(name: Option<&str>, out: &mut Vec<u8>) -> Result<(), String> {
+    let mut cli = definition();
+    cli.build();
+    let page = match name {
+        None => cli.clone(),
+        Some(name) => {
+            let known: Vec<String> = cli
+                .get_subcommands()
+                .map(|s| s.get_name().to_owned())
+                .collect();
+            let sub = cli.find_subcommand(name).cloned().ok_or_else(|| {
+                format!("no command '{name}' (the commands: {})", known.join(", "))
+            })?;
+            sub.name(format!("sitesim-{name}"))
+                .display_name(format!("sitesim-{name}"))
+                .version(env!("CARGO_PKG_VERSION"))
+        }
+    };
+    let man = clap_mangen::Man::new(page.clone());
+    let io = |e: std::io::Error| e.to_string();
+    man.render_title(out).map_err(io)?;
+    man.render_name_section(out).map_err(io)?;
+    man.render_synopsis_section(out).map_err(io)?;
+    man.render_description_section(out).map_err(io)?;
+    if page.get_arguments().any(|a| !a.is_hide_set()) {
+        man.render_options_section(out).map_err(io)?;
+    }
+    if page.has_subcommands() {
+        man.render_subcommands_section(out).map_err(io)?;
+    }
+    out.extend_from_slice(b".SH \"EXIT STATUS\"\n");
+    for (code, what) in EXIT_STATUS {
+        out.extend_from_slice(format!(".TP\n{code}\n{what}\n").as_bytes());
+    }
+    man.render_version_section(out).map_err(io)
+}
+
 /// Writes `bytes` to stdout (a reader that closed it early ends the program quietly:
 /// [`end_quietly_on_a_closed_pipe`]).
 fn print_bytes(bytes: &[u8]) -> Result<(), String> {
@@ -323,7 +368,7 @@ impl Command {
             _ => Ok(()),
         };
         conflict.map_err(|message| {
-            let mut cli = Cli::command();
+            let mut cli = definition();
             cli.build();
             let mut command = cli.find_subcommand(name).cloned().unwrap_or(cli);
             command.error(ErrorKind::ArgumentConflict, message)
@@ -354,17 +399,89 @@ fn execute(command: Command) -> Result<(), Failure> {
     }
 }
 
+/// What `--help` and the manual pages say of the exit status.
+const EXIT_STATUS: [(&str, &str); 4] = [
+    ("0", "success"),
+    (
+        "1",
+        "the run failed: an input it cannot read or refuses (a malformed log names its file, \
+         line and field), an output it cannot write, a simulation that cannot go on",
+    ),
+    (
+        "2",
+        "the command line was refused: an unknown option, a value out of its range",
+    ),
+    (
+        "130",
+        "interrupted by Ctrl-C; what finished is kept (an experiment resumes)",
+    ),
+];
+
 /// The command line's definition: every command and its options (the Python package
-/// writes its functions' signatures from it).
+/// writes its functions' signatures from it), with the exit status after every
+/// command's help and the registered policies offered as the values of `--scheduler` and
+/// `--schedulers` (to shells' completions and in `--help`).
 pub fn definition() -> clap::Command {
+    let exit: String = std::iter::once("Exit status:".to_owned())
+        .chain(
+            EXIT_STATUS
+                .iter()
+                .map(|(code, what)| format!("  {code:>3}  {what}")),
+        )
+        .collect::<Vec<_>>()
+        .join("\n");
     Cli::command()
+        .after_help(exit.clone())
+        .mut_subcommands(move |sub| {
+            let mut sub = sub.after_help(exit.clone());
+            for name in ["scheduler", "schedulers"] {
+                if sub.get_arguments().any(|a| a.get_id() == name) {
+                    sub = sub.mut_arg(name, |a| a.value_parser(PolicyParser));
+                }
+            }
+            sub
+        })
+}
+
+/// A policy spec on the command line, read as [`SchedulerSpec`]'s `FromStr` does, with
+/// the registered policies' names as its possible values.
+#[derive(Clone)]
+struct PolicyParser;
+
+impl clap::builder::TypedValueParser for PolicyParser {
+    type Value = SchedulerSpec;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<SchedulerSpec, clap::Error> {
+        let text = value.to_string_lossy();
+        text.parse().map_err(|e: String| {
+            let arg = arg.map_or_else(|| "--scheduler".to_owned(), |a| a.to_string());
+            clap::Error::raw(
+                ErrorKind::ValueValidation,
+                format!("invalid value '{text}' for '{arg}': {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(crate::registry::policies().into_iter().map(
+            |(name, about)| clap::builder::PossibleValue::new(name).help(about),
+        )))
+    }
 }
 
 /// Runs `sitesim ARGV...` (without the program's name) in this process, as the Python
 /// package's commands do: its output on standard output, its error as text (a refused
 /// command line as clap's first paragraph). Ctrl-C is left to the host.
 pub fn run_in_process(argv: &[String]) -> Result<(), String> {
-    let matches = Cli::command()
+    let matches = definition()
         .no_binary_name(true)
         .try_get_matches_from(argv)
         .map_err(args::clap_message)?;
@@ -442,15 +559,13 @@ fn dispatch(command: Command) -> Result<(), String> {
         Command::Report(a) => report_command(&a.dir, a.view()),
         Command::Completions { shell } => {
             let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "sitesim", &mut script);
+            clap_complete::generate(shell, &mut definition(), "sitesim", &mut script);
             print_bytes(&script)
         }
-        Command::Man => {
+        Command::Man { command: name } => {
             let mut page = Vec::new();
-            clap_mangen::Man::new(Cli::command())
-                .render(&mut page)
-                .map_err(|e| format!("the manual page: {e}"))
-                .and_then(|()| print_bytes(&page))
+            manual(name.as_deref(), &mut page).map_err(|e| format!("the manual page: {e}"))?;
+            print_bytes(&page)
         }
         Command::Policies => {
             for (name, about) in crate::registry::policies() {
@@ -465,7 +580,7 @@ fn dispatch(command: Command) -> Result<(), String> {
 /// code (0, 1 for a failure, 2 for a refused request).
 pub fn main() -> ExitCode {
     end_quietly_on_a_closed_pipe();
-    let matches = Cli::command().get_matches();
+    let matches = definition().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if let Err(e) = cli
         .command

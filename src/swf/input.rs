@@ -1,11 +1,14 @@
 //! A log file's bytes, decompressed when the file is gzip, bzip2 or xz: the Parallel
 //! Workloads Archive distributes its logs as `.swf.gz`, and other archives use the other
 //! two. The format is told by the file's first bytes (its magic number), not by its name,
-//! so a renamed file reads as what it is.
+//! so a renamed file reads as what it is; zstd, told the same way, is refused by name.
+//! The path `-` is standard input, read whole once and then read again as often as a
+//! command opens its log.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::path::Path;
+use std::sync::OnceLock;
 
 use bzip2::bufread::MultiBzDecoder;
 use flate2::bufread::MultiGzDecoder;
@@ -20,6 +23,9 @@ const BZIP2_MAGIC: [u8; 3] = *b"BZh";
 /// The first six bytes of an xz stream (the .xz file format, §2.1.1.1).
 const XZ_MAGIC: [u8; 6] = [0xfd, b'7', b'z', b'X', b'Z', 0x00];
 
+/// The first four bytes of a zstd frame (RFC 8878 §3.1.1), which sitesim does not read.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
 /// Bytes read from the file at a time.
 const BUFFER: usize = 1 << 16;
 
@@ -27,6 +33,8 @@ const BUFFER: usize = 1 << 16;
 pub enum LogInput {
     /// Plain text.
     Plain(BufReader<File>),
+    /// Plain text from standard input (the path `-`).
+    Standard(Cursor<&'static [u8]>),
     /// A compressed file (each format's streams concatenated or not), decompressed as it
     /// is read.
     Compressed {
@@ -37,31 +45,66 @@ pub enum LogInput {
     },
 }
 
+/// Standard input, read whole at its first use.
+fn standard_input() -> io::Result<&'static [u8]> {
+    static STDIN: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+    STDIN
+        .get_or_init(|| {
+            let mut bytes = Vec::new();
+            io::stdin()
+                .lock()
+                .read_to_end(&mut bytes)
+                .map(|_| bytes)
+                .map_err(|e| e.to_string())
+        })
+        .as_deref()
+        .map_err(|e| io::Error::other(format!("standard input: {e}")))
+}
+
 impl LogInput {
-    /// Opens `path`, decompressing it if its first bytes are the magic number of gzip,
-    /// bzip2 or xz.
+    /// Opens `path` (`-`: standard input), decompressing it if its first bytes are the
+    /// magic number of gzip, bzip2 or xz.
     pub fn open(path: &Path) -> io::Result<LogInput> {
-        let mut file = BufReader::with_capacity(BUFFER, File::open(path)?);
-        let head = file.fill_buf()?;
+        if path.as_os_str() == "-" {
+            return Self::of(Cursor::new(standard_input()?), LogInput::Standard);
+        }
+        Self::of(
+            BufReader::with_capacity(BUFFER, File::open(path)?),
+            LogInput::Plain,
+        )
+    }
+
+    /// `input` as it is, `plain`, or decompressed.
+    fn of<R: BufRead + Send + 'static>(
+        mut input: R,
+        plain: fn(R) -> LogInput,
+    ) -> io::Result<LogInput> {
+        let head = input.fill_buf()?;
         let decompressed = |format, reader: Box<dyn Read + Send>| LogInput::Compressed {
             format,
             reader: Box::new(BufReader::with_capacity(BUFFER, reader)),
         };
-        Ok(if head.starts_with(&GZIP_MAGIC) {
-            decompressed("gzip", Box::new(MultiGzDecoder::new(file)))
+        Ok(if head.starts_with(&ZSTD_MAGIC) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "unsupported compression: zstd; sitesim reads plain text, gzip, bzip2 and xz \
+                 (zstd -d decompresses it)",
+            ));
+        } else if head.starts_with(&GZIP_MAGIC) {
+            decompressed("gzip", Box::new(MultiGzDecoder::new(input)))
         } else if head.starts_with(&BZIP2_MAGIC) {
-            decompressed("bzip2", Box::new(MultiBzDecoder::new(file)))
+            decompressed("bzip2", Box::new(MultiBzDecoder::new(input)))
         } else if head.starts_with(&XZ_MAGIC) {
-            decompressed("xz", Box::new(XzDecoder::new_multi_decoder(file)))
+            decompressed("xz", Box::new(XzDecoder::new_multi_decoder(input)))
         } else {
-            LogInput::Plain(file)
+            plain(input)
         })
     }
 
     /// The format's name, for messages.
     pub fn format(&self) -> &'static str {
         match self {
-            LogInput::Plain(_) => "plain",
+            LogInput::Plain(_) | LogInput::Standard(_) => "plain",
             LogInput::Compressed { format, .. } => format,
         }
     }
@@ -71,6 +114,7 @@ impl Read for LogInput {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             LogInput::Plain(r) => r.read(buf),
+            LogInput::Standard(r) => r.read(buf),
             LogInput::Compressed { reader, .. } => reader.read(buf),
         }
     }
@@ -80,6 +124,7 @@ impl BufRead for LogInput {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         match self {
             LogInput::Plain(r) => r.fill_buf(),
+            LogInput::Standard(r) => r.fill_buf(),
             LogInput::Compressed { reader, .. } => reader.fill_buf(),
         }
     }
@@ -87,6 +132,7 @@ impl BufRead for LogInput {
     fn consume(&mut self, amount: usize) {
         match self {
             LogInput::Plain(r) => r.consume(amount),
+            LogInput::Standard(r) => r.consume(amount),
             LogInput::Compressed { reader, .. } => reader.consume(amount),
         }
     }

@@ -167,8 +167,16 @@ pub fn shared_log(name: &str) -> Option<PathBuf> {
             path.display()
         );
     }
-    eprintln!("skipping: {} not found", path.display());
+    skipped(&format!("{} not found", path.display()));
     None
+}
+
+/// Says on the terminal, past the test harness's capture of `eprintln!`, that a test is
+/// skipped and why, so that a skipped test does not pass unseen.
+pub fn skipped(why: &str) {
+    use std::io::Write;
+    let name = std::thread::current().name().unwrap_or("a test").to_owned();
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED {name}: {why}");
 }
 
 /// A job line with a logged wait: number, user, submit, wait, runtime, size (estimate:
