@@ -1243,3 +1243,76 @@ fn a_log_comes_on_standard_input_and_zstd_is_refused_by_name() {
         stderr(&o)
     );
 }
+
+#[test]
+fn errors_name_the_file_the_setting_or_the_section() {
+    let empty = temp("empty.swf");
+    std::fs::write(&empty, "; MaxProcs: 4\n").unwrap();
+    let e = empty.to_str().unwrap();
+    for command in ["replay", "feedback"] {
+        let o = sitesim(&[command, "--swf", e]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            stderr(&o).contains(&format!("{e}: no job was submitted")),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // A --set the scenario refuses is named as given, not at a line of a rewritten file.
+    let o = sitesim(&["run", "--set", "scheduler.polcy=easy"]);
+    assert_eq!(
+        stderr(&o).trim(),
+        "error: --set scheduler.polcy=easy: unknown field `polcy`, expected `policy` or `predictor`"
+    );
+    let o = sitesim(&["run", "--set", "scheduler.policy=sjf"]);
+    assert!(
+        stderr(&o).starts_with("error: --set scheduler.policy=sjf: unknown policy 'sjf'"),
+        "{}",
+        stderr(&o)
+    );
+    // A scenario without a section it needs says which.
+    let s = temp("no-scheduler.toml");
+    std::fs::write(
+        &s,
+        "name = \"x\"\n[machine]\nprocs = 8\n[workload]\nsource = \"model\"\n",
+    )
+    .unwrap();
+    let o = sitesim(&["run", s.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("no-scheduler.toml: the scenario has no `scheduler`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_weight_for_a_user_not_in_the_log_is_a_warning() {
+    let log = temp("weights.swf");
+    let mut text = String::from("; MaxProcs: 8\n");
+    for i in 0..200i64 {
+        text += &common::logged(i + 1, 1 + i % 5, i * 600, 0, 300, 1 + i % 4);
+    }
+    std::fs::write(&log, text).unwrap();
+    let out = temp("weights");
+    let o = sitesim(&[
+        "resample",
+        "-q",
+        "--swf",
+        log.to_str().unwrap(),
+        "--replications",
+        "2",
+        "--weeks",
+        "1",
+        "--edge",
+        "0",
+        "--weight",
+        "99999=0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let warning = "the weight 0 of user 99999 is ignored: the log has no user 99999";
+    assert!(String::from_utf8_lossy(&o.stdout).contains(warning));
+    let warnings = summary_json(&out)["warnings"].clone();
+    assert!(warnings.as_array().unwrap().iter().any(|w| w == warning), "{warnings}");
+}

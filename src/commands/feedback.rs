@@ -721,7 +721,9 @@ pub(crate) fn feedback_of(
         proc_hours_per_week: in_span.work as f64 / HOUR as f64 / weeks,
         log_proc_hours_per_week: log_in_span.1 as f64 / HOUR as f64 / weeks,
     };
-    let metrics = recorder.finish().map_err(RunError::Options)?;
+    let metrics = recorder
+        .finish()
+        .map_err(|e| RunError::Options(format!("{file}: {e}")))?;
     let population = users.summary();
     let input = InputInfo {
         file: file.to_owned(),

@@ -324,7 +324,9 @@ pub fn replay<I: Records>(
             .map_or_else(|_| SiteClock::utc(), |c| c.0),
     };
     let (workload, recorder, counts) = site(workload, recorder, &ctx, opts)?.run(None)?;
-    let metrics = recorder.finish().map_err(RunError::Options)?;
+    let metrics = recorder
+        .finish()
+        .map_err(|e| RunError::Options(format!("{file}: {e}")))?;
     let input = InputInfo {
         file: file.to_owned(),
         machine: MachineCheck::new(procs, header.max_procs, workload.logged_peak()),

@@ -189,7 +189,7 @@ impl Resampler {
             procs,
             settings,
             mut user_cfg,
-            warnings,
+            mut warnings,
             machine,
             ..
         } = users;
@@ -197,6 +197,13 @@ impl Resampler {
         let log = log_figures(&trace, procs);
         let log_load = log_load(&trace);
         let pools = UserPools::new(trace, opts.pools);
+        for (user, weight) in &opts.population.weights {
+            if !pools.pools.users.iter().any(|u| u.user == *user) {
+                warnings.push(format!(
+                    "the weight {weight} of user {user} is ignored: the log has no user {user}"
+                ));
+            }
+        }
         if pools.pools.long_term + pools.pools.temporary == 0 {
             return Err(RunError::Options(format!(
                 "{file}: no user to resample (every user lies within {} of an end of the log){}",

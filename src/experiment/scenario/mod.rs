@@ -623,7 +623,19 @@ fn unknown_key_line(text: &str, error: &str) -> Option<(String, usize)> {
 impl Scenario {
     /// Parses a scenario; `name` names the file in errors, which give the key and line.
     pub fn parse(text: &str, name: &str) -> Result<Scenario, String> {
-        toml::from_str(text).map_err(|e| {
+        toml::from_str(text).map_err(|e: toml::de::Error| {
+            // A section every scenario needs, missing: said by its name, not at line 1.
+            if let Some(field) = e
+                .message()
+                .strip_prefix("missing field `")
+                .and_then(|m| m.strip_suffix('`'))
+                && e.span().is_none_or(|s| s.start == 0)
+            {
+                return format!(
+                    "{name}: the scenario has no `{field}` (a [{field}] section or key every \
+                     scenario needs; scenarios/default.toml has them all)"
+                );
+            }
             let e = e.to_string();
             match unknown_key_line(text, &e) {
                 Some((key, line)) => format!("{name}: unknown key `{key}` at line {line}; {e}"),
@@ -708,13 +720,32 @@ impl Scenario {
         settings: &[(String, String)],
     ) -> Result<(Scenario, String), String> {
         let text = Scenario::with_settings(text, name, settings)?;
-        let name = if settings.is_empty() {
-            name.to_owned()
-        } else {
-            let set: Vec<String> = settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("{name} with {} set", set.join(", "))
-        };
-        Ok((Scenario::parse(&text, &name)?, text))
+        if settings.is_empty() {
+            return Ok((Scenario::parse(&text, name)?, text));
+        }
+        let set: Vec<String> = settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let named = format!("{name} with {} set", set.join(", "));
+        match toml::from_str::<Scenario>(&text) {
+            Ok(scenario) => Ok((scenario, text)),
+            Err(e) => {
+                // A setting the scenario refuses is named, in the scenario's words and
+                // not at a line of the text rewritten with it.
+                // The key on the line the error points at, in the rewritten text.
+                let at = e.span().and_then(|span| {
+                    let start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+                    let line = text[start..].lines().next()?;
+                    Some(line.split('=').next()?.trim().trim_matches('"').to_owned())
+                });
+                let culprit = settings.iter().find(|(k, _)| {
+                    let leaf = k.rsplit('.').next().unwrap_or(k);
+                    at.as_deref() == Some(leaf) || e.message().contains(&format!("`{leaf}`"))
+                });
+                match culprit {
+                    Some((k, v)) => Err(format!("--set {k}={v}: {}", e.message())),
+                    None => Scenario::parse(&text, &named).map(|s| (s, text)),
+                }
+            }
+        }
     }
 
     /// Makes the relative paths of the scenario's input files relative to `base`.
