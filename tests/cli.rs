@@ -738,7 +738,8 @@ fn calibrate_gives_back_the_log_and_writes_the_same_files_on_any_thread_count() 
         "logged",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("wait          mean       39.8 s"));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(out.contains("wait          mean    00:00:40"), "{out}");
 }
 
 /// A machine smaller than the peak the log's own schedule keeps busy: replay and feedback
@@ -1314,5 +1315,8 @@ fn a_weight_for_a_user_not_in_the_log_is_a_warning() {
     let warning = "the weight 0 of user 99999 is ignored: the log has no user 99999";
     assert!(String::from_utf8_lossy(&o.stdout).contains(warning));
     let warnings = summary_json(&out)["warnings"].clone();
-    assert!(warnings.as_array().unwrap().iter().any(|w| w == warning), "{warnings}");
+    assert!(
+        warnings.as_array().unwrap().iter().any(|w| w == warning),
+        "{warnings}"
+    );
 }

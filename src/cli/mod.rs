@@ -47,6 +47,10 @@ struct Cli {
     /// errors are still printed.
     #[arg(long, short, global = true)]
     quiet: bool,
+    /// Also show the simulation's internal counters and options (the user model's
+    /// settings, which rule set each submission's time); summary.json always has them.
+    #[arg(long, short, global = true)]
+    verbose: bool,
 }
 
 #[derive(Subcommand)]
@@ -490,6 +494,7 @@ pub fn run_in_process(argv: &[String]) -> Result<(), String> {
         .check(matches.subcommand_name().unwrap_or_default())
         .map_err(args::clap_message)?;
     crate::results::terminal::set_quiet(cli.quiet);
+    crate::results::terminal::set_verbose(cli.verbose);
     execute(cli.command).map_err(|e| e.message().to_owned())
 }
 
@@ -589,6 +594,7 @@ pub fn main() -> ExitCode {
         e.exit();
     }
     crate::results::terminal::set_quiet(cli.quiet);
+    crate::results::terminal::set_verbose(cli.verbose);
     let result = execute(cli.command);
     match result {
         Ok(()) if crate::results::terminal::interrupted() => {

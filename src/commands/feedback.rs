@@ -24,6 +24,7 @@ use crate::metrics::{
 use crate::predict::estimates::{EstimateModel, ModalReport};
 use crate::registry::SchedulerSpec;
 use crate::results::RunError;
+use crate::results::terminal::verbose;
 use crate::sched::BuildContext;
 use crate::sim::Observer;
 use crate::swf::{ExtraColumns, KeptRecords, LogSource, Records, SwfHeader};
@@ -599,7 +600,7 @@ pub fn render_drift(d: &Drift) -> String {
         .by_rule()
         .map(|(r, e, l)| format!("{} {e}/{l}", r.name()))
         .collect();
-    if !rules.is_empty() {
+    if !rules.is_empty() && verbose() {
         let _ = write!(line, "; set by (early/late) {}", rules.join(", "));
     }
     line
@@ -784,29 +785,37 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
         r.estimates,
     );
     let u = &s.users;
+    let reaction = u
+        .continuation
+        .as_ref()
+        .map_or("; users do not react to the service".into(), |c| {
+            format!("; users react to the service (continuation curve {c})")
+        });
+    let patience = u.patience.map_or(String::new(), |p| {
+        format!(
+            "; they give up after {} strikes of waits over {}",
+            p.strikes,
+            Hms(p.limit)
+        )
+    });
     let _ = writeln!(
         w,
-        "  user model    sessions split at {} s ({} job), dependencies up to {}, windows end at {}, opener think time {}, negative think time {}, flow forward {}, away until {}; local time {}{}{}",
-        u.trace.threshold,
-        u.trace.rule.name(),
-        u.trace.dependence.name(),
-        u.trace.window_end.name(),
-        u.opening_think.name(),
-        u.negative_think.name(),
-        u.flow_forward.name(),
-        u.away.name(),
-        u.time_zone,
-        u.continuation
-            .as_ref()
-            .map_or("; no reaction to service".into(), |c| format!(
-                "; continuation curve {c}"
-            )),
-        u.patience.map_or(String::new(), |p| format!(
-            "; patience {} ({} strikes)",
-            Hms(p.limit),
-            p.strikes
-        )),
+        "  user model    a pause of more than {} s between jobs starts a new session; local time {}{reaction}{patience}",
+        u.trace.threshold, u.time_zone,
     );
+    if verbose() {
+        let _ = writeln!(
+            w,
+            "  user options  session rule {}, dependencies up to {}, windows end at {}, opener think time {}, negative think time {}, flow forward {}, away until {}",
+            u.trace.rule.name(),
+            u.trace.dependence.name(),
+            u.trace.window_end.name(),
+            u.opening_think.name(),
+            u.negative_think.name(),
+            u.flow_forward.name(),
+            u.away.name(),
+        );
+    }
     render_run(r, w);
     let p = &s.population;
     let _ = writeln!(
@@ -817,14 +826,23 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
     let j = &p.jobs;
     let _ = writeln!(
         w,
-        "  fluid model   {} submitted when ready, {} at the next window, {} at a usual hour, {} after the last window; {} flowed forward, {} after their own window",
+        "  submissions   {} as soon as their user was ready, {} held to the user's next working hours, {} after the user's last logged session",
         j.inside_window,
-        j.next_window,
-        j.usual_hour,
+        j.next_window + j.usual_hour,
         j.after_last_window,
-        j.flowed_forward,
-        j.after_own_window,
     );
+    if verbose() {
+        let _ = writeln!(
+            w,
+            "  fluid model   {} inside a window, {} at the next window, {} at a usual hour, {} after the last window; {} flowed forward, {} after their own window",
+            j.inside_window,
+            j.next_window,
+            j.usual_hour,
+            j.after_last_window,
+            j.flowed_forward,
+            j.after_own_window,
+        );
+    }
     let _ = writeln!(
         w,
         "  reactions     {} sessions given up after long responses; {} sessions the log broke off went on after short ones",

@@ -427,16 +427,35 @@ pub(crate) fn render_run(s: &ReplaySummary, w: &mut String) {
         "  jobs          {} simulated, {} skipped; {} measured, {} backfilled, {} killed at their estimate",
         s.input.jobs, skipped, m.jobs.jobs, m.jobs.backfilled, m.jobs.killed
     );
-    let dist = |w: &mut String, name: &str, d: &crate::metrics::DistSummary, unit: &str| {
+    // Durations as [days] hours:minutes:seconds, as every duration in the terminal;
+    // percentiles come from a histogram of 3 significant digits, marked approximate.
+    let duration = |w: &mut String, name: &str, d: &crate::metrics::DistSummary| {
+        let hms = |v: f64| Hms(v.round() as Time).to_string();
         let _ = writeln!(
             w,
-            "  {name:<13} mean {:>10.1}{unit}  median {:>9.1}{unit}  p90 {:>9.1}{unit}  p99 {:>9.1}{unit}",
-            d.mean, d.median, d.p90, d.p99
+            "  {name:<13} mean {:>11}  median ≈{:>12}  p90 ≈{:>12}  p99 ≈{:>12}",
+            hms(d.mean),
+            hms(d.median),
+            hms(d.p90),
+            hms(d.p99),
         );
     };
-    dist(w, "wait", &m.jobs.wait, " s");
-    dist(w, "response", &m.jobs.response, " s");
-    dist(w, "bsld", &m.jobs.bounded_slowdown, "  ");
+    duration(w, "wait", &m.jobs.wait);
+    duration(w, "response", &m.jobs.response);
+    let b = &m.jobs.bounded_slowdown;
+    let _ = writeln!(
+        w,
+        "  {:<13} mean {:>11.2}  median ≈{:>12}  p90 ≈{:>12}  p99 ≈{:>12}",
+        "bsld",
+        b.mean,
+        significant(b.median),
+        significant(b.p90),
+        significant(b.p99),
+    );
+    let _ = writeln!(
+        w,
+        "                (≈: percentiles to 3 significant digits)"
+    );
     let _ = writeln!(
         w,
         "                (bounded slowdown: {} form, threshold {} s)",
@@ -449,13 +468,13 @@ pub(crate) fn render_run(s: &ReplaySummary, w: &mut String) {
     let a = &m.jobs.accuracy;
     let _ = writeln!(
         w,
-        "  prediction    mean |runtime - {}| {:.1} s, mean accuracy {:.3}; {} jobs ({:.2}%) outlived a prediction",
+        "  prediction    mean |runtime - {}| {}, mean accuracy {:.3}; {} jobs ({:.2}%) outlived a prediction",
         if s.predictor.is_some() {
             "prediction"
         } else {
             "estimate"
         },
-        a.mean_absolute_inaccuracy,
+        Hms(a.mean_absolute_inaccuracy.round() as Time),
         a.mean_relative_accuracy,
         a.jobs_with_misses,
         100.0 * a.share_with_misses
@@ -479,12 +498,15 @@ pub(crate) fn render_run(s: &ReplaySummary, w: &mut String) {
             m.window.start, m.window.end, m.window.warmup, m.window.cooldown
         );
     }
-    let _ = writeln!(w, "  by runtime    jobs       mean wait    mean bsld");
+    let _ = writeln!(w, "  by runtime    jobs     mean wait    mean bsld");
     for c in &m.by_runtime_class {
         let _ = writeln!(
             w,
-            "    {:<10} {:>8} {:>13.1} s {:>12.2}",
-            c.label, c.stats.jobs, c.stats.mean_wait, c.stats.mean_bounded_slowdown
+            "    {:<10} {:>8} {:>13} {:>12.2}",
+            c.label,
+            c.stats.jobs,
+            Hms(c.stats.mean_wait.round() as Time).to_string(),
+            c.stats.mean_bounded_slowdown
         );
     }
     let q = s.questionable.to_string();
@@ -543,4 +565,13 @@ impl ReplaySummary {
 pub fn replay_file(swf: &Path, opts: &ReplayOptions) -> Result<ReplaySummary, String> {
     let source = LogSource::file(swf).map_err(|e| e.to_string())?;
     replay(&source, opts).map_err(|e| e.to_string())
+}
+
+/// `v` to 3 significant digits (0 as `0`), as the percentiles' histogram keeps them.
+fn significant(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let decimals = (2 - v.abs().log10().floor() as i32).max(0) as usize;
+    format!("{v:.decimals$}")
 }

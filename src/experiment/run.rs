@@ -321,8 +321,15 @@ pub fn run_command(
         scenario.output.dir = out;
     }
     if let Some(d) = &scenario.description {
+        // The description is the file's; what the command line changed is said after it.
+        let set: Vec<String> = settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let overrides = if set.is_empty() {
+            String::new()
+        } else {
+            format!(" [set here: {}]", set.join(", "))
+        };
         println!(
-            "scenario {}: {d}",
+            "scenario {}: {d}{overrides}",
             scenario.name.as_deref().unwrap_or("(unnamed)")
         );
     }

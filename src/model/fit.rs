@@ -562,14 +562,14 @@ pub fn render_summary(file: &JobLayerFile) -> String {
     );
     let _ = writeln!(
         out,
-        "  class  sessions   share  med jobs  med runtime      med size  concurrent  zipf a"
+        "  session class                       sessions   share  median jobs  median runtime  median size  concurrent  repetition exponent"
     );
     for (c, j) in file.class.iter() {
         let (p, m) = median_size(j);
         let _ = writeln!(
             out,
-            "  {:<5} {:>9} {:>6.1}% {:>9} {:>12} {:>13} {:>10.1}% {:>7.2}",
-            c.name(),
+            "  {:<35} {:>8} {:>6.1}% {:>12} {:>15} {:>12} {:>10.1}% {:>20.2}",
+            format!("{} ({})", c.description(), c.name()),
             j.sessions,
             100.0 * j.sessions as f64 / total.max(1) as f64,
             median_jobs(j),

@@ -96,6 +96,17 @@ impl SessionClass {
     pub fn name(self) -> &'static str {
         ["IWD", "IWN", "IW", "BHP", "BHD"][self.index()]
     }
+
+    /// What the class is, in words (Talby 2006, Table 21).
+    pub fn description(self) -> &'static str {
+        [
+            "interactive, workday daytime",
+            "interactive, workday night",
+            "interactive, weekend",
+            "batch, highly parallel",
+            "batch, long",
+        ][self.index()]
+    }
 }
 
 /// One value per session class, written in model files as `[iwd]`, `[iwn]`, ... tables.

@@ -154,19 +154,41 @@ pub fn write_replicated<S: Serialize, R: AsRef<Replication> + Serialize>(
     write_files(dir, &[("replications.csv", &csv), ("summary.json", &json)])
 }
 
-/// The table of metrics over replications, each in the unit its files hold: mean, sd,
-/// the half-width of the 95% confidence interval of the mean, min and max.
+/// The table of metrics over replications, each in the unit a report shows it in
+/// ([`Metric::scale`](crate::results::metric::Metric::scale): durations in minutes, or
+/// hours from two hours on; shares in percent), to 4 significant digits: mean, sd, the
+/// half-width of the 95% confidence interval of the mean, min and max. Files keep the
+/// stored units (seconds, shares).
 pub fn render_stats(stats: &[MetricStats]) -> String {
-    let mut out = "  metric               unit                         mean          sd  ± 95% CI         min         max\n"
+    let mut out = "  metric               unit                    mean          sd  ± (95% CI)         min         max\n"
         .to_string();
     for m in stats {
-        let unit = metric(m.metric).map_or("", |x| x.stored_unit());
+        let Ok(def) = metric(m.metric) else {
+            continue;
+        };
+        let scale = def.scale(m.max.abs().max(m.min.abs()));
+        let f = |v: f64| significant4(v * scale.factor);
         out.push_str(&format!(
-            "  {:<20} {:<20} {:>12.4} {:>11.4} {:>9.4} {:>11.4} {:>11.4}\n",
-            m.metric, unit, m.mean, m.sd, m.ci95, m.min, m.max
+            "  {:<20} {:<20} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
+            m.metric,
+            scale.unit,
+            f(m.mean),
+            f(m.sd),
+            f(m.ci95),
+            f(m.min),
+            f(m.max)
         ));
     }
     out
+}
+
+/// `v` to 4 significant digits, and no more decimals than that (`0`, `12.35`, `13297`).
+fn significant4(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return if v == 0.0 { "0".into() } else { format!("{v}") };
+    }
+    let decimals = (3 - v.abs().log10().floor() as i32).max(0) as usize;
+    format!("{v:.decimals$}")
 }
 
 #[cfg(test)]
@@ -183,6 +205,16 @@ mod tests {
         assert_eq!(threads(Some(3), 0).unwrap(), 1);
         assert_eq!(threads(Some(3), u64::MAX).unwrap(), 3);
         assert!(threads(None, 1000).unwrap() >= 1);
+    }
+
+    #[test]
+    fn statistics_show_four_significant_digits_in_the_reports_units() {
+        assert_eq!(significant4(13297.0846), "13297");
+        assert_eq!(significant4(2.81823), "2.818");
+        assert_eq!(significant4(0.0), "0");
+        let table = render_stats(&[MetricStats::of("mean_wait", &[7200.0, 14400.0])]);
+        assert!(table.contains("mean_wait            h"), "{table}");
+        assert!(table.contains("3.000"), "{table}");
     }
 
     #[test]

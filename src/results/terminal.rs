@@ -42,6 +42,20 @@ pub fn interrupted() -> bool {
     STOP.load(Ordering::Relaxed)
 }
 
+/// Set by `--verbose`: the simulation's internal counters in the terminal too.
+static VERBOSE: AtomicBool = AtomicBool::new(false);
+
+/// Shows the internal counters (`--verbose`) for the rest of the process.
+pub fn set_verbose(verbose: bool) {
+    VERBOSE.store(verbose, Ordering::Relaxed);
+}
+
+/// Whether the terminal shows the internal counters (the user model's options, which
+/// rule set each submission's time); summary.json always has them.
+pub fn verbose() -> bool {
+    VERBOSE.load(Ordering::Relaxed)
+}
+
 /// Set by `--quiet`: no progress bars, no notes on stderr.
 static QUIET: AtomicBool = AtomicBool::new(false);
 

@@ -116,6 +116,13 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
             stat(r.stat("session_hours"), 1),
         );
     }
+    if !s.rows.is_empty() {
+        let _ = writeln!(
+            w,
+            "  {:<36} (± is the half-width of the mean's 95% confidence interval over the replications)",
+            ""
+        );
+    }
     let _ = writeln!(
         w,
         "  identity     the log's own service, fed back: {}",
