@@ -1320,3 +1320,18 @@ fn a_weight_for_a_user_not_in_the_log_is_a_warning() {
         "{warnings}"
     );
 }
+
+#[test]
+fn a_missing_input_of_a_scenario_names_the_scenario_and_the_key() {
+    let s = temp("missing-log.toml");
+    std::fs::write(
+        &s,
+        "name = \"x\"\n[machine]\nprocs = 8\n[workload]\nsource = \"swf\"\npath = \"nosuch.swf\"\n[scheduler]\npolicy = \"easy\"\n",
+    )
+    .unwrap();
+    let o = sitesim(&["run", s.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("missing-log.toml: [workload] path: "), "{e}");
+    assert!(e.contains("nosuch.swf: no such file"), "{e}");
+}

@@ -708,7 +708,48 @@ impl Scenario {
         let text = crate::model_files::read_text(path).map_err(|e| format!("{name}: {e}"))?;
         let (mut scenario, text) = Scenario::parse_with(&text, &name, settings)?;
         scenario.resolve_inputs(path.parent().unwrap_or(Path::new("")));
+        scenario.check_inputs(&name)?;
         Ok((scenario, text))
+    }
+
+    /// Refuses a scenario whose input file is missing, naming the scenario and the key
+    /// (the file's own errors, when it is read, name the file's line and field).
+    fn check_inputs(&self, name: &str) -> Result<(), String> {
+        let mut inputs: Vec<(&str, &Path)> = Vec::new();
+        fn curve(c: &Option<String>) -> Option<(&'static str, &Path)> {
+            c.as_deref()
+                .filter(|c| !matches!(*c, "fit" | "off"))
+                .map(|c| ("users.continuation", Path::new(c)))
+        }
+        match &self.workload {
+            WorkloadSection::Swf { path, .. } => inputs.push(("path", path)),
+            WorkloadSection::Feedback { path, users, .. }
+            | WorkloadSection::Resample { path, users, .. } => {
+                inputs.extend(curve(&users.continuation));
+                inputs.push(("path", path));
+            }
+            WorkloadSection::Model {
+                model, jobs, users, ..
+            } => {
+                inputs.extend(curve(&users.continuation));
+                inputs.extend(model.iter().map(|m| ("model", m.as_path())));
+                inputs.extend(jobs.iter().map(|j| ("jobs", j.as_path())));
+            }
+            WorkloadSection::Synthetic { model, .. } => {
+                inputs.extend(model.iter().map(|m| ("model", m.as_path())));
+            }
+        }
+        match inputs
+            .iter()
+            .find(|(_, p)| p.as_os_str() != "-" && !p.exists())
+        {
+            Some((key, path)) => Err(format!(
+                "{name}: [workload] {key}: {}: no such file (a relative path is taken from \
+                 the scenario's folder)",
+                path.display()
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Parses the scenario `text` (named `name`) with `settings` applied
