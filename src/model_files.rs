@@ -68,24 +68,27 @@ pub fn builtin(name: &str) -> Option<&'static str> {
         .map(|(_, text)| *text)
 }
 
-/// The text of the model file at `path`: the file itself, or, when it does not exist and
-/// `path` is `.../models/NAME` for a shipped `NAME`, the built-in copy. Errors name the
-/// path.
+/// The built-in copy that stands for `path` when no file is there: `.../models/NAME` for a
+/// shipped `NAME`.
+pub fn builtin_for(path: &Path) -> Option<&'static str> {
+    let in_models = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == "models");
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .filter(|_| in_models)
+        .and_then(builtin)
+}
+
+/// The text of the model file at `path`: the file itself, or, when it does not exist,
+/// the built-in copy that stands for it ([`builtin_for`]). Errors name the path.
 pub fn read(path: &Path) -> Result<String, String> {
     match read_text(path) {
         Ok(text) => Ok(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let in_models = path
-                .parent()
-                .and_then(Path::file_name)
-                .is_some_and(|d| d == "models");
-            path.file_name()
-                .and_then(|n| n.to_str())
-                .filter(|_| in_models)
-                .and_then(builtin)
-                .map(str::to_owned)
-                .ok_or_else(|| format!("{}: {e}", path.display()))
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => builtin_for(path)
+            .map(str::to_owned)
+            .ok_or_else(|| format!("{}: {e}", path.display())),
         Err(e) => Err(format!("{}: {e}", path.display())),
     }
 }

@@ -527,7 +527,7 @@ fn fit_writes_a_model_that_reads_back() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout);
-    for class in ["IWD", "IWN", "IW ", "BHP", "BHD"] {
+    for class in ["(IWD)", "(IWN)", "(IW)", "(BHP)", "(BHD)"] {
         assert!(text.contains(class), "{text}");
     }
     assert!(text.contains("(5 sessions"), "{text}");
@@ -982,12 +982,12 @@ fn run_takes_overrides_and_writes_any_scenario_to_out() {
         "{}",
         stderr(&o)
     );
-    // A value the scenario cannot take is refused with the settings named: the line the
-    // error gives is one of the scenario as they left it, not of the file.
+    // A value the scenario cannot take is refused with the setting named as given, not
+    // at a line of the scenario as the settings left it.
     let o = sitesim(&["run", "--seed", "3", "--set", "population=1"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("scenarios/default.toml (built in) with seed=3, population=1 set:"),
+        stderr(&o).contains("--set population=1: invalid type: integer `1`"),
         "{}",
         stderr(&o)
     );
@@ -1011,6 +1011,27 @@ fn completions_and_the_manual_page_come_from_the_options() {
     let page = String::from_utf8_lossy(&o.stdout);
     assert!(page.contains(".TH sitesim 1"), "{page}");
     assert!(page.contains("completions"), "{page}");
+    assert!(page.contains(".SH \"EXIT STATUS\""), "{page}");
+    // Every command the top page lists has its own page.
+    for command in ["replay", "feedback", "resample", "report", "export", "run"] {
+        let o = sitesim(&["man", command]);
+        assert!(o.status.success(), "{command}: {}", stderr(&o));
+        let page = String::from_utf8_lossy(&o.stdout);
+        assert!(page.contains(&format!(".TH sitesim-{command} 1")), "{page}");
+        assert!(page.contains(".SH \"EXIT STATUS\""), "{command}");
+    }
+    assert_eq!(sitesim(&["man", "nosuch"]).status.code(), Some(1));
+    // --help says the exit status; completions offer the policies' names.
+    let help = String::from_utf8_lossy(&sitesim(&["replay", "--help"]).stdout).into_owned();
+    assert!(
+        help.contains("Exit status:") && help.contains("130"),
+        "{help}"
+    );
+    let bash = String::from_utf8_lossy(&sitesim(&["completions", "bash"]).stdout).into_owned();
+    assert!(
+        bash.contains("conservative creasy easy fairshare fcfs flex"),
+        "the policies"
+    );
 }
 
 #[test]

@@ -739,10 +739,10 @@ impl Scenario {
                 inputs.extend(model.iter().map(|m| ("model", m.as_path())));
             }
         }
-        match inputs
-            .iter()
-            .find(|(_, p)| p.as_os_str() != "-" && !p.exists())
-        {
+        let missing = |p: &Path| {
+            p.as_os_str() != "-" && !p.exists() && crate::model_files::builtin_for(p).is_none()
+        };
+        match inputs.iter().find(|(_, p)| missing(p)) {
             Some((key, path)) => Err(format!(
                 "{name}: [workload] {key}: {}: no such file (a relative path is taken from \
                  the scenario's folder)",
