@@ -289,9 +289,37 @@ pub fn short_number(x: f64) -> String {
     }
 }
 
+/// `v` with at most `digits` significant digits (integers in full), trailing zeros
+/// dropped.
+pub fn significant(v: f64, digits: i32) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    if v == v.round() && v.abs() < 1e15 {
+        return format!("{}", v as i64);
+    }
+    let decimals = (digits - 1 - v.abs().log10().floor() as i32).clamp(0, 9) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(significant(13297.08, 4), "13297");
+        assert_eq!(significant(2.81823, 4), "2.818");
+        assert_eq!(significant(92.928, 3), "92.9");
+        assert_eq!(significant(1.0, 3), "1");
+        assert_eq!(significant(0.0, 3), "0");
+        assert_eq!(significant(0.030061, 4), "0.03006");
+    }
 
     fn text(l: &Text) -> String {
         String::from_utf8(l.as_bytes().to_vec()).unwrap()

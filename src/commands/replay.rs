@@ -20,6 +20,7 @@ use crate::results::replicate::RunHeader;
 use crate::sched::{BuildContext, Policy};
 use crate::sim::{Observer, SimCounts, Simulation, SiteConfig, Workload};
 use crate::swf::{ExtraColumns, LogSource, Records, SwfHeader, SwfWriter};
+use crate::textfmt::significant;
 use crate::time::{Hms, Time};
 use crate::workload::peak::MachineCheck;
 use crate::workload::questionable::{Policies, Report};
@@ -448,9 +449,9 @@ pub(crate) fn render_run(s: &ReplaySummary, w: &mut String) {
         "  {:<13} mean {:>11.2}  median ≈{:>12}  p90 ≈{:>12}  p99 ≈{:>12}",
         "bsld",
         b.mean,
-        significant(b.median),
-        significant(b.p90),
-        significant(b.p99),
+        significant(b.median, 3),
+        significant(b.p90, 3),
+        significant(b.p99, 3),
     );
     let _ = writeln!(
         w,
@@ -565,13 +566,4 @@ impl ReplaySummary {
 pub fn replay_file(swf: &Path, opts: &ReplayOptions) -> Result<ReplaySummary, String> {
     let source = LogSource::file(swf).map_err(|e| e.to_string())?;
     replay(&source, opts).map_err(|e| e.to_string())
-}
-
-/// `v` to 3 significant digits (0 as `0`), as the percentiles' histogram keeps them.
-fn significant(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return format!("{v}");
-    }
-    let decimals = (2 - v.abs().log10().floor() as i32).max(0) as usize;
-    format!("{v:.decimals$}")
 }

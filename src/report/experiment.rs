@@ -43,7 +43,7 @@ use crate::results::metric::{
 };
 use crate::results::output::write_atomic;
 use crate::results::runs::{self, RunPlan, RunRecord};
-use crate::textfmt::write_csv;
+use crate::textfmt::{significant, write_csv};
 
 /// The report's directory under the results directory.
 pub const REPORT_DIR: &str = "report";
@@ -804,24 +804,6 @@ fn slug(label: &str) -> String {
 /// significant digits at most.
 fn number(v: f64) -> String {
     significant(v, 4)
-}
-
-/// `v` with at most `digits` significant digits (integers in full), trailing zeros
-/// dropped.
-fn significant(v: f64, digits: i32) -> String {
-    if !v.is_finite() {
-        return v.to_string();
-    }
-    if v == v.round() && v.abs() < 1e15 {
-        return format!("{}", v as i64);
-    }
-    let decimals = (digits - 1 - v.abs().log10().floor() as i32).clamp(0, 9) as usize;
-    let s = format!("{v:.decimals$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
 }
 
 /// `mean ± ci`, both to two significant digits of the interval; the mean alone to three

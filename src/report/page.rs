@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::plot::chart::PlotError;
 use crate::plot::html;
 use crate::results::output::write_atomic;
+use crate::textfmt::significant;
 
 /// A table: headers (with units) and rows of formatted cells; the first column is text.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -130,16 +131,13 @@ pub fn count(n: u64) -> String {
     out
 }
 
-/// A value with three significant digits (bounded slowdowns, rates).
+/// A value with three significant digits (bounded slowdowns, rates); `—` if not finite.
 pub fn sig3(v: f64) -> String {
-    if !v.is_finite() {
-        return "—".into();
+    if v.is_finite() {
+        significant(v, 3)
+    } else {
+        "—".into()
     }
-    if v == 0.0 {
-        return "0".into();
-    }
-    let decimals = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
-    format!("{v:.decimals$}")
 }
 
 #[cfg(test)]
@@ -153,7 +151,7 @@ mod tests {
         assert_eq!(count(28489), "28\u{2009}489");
         assert_eq!(count(999), "999");
         assert_eq!(sig3(92.9284), "92.9");
-        assert_eq!(sig3(1.0), "1.00");
+        assert_eq!(sig3(1.0), "1");
         assert_eq!(sig3(14805.2), "14805");
     }
 }

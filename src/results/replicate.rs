@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::results::RunError;
 use crate::results::metric::{MetricStats, Replication, ReplicationsCsv, metric, stats_of};
 use crate::results::output::write_atomic;
+use crate::textfmt::significant;
 use crate::time::Time;
 
 /// What every replicated run states about itself: the machine, the policy, the
@@ -167,7 +168,7 @@ pub fn render_stats(stats: &[MetricStats]) -> String {
             continue;
         };
         let scale = def.scale(m.max.abs().max(m.min.abs()));
-        let f = |v: f64| significant4(v * scale.factor);
+        let f = |v: f64| significant(v * scale.factor, 4);
         out.push_str(&format!(
             "  {:<20} {:<20} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
             m.metric,
@@ -180,15 +181,6 @@ pub fn render_stats(stats: &[MetricStats]) -> String {
         ));
     }
     out
-}
-
-/// `v` to 4 significant digits, and no more decimals than that (`0`, `12.35`, `13297`).
-fn significant4(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return if v == 0.0 { "0".into() } else { format!("{v}") };
-    }
-    let decimals = (3 - v.abs().log10().floor() as i32).max(0) as usize;
-    format!("{v:.decimals$}")
 }
 
 #[cfg(test)]
@@ -209,12 +201,9 @@ mod tests {
 
     #[test]
     fn statistics_show_four_significant_digits_in_the_reports_units() {
-        assert_eq!(significant4(13297.0846), "13297");
-        assert_eq!(significant4(2.81823), "2.818");
-        assert_eq!(significant4(0.0), "0");
         let table = render_stats(&[MetricStats::of("mean_wait", &[7200.0, 14400.0])]);
         assert!(table.contains("mean_wait            h"), "{table}");
-        assert!(table.contains("3.000"), "{table}");
+        assert!(table.contains("  3  "), "{table}");
     }
 
     #[test]
