@@ -26,7 +26,7 @@ use pyo3::types::PyBytes;
 
 use sitesim::job::{JobId, JobRequest};
 use sitesim::registry::{register, unregister};
-use sitesim::sched::{RunningJob, Scheduler, SystemView, shadow};
+use sitesim::sched::{RunningJob, Scheduler, SystemView, easy_pass};
 use sitesim::time::Time;
 
 use crate::SitesimError;
@@ -172,8 +172,8 @@ impl Agent {
         );
     }
 
-    /// EASY's backfilling around the reserved job `head`: later jobs that fit and do not
-    /// delay it start now.
+    /// EASY's backfilling around the reserved job `head` (`sched::easy_pass` over the head
+    /// and the jobs after it): later jobs that fit and do not delay it start now.
     fn backfill(
         &self,
         view: &SystemView<'_>,
@@ -182,35 +182,28 @@ impl Agent {
         starts: &mut Vec<JobId>,
         started: &mut Vec<u64>,
     ) {
-        let mut ends: Vec<(Time, u32)> = view
+        let waiting = view.queue();
+        let ends: Vec<(Time, u32)> = view
             .running()
             .iter()
             .map(|r| (r.planned_end(), r.request.size))
             .chain(
-                view.queue()
+                waiting
                     .iter()
                     .filter(|j| started.contains(&j.seq))
                     .map(|j| (view.now + j.plan, j.size)),
             )
             .collect();
-        ends.sort_unstable();
-        let Some((shadow, mut extra)) = shadow(head.size, *free, view.now, ends) else {
-            return;
-        };
-        for job in view.queue() {
-            if *free == 0 {
-                break;
-            }
-            if job.seq == head.seq || started.contains(&job.seq) || job.size > *free {
-                continue;
-            }
-            let in_time = view.now + job.plan <= shadow;
-            if !in_time {
-                if job.size > extra.min(*free) {
-                    continue;
-                }
-                extra -= job.size;
-            }
+        let order: Vec<&JobRequest> = std::iter::once(head)
+            .chain(
+                waiting
+                    .iter()
+                    .filter(|j| j.seq != head.seq && !started.contains(&j.seq)),
+            )
+            .collect();
+        let jobs: Vec<(u32, Time)> = order.iter().map(|j| (j.size, j.plan)).collect();
+        for i in easy_pass(&jobs, *free, view.now, &ends) {
+            let job = order[i];
             *free -= job.size;
             starts.push(job.id);
             started.push(job.seq);

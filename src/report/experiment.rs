@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::page::write;
 use crate::experiment::study::CapacityResult;
 use crate::plot::chart::{
     self as chart, Band, Bar, BarChart, BarSeries, ErrorLineChart, ErrorSeries, Estimate,
@@ -41,7 +42,6 @@ use crate::results::metric::{
     JOBS_PER_SESSION, JOBS_PER_WEEK, MEAN_RESPONSE, MEAN_WAIT, Metric, MetricStats,
     PROC_HOURS_PER_WEEK, SESSION_HOURS, Scale, UTILIZATION, metric,
 };
-use crate::results::output::write_atomic;
 use crate::results::runs::{self, RunPlan, RunRecord};
 use crate::textfmt::{significant, write_csv};
 
@@ -76,10 +76,6 @@ pub fn write_report(dir: &Path) -> Result<Vec<PathBuf>, String> {
         page(&exp, diffs.as_ref(), &figures)?.as_bytes(),
     )?);
     Ok(written)
-}
-
-fn write(path: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
-    write_atomic(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 // ---------------------------------------------------------------------------------------

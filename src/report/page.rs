@@ -72,10 +72,9 @@ impl Page {
     }
 }
 
-/// Writes `bytes` to `path` (atomically).
+/// Writes `bytes` to `path` (atomically); the path written.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
-    write_atomic(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(path.to_owned())
+    write_atomic(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// A figure from a drawn SVG; `None` when there was nothing to draw.
