@@ -289,6 +289,34 @@ pub fn short_number(x: f64) -> String {
     }
 }
 
+/// `text` as an error quotes it: control characters escaped, and cut to `max` characters
+/// with `…` (a field of a megabyte, a binary file read as a log).
+pub fn excerpt(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == max {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A share in [0, 1] as a percentage with its sign, one decimal: `69.9%`.
+pub fn percent(share: f64) -> String {
+    format!("{:.1}%", share * 100.0)
+}
+
+/// Seconds as hours with the unit, three significant digits: `1.25 h`.
+pub fn hours(seconds: f64) -> String {
+    format!("{} h", significant(seconds / 3600.0, 3))
+}
+
 /// `v` with at most `digits` significant digits (integers in full), trailing zeros
 /// dropped.
 pub fn significant(v: f64, digits: i32) -> String {
@@ -310,6 +338,14 @@ pub fn significant(v: f64, digits: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn excerpts_are_short_and_escaped() {
+        assert_eq!(excerpt("path = \"x.swf\"", 120), "path = \"x.swf\"");
+        assert_eq!(excerpt("abcdef", 3), "abc…");
+        assert_eq!(excerpt("a\tb\u{1b}[2J", 20), "a\\tb\\u{1b}[2J");
+        assert_eq!(excerpt(&"x".repeat(1 << 20), 8).chars().count(), 9);
+    }
 
     #[test]
     fn significant_digits() {

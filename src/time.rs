@@ -108,9 +108,48 @@ impl fmt::Display for Hms {
     }
 }
 
+/// Displays a length of time as a person says it: `14 days`, `1 day`, `12 h`, `20 min`,
+/// else as [`Hms`]; for settings and thresholds, which are usually round.
+pub struct Span(pub Time);
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            0 => write!(f, "0 s"),
+            t if t % DAY == 0 => {
+                let days = t / DAY;
+                write!(f, "{days} day{}", if days.abs() == 1 { "" } else { "s" })
+            }
+            t if t % HOUR == 0 => write!(f, "{} h", t / HOUR),
+            t if t % 60 == 0 && t.abs() < HOUR => write!(f, "{} min", t / 60),
+            t => Hms(t).fmt(f),
+        }
+    }
+}
+
+/// The warm-up of a run as its header says it: `no warm-up`, `warm-up 14 days`.
+pub fn warm_up(t: Time) -> String {
+    if t == 0 {
+        "no warm-up".into()
+    } else {
+        format!("warm-up {}", Span(t))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spans_read_as_said() {
+        assert_eq!(Span(14 * DAY).to_string(), "14 days");
+        assert_eq!(Span(DAY).to_string(), "1 day");
+        assert_eq!(Span(12 * HOUR).to_string(), "12 h");
+        assert_eq!(Span(1200).to_string(), "20 min");
+        assert_eq!(Span(HOUR + 60).to_string(), "01:01:00");
+        assert_eq!(Span(DAY + 61).to_string(), "1d 00:01:01");
+        assert_eq!(Span(0).to_string(), "0 s");
+    }
 
     #[test]
     fn durations_parse_with_units() {

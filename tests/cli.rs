@@ -501,7 +501,8 @@ fn feedback_input_errors_are_clear() {
     // A log without a zone says so, and runs on UTC.
     let o = sitesim(&["feedback", "--swf", path]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("warning: the log gives no time zone"));
+    assert!(stderr(&o).contains("warning: the log gives no time zone"));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("warning"));
 }
 
 /// A log of one session of each class on 8 processors, in UTC from Monday 1970-01-05.
@@ -1308,6 +1309,37 @@ fn errors_name_the_file_the_setting_or_the_section() {
 }
 
 #[test]
+fn ignored_extra_columns_are_a_warning_on_stderr_and_in_the_summary() {
+    let log = temp("extra-columns.swf");
+    let text = "; MaxProcs: 8\n\
+        1 0 0 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1 7 8\n\
+        2 5 0 50 8 -1 -1 8 60 -1 1 2 1 -1 -1 -1 -1 -1\n";
+    std::fs::write(&log, text).unwrap();
+    let out = temp("extra-columns");
+    let o = sitesim(&[
+        "replay",
+        "-q",
+        "--swf",
+        log.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let warning = "1 line had more than 18 columns (up to 20; first at line 2); the extra columns were ignored";
+    assert!(stderr(&o).contains(warning), "{}", stderr(&o));
+    assert!(stderr(&o).contains("extra-columns.swf: "), "{}", stderr(&o));
+    let warnings = summary_json(&out)["warnings"].clone();
+    assert!(
+        warnings
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().ends_with(warning)),
+        "{warnings}"
+    );
+}
+
+#[test]
 fn a_weight_for_a_user_not_in_the_log_is_a_warning() {
     let log = temp("weights.swf");
     let mut text = String::from("; MaxProcs: 8\n");
@@ -1334,7 +1366,13 @@ fn a_weight_for_a_user_not_in_the_log_is_a_warning() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let warning = "the weight 0 of user 99999 is ignored: the log has no user 99999";
-    assert!(String::from_utf8_lossy(&o.stdout).contains(warning));
+    // On stderr, even under -q, and not in the summary on stdout.
+    assert!(
+        stderr(&o).contains(&format!("warning: {warning}")),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!String::from_utf8_lossy(&o.stdout).contains(warning));
     let warnings = summary_json(&out)["warnings"].clone();
     assert!(
         warnings.as_array().unwrap().iter().any(|w| w == warning),
@@ -1355,4 +1393,16 @@ fn a_missing_input_of_a_scenario_names_the_scenario_and_the_key() {
     let e = stderr(&o);
     assert!(e.contains("missing-log.toml: [workload] path: "), "{e}");
     assert!(e.contains("nosuch.swf: no such file"), "{e}");
+    // The scenario's own line, quoted with its number.
+    assert!(e.contains("  6 | path = \"nosuch.swf\""), "{e}");
+    // A path set on the command line is said to be.
+    let o = sitesim(&[
+        "run",
+        s.to_str().unwrap(),
+        "--set",
+        "workload.path=other.swf",
+    ]);
+    let e = stderr(&o);
+    assert!(e.contains("other.swf: no such file"), "{e}");
+    assert!(e.contains("(set on the command line with --set)"), "{e}");
 }

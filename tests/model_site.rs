@@ -375,7 +375,7 @@ fn the_default_scenario_is_a_model_site() {
     }
     let text = sitesim::commands::model::render_model(&s);
     assert!(
-        text.contains("46.0 jobs/day, median CPU work 539 s, load 0.699"),
+        text.contains("46.0 jobs/day, median CPU work 539 s, load 69.9%"),
         "{text}"
     );
     assert!(text.contains("utilization (delivered)"), "{text}");

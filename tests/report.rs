@@ -211,7 +211,7 @@ const AXIS_SVGS: [(&str, &str); 7] = [
         "work done (processor-hours/week)",
     ),
     ("axis_utilization.svg", "utilization (%)"),
-    ("axis_mean_wait.svg", "mean wait (min)"),
+    ("axis_mean_wait.svg", "mean wait (h)"),
     ("axis_mean_response.svg", "mean response time (h)"),
     ("axis_session_hours.svg", "mean session length (h)"),
     ("axis_jobs_per_session.svg", "jobs per session"),
@@ -226,7 +226,7 @@ const PAIRED_SVGS: [(&str, &str); 7] = [
         "work done (processor-hours/week)",
     ),
     ("paired_utilization.svg", "utilization (%)"),
-    ("paired_mean_wait.svg", "mean wait (min)"),
+    ("paired_mean_wait.svg", "mean wait (h)"),
     ("paired_jobs_per_session.svg", "jobs per session"),
     (
         "paired_response_short.svg",
@@ -292,7 +292,7 @@ fn focus_svgs(scheduler_labels: &[&'static str]) -> Vec<(String, Vec<&'static st
     for (key, axis) in [
         ("jobs_per_week", "throughput (jobs/week)"),
         ("proc_hours_per_week", "work done (processor-hours/week)"),
-        ("mean_wait", "mean wait (min)"),
+        ("mean_wait", "mean wait (h)"),
     ] {
         for (i, label) in SCHEDULERS.iter().enumerate() {
             if scheduler_labels.contains(label) {
@@ -402,7 +402,7 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
         "<td>3 / 3</td>",
         "<td>20 ± 25</td>",
         "<td>45 ± 12</td>",
-        "<td>36.0 ± 7.5</td>",
+        "<td>0.60 ± 0.12</td>",
         "<td>1.60 ± 0.12</td>",
         "<td>2.5 ± 1.2</td>",
         "<td>5.0 ± 2.5</td>",
@@ -423,7 +423,7 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
         "population (users ×)",
         "throughput (jobs/week)",
         "utilization (%)",
-        "mean wait (min)",
+        "mean wait (h)",
         "mean response time (h)",
         "mean session length (h)",
     ] {
@@ -465,7 +465,7 @@ fn without_a_sweep_there_are_no_axis_plots_and_the_rest_is_there() {
     let expected = focus_svgs(&SCHEDULERS);
     assert_svgs(&dir, &expected);
     // The paired differences by scheduler, a bar each.
-    assert_svgs(&dir, &paired_svgs("scheduler", "min"));
+    assert_svgs(&dir, &paired_svgs("scheduler", "h"));
     // The focus plots, the paired ones, paired.csv and index.html.
     assert_eq!(written.len(), expected.len() + PAIRED_SVGS.len() + 2);
     for (file, _) in AXIS_SVGS {
@@ -537,8 +537,8 @@ fn a_capacity_search_is_plotted_with_its_target_and_its_answers() {
             vec![
                 "Capacity search: mean wait by machine size",
                 "machine size (processors)",
-                "mean wait (min)",
-                "\ntarget ≤ 30 min\n",
+                "mean wait (h)",
+                "\ntarget ≤ 0.5 h\n",
                 "\nEASY: 144\n",
                 "\nEASY for 95% confidence: 176\n",
                 "\nFCFS: 176, also for 95% confidence\n",
@@ -640,7 +640,7 @@ fn paired_differences_are_plotted_with_the_values_of_their_table() {
     write_report(&dir, Default::default()).unwrap();
 
     // FCFS (point 2k + 1) minus EASY (point 2k) in replication r, by `record`: 100
-    // jobs/week, 0 utilization, 10 min of wait and 0 jobs per session in every
+    // jobs/week, 0 utilization, 10 min (1/6 h) of wait and 0 jobs per session in every
     // replication; the short jobs' response 30 (1 + 0.1 r) s, the long ones' 20000 (1 +
     // 0.1 r) s, in hours (the responses' scale). Over r = 0, 1, 2 with Student's t for
     // 2 degrees of freedom:
@@ -649,7 +649,7 @@ fn paired_differences_are_plotted_with_the_values_of_their_table() {
         ("jobs_per_week", "jobs/week", 100.0, 0.0),
         ("proc_hours_per_week", "processor-hours/week", 0.0, 0.0),
         ("utilization", "%", 0.0, 0.0),
-        ("mean_wait", "min", 10.0, 0.0),
+        ("mean_wait", "h", 10.0 / 60.0, 0.0),
         ("jobs_per_session", "jobs", 0.0, 0.0),
         ("response_short", "h", 33.0 / 3600.0, t * 3.0 / 3600.0),
         ("response_long", "h", 22_000.0 / 3600.0, t * 2000.0 / 3600.0),
@@ -675,7 +675,7 @@ fn paired_differences_are_plotted_with_the_values_of_their_table() {
     // The same values in the table, as it rounds them.
     let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
     for x in XS {
-        let cells = "<td>100</td><td>0</td><td>0</td><td>10.0</td><td>0</td>\
+        let cells = "<td>100</td><td>0</td><td>0</td><td>0.167</td><td>0</td>\
                      <td>0.0092 ± 0.0021</td><td>6.1 ± 1.4</td>";
         let row = format!("<tr><td class=\"l\">FCFS</td><td>{x}</td><td>3</td>{cells}</tr>");
         assert!(html.contains(&row), "no row {row}");

@@ -9,7 +9,7 @@ use crate::commands::replay::{ReplayOptions, machine_size};
 use crate::localtime::SiteClock;
 use crate::plot::chart::{Proportion, Series, ShareChart, share_chart_svg};
 use crate::results::output::write_atomic;
-use crate::results::terminal::note;
+use crate::results::terminal::{note, warn};
 use crate::sched::BuildContext;
 use crate::swf::LogSource;
 use crate::users::ContinuationCurve;
@@ -71,9 +71,6 @@ impl Analyzed {
             self.machine.render()
         ));
         text.push_str(&self.pools.render());
-        for w in &self.warnings {
-            text.push_str(&format!("  warning: {w}\n"));
-        }
         text
     }
 
@@ -136,6 +133,9 @@ pub fn analyze_command(swf: &Path, opts: &AnalyzeOptions) -> Result<(), String> 
         println!("{}", analyzed.json());
     } else {
         print!("{}", analyzed.text());
+        for w in &analyzed.warnings {
+            warn(w);
+        }
     }
     let curve = &analyzed.analysis.continuation;
     if let Some(path) = &opts.fit_continuation {

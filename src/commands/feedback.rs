@@ -609,13 +609,7 @@ pub fn render_drift(d: &Drift) -> String {
 /// A lateness distribution in one line: quantiles as durations (a lead with a minus
 /// sign), shares of the jobs late by more than a day, a week and 30 days.
 pub fn render_lateness(l: &LatenessSummary) -> String {
-    let signed = |t: Time| {
-        if t < 0 {
-            format!("-{}", Hms(-t))
-        } else {
-            Hms(t).to_string()
-        }
-    };
+    let signed = |t: Time| Hms(t).to_string();
     let mut line = format!(
         "median {}, p95 {}, p99 {}, max {}; {:.2}% of jobs more than a day late, {:.2}% more than a week, {:.2}% more than 30 days",
         signed(l.median),
@@ -795,13 +789,14 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
         format!(
             "; they give up after {} strikes of waits over {}",
             p.strikes,
-            Hms(p.limit)
+            crate::time::Span(p.limit)
         )
     });
     let _ = writeln!(
         w,
-        "  user model    a pause of more than {} s between jobs starts a new session; local time {}{reaction}{patience}",
-        u.trace.threshold, u.time_zone,
+        "  user model    a pause of more than {} between jobs starts a new session; local time {}{reaction}{patience}",
+        crate::time::Span(u.trace.threshold),
+        u.time_zone,
     );
     if verbose() {
         let _ = writeln!(
@@ -899,9 +894,6 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
             100.0 * lo.utilization,
             s.cycles.time_zone
         );
-    }
-    for warning in &s.warnings {
-        let _ = writeln!(w, "  warning: {warning}");
     }
     out
 }

@@ -13,7 +13,7 @@ use crate::model::fit::{FitLog, fit};
 use crate::model::fit::{render_summary, to_toml};
 use crate::model::jobs::JobLayerFile;
 use crate::results::output::write_atomic;
-use crate::results::terminal::note;
+use crate::results::terminal::{note, warn};
 use crate::sched::BuildContext;
 use crate::swf::LogSource;
 use crate::workload::questionable::Policies;
@@ -121,7 +121,7 @@ pub fn fit_command(
     write_atomic(out, text.as_bytes()).map_err(|e| format!("{name}: {e}"))?;
     print!("{}", render_summary(&file));
     for w in &warnings {
-        println!("  warning: {w}");
+        warn(w);
     }
     note(format_args!("wrote {name}"));
     Ok(())

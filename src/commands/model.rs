@@ -21,13 +21,14 @@ use crate::model::site::SessionRecord;
 use crate::model::tally::generated;
 use crate::model::{
     BusyUser, Calibration, CollisionRoom, DayCycle, JobLayer, ModelSite, ModelSiteReport,
-    Parameterization, SiteParams, SitePlan, TalbyModel, WorkloadFigures, calibrate,
+    Parameterization, SiteParams, SitePlan, TalbyModel, UserClass, WorkloadFigures, calibrate,
 };
 use crate::results::RunError;
 use crate::results::metric::{MetricStats, Replication};
 use crate::results::replicate::{Replicated, in_parallel, render_stats, replication_seed};
 use crate::sched::BuildContext;
 use crate::session::SessionRule;
+use crate::textfmt::{hours, percent};
 use crate::time::{DAY, Time, WEEK};
 use crate::users::Behaviour;
 use rayon::prelude::*;
@@ -543,12 +544,12 @@ pub fn run_model(
 /// The terminal summary of a model-based run.
 pub fn render_model(s: &ModelSummary) -> String {
     let mut out = format!(
-        "model site ({} + {}): {} replications of {} weeks ({} weeks' warm-up), {} processors, {}, daily cycle {}\n",
+        "model site ({} + {}): {} replications of {} weeks ({}), {} processors, {}, daily cycle {}\n",
         s.source.model,
         s.source.jobs_model,
         s.replications.len(),
         s.source.length / WEEK,
-        s.run.warmup / WEEK,
+        crate::time::warm_up(s.run.warmup),
         s.run.procs,
         s.run.scheduler,
         match s.source.day_cycle {
@@ -575,14 +576,14 @@ pub fn render_model(s: &ModelSummary) -> String {
     }
     let c = &s.source.calibration;
     out.push_str(&format!(
-        "  targets                {:.1} jobs/day, median CPU work {:.0} s, load {:.3} ({}); population x{}\n",
+        "  targets                {:.1} jobs/day, median CPU work {:.0} s, load {} ({}); population x{}\n",
         s.source.site.jobs_per_day,
         s.source.site.cpu_work,
-        s.source.site.load,
+        percent(s.source.site.load),
         if s.source.site.explicit {
-            "Cm and load given, jobs/day by Table 28"
+            "CPU work and load given, jobs/day by Talby 2006, Table 28"
         } else {
-            "Table 28"
+            "Talby 2006, Table 28"
         },
         s.source.users
     ));
@@ -592,7 +593,7 @@ pub fn render_model(s: &ModelSummary) -> String {
         );
     } else {
         out.push_str(&format!(
-            "  calibration            users x{:.3} ({:.1} jobs/day at x1), runtimes {:.0} s x (r / {:.0} s)^{:.3}\n",
+            "  calibration            user counts x{:.3} (they would submit {:.1} jobs/day unscaled); runtimes r become {:.0} s x (r / {:.0} s)^{:.3}\n",
             c.users,
             c.base_jobs_per_day,
             c.runtime.median,
@@ -600,9 +601,19 @@ pub fn render_model(s: &ModelSummary) -> String {
             c.runtime.spread
         ));
     }
+    let classes: Vec<String> = UserClass::ALL
+        .iter()
+        .map(|&k| {
+            format!(
+                "{} {}",
+                k.description(),
+                percent(s.source.class_shares[k.index()])
+            )
+        })
+        .collect();
     out.push_str(&format!(
-        "  user classes           LTLU {:.3}, LTHU {:.3}, STWE {:.3}, STWD {:.3} (Table 30, clamped)\n",
-        s.source.class_shares[0], s.source.class_shares[1], s.source.class_shares[2], s.source.class_shares[3]
+        "  user classes           {} (Talby 2006, Table 30, clamped)\n",
+        classes.join(", ")
     ));
     let stat = |name: &str| s.source.workload.iter().find(|m| m.metric == name);
     let cell = |name: &str, decimals: usize| {
@@ -611,9 +622,15 @@ pub fn render_model(s: &ModelSummary) -> String {
             |m| format!("{:.*} ± {:.*}", decimals, m.mean, decimals, m.ci95),
         )
     };
+    let share = |name: &str| {
+        stat(name).map_or_else(
+            || "-".to_owned(),
+            |m| format!("{} ± {}", percent(m.mean), percent(m.ci95)),
+        )
+    };
     out.push_str(&format!(
         "  {:<26} {:>10} {:>20} {:>20}\n",
-        "workload (95% CI)", "target", "generated", "submitted"
+        "workload (± 95% CI)", "target", "generated", "submitted"
     ));
     for (label, target, key, decimals) in [
         (
@@ -634,7 +651,6 @@ pub fn render_model(s: &ModelSummary) -> String {
             "median_cpu_work",
             0,
         ),
-        ("load", format!("{:.3}", s.source.site.load), "load", 3),
     ] {
         out.push_str(&format!(
             "  {:<26} {:>10} {:>20} {:>20}\n",
@@ -646,44 +662,50 @@ pub fn render_model(s: &ModelSummary) -> String {
     }
     out.push_str(&format!(
         "  {:<26} {:>10} {:>20} {:>20}\n",
-        "utilization (delivered)",
-        format!("{:.3}", s.source.site.load),
-        "",
-        cell("utilization", 3)
+        "load",
+        percent(s.source.site.load),
+        share("generated_load"),
+        share("submitted_load"),
     ));
     out.push_str(&format!(
-        "  closed loop            sessions kept apart by {}; a busy user's sessions {}\n",
+        "  {:<26} {:>10} {:>20} {:>20}\n",
+        "utilization (delivered)",
+        percent(s.source.site.load),
+        "",
+        share("utilization")
+    ));
+    out.push_str(&format!(
+        "  sessions               kept apart by {}; when a user's next session is due before the last one ends, {}\n",
         match s.source.collision_room {
             CollisionRoom::Submissions => "their submissions",
             CollisionRoom::OwnDuration => "their own duration",
             CollisionRoom::ClassMedian => "their class's median duration",
         },
         match s.source.busy_user {
-            BusyUser::GiveUp =>
-                "open on time, the user giving up what it had left of the previous one",
-            BusyUser::Queue => "queue",
-            BusyUser::Skip => "are skipped once its next is due",
+            BusyUser::GiveUp => "the next opens on time and the user gives up the rest of the last",
+            BusyUser::Queue => "the next waits for the last to end",
+            BusyUser::Skip => "the next is skipped",
         },
     ));
     let delay = stat("session_delay").map_or_else(
         || "-".to_owned(),
-        |m| format!("{:.1} ± {:.1} h", m.mean / 3600.0, m.ci95 / 3600.0),
+        |m| format!("{} ± {}", hours(m.mean), hours(m.ci95)),
     );
     out.push_str(&format!(
-        "  {:<22} {} of opened sessions deferred (mean delay of an opened session {delay}), {} given up when the next opened; of planned ones {} skipped, {} not opened by the horizon\n",
+        "  {:<22} {} of sessions opened late (by {delay} on average), {} cut short when the next opened; of the sessions planned, {} skipped and {} not reached by the end of the run\n",
         "",
-        cell("sessions_deferred", 3),
-        cell("sessions_superseded", 3),
-        cell("sessions_skipped", 3),
-        cell("sessions_not_opened", 3),
+        share("sessions_deferred"),
+        share("sessions_superseded"),
+        share("sessions_skipped"),
+        share("sessions_not_opened"),
     ));
     out.push_str(&format!(
         "  {:<22} {}\n",
         "reactions",
         match &s.source.continuation {
             Some(c) => format!(
-                "{} of opened sessions given up after long responses, {} jobs per session added after short ones (continuation curve fitted from {c})",
-                cell("sessions_given_up", 3),
+                "{} of sessions ended early after long responses, {} jobs per session added after short ones (how users continue, fitted from {c})",
+                share("sessions_given_up"),
                 cell("extensions_per_session", 3),
             ),
             None => "none: sessions keep the length the model draws".into(),

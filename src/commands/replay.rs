@@ -14,9 +14,9 @@ use crate::metrics::{Bsld, BsldForm, MetricsConfig, MetricsSummary, PerJobWriter
 use crate::predict::estimates::{EstimateModel, Estimator, ModalReport};
 use crate::predict::{PredictorDefaults, PredictorSpec};
 use crate::registry::SchedulerSpec;
-use crate::results::RunError;
 use crate::results::output::{AtomicFile, Durability, Named, write_atomic};
 use crate::results::replicate::RunHeader;
+use crate::results::{RunError, Units};
 use crate::sched::{BuildContext, Policy};
 use crate::sim::{Observer, SimCounts, Simulation, SiteConfig, Workload};
 use crate::swf::{ExtraColumns, LogSource, Records, SwfHeader, SwfWriter};
@@ -64,6 +64,7 @@ impl ReplayOptions {
     pub fn run_header(&self, procs: u32, replications: u32) -> RunHeader {
         RunHeader {
             sitesim_version: env!("CARGO_PKG_VERSION"),
+            units: Units::FILES,
             procs,
             scheduler: self.policy.label(),
             warmup: self.warmup,
@@ -109,11 +110,35 @@ pub struct InputInfo {
     pub extra_columns: ExtraColumns,
 }
 
+impl InputInfo {
+    /// What the run ignored or could not honour in its input: a machine smaller than
+    /// the log's own schedule, columns past the 18 of SWF.
+    pub fn warnings(&self) -> Vec<String> {
+        let x = self.extra_columns;
+        self.machine
+            .warning(&self.file)
+            .into_iter()
+            .chain((x.lines > 0).then(|| {
+                format!(
+                    "{}: {} line{} had more than 18 columns (up to {}; first at line {}); the extra columns were ignored",
+                    self.file,
+                    x.lines,
+                    if x.lines == 1 { "" } else { "s" },
+                    x.max_columns,
+                    x.first_line
+                )
+            }))
+            .collect()
+    }
+}
+
 /// The result of a replay: what `summary.json` holds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReplaySummary {
     /// sitesim's version.
     pub sitesim_version: &'static str,
+    /// What the numbers are in.
+    pub units: Units,
     /// The log.
     pub input: InputInfo,
     /// Machine size.
@@ -140,6 +165,8 @@ pub struct ReplaySummary {
     pub counts: SimCounts,
     /// The figures.
     pub metrics: MetricsSummary,
+    /// What the run ignored or could not honour in its input ([`InputInfo::warnings`]).
+    pub warnings: Vec<String>,
 }
 
 fn out_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
@@ -469,14 +496,14 @@ pub(crate) fn render_run(s: &ReplaySummary, w: &mut String) {
     let a = &m.jobs.accuracy;
     let _ = writeln!(
         w,
-        "  prediction    mean |runtime - {}| {}, mean accuracy {:.3}; {} jobs ({:.2}%) outlived a prediction",
+        "  prediction    mean |runtime - {}| {}, mean accuracy (runtime / {0}) {:.1}%; {} jobs ({:.2}%) outlived a prediction",
         if s.predictor.is_some() {
             "prediction"
         } else {
             "estimate"
         },
         Hms(a.mean_absolute_inaccuracy.round() as Time),
-        a.mean_relative_accuracy,
+        100.0 * a.mean_relative_accuracy,
         a.jobs_with_misses,
         100.0 * a.share_with_misses
     );
@@ -515,14 +542,6 @@ pub(crate) fn render_run(s: &ReplaySummary, w: &mut String) {
         let _ = writeln!(w, "  questionable jobs:");
         w.push_str(&q);
     }
-    let x = s.input.extra_columns;
-    if x.lines > 0 {
-        let _ = writeln!(
-            w,
-            "  warning: {} lines had more than 18 columns (up to {}; first at line {}); the extra columns were ignored",
-            x.lines, x.max_columns, x.first_line
-        );
-    }
 }
 
 impl ReplaySummary {
@@ -540,6 +559,8 @@ impl ReplaySummary {
     ) -> Self {
         ReplaySummary {
             sitesim_version: env!("CARGO_PKG_VERSION"),
+            units: Units::FILES,
+            warnings: input.warnings(),
             input,
             procs,
             scheduler: opts.policy.label(),

@@ -33,7 +33,9 @@ use crate::swf::{LogSource, Records, SwfHeader};
 use crate::time::{Time, WEEK};
 use crate::users::PopulationSummary;
 use crate::users::pools::{PoolConfig, Pools};
-use crate::users::population::{Population, PopulationConfig, RegenerateFrom, UserPools};
+use crate::users::population::{
+    Population, PopulationConfig, RegenerateFrom, StartWeek, UserPools,
+};
 use crate::users::{Drift, UserConfig};
 use crate::workload::peak::MachineCheck;
 use crate::workload::trace::Trace;
@@ -448,14 +450,7 @@ fn by_log_user(load: LoadSummary, log_user_of: &FxHashMap<i64, i64>) -> LoadSumm
 pub fn render_mean_lateness(reps: &[Replication]) -> String {
     let n = reps.len().max(1) as f64;
     let mean = |f: fn(&Replication) -> f64| reps.iter().map(f).sum::<f64>() / n;
-    let signed = |t: f64| {
-        let t = t.round() as Time;
-        if t < 0 {
-            format!("-{}", crate::time::Hms(-t))
-        } else {
-            crate::time::Hms(t).to_string()
-        }
-    };
+    let signed = |t: f64| crate::time::Hms(t.round() as Time).to_string();
     format!(
         "median {}, p95 {}, p99 {}, max {}; {:.2}% of jobs more than a week late (means over the replications)",
         signed(mean(|r| r.lateness_median)),
@@ -469,11 +464,11 @@ pub fn render_mean_lateness(reps: &[Replication]) -> String {
 /// The terminal summary of a resampled run.
 pub fn render_resample(s: &ResampleSummary) -> String {
     let mut out = format!(
-        "{}: {} replications of {} weeks ({} weeks' warm-up), {} processors, {}, {}\n",
+        "{}: {} replications of {} weeks ({}), {} processors, {}, {}\n",
         s.source.input,
         s.replications.len(),
         s.source.weeks,
-        s.run.warmup / WEEK,
+        crate::time::warm_up(s.run.warmup),
         s.run.procs,
         s.run.scheduler,
         if s.source.feedback {
@@ -495,18 +490,21 @@ pub fn render_resample(s: &ResampleSummary) -> String {
     ));
     out.push_str(&s.source.pools.render());
     out.push_str(&format!(
-        "  population             long-term x{}, temporary x{}, long-term users regenerated {} after {}, starting in a week of their {}\n",
+        "  population             long-term users x{}, temporary users x{}; a long-term user starts {}, and when its jobs run out comes back after {}, counted from {}\n",
         s.source.population.long_term,
         s.source.population.temporary,
+        match s.source.population.start_week {
+            StartWeek::Activity => "in a random week of its activity in the log",
+            StartWeek::Cycle => "at a random point of its cycle of activity and absence",
+        },
         match s.source.population.regenerate_after {
-            Some(t) => crate::time::Hms(t).to_string(),
-            None => "their own inactive time in the log".into(),
+            Some(t) => crate::time::Span(t).to_string(),
+            None => "as long as it was away in the log".into(),
         },
         match s.source.population.regenerate_from {
-            RegenerateFrom::Calendar => "their trace's end on the log's calendar (or their finish if later)",
-            RegenerateFrom::Finish => "they finish their trace",
+            RegenerateFrom::Calendar => "its last job's logged time (or its own last submission, if later)",
+            RegenerateFrom::Finish => "its own last submission",
         },
-        s.source.population.start_week.name()
     ));
     out.push_str(&render_stats(&s.stats));
     if s.source.feedback {
@@ -514,9 +512,6 @@ pub fn render_resample(s: &ResampleSummary) -> String {
             "  lateness               {}\n",
             render_mean_lateness(&s.replications)
         ));
-    }
-    for w in &s.source.warnings {
-        out.push_str(&format!("  warning: {w}\n"));
     }
     out
 }

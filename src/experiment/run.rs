@@ -14,7 +14,9 @@ use crate::commands::replay::{ReplayOptions, ReplaySummary, render, replay, repl
 use crate::commands::resample::{ResampleOptions, ResampleSummary, render_resample, resample_file};
 use crate::results::RunError;
 use crate::results::replicate::{with_threads, write_replicated};
-use crate::results::terminal::{note, progress_of, report_elapsed, report_single_run, stop_flag};
+use crate::results::terminal::{
+    note, progress_of, report_elapsed, report_single_run, stop_flag, warn,
+};
 use crate::swf::{LogSource, SwfHeader};
 use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 
@@ -42,13 +44,20 @@ impl RunSummary {
         }
     }
 
-    /// The warning for a machine smaller than the log's own schedule, if it is.
-    pub fn machine_warning(&self) -> Option<String> {
+    /// What the run ignored or could not honour, as its `summary.json` says it: inputs
+    /// dropped, a machine smaller than the log's own schedule, a clock guessed.
+    pub fn warnings(&self) -> Vec<String> {
         match self {
-            RunSummary::Replay(s) => s.input.machine.warning(&s.input.file),
-            RunSummary::Feedback(s) => s.run.input.machine.warning(&s.run.input.file),
-            RunSummary::Resample(s) => s.source.machine.warning(&s.source.input),
-            RunSummary::Model(_) => None,
+            RunSummary::Replay(s) => s.warnings.clone(),
+            RunSummary::Feedback(s) => [&s.run.warnings[..], &s.warnings[..]].concat(),
+            RunSummary::Resample(s) => s
+                .source
+                .machine
+                .warning(&s.source.input)
+                .into_iter()
+                .chain(s.source.warnings.iter().cloned())
+                .collect(),
+            RunSummary::Model(_) => Vec::new(),
         }
     }
 
@@ -175,10 +184,10 @@ impl Run {
         let bar = progress_of(u64::from(self.replications()), "replications");
         let summary = self.execute(stop_flag(), &|| bar.inc(1))?;
         bar.finish_and_clear();
-        if let Some(w) = summary.machine_warning() {
-            eprintln!("warning: {w}");
-        }
         print!("{}", summary.render());
+        for w in summary.warnings() {
+            warn(&w);
+        }
         match summary.single() {
             Some(run) => report_single_run(
                 started,

@@ -34,6 +34,7 @@ use crate::results::runs::{
     write_plan, write_run,
 };
 use crate::results::summary::{metric_values, summarize};
+use crate::textfmt::significant;
 use std::time::Instant;
 
 use crate::results::replicate::{in_parallel, with_threads};
@@ -762,17 +763,10 @@ pub struct AnswerSizes<'a> {
 }
 
 impl CapacityResult {
-    /// How the metric is shown: the scale of the largest of the probes' means and the
-    /// target (durations in hours from two hours on, else in minutes); `None` for a
+    /// How the metric is shown (durations in hours, like everywhere); `None` for a
     /// metric sitesim does not know, shown as stored.
     pub fn scale(&self) -> Option<Scale> {
-        let largest = self
-            .answers
-            .iter()
-            .flat_map(|a| &a.probes)
-            .map(|p| p.mean.abs())
-            .fold(self.target.abs(), f64::max);
-        metric(&self.metric).ok().map(|m| m.scale(largest))
+        metric(&self.metric).ok().map(|m| m.scale())
     }
 
     /// Whether the goal is to stay at or below the target (else at or above it).
@@ -807,11 +801,11 @@ impl CapacityResult {
         let (unit, factor) = self.scale().map_or(("", 1.0), |s| (s.unit, s.factor));
         let show = |v: f64| {
             let space = if unit.is_empty() { "" } else { " " };
-            format!("{:.1}{space}{unit}", v * factor)
+            format!("{}{space}{unit}", significant(v * factor, 3))
         };
         let mut out = format!(
-            "  capacity      smallest machine with mean {} {} {} (the population was sized for {} processors):\n",
-            self.metric,
+            "  capacity      smallest machine with {} {} {} over the replications (the population was sized for {} processors):\n",
+            metric(&self.metric).map_or(self.metric.as_str(), |m| m.quantity),
             if self.below() { "at most" } else { "at least" },
             show(self.target),
             self.population_procs
@@ -1046,10 +1040,10 @@ mod tests {
             }],
         };
         let text = result.render();
-        assert!(text.contains("at most 30.0 min"), "{text}");
+        assert!(text.contains("mean wait at most 0.5 h"), "{text}");
         assert!(
             text.contains(
-                "EASY: 144 processors (29.0 min ± 13.0 min; 300.0 jobs/week, 7200 \
+                "EASY: 144 processors (0.483 h ± 0.217 h; 300.0 jobs/week, 7200 \
                  processor-hours/week)"
             ),
             "{text}"

@@ -59,6 +59,16 @@ impl UserClass {
     pub fn name(self) -> &'static str {
         ["LTLU", "LTHU", "STWE", "STWD"][self.index()]
     }
+
+    /// What the class is, in words (Talby 2006, §9.2).
+    pub fn description(self) -> &'static str {
+        [
+            "long-term light",
+            "long-term heavy",
+            "short-term weekend",
+            "short-term workday",
+        ][self.index()]
+    }
 }
 
 /// The five session classes (Talby 2006, §9.3, Table 21).

@@ -197,20 +197,6 @@ impl Experiment {
             .collect()
     }
 
-    /// How to show `measure` throughout the report: one scale for every table and
-    /// plot, chosen by the largest value of any run (durations in hours from two hours
-    /// on, else in minutes).
-    fn scale(&self, measure: &Metric) -> Scale {
-        let largest = self
-            .runs
-            .iter()
-            .flatten()
-            .map(|r| (measure.read)(&r.figures))
-            .filter(|v| v.is_finite())
-            .fold(0.0, f64::max);
-        measure.scale(largest)
-    }
-
     /// `measure` over the runs of point `p` (scaled), `None` without runs.
     fn stats(&self, p: usize, measure: &Metric, scale: Scale) -> Option<MetricStats> {
         let values: Vec<f64> = self.runs[p]
@@ -320,7 +306,7 @@ fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
     let axis = exp.plan.axis.as_deref().unwrap_or("x");
     let mut figures = Vec::new();
     for measure in measures() {
-        let scale = exp.scale(measure);
+        let scale = measure.scale();
         let series: Vec<ErrorSeries> = exp
             .schedulers()
             .into_iter()
@@ -647,12 +633,7 @@ fn class_figure(exp: &Experiment, focus: &Focus) -> Result<Option<Figure>, Strin
             .map(|c| c.mean_response)
             .collect()
     };
-    let longest = focus
-        .points
-        .iter()
-        .flat_map(|&p| classes.iter().flat_map(move |(id, _)| responses(p, id)))
-        .fold(0.0, f64::max);
-    let scale = MEAN_RESPONSE.scale(longest);
+    let scale = MEAN_RESPONSE.scale();
     let series: Vec<BarSeries> = focus
         .points
         .iter()
@@ -714,7 +695,7 @@ fn histogram_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, Str
     let schedulers = exp.schedulers();
     let mut figures = Vec::new();
     for measure in [&JOBS_PER_WEEK, &PROC_HOURS_PER_WEEK, &MEAN_WAIT] {
-        let scale = exp.scale(measure);
+        let scale = measure.scale();
         for &p in &focus.points {
             let Some(stats) = exp.stats(p, measure, scale) else {
                 continue;
@@ -812,7 +793,9 @@ fn mean_ci(stats: &MetricStats) -> String {
             (significant - 1 - v.abs().log10().floor() as i32).clamp(0, 6) as usize
         }
     };
-    if stats.n > 1 && stats.ci95 > 0.0 && stats.ci95.is_finite() {
+    // An interval a billion times narrower than its mean is rounding (identical
+    // differences in every pair), shown as none.
+    if stats.n > 1 && stats.ci95 > 1e-9 * stats.mean.abs() && stats.ci95.is_finite() {
         let d = digits(stats.ci95, 2);
         format!("{:.d$} ± {:.d$}", stats.mean, stats.ci95)
     } else {
@@ -1017,7 +1000,7 @@ struct PointRow {
 fn points_table(exp: &Experiment) -> PointsTable {
     let plan = &exp.plan;
     let measures: Vec<&Metric> = measures().collect();
-    let scales: Vec<Scale> = measures.iter().map(|m| exp.scale(m)).collect();
+    let scales: Vec<Scale> = measures.iter().map(|m| m.scale()).collect();
     let rows = plan
         .points
         .iter()
@@ -1084,9 +1067,9 @@ impl PairedFigure {
     }
 }
 
-/// The figures compared run by run, each metric in the scale the points table shows
-/// it in (the class responses in that of the mean response).
-fn paired_figures(exp: &Experiment) -> Vec<PairedFigure> {
+/// The figures compared run by run, each metric in its scale (the class responses in
+/// that of the mean response).
+fn paired_figures() -> Vec<PairedFigure> {
     let mut out: Vec<PairedFigure> = [
         &JOBS_PER_WEEK,
         &PROC_HOURS_PER_WEEK,
@@ -1096,7 +1079,7 @@ fn paired_figures(exp: &Experiment) -> Vec<PairedFigure> {
     ]
     .into_iter()
     .map(|m| {
-        let scale = exp.scale(m);
+        let scale = m.scale();
         let read = m.read;
         PairedFigure {
             key: m.name.into(),
@@ -1106,7 +1089,7 @@ fn paired_figures(exp: &Experiment) -> Vec<PairedFigure> {
         }
     })
     .collect();
-    let response = exp.scale(&MEAN_RESPONSE);
+    let response = MEAN_RESPONSE.scale();
     for (class, what) in [("short", "runtime <= 1 min"), ("long", "runtime > 10 min")] {
         out.push(PairedFigure {
             key: format!("response_{class}"),
@@ -1162,7 +1145,7 @@ impl PairedDiffs {
                     && q.population == pt.population
             })
         };
-        let figures = paired_figures(exp);
+        let figures = paired_figures();
         let mut rows = Vec::new();
         for p in 0..plan.points.len() {
             let Some(base) = reference(p).filter(|&b| b != p) else {

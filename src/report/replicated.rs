@@ -69,7 +69,7 @@ pub fn write_report(dir: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
             continue;
         }
         let stats = MetricStats::of(metric.name, &v);
-        let scale = metric.scale(stats.max.abs().max(stats.min.abs()));
+        let scale = metric.scale();
         let shown = |x: f64| page::sig3(x * scale.factor);
         rows.push(vec![
             metric.label(scale),

@@ -311,21 +311,39 @@ fn classes(jobs: &[Job]) -> Result<Section, String> {
     })
 }
 
-/// The quantities over time, each a step function of the run.
-const SERIES: [(&str, &str, &str); 5] = [
-    ("utilization", "utilization (%)", "Utilization"),
-    ("waiting_jobs", "jobs waiting", "Jobs waiting"),
+/// The quantities over time, each a step function of the run: its name (of the SVG),
+/// its CSV column (with its unit), its axis label and its title.
+const SERIES: [(&str, &str, &str, &str); 5] = [
     (
+        "utilization",
+        "utilization_pct",
+        "utilization (%)",
+        "Utilization",
+    ),
+    (
+        "waiting_jobs",
+        "waiting_jobs",
+        "jobs waiting",
+        "Jobs waiting",
+    ),
+    (
+        "waiting_proc_hours",
         "waiting_proc_hours",
         "processor-hours waiting",
         "Processor-hours asked by the jobs waiting",
     ),
     (
         "active_users",
+        "active_users",
         "users",
         "Active users (a job waiting or running)",
     ),
-    ("open_sessions", "sessions", "Open sessions"),
+    (
+        "open_sessions",
+        "open_sessions",
+        "sessions",
+        "Open sessions",
+    ),
 ];
 
 /// Time series over the run: the section, and the hourly and weekly CSV files.
@@ -404,7 +422,7 @@ fn series(
     };
     let table = |width: Time, values: &[Vec<f64>], unit: &str| -> Result<Vec<u8>, String> {
         let mut head = vec![format!("{unit}_from_first_submission")];
-        head.extend(SERIES[..shown].iter().map(|s| s.0.to_owned()));
+        head.extend(SERIES[..shown].iter().map(|s| s.1.to_owned()));
         let rows = (0..values[0].len()).map(|k| {
             let mut r =
                 vec![((k as Time * width) / if unit == "hours" { HOUR } else { WEEK }).to_string()];
@@ -414,7 +432,7 @@ fn series(
         csv(&head, rows)
     };
     let mut figures = Vec::new();
-    for (i, (file, y_label, title)) in SERIES[..shown].iter().enumerate() {
+    for (i, (file, _, y_label, title)) in SERIES[..shown].iter().enumerate() {
         let points = |values: &[f64], width: Time| -> Vec<(f64, f64)> {
             values
                 .iter()

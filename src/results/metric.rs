@@ -138,7 +138,8 @@ pub enum Unit {
     Fixed(&'static str),
     /// A share in [0, 1], shown in percent.
     Share,
-    /// Seconds, shown in minutes, or in hours from two hours on.
+    /// Seconds, shown in hours: every duration a person reads (tables, plots, the
+    /// terminal) is in hours, whatever its size.
     Seconds,
 }
 
@@ -180,23 +181,18 @@ impl Metric {
         }
     }
 
-    /// The scale to show values up to `largest` in: one scale for every table and plot
-    /// of one report, so a metric is never in hours in one place and minutes in
-    /// another.
-    pub fn scale(&self, largest: f64) -> Scale {
+    /// The scale it is shown in: one per metric for every table, plot and command, so a
+    /// duration is never in hours in one place and minutes or seconds in another.
+    pub fn scale(&self) -> Scale {
         match self.unit {
             Unit::Fixed(unit) => Scale { unit, factor: 1.0 },
             Unit::Share => Scale {
                 unit: "%",
                 factor: 100.0,
             },
-            Unit::Seconds if largest >= 2.0 * HOUR as f64 => Scale {
+            Unit::Seconds => Scale {
                 unit: "h",
                 factor: 1.0 / HOUR as f64,
-            },
-            Unit::Seconds => Scale {
-                unit: "min",
-                factor: 1.0 / 60.0,
             },
         }
     }
@@ -552,11 +548,13 @@ mod tests {
     #[test]
     fn durations_share_one_scale() {
         let wait = metric("mean_wait").unwrap();
-        assert_eq!(wait.scale(7199.0).unit, "min");
-        assert_eq!(wait.scale(7200.0).unit, "h");
-        assert_eq!(wait.label(wait.scale(60.0)), "mean wait (min)");
+        assert_eq!(wait.scale().unit, "h");
+        assert_eq!(wait.scale().factor * 1800.0, 0.5);
+        assert_eq!(wait.label(wait.scale()), "mean wait (h)");
+        let session = metric("session_hours").unwrap();
+        assert_eq!(session.scale().unit, wait.scale().unit);
         let bsld = metric("mean_bsld").unwrap();
-        assert_eq!(bsld.label(bsld.scale(3.0)), "mean bounded slowdown (ratio)");
+        assert_eq!(bsld.label(bsld.scale()), "mean bounded slowdown (ratio)");
     }
 
     #[test]

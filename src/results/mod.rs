@@ -10,8 +10,36 @@ pub mod runs;
 pub mod summary;
 pub mod terminal;
 
+use serde::Serialize;
+
 use crate::sim::SimError;
 use crate::swf::SwfError;
+
+/// What the numbers of every `summary.json`, `calibrate.json` and CSV file are in, as
+/// each `summary.json` states under `units`: one unit per quantity in every file, and a
+/// name that ends in a unit (`_hours`, `_pct`, `_per_week`) overrides it. The terminal
+/// and the reports show the same quantities in hours and percent.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Units {
+    /// Times and durations (submit, wait, response, makespan, warm-up).
+    pub durations: &'static str,
+    /// Utilization, loads and other shares.
+    pub shares: &'static str,
+    /// Work.
+    pub work: &'static str,
+    /// Bounded slowdowns.
+    pub slowdowns: &'static str,
+}
+
+impl Units {
+    /// The units of sitesim's files.
+    pub const FILES: Units = Units {
+        durations: "seconds, unless the name ends in _hours",
+        shares: "fractions of 1, unless the name ends in _pct or _percent",
+        work: "processor-hours (proc_hours)",
+        slowdowns: "ratios, at least 1",
+    };
+}
 
 /// Why a run failed, whatever the command.
 #[derive(Debug, thiserror::Error)]

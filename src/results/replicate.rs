@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::results::RunError;
 use crate::results::metric::{MetricStats, Replication, ReplicationsCsv, metric, stats_of};
 use crate::results::output::write_atomic;
+use crate::results::{RunError, Units};
 use crate::textfmt::significant;
 use crate::time::Time;
 
@@ -23,6 +23,8 @@ use crate::time::Time;
 pub struct RunHeader {
     /// sitesim's version.
     pub sitesim_version: &'static str,
+    /// What the numbers are in.
+    pub units: Units,
     /// Machine size.
     pub procs: u32,
     /// The policy.
@@ -161,17 +163,17 @@ pub fn write_replicated<S: Serialize, R: AsRef<Replication> + Serialize>(
 /// half-width of the 95% confidence interval of the mean, min and max. Files keep the
 /// stored units (seconds, shares).
 pub fn render_stats(stats: &[MetricStats]) -> String {
-    let mut out = "  metric               unit                    mean          sd  ± (95% CI)         min         max\n"
+    let mut out = "  over the replications      unit                    mean          sd  ± (95% CI)         min         max\n"
         .to_string();
     for m in stats {
         let Ok(def) = metric(m.metric) else {
             continue;
         };
-        let scale = def.scale(m.max.abs().max(m.min.abs()));
+        let scale = def.scale();
         let f = |v: f64| significant(v * scale.factor, 4);
         out.push_str(&format!(
-            "  {:<20} {:<20} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
-            m.metric,
+            "  {:<26} {:<20} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
+            def.quantity,
             scale.unit,
             f(m.mean),
             f(m.sd),
@@ -202,7 +204,7 @@ mod tests {
     #[test]
     fn statistics_show_four_significant_digits_in_the_reports_units() {
         let table = render_stats(&[MetricStats::of("mean_wait", &[7200.0, 14400.0])]);
-        assert!(table.contains("mean_wait            h"), "{table}");
+        assert!(table.contains("mean wait                  h "), "{table}");
         assert!(table.contains("  3  "), "{table}");
     }
 

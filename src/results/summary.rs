@@ -8,12 +8,14 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::results::Units;
 use crate::results::metric::{
     JOBS_PER_SESSION, JOBS_PER_WEEK, MEAN_WAIT, Metric, MetricStats, PROC_HOURS_PER_WEEK,
     ReplicationsCsv, SESSION_HOURS, UTILIZATION, metric, stats_of,
 };
 use crate::results::output::write_durable;
 use crate::results::runs::{Point, RunPlan, read_plan, read_run, run_path, write_plan};
+use crate::textfmt::significant;
 
 /// The values of metric `name` over the replications of `point` found in `dir`.
 pub fn metric_values(dir: &Path, point: &Point, reps: u32, name: &str) -> Result<Vec<f64>, String> {
@@ -68,6 +70,8 @@ pub struct Saturation {
 pub struct Summary {
     /// sitesim's version.
     pub sitesim_version: String,
+    /// What the numbers are in.
+    pub units: Units,
     /// The scenario's name.
     pub name: String,
     /// The swept axis.
@@ -164,6 +168,7 @@ pub fn summarize(dir: &Path) -> Result<Summary, String> {
     }
     let summary = Summary {
         sitesim_version: plan.sitesim_version.clone(),
+        units: Units::FILES,
         name: plan.name.clone(),
         axis: plan.axis.clone(),
         replications: plan.replications,
@@ -194,18 +199,7 @@ const TABLE: [&Metric; 6] = [
 /// saturates along a population sweep.
 pub fn render_summary(s: &Summary) -> String {
     let metrics = TABLE;
-    let scales: Vec<_> = metrics
-        .iter()
-        .map(|m| {
-            let largest = s
-                .points
-                .iter()
-                .filter_map(|p| p.stat(m.name))
-                .map(|st| st.mean.abs())
-                .fold(0.0, f64::max);
-            m.scale(largest)
-        })
-        .collect();
+    let scales: Vec<_> = metrics.iter().map(|m| m.scale()).collect();
     let mut out = format!(
         "{}: {} point(s) × {} replication(s){}\n",
         s.name,
@@ -242,7 +236,11 @@ pub fn render_summary(s: &Summary) -> String {
         out.push_str(&format!(" {:>4}", p.runs));
         for (m, sc) in metrics.iter().zip(&scales) {
             let cell = p.stat(m.name).map_or("—".to_owned(), |st| {
-                format!("{:.2} ± {:.2}", st.mean * sc.factor, st.ci95 * sc.factor)
+                format!(
+                    "{} ± {}",
+                    significant(st.mean * sc.factor, 4),
+                    significant(st.ci95 * sc.factor, 4)
+                )
             });
             out.push_str(&format!(" {cell:>22}"));
         }

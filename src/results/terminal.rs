@@ -77,6 +77,12 @@ pub fn note(message: fmt::Arguments<'_>) {
     }
 }
 
+/// A warning on stderr, even under `--quiet`: an input ignored or a request not
+/// honoured (the summary's `warnings` say it too).
+pub fn warn(message: &str) {
+    eprintln!("warning: {message}");
+}
+
 /// A progress bar over `total` steps of `what`; hidden unless [`shows_progress`].
 pub fn progress(total: u64, what: &str) -> ProgressBar {
     if !shows_progress() {

@@ -173,20 +173,20 @@ impl Pools {
                 .sum()
         };
         format!(
-            "  pools                  {} long-term users ({} jobs), {} temporary ({} jobs), \
-             {} excluded ({} jobs)\n  \
-             resampling rates       {:.2} temporary users active per week, {:.2} new per week \
-             (long-term: active over {:.0}% of the log; excluded: all within {} of an end)\n",
+            "  users of the log       {} long-term ({} jobs), {} temporary ({} jobs), \
+             {} left out ({} jobs): long-term users are active over {:.0}% of the log, \
+             those left out only within {} of its start or end\n  \
+             temporary users        {:.2} active in a week on average, {:.2} new each week\n",
             self.long_term,
             jobs(Pool::LongTerm),
             self.temporary,
             jobs(Pool::Temporary),
             self.excluded,
             self.excluded_jobs,
+            100.0 * self.config.long_term_share,
+            crate::time::Span(self.edge),
             self.temporary_per_week,
             self.temporary_arrivals_per_week,
-            100.0 * self.config.long_term_share,
-            crate::time::Hms(self.edge),
         )
     }
 }

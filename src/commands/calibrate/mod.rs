@@ -40,7 +40,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::results::replicate::with_threads;
-use crate::results::terminal::{Failure, note, progress, report_elapsed, stop_flag};
+use crate::results::terminal::{Failure, note, progress, report_elapsed, stop_flag, warn};
 use crate::time::Time;
 
 /// The central share of a distribution called its body (Feitelson 2021, §4.4: "in most cases
@@ -640,6 +640,9 @@ pub fn calibrate_command(swf: &Path, opts: &ResampleOptions) -> Result<(), Failu
     })?;
     bar.finish_and_clear();
     print!("{}", render_calibrate(&summary));
+    for w in &summary.source.warnings {
+        warn(w);
+    }
     if let Some(dir) = &opts.out {
         write_calibrate(dir, &summary).map_err(|e| Failure::Failed(e.to_string()))?;
         note(format_args!(

@@ -13,9 +13,10 @@ use crate::commands::resample::render_mean_lateness;
 use crate::plot::chart::{Histogram, histogram_svg};
 use crate::plot::html;
 use crate::results::RunError;
-use crate::results::metric::MetricStats;
+use crate::results::metric::{JOBS_PER_WEEK, MEAN_WAIT, Metric, MetricStats};
 use crate::results::output::write_atomic;
-use crate::time::{Hms, WEEK};
+use crate::textfmt::{hours, percent};
+use crate::time::{HOUR, Hms};
 use crate::users::pools::Pool;
 
 /// Users the text lists, by their share of the resampled waits.
@@ -23,8 +24,17 @@ const TOP_USERS: usize = 10;
 
 /// `x ± ci` of a metric, with `digits` decimals.
 fn stat(s: Option<&MetricStats>, digits: usize) -> String {
+    scaled(s, digits, 1.0)
+}
+
+/// Like [`stat`], the values times `factor` (seconds to hours, shares to percents).
+fn scaled(s: Option<&MetricStats>, digits: usize, factor: f64) -> String {
     match s {
-        Some(s) => format!("{:.digits$} ± {:.digits$}", s.mean, s.ci95),
+        Some(s) => format!(
+            "{:.digits$} ± {:.digits$}",
+            s.mean * factor,
+            s.ci95 * factor
+        ),
         None => "-".into(),
     }
 }
@@ -35,13 +45,13 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
     let _ = writeln!(
         w,
         "calibration of {} on {} processors against {}: {} replications of {} weeks \
-         ({} weeks' warm-up) per resampled row{}",
+         ({}) per resampled row{}",
         s.source.input,
         s.run.procs,
         s.run.scheduler,
         s.run.replications_asked,
         s.source.weeks,
-        s.run.warmup / WEEK,
+        crate::time::warm_up(s.run.warmup),
         if s.run.interrupted {
             " (interrupted)"
         } else {
@@ -55,20 +65,20 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
         "",
         "jobs/week",
         "processor-h/week",
-        "utilization",
-        "mean wait (s)",
+        "utilization (%)",
+        "mean wait (h)",
         "jobs/session",
         "session (h)"
     );
     let single = |w: &mut String, name: &str, f: &Figures, note: &str| {
         let _ = writeln!(
             w,
-            "  {:<36} {:>16.1} {:>20.0} {:>14.2}% {:>18.0} {:>12} {:>12}{note}",
+            "  {:<36} {:>16.1} {:>20.0} {:>15.2} {:>18.2} {:>12} {:>12}{note}",
             name,
             f.jobs_per_week,
             f.proc_hours_per_week,
             100.0 * f.utilization,
-            f.mean_wait,
+            f.mean_wait / HOUR as f64,
             if f.jobs_per_session.is_finite() {
                 format!("{:.2}", f.jobs_per_session)
             } else {
@@ -106,12 +116,8 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
             },
             stat(r.stat("jobs_per_week"), 1),
             stat(r.stat("proc_hours_per_week"), 0),
-            r.stat("utilization").map_or("-".into(), |u| format!(
-                "{:.2} ± {:.2}%",
-                100.0 * u.mean,
-                100.0 * u.ci95
-            )),
-            stat(r.stat("mean_wait"), 0),
+            scaled(r.stat("utilization"), 2, 100.0),
+            scaled(r.stat("mean_wait"), 2, 1.0 / HOUR as f64),
             stat(r.stat("jobs_per_session"), 2),
             stat(r.stat("session_hours"), 1),
         );
@@ -144,13 +150,13 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
         let _ = writeln!(
             w,
             "  under {}    throughput {:+.1}% against the log ({:+.1}% against its own service): \
-             jobs wait {:.0} s on average against {:.0} s under the log's service; {:.1}% of \
+             jobs wait {} on average against {} under the log's service; {:.1}% of \
              jobs came before their logged time (up to {}), {:.1}% after (up to {})",
             f.scheduler,
             100.0 * f.jobs_per_week_change,
             100.0 * ((1.0 + f.jobs_per_week_change) / (1.0 + l.jobs_per_week_change) - 1.0),
-            wait(f),
-            wait(l),
+            hours(wait(f)),
+            hours(wait(l)),
             pct(f.drift.early()),
             Hms(f.drift.max_lead),
             pct(f.drift.late()),
@@ -172,12 +178,12 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
         if let Some(p) = p {
             let _ = writeln!(
                 w,
-                "  Fig. 15      the log replayed open-loop waits {:.0} s: percentile {:.0} of the \
-                 resampled runs {name} (body {:.0}-{:.0} s): {}",
-                s.replay.mean_wait,
+                "  Fig. 15      the log replayed open-loop waits {} on average: percentile {:.0} of \
+                 the resampled runs {name} (body {} to {}): {}",
+                hours(s.replay.mean_wait),
                 100.0 * p.percentile,
-                p.body.0,
-                p.body.1,
+                hours(p.body.0),
+                hours(p.body.1),
                 if p.inside { "inside" } else { "OUTSIDE" }
             );
         }
@@ -185,14 +191,14 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
     for l in &s.weekly_load {
         let _ = writeln!(
             w,
-            "  weekly load  {:<28} {} weeks: mean {:.2}, median {:.2}, p90 {:.2}, max {:.2}; {} \
+            "  weekly load  {:<28} {} weeks: mean {}, median {}, p90 {}, max {}; {} \
              ({:.1}%) above the machine's capacity, {} ({:.1}%) busier than the log's busiest",
             l.label,
             l.weeks,
-            l.mean,
-            l.median,
-            l.p90,
-            l.max,
+            percent(l.mean),
+            percent(l.median),
+            percent(l.p90),
+            percent(l.max),
             l.over_capacity,
             100.0 * l.over_capacity as f64 / l.weeks.max(1) as f64,
             l.above_log_max,
@@ -248,9 +254,6 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
             "  remedies     (Feitelson 2021) feedback; --weight USER=W to down-weight (W < 1) or \
              leave out (0) a user; --flurry-weight W for every user with a flurry"
         );
-    }
-    for warning in &s.source.warnings {
-        let _ = writeln!(w, "  warning: {warning}");
     }
     w
 }
@@ -425,24 +428,27 @@ fn users_csv(s: &CalibrateSummary) -> Vec<u8> {
 }
 
 /// A histogram of `metric` over a row's replications, with marks.
+/// The histogram of `metric` over the replications of `row`, in the metric's unit (the
+/// marks given as stored).
 fn histogram(
     row: &ResampledRow,
-    metric: &str,
+    metric: &Metric,
     title: String,
-    x: &str,
     marks: Vec<(f64, String)>,
 ) -> Option<Histogram> {
-    let m = row.stat(metric)?;
+    let m = row.stat(metric.name)?;
+    let scale = metric.scale();
+    let f = scale.factor;
     Some(Histogram {
         title,
-        x_label: x.into(),
+        x_label: metric.label(scale),
         y_label: "replications".into(),
         bins: m
             .histogram
             .iter()
-            .map(|b| (b.lo, b.hi, b.count as f64))
+            .map(|b| (b.lo * f, b.hi * f, b.count as f64))
             .collect(),
-        marks,
+        marks: marks.into_iter().map(|(v, l)| (v * f, l)).collect(),
     })
 }
 
@@ -476,7 +482,7 @@ pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), RunError>
         if let Some(row) = row
             && let Some(h) = histogram(
                 row,
-                "mean_wait",
+                &MEAN_WAIT,
                 format!(
                     "Mean wait of {} resampled workloads under {}, {} (Feitelson 2021, Fig. 15)",
                     row.replications.len(),
@@ -487,7 +493,6 @@ pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), RunError>
                         "without feedback"
                     }
                 ),
-                "mean wait of a replication (s)",
                 vec![replay.clone()],
             )
         {
@@ -501,7 +506,7 @@ pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), RunError>
             row.replications.len(),
             row.label
         );
-        if let Some(h) = histogram(row, "jobs_per_week", title, "jobs per week", marks) {
+        if let Some(h) = histogram(row, &JOBS_PER_WEEK, title, marks) {
             plots.push((
                 [
                     "throughput-logged.svg",

@@ -705,16 +705,17 @@ impl Scenario {
         settings: &[(String, String)],
     ) -> Result<(Scenario, String), String> {
         let name = path.display().to_string();
-        let text = crate::model_files::read_text(path).map_err(|e| format!("{name}: {e}"))?;
-        let (mut scenario, text) = Scenario::parse_with(&text, &name, settings)?;
+        let own = crate::model_files::read_text(path).map_err(|e| format!("{name}: {e}"))?;
+        let (mut scenario, text) = Scenario::parse_with(&own, &name, settings)?;
         scenario.resolve_inputs(path.parent().unwrap_or(Path::new("")));
-        scenario.check_inputs(&name)?;
+        scenario.check_inputs(&name, &own)?;
         Ok((scenario, text))
     }
 
-    /// Refuses a scenario whose input file is missing, naming the scenario and the key
-    /// (the file's own errors, when it is read, name the file's line and field).
-    fn check_inputs(&self, name: &str) -> Result<(), String> {
+    /// Refuses a scenario whose input file is missing, naming the scenario, the key and
+    /// the line of the scenario's own text (`own`) that names the file, or the `--set`
+    /// that did (the file's own errors, when it is read, name the file's line and field).
+    fn check_inputs(&self, name: &str, own: &str) -> Result<(), String> {
         let mut inputs: Vec<(&str, &Path)> = Vec::new();
         fn curve(c: &Option<String>) -> Option<(&'static str, &Path)> {
             c.as_deref()
@@ -745,8 +746,10 @@ impl Scenario {
         match inputs.iter().find(|(_, p)| missing(p)) {
             Some((key, path)) => Err(format!(
                 "{name}: [workload] {key}: {}: no such file (a relative path is taken from \
-                 the scenario's folder)",
-                path.display()
+                 the scenario's folder)\n{}",
+                path.display(),
+                naming_line(own, key, path)
+                    .unwrap_or_else(|| "  (set on the command line with --set)".into())
             )),
             None => Ok(()),
         }
@@ -1069,6 +1072,24 @@ impl Scenario {
             .map_err(|e| format!("[machine]/[workload]: {e}"))?;
         Ok((files, mopts, out))
     }
+}
+
+/// The line of scenario text `own` that gives input `key` the file `path`, quoted with
+/// its number (`  6 | path = "nosuch.swf"`); `None` if no line does (the value came from
+/// `--set`). A line matches when it holds the key's last part and the file's name.
+fn naming_line(own: &str, key: &str, path: &Path) -> Option<String> {
+    let leaf = key.rsplit('.').next().unwrap_or(key);
+    let file = path.file_name()?.to_string_lossy();
+    own.lines().enumerate().find_map(|(i, line)| {
+        let code = line.split('#').next().unwrap_or("");
+        (code.contains(leaf) && code.contains(file.as_ref())).then(|| {
+            format!(
+                "  {} | {}",
+                i + 1,
+                crate::textfmt::excerpt(line.trim_end(), 120)
+            )
+        })
+    })
 }
 
 #[cfg(test)]
