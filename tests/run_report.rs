@@ -1,6 +1,7 @@
 //! `sitesim report` on every kind of results directory: one run (its series over time
-//! checked against a hand-made schedule), replicated runs, a calibration, `--report` on
-//! the commands, and the errors of a directory that holds no results.
+//! checked against a hand-made schedule), replicated runs (their weeks in `weekly.csv`
+//! checked against their figures), a calibration, `--report` on the commands, and the
+//! errors of a directory that holds no results.
 
 mod common;
 
@@ -157,6 +158,13 @@ fn replicated_runs_and_calibrations_have_reports() {
     assert!(out.join("report/hist-jobs-per-week.svg").is_file());
     let svg = std::fs::read_to_string(out.join("report/hist-jobs-per-week.svg")).unwrap();
     assert!(svg.contains("over 6 replications"), "{svg}");
+    // A resampled run records its weeks too: every replication has rows.
+    let weekly = csv_rows(&out.join("weekly.csv"));
+    for r in 0..6 {
+        assert!(weekly.iter().any(|row| row[0] == r.to_string()), "{r}");
+    }
+    let svg = std::fs::read_to_string(out.join("report/weekly-utilization-pct.svg")).unwrap();
+    assert!(svg.contains("mean over 6 replications"), "{svg}");
     // A calibration writes its page as it runs; the report points at it.
     let cal = temp("calibrated");
     let c = cal.to_str().unwrap();
@@ -199,4 +207,103 @@ fn what_is_no_results_directory_is_said() {
     let o = sitesim(&["replay", "--swf", "x.swf", "--report"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--out"), "{}", stderr(&o));
+}
+
+/// A model site of 128 processors for 3 weeks, a week's warm-up and no cool-down, three
+/// replications; uncalibrated, to keep a debug build quick.
+const MODEL: &str = "name = \"weekly\"\nseed = 3\nduration = \"3w\"\nreplications = 3\n\
+    [machine]\nprocs = 128\n[scheduler]\npolicy = \"easy\"\n\
+    [workload]\nsource = \"model\"\ncalibrate = \"off\"\n\
+    [metrics]\nwarmup = \"1w\"\ncooldown = \"0\"\n";
+
+#[test]
+fn replicated_runs_record_their_weeks_and_the_report_draws_them() {
+    let scenario = temp("weekly.toml");
+    std::fs::write(&scenario, MODEL).unwrap();
+    let s = scenario.to_str().unwrap();
+    let (one, two) = (temp("weekly-1"), temp("weekly-2"));
+    let (o1, o2) = (one.to_str().unwrap(), two.to_str().unwrap());
+    run(&["-q", "run", s, "--threads", "1", "--out", o1, "--report"]);
+    run(&["-q", "run", s, "--threads", "2", "--out", o2]);
+    let bytes = std::fs::read(one.join("weekly.csv")).unwrap();
+    assert_eq!(bytes, std::fs::read(two.join("weekly.csv")).unwrap());
+
+    let text = String::from_utf8(bytes).unwrap();
+    assert_eq!(
+        text.lines().next().unwrap(),
+        "replication,week,length_hours,utilization_pct,waiting_jobs,\
+         waiting_proc_hours,active_users,sessions_opened"
+    );
+    let rows = csv_rows(&one.join("weekly.csv"));
+    let figures = csv_rows(&one.join("replications.csv"));
+    let head = csv::Reader::from_path(one.join("replications.csv"))
+        .unwrap()
+        .headers()
+        .unwrap()
+        .clone();
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    assert_eq!(figures.len(), 3);
+    for figure in &figures {
+        let r = &figure[col("replication")];
+        let weeks: Vec<&Vec<String>> = rows.iter().filter(|row| &row[0] == r).collect();
+        // Three weeks of submissions, and the end of the last jobs.
+        assert!(weeks.len() >= 3, "replication {r}: {} weeks", weeks.len());
+        let f = |row: &Vec<String>, k: usize| row[k].parse::<f64>().unwrap();
+        let count = |row: &Vec<String>, k: usize| row[k].parse::<u64>().unwrap();
+        for (k, row) in weeks.iter().enumerate() {
+            assert_eq!(count(row, 1), k as u64, "weeks in order from 0");
+            let length = f(row, 2);
+            let last = k + 1 == weeks.len();
+            assert!(length > 0.0 && (length == 168.0 || last), "{row:?}");
+            assert!((0.0..=100.0).contains(&f(row, 3)), "{row:?}");
+            assert!(f(row, 4) >= 0.0 && f(row, 5) >= 0.0, "{row:?}");
+            count(row, 6);
+            count(row, 7);
+        }
+        assert!(weeks.iter().any(|row| f(row, 3) > 0.0 && count(row, 6) > 0));
+        // The warm-up is exactly week 0, and without a cool-down the window ends where
+        // the weeks do, at the last end: the weeks after the first, weighted by their
+        // length, cover the window, and their utilization is the window's. Both divide
+        // the same whole number of busy processor-seconds by the same capacity; they
+        // differ only by the rounding of a few floating-point operations.
+        let (busy, hours) = weeks[1..].iter().fold((0.0, 0.0), |(b, h), row| {
+            (b + f(row, 3) * f(row, 2), h + f(row, 2))
+        });
+        let window: f64 = figure[col("utilization")].parse().unwrap();
+        assert!(
+            (busy / hours / 100.0 - window).abs() <= 1e-9 * window,
+            "replication {r}: weeks {} against the window's {window}",
+            busy / hours / 100.0
+        );
+        // Every session of the run opened in one of its weeks.
+        let opened: u64 = weeks.iter().map(|row| count(row, 7)).sum();
+        assert_eq!(opened.to_string(), figure[col("sessions")]);
+    }
+
+    let report = one.join("report");
+    let page = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(page.contains("Week by week"), "{page}");
+    assert!(
+        page.contains("<a href=\"../weekly.csv\">weekly.csv</a>"),
+        "{page}"
+    );
+    for name in [
+        "utilization-pct",
+        "waiting-jobs",
+        "waiting-proc-hours",
+        "active-users",
+        "sessions-opened",
+    ] {
+        let file = format!("weekly-{name}.svg");
+        assert!(page.contains(&file), "{file}");
+        let svg = std::fs::read_to_string(report.join(&file)).unwrap();
+        assert!(svg.contains("<polygon") && svg.contains("mean over 3 replications"));
+        assert!(svg.contains("end of warm-up"), "{file}");
+    }
+    // A results directory written before weekly.csv was still has its report, without
+    // the weeks.
+    std::fs::remove_file(one.join("weekly.csv")).unwrap();
+    run(&["-q", "report", o1]);
+    let page = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(!page.contains("Week by week") && page.contains("± (95% CI)"));
 }

@@ -1019,7 +1019,11 @@ fn model_site(bytes: &[u8]) -> bool {
     };
     let dir = out.map(|_| scratch_dir());
     if let Some(dir) = &dir
-        && let Err(e) = write_replicated(dir, &summary)
+        && let Err(e) = write_replicated(
+            dir,
+            &summary,
+            summary.replications.iter().map(|r| &r.weekly),
+        )
     {
         panic!("the run's files could not be written: {e}");
     }

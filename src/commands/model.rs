@@ -14,6 +14,7 @@ use crate::commands::replay::{ReplayOptions, site};
 use crate::localtime::SiteClock;
 use crate::metrics::{
     ClassSummary, CycleRecorder, CycleSummary, MetricsConfig, Recorder, SessionRecorder,
+    WeeklySeries,
 };
 use crate::model::calibrate::{Calibrate, ClosedLoopFit, Expected};
 use crate::model::plan::PlanConfig;
@@ -286,6 +287,9 @@ pub struct ModelReplication {
     /// Every session as it happened, if asked for (not written to `summary.json`).
     #[serde(skip)]
     pub sessions: Vec<SessionRecord>,
+    /// The run week by week (written to `weekly.csv`, not to `summary.json`).
+    #[serde(skip)]
+    pub weekly: WeeklySeries,
 }
 
 /// Where a model-based run's users came from: the model files, the site they were
@@ -482,7 +486,9 @@ fn simulate(
     .map_err(|e| e.to_string())?
     .run(None)
     .map_err(|e| e.to_string())?;
-    let m = recorder.finish()?;
+    let mut m = recorder.finish()?;
+    let mut weekly = std::mem::take(&mut m.by_week);
+    weekly.count_sessions(sessions.opened());
     let report = users.report();
     let (generated, submitted) = users.figures();
     debug_assert_eq!(
@@ -502,6 +508,7 @@ fn simulate(
         cycles: cycles.summary(),
         by_runtime_class: m.by_runtime_class.clone(),
         sessions: users.records().to_vec(),
+        weekly,
     })
 }
 

@@ -21,7 +21,7 @@ use crate::commands::replay::site;
 use crate::localtime::SiteClock;
 use crate::metrics::{
     ClassSummary, CycleRecorder, CycleSummary, LoadRecorder, LoadSummary, MetricsConfig,
-    MetricsSummary, Recorder, SessionRecorder, UserLoad,
+    MetricsSummary, Recorder, SessionRecorder, UserLoad, WeeklySeries,
 };
 use crate::registry::SchedulerSpec;
 use crate::results::RunError;
@@ -111,9 +111,11 @@ pub struct ResampleRun {
     pub load: LoadSummary,
 }
 
-/// A simulated replication: its figures, what they came from, and the extra observer.
+/// A simulated replication: its figures, its weeks, what they came from, and the extra
+/// observer.
 struct Run<O> {
     figures: Replication,
+    weekly: WeeklySeries,
     metrics: MetricsSummary,
     population: PopulationSummary,
     users: Population,
@@ -349,10 +351,13 @@ impl Resampler {
         };
         let (users, (recorder, (sessions, observer)), _) =
             site(users, observers, ctx, &run_opts)?.run(None)?;
-        let m = recorder.finish().map_err(RunError::Options)?;
+        let mut m = recorder.finish().map_err(RunError::Options)?;
+        let mut weekly = std::mem::take(&mut m.by_week);
+        weekly.count_sessions(sessions.opened());
         let population = users.users().summary();
         let report = users.report();
         Ok(Run {
+            weekly,
             figures: Replication {
                 users: report.instances,
                 frustrated: population.frustrated,
@@ -382,6 +387,21 @@ impl Resampler {
     ) -> Result<Vec<Replication>, RunError> {
         in_parallel(0..n, stop, done, |r| {
             self.replicate(opts, policy, population, r)
+        })
+    }
+
+    /// [`Resampler::replications`] of `opts` (its policy, population and number), each
+    /// with its weeks.
+    pub fn weekly_replications(
+        &self,
+        opts: &ResampleOptions,
+        stop: &AtomicBool,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<Vec<(Replication, WeeklySeries)>, RunError> {
+        let (policy, population) = (&opts.users.run.policy, &opts.population);
+        in_parallel(0..opts.replications, stop, done, |r| {
+            self.run(opts, policy, population, r, &self.build_context(), ())
+                .map(|run| (run.figures, run.weekly))
         })
     }
 
@@ -518,7 +538,7 @@ pub fn render_resample(s: &ResampleSummary) -> String {
 
 /// The replications of `opts` over the users of the log `swf`, on `opts.threads`
 /// threads; stops starting replications once `stop` is set and calls `done` as each
-/// finishes; writes `summary.json` and `replications.csv` into `opts.out`.
+/// finishes; writes `summary.json`, `replications.csv` and `weekly.csv` into `opts.out`.
 pub fn resample_file(
     swf: &Path,
     opts: &ResampleOptions,
@@ -526,21 +546,17 @@ pub fn resample_file(
     done: &(dyn Fn() + Sync),
 ) -> Result<ResampleSummary, String> {
     let resampler = Resampler::open(swf, opts)?;
-    let reps = with_threads(opts.threads, u64::from(opts.replications), || {
-        resampler.replications(
-            opts,
-            &opts.users.run.policy,
-            &opts.population,
-            opts.replications,
-            stop,
-            done,
-        )
-    })
-    .map_err(|e| e.to_string())?
-    .map_err(|e| e.to_string())?;
+    let (reps, weekly): (Vec<Replication>, Vec<WeeklySeries>) =
+        with_threads(opts.threads, u64::from(opts.replications), || {
+            resampler.weekly_replications(opts, stop, done)
+        })
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .unzip();
     let summary = resampler.summary(opts, reps);
     if let Some(dir) = &opts.out {
-        write_replicated(dir, &summary).map_err(|e| e.to_string())?;
+        write_replicated(dir, &summary, &weekly).map_err(|e| e.to_string())?;
     }
     Ok(summary)
 }

@@ -170,7 +170,8 @@ impl Run {
                         .map_err(err)?
                         .map_err(err)?;
                 if let Some(dir) = out {
-                    write_replicated(dir, &summary).map_err(err)?;
+                    let weekly = summary.replications.iter().map(|r| &r.weekly);
+                    write_replicated(dir, &summary, weekly).map_err(err)?;
                 }
                 RunSummary::Model(Box::new(summary))
             }
@@ -198,7 +199,7 @@ impl Run {
             None => {
                 if let Some(dir) = self.out() {
                     note(format_args!(
-                        "wrote {}/summary.json and replications.csv",
+                        "wrote {}/summary.json, replications.csv and weekly.csv",
                         dir.display()
                     ));
                 }

@@ -1,8 +1,8 @@
 //! Observers that turn a run into figures: per-job metrics (wait, response, bounded
 //! slowdown, killed and backfilled flags), their summaries overall and by runtime class,
 //! utilization, throughput, makespan and offered load, over a measurement window with
-//! optional warm-up and cool-down exclusion; simulated sessions and users; and the daily
-//! and weekly cycle.
+//! optional warm-up and cool-down exclusion; the run week by week; simulated sessions and
+//! users; and the daily and weekly cycle.
 
 mod cycles;
 mod dist;
@@ -12,6 +12,7 @@ mod sessions;
 mod slowdown;
 mod spread;
 mod stats;
+mod weekly;
 mod window;
 
 use std::io::Write;
@@ -30,6 +31,7 @@ pub use spread::Spread;
 pub use stats::{
     AccuracySummary, ClassStats, ClassStatsSummary, JobMetrics, JobStats, JobStatsSummary,
 };
+pub use weekly::{WeekSeries, WeeklySeries};
 pub use window::{BusyIntegral, Deferred};
 
 use crate::job::{JobOutcome, JobRequest, RuntimeClass};
@@ -128,6 +130,12 @@ pub struct MetricsSummary {
     pub makespan: Time,
     /// Jobs ended per week of the run (every job).
     pub weekly: Vec<Week>,
+    /// The run week by week from its first submission to its end (utilization, queue,
+    /// active users), every week whatever the window; its sessions are counted by the
+    /// caller, who has them ([`WeeklySeries::count_sessions`]). Not in `summary.json`:
+    /// replicated runs write it to `weekly.csv`.
+    #[serde(skip)]
+    pub by_week: WeeklySeries,
     /// What the scheduler said of its run, if anything (an adaptive scheduler's
     /// candidates, the jobs per-user limits held).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -149,6 +157,7 @@ pub struct Recorder<C: Write, S: Write> {
     busy: Option<BusyIntegral>,
     offered_work: i128,
     weekly: Vec<Week>,
+    by_week: weekly::WeeklySteps,
     per_job: Option<PerJobWriter<C, S>>,
     io_error: Option<std::io::Error>,
     scheduler: Option<serde_json::Value>,
@@ -181,6 +190,7 @@ impl<C: Write, S: Write> Recorder<C, S> {
             busy: None,
             offered_work: 0,
             weekly: Vec::new(),
+            by_week: weekly::WeeklySteps::default(),
             per_job,
             io_error: None,
             scheduler: None,
@@ -279,6 +289,9 @@ impl<C: Write, S: Write> Recorder<C, S> {
             },
             makespan: self.last_end - first,
             weekly: self.weekly,
+            by_week: self
+                .by_week
+                .finish(self.last_end.max(self.last_submit), self.cfg.procs),
             scheduler: self.scheduler,
         })
     }
@@ -299,6 +312,7 @@ impl<C: Write, S: Write> Observer for Recorder<C, S> {
             ));
         }
         self.last_submit = now;
+        self.by_week.submit(now, job);
         if self.cfg.cooldown > 0 {
             if now >= self.window_start() {
                 self.held_jobs.expect(now, job.seq);
@@ -320,12 +334,14 @@ impl<C: Write, S: Write> Observer for Recorder<C, S> {
         if let Some(b) = &mut self.busy {
             b.change(now, i64::from(job.size));
         }
+        self.by_week.start(now, job);
     }
 
     fn on_end(&mut self, j: &JobOutcome) {
         if let Some(b) = &mut self.busy {
             b.change(j.end, -i64::from(j.size));
         }
+        self.by_week.end(j.end, j.size);
         self.last_end = self.last_end.max(j.end);
         self.offered_work += i128::from(j.size) * i128::from(j.requested_runtime);
         let first = self.first_submit.unwrap_or(0);

@@ -132,6 +132,13 @@ impl SessionRecorder {
         (sessions, totals)
     }
 
+    /// When each session opened (its first submission), user by user.
+    pub fn opened(&self) -> impl Iterator<Item = Time> + '_ {
+        self.users
+            .iter()
+            .flat_map(|u| u.sessions.iter().map(|s| s.first_submit))
+    }
+
     /// The summary.
     pub fn summary(&self) -> SessionsSummary {
         SessionsSummary::of(
@@ -329,6 +336,9 @@ mod tests {
             (users[0].jobs, users[0].sessions, users[0].wait_sum),
             (3, 2, 100)
         );
+        let mut opened: Vec<Time> = r.opened().collect();
+        opened.sort_unstable();
+        assert_eq!(opened, [0, 10, 5000]);
         let s = r.summary();
         assert_eq!((s.users, s.sessions), (2, 3));
         assert!((s.jobs_per_session.mean - 4.0 / 3.0).abs() < 1e-12);

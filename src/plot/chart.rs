@@ -1,5 +1,5 @@
-//! SVG charts of results: lines against a numeric axis (optionally with error bars and
-//! labelled reference lines), grouped bars with error bars, histograms with marked
+//! SVG charts of results: lines against a numeric axis (optionally with error bars or
+//! shaded error bands, and labelled reference lines), grouped bars with error bars, histograms with marked
 //! values, and shares with their intervals against a logarithmic axis under a fitted
 //! curve.
 //!
@@ -543,16 +543,28 @@ fn render_line_chart(name: &str, chart: &LineChart) -> Result<String, PlotError>
 pub fn write_error_line_chart(path: &Path, chart: &ErrorLineChart) -> Result<(), PlotError> {
     save(
         path,
-        render_error_line_chart(&path.display().to_string(), chart),
+        render_error_line_chart(&path.display().to_string(), chart, false),
     )
 }
 
 /// `chart` as an SVG document.
 pub fn error_line_chart_svg(chart: &ErrorLineChart) -> Result<String, PlotError> {
-    render_error_line_chart(&chart.title, chart)
+    render_error_line_chart(&chart.title, chart, false)
 }
 
-fn render_error_line_chart(name: &str, chart: &ErrorLineChart) -> Result<String, PlotError> {
+/// `chart` as an SVG document, each series' errors shaded as a band around its line (in
+/// its colour, pinched to the line where a point has no error) instead of drawn as
+/// bars: for many close points, such as the weeks of a year.
+pub fn error_band_chart_svg(chart: &ErrorLineChart) -> Result<String, PlotError> {
+    render_error_line_chart(&chart.title, chart, true)
+}
+
+/// Draws `chart`, its errors as bars, or as bands when `shaded`.
+fn render_error_line_chart(
+    name: &str,
+    chart: &ErrorLineChart,
+    shaded: bool,
+) -> Result<String, PlotError> {
     let usable = |e: &&Estimate| e.x.is_finite() && e.y.is_finite();
     let estimates = || {
         chart
@@ -614,8 +626,15 @@ fn render_error_line_chart(name: &str, chart: &ErrorLineChart) -> Result<String,
                 points: kept.iter().map(|e| (e.x, e.y)).collect(),
                 errors: kept
                     .iter()
-                    .filter(|e| e.error.is_finite() && e.error > 0.0)
-                    .map(|e| (e.x, e.y - e.error, e.y + e.error))
+                    .filter(|e| shaded || (e.error.is_finite() && e.error > 0.0))
+                    .map(|e| {
+                        let error = if e.error.is_finite() {
+                            e.error.abs()
+                        } else {
+                            0.0
+                        };
+                        (e.x, e.y - error, e.y + error)
+                    })
                     .collect(),
             }
         })
@@ -647,7 +666,22 @@ fn render_error_line_chart(name: &str, chart: &ErrorLineChart) -> Result<String,
         if chart.zero_line {
             draw_zero_line(ctx)?;
         }
-        draw_lines(ctx, &lines, true)?;
+        if shaded {
+            for (i, line) in lines.iter().enumerate() {
+                draw_band(ctx, &line.errors, PALETTE[i % PALETTE.len()])?;
+            }
+            let bare: Vec<Line> = lines
+                .iter()
+                .map(|l| Line {
+                    label: l.label,
+                    points: l.points.clone(),
+                    errors: Vec::new(),
+                })
+                .collect();
+            draw_lines(ctx, &bare, false)?;
+        } else {
+            draw_lines(ctx, &lines, true)?;
+        }
         for (k, r) in references.iter().enumerate() {
             draw_reference_label(ctx, r, rows_above(&references, k))?;
         }
@@ -778,6 +812,27 @@ fn draw_reference_label(
     ctx.draw_series(std::iter::once(label))
         .map(|_| ())
         .map_err(|e| e.to_string())
+}
+
+/// The band `(x, low, high)` shaded in a light tint of `colour`, kept in the y range.
+fn draw_band(
+    ctx: &mut Context<'_, RangedCoordf64>,
+    band: &[(f64, f64, f64)],
+    colour: RGBColor,
+) -> Result<(), String> {
+    if band.len() < 2 {
+        return Ok(());
+    }
+    let y = ctx.y_range();
+    let upper = band.iter().map(|&(x, _, hi)| (x, hi.min(y.end)));
+    let lower = band.iter().rev().map(|&(x, lo, _)| (x, lo.max(y.start)));
+    let outline: Vec<(f64, f64)> = upper.chain(lower).collect();
+    ctx.draw_series(std::iter::once(Polygon::new(
+        outline,
+        colour.mix(0.25).filled(),
+    )))
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 /// A thin black horizontal line at y = 0 across the plot, under the data.
@@ -1856,6 +1911,42 @@ mod tests {
             error_line_chart_svg(&none),
             Err(PlotError::Empty { .. })
         ));
+    }
+
+    #[test]
+    fn an_error_band_chart_shades_its_errors_instead_of_bars() {
+        let chart = ErrorLineChart {
+            title: "Utilization per week".into(),
+            x_label: "weeks since the first submission".into(),
+            y_label: "utilization (%)".into(),
+            y_from_zero: true,
+            zero_line: false,
+            series: vec![ErrorSeries {
+                label: "mean over 5 replications".into(),
+                points: (0..52)
+                    .map(|k| Estimate {
+                        x: k as f64 + 0.5,
+                        y: 60.0 + (k % 7) as f64,
+                        // No error in the first week: the band pinches to the line.
+                        error: if k == 0 { 0.0 } else { 4.0 },
+                    })
+                    .collect(),
+            }],
+            references: vec![Reference {
+                at: RefAt::X(1.0),
+                label: "end of warm-up".into(),
+                series: None,
+                dotted: true,
+            }],
+        };
+        let svg = error_band_chart_svg(&chart).unwrap();
+        assert_eq!(svg.matches("<polygon").count(), 1, "one band");
+        assert!(svg.contains("end of warm-up") && svg.contains("mean over 5 replications"));
+        assert_eq!(svg, error_band_chart_svg(&chart).unwrap());
+        // No whiskers: the same chart with bars has three lines more for each of the 51
+        // errors.
+        let lines = |s: &str| s.matches("<line").count();
+        assert!(lines(&error_line_chart_svg(&chart).unwrap()) > lines(&svg) + 3 * 50);
     }
 
     #[test]

@@ -43,6 +43,17 @@ pub struct Section {
     pub tables: Vec<Table>,
     /// Its figures.
     pub figures: Vec<Figure>,
+    /// Files it links to, after its text.
+    pub links: Vec<Link>,
+}
+
+/// A link to a file beside the page (a CSV file of the results).
+#[derive(Debug, Clone, Serialize)]
+pub struct Link {
+    /// Where, relative to the page.
+    pub href: String,
+    /// Its text.
+    pub text: String,
 }
 
 /// The page.

@@ -3,17 +3,23 @@
 //! with `--out`, the default scenario among them).
 //!
 //! It shows each metric over the replications (mean with its 95% confidence interval,
-//! standard deviation, extremes) in one unit per metric ([`Metric::scale`]) and a
-//! histogram of each over the replications. Written to `DIR/report/`: `index.html` and
-//! the SVGs.
+//! standard deviation, extremes) in one unit per metric ([`Metric::scale`]), the series
+//! of `weekly.csv` week by week (the mean over the replications in a band of its 95%
+//! confidence interval; left out for a directory written before `weekly.csv` was), and a
+//! histogram of each metric over the replications. Written to `DIR/report/`:
+//! `index.html` and the SVGs.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::page::{self, Page, Section, Table, count};
-use crate::plot::chart::{self, Band, Histogram};
+use super::page::{self, Link, Page, Section, Table, count};
+use crate::plot::chart::{
+    self, Band, ErrorLineChart, ErrorSeries, Estimate, Histogram, RefAt, Reference,
+};
 use crate::results::metric::{METRICS, Metric, MetricStats};
+use crate::time::{HOUR, WEEK};
 
 /// A replication's values, by metric, as `replications.csv` has them.
 fn read_replications(path: &Path) -> Result<Vec<Vec<(String, f64)>>, String> {
@@ -45,6 +51,185 @@ fn values(reps: &[Vec<(String, f64)>], metric: &Metric) -> Vec<f64> {
         .filter_map(|r| r.iter().find(|(h, _)| h == metric.name).map(|(_, v)| *v))
         .filter(|v| v.is_finite())
         .collect()
+}
+
+/// A series of `weekly.csv` ([`crate::metrics::WeekSeries`]) as the report shows it.
+struct WeeklyColumn {
+    /// Its column.
+    name: &'static str,
+    /// Its title.
+    title: &'static str,
+    /// Its axis label, with its unit.
+    y_label: &'static str,
+    /// What a week's value is, for the caption.
+    meaning: &'static str,
+}
+
+/// The series of `weekly.csv`, in the order of its columns.
+const WEEKLY: [WeeklyColumn; 5] = [
+    WeeklyColumn {
+        name: "utilization_pct",
+        title: "Utilization",
+        y_label: "utilization (%)",
+        meaning: "busy processor-time over the week's capacity",
+    },
+    WeeklyColumn {
+        name: "waiting_jobs",
+        title: "Jobs waiting",
+        y_label: "jobs waiting",
+        meaning: "the jobs waiting (submitted, not started), time-weighted mean over the week",
+    },
+    WeeklyColumn {
+        name: "waiting_proc_hours",
+        title: "Processor-hours asked by the jobs waiting",
+        y_label: "processor-hours waiting",
+        meaning: "the processor-hours the waiting jobs asked for (processors × estimate), \
+                  time-weighted mean over the week",
+    },
+    WeeklyColumn {
+        name: "active_users",
+        title: "Active users",
+        y_label: "users",
+        meaning: "users who submitted a job in the week",
+    },
+    WeeklyColumn {
+        name: "sessions_opened",
+        title: "Sessions opened",
+        y_label: "sessions",
+        meaning: "sessions whose first job was submitted in the week (split as the \
+                  sessions metric splits them)",
+    },
+];
+
+/// Each week's rows of `weekly.csv`, by week: a row's values of [`WEEKLY`].
+type Weeks = BTreeMap<u64, Vec<[f64; 5]>>;
+
+/// The rows of `weekly.csv`: each whole week's values of [`WEEKLY`] (`NaN` for a column
+/// it lacks), by week, over the replications; and how many replications it has. The
+/// last week of a replication, cut at its end, is left out: it would put a few hours of
+/// a draining machine beside whole weeks.
+fn read_weekly(path: &Path) -> Result<(Weeks, usize), String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let mut reader = csv::Reader::from_path(path).map_err(|e| err(&e))?;
+    let head = reader.headers().map_err(|e| err(&e))?.clone();
+    let column = |name: &str| head.iter().position(|h| h == name);
+    let need = |name: &str| column(name).ok_or_else(|| err(&format_args!("no {name} column")));
+    let (replication, week, length) = (need("replication")?, need("week")?, need("length_hours")?);
+    let columns: Vec<Option<usize>> = WEEKLY.iter().map(|c| column(c.name)).collect();
+    let mut weeks = Weeks::new();
+    let mut replications = BTreeSet::new();
+    for (i, row) in reader.records().enumerate() {
+        let row = row.map_err(|e| err(&e))?;
+        let field = |k: usize| row.get(k).unwrap_or_default();
+        let bad = |k: usize| err(&format_args!("row {}: {} is no number", i + 2, &head[k]));
+        let number = |k: usize| field(k).parse::<f64>().map_err(|_| bad(k));
+        let whole = |k: usize| field(k).parse::<u64>().map_err(|_| bad(k));
+        replications.insert(whole(replication)?);
+        if number(length)? != (WEEK / HOUR) as f64 {
+            continue;
+        }
+        let mut values = [f64::NAN; 5];
+        for (v, k) in values.iter_mut().zip(&columns) {
+            if let Some(k) = *k {
+                *v = number(k)?;
+            }
+        }
+        weeks.entry(whole(week)?).or_default().push(values);
+    }
+    Ok((weeks, replications.len()))
+}
+
+/// The section of the series of `weekly.csv` in `dir`, if it has one: each series'
+/// mean per week over the replications in the band of its 95% confidence interval, over
+/// the weeks every replication ran whole, the end of the warm-up (`warmup` seconds)
+/// marked.
+fn weekly_section(dir: &Path, warmup: f64) -> Result<Option<Section>, String> {
+    let path = dir.join("weekly.csv");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let (weeks, n) = read_weekly(&path)?;
+    let mut figures = Vec::new();
+    for (i, column) in WEEKLY.iter().enumerate() {
+        let mut points: Vec<Estimate> = weeks
+            .iter()
+            .filter(|(_, rows)| rows.len() == n)
+            .filter_map(|(&week, rows)| {
+                let values: Vec<f64> = rows.iter().map(|r| r[i]).collect();
+                values.iter().all(|v| v.is_finite()).then(|| {
+                    let stats = MetricStats::of(column.name, &values);
+                    Estimate {
+                        x: week as f64 + 0.5,
+                        y: stats.mean,
+                        error: stats.ci95,
+                    }
+                })
+            })
+            .collect();
+        // Axis ticks of a million or more are written with one digit (2e8): millions
+        // keep them apart.
+        let largest = points
+            .iter()
+            .map(|p| p.y.abs() + p.error)
+            .fold(0.0, f64::max);
+        let y_label = if largest >= 1e6 {
+            for p in &mut points {
+                p.y /= 1e6;
+                p.error /= 1e6;
+            }
+            format!("{} (millions)", column.y_label)
+        } else {
+            column.y_label.to_owned()
+        };
+        let chart = ErrorLineChart {
+            title: format!("{} per week", column.title),
+            x_label: "weeks since the first submission".into(),
+            y_label,
+            y_from_zero: true,
+            zero_line: false,
+            series: vec![ErrorSeries {
+                label: format!("mean over {n} replications"),
+                points,
+            }],
+            references: (warmup > 0.0)
+                .then(|| Reference {
+                    at: RefAt::X(warmup / WEEK as f64),
+                    label: "end of warm-up".into(),
+                    series: None,
+                    dotted: true,
+                })
+                .into_iter()
+                .collect(),
+        };
+        figures.extend(page::figure(
+            &format!("weekly-{}.svg", column.name.replace('_', "-")),
+            format!(
+                "{} per week: {}. The line is the mean over the replications at each \
+                 week's middle; the band, its 95% confidence interval (Student's t with \
+                 n − 1 degrees of freedom, as in the table).",
+                column.title, column.meaning
+            ),
+            chart::error_band_chart_svg(&chart),
+        )?);
+    }
+    if figures.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Section {
+        title: "Week by week".into(),
+        text: "Each series per week of the run, counted from the first submission, \
+               warm-up and cool-down included, over the weeks every replication ran \
+               whole (the machine draining after the last submissions can run into \
+               a few more). weekly.csv has every week of every replication, the last \
+               cut at the run's end."
+            .into(),
+        tables: Vec::new(),
+        figures,
+        links: vec![Link {
+            href: "../weekly.csv".into(),
+            text: "weekly.csv".into(),
+        }],
+    }))
 }
 
 /// Writes the report of the replicated runs in `dir` into `out`; the files written.
@@ -157,26 +342,29 @@ pub fn write_report(dir: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
         (_, Some(s)) => format!("{n} replications under {s}"),
         _ => format!("{n} replications"),
     };
+    let mut sections = vec![Section {
+        title: "Over the replications".into(),
+        text: "Each metric's mean over the replications with the half-width of its 95% \
+               confidence interval (Student's t), in one unit per metric."
+            .into(),
+        tables: vec![table],
+        figures: Vec::new(),
+        links: Vec::new(),
+    }];
+    let warmup = summary["warmup"].as_f64().unwrap_or(0.0);
+    sections.extend(weekly_section(dir, warmup)?);
+    sections.push(Section {
+        title: "Distributions".into(),
+        text: String::new(),
+        tables: Vec::new(),
+        figures,
+        links: Vec::new(),
+    });
     let page = Page {
         title,
         version: env!("CARGO_PKG_VERSION"),
         facts,
-        sections: vec![
-            Section {
-                title: "Over the replications".into(),
-                text: "Each metric's mean over the replications with the half-width of its \
-                       95% confidence interval (Student's t), in one unit per metric."
-                    .into(),
-                tables: vec![table],
-                figures: Vec::new(),
-            },
-            Section {
-                title: "Distributions".into(),
-                text: String::new(),
-                tables: Vec::new(),
-                figures,
-            },
-        ],
+        sections,
     };
     page.write(out)
 }

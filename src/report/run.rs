@@ -234,6 +234,7 @@ fn figures(jobs: &[Job]) -> Result<Section, String> {
         ),
         tables: vec![table],
         figures: Vec::new(),
+        links: Vec::new(),
     })
 }
 
@@ -308,6 +309,7 @@ fn classes(jobs: &[Job]) -> Result<Section, String> {
             .into(),
         tables: vec![Table { head, rows }],
         figures: figure.into_iter().collect(),
+        links: Vec::new(),
     })
 }
 
@@ -472,6 +474,7 @@ fn series(
             .into(),
         tables: Vec::new(),
         figures,
+        links: Vec::new(),
     };
     Ok((
         section,
@@ -595,6 +598,7 @@ fn schedule(
         ),
         tables: Vec::new(),
         figures: figure.into_iter().collect(),
+        links: Vec::new(),
     })
 }
 
@@ -685,6 +689,7 @@ fn users(jobs: &[Job]) -> Result<(Section, Vec<u8>), String> {
             rows: rows.into_iter().take(15).map(|r| r.1).collect(),
         }],
         figures: Vec::<Figure>::new(),
+        links: Vec::new(),
     };
     Ok((section, file))
 }

@@ -465,6 +465,24 @@ pub fn stats_of(reps: &[Replication]) -> Vec<MetricStats> {
         .collect()
 }
 
+/// A CSV file in memory whose header is `leading`, then the fields of `row`'s type (the
+/// header the csv crate writes before a first row), for rows serialized as `(leading
+/// values, row)`.
+pub(crate) fn csv_with_header<T: Serialize>(leading: &[&str], row: &T) -> csv::Writer<Vec<u8>> {
+    let mut names = csv::Writer::from_writer(Vec::new());
+    names.serialize(row).expect("writing to memory cannot fail");
+    let names = names.into_inner().expect("writing to memory cannot fail");
+    let header = String::from_utf8(names).expect("field names are text");
+    let header = header.lines().next().expect("a header line");
+    let mut writer = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    writer
+        .write_record(leading.iter().copied().chain(header.split(',')))
+        .expect("writing to memory cannot fail");
+    writer
+}
+
 /// Replications as CSV, one row each, after `leading` columns that every row fills in
 /// with its own values (`runs.csv` puts the point first): `replications.csv` and
 /// `runs.csv` have the same replication columns, the fields of [`Replication`], named
@@ -477,21 +495,9 @@ pub struct ReplicationsCsv {
 impl ReplicationsCsv {
     /// A file whose rows start with the columns `leading`.
     pub fn new(leading: &[&str]) -> ReplicationsCsv {
-        // The fields' names: the header the csv crate writes before a first row.
-        let mut names = csv::Writer::from_writer(Vec::new());
-        names
-            .serialize(Replication::default())
-            .expect("writing to memory cannot fail");
-        let names = names.into_inner().expect("writing to memory cannot fail");
-        let header = String::from_utf8(names).expect("field names are text");
-        let header = header.lines().next().expect("a header line");
-        let mut writer = csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(Vec::new());
-        writer
-            .write_record(leading.iter().copied().chain(header.split(',')))
-            .expect("writing to memory cannot fail");
-        ReplicationsCsv { writer }
+        ReplicationsCsv {
+            writer: csv_with_header(leading, &Replication::default()),
+        }
     }
 
     /// A row: the leading values, then `r`'s.

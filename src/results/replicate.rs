@@ -11,7 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::results::metric::{MetricStats, Replication, ReplicationsCsv, metric, stats_of};
+use crate::metrics::{WeekSeries, WeeklySeries};
+use crate::results::metric::{
+    MetricStats, Replication, ReplicationsCsv, csv_with_header, metric, stats_of,
+};
 use crate::results::output::write_atomic;
 use crate::results::{RunError, Units};
 use crate::textfmt::significant;
@@ -142,19 +145,46 @@ fn write_files(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), RunError> {
     Ok(())
 }
 
-/// Writes `summary` as `summary.json` and its replications' figures as
-/// `replications.csv` into `dir`.
-pub fn write_replicated<S: Serialize, R: AsRef<Replication> + Serialize>(
+/// Writes `summary` as `summary.json`, its replications' figures as `replications.csv`
+/// and their weeks, `weekly` in the order of `summary.replications`, as `weekly.csv`
+/// into `dir`.
+pub fn write_replicated<'w, S: Serialize, R: AsRef<Replication> + Serialize>(
     dir: &Path,
     summary: &Replicated<S, R>,
+    weekly: impl IntoIterator<Item = &'w WeeklySeries>,
 ) -> Result<(), RunError> {
     let mut csv = ReplicationsCsv::new(&[]);
     for r in &summary.replications {
         csv.row(&[], r.as_ref());
     }
     let csv = csv.into_bytes();
+    let numbers = summary.replications.iter().map(|r| r.as_ref().replication);
+    let weekly = weekly_csv(numbers.zip(weekly));
     let json = serde_json::to_vec_pretty(summary).expect("summaries serialize");
-    write_files(dir, &[("replications.csv", &csv), ("summary.json", &json)])
+    write_files(
+        dir,
+        &[
+            ("replications.csv", &csv),
+            ("weekly.csv", &weekly),
+            ("summary.json", &json),
+        ],
+    )
+}
+
+/// `weekly.csv`: a row per week of each replication, `(replication number, its
+/// weeks)`: the replication, then the fields of [`WeekSeries`] (week, length_hours,
+/// utilization_pct, waiting_jobs, waiting_proc_hours, active_users, sessions_opened),
+/// numbers in full (the shortest text that reads back as the same value).
+fn weekly_csv<'w>(replications: impl IntoIterator<Item = (u32, &'w WeeklySeries)>) -> Vec<u8> {
+    let mut writer = csv_with_header(&["replication"], &WeekSeries::default());
+    for (r, series) in replications {
+        for week in &series.weeks {
+            writer
+                .serialize((r, week))
+                .expect("writing to memory cannot fail");
+        }
+    }
+    writer.into_inner().expect("writing to memory cannot fail")
 }
 
 /// The table of metrics over replications, each in the unit a report shows it in
