@@ -15,7 +15,9 @@ __all__ = ["Result", "load"]
 PathLike = Union[str, "os.PathLike[str]"]
 
 # The tables a run may write, by attribute name (each is NAME.csv in its directory).
-TABLES = ("jobs", "users", "sessions", "cycles", "replications", "runs", "paired", "calibrate")
+TABLES = (
+    "jobs", "users", "sessions", "cycles", "replications", "weekly", "runs", "paired", "calibrate",
+)
 
 NOT_REPLICATED = "this run is not replicated: it has no statistics"
 

@@ -75,7 +75,8 @@ def test_resample_equals_the_cli(kth, cli, tmp_path):
     assert r.summary == read_summary(tmp_path)
     assert len(r.summary["replications"]) == 3
     assert_table(r.replications, tmp_path / "replications.csv")
-    assert list(r.tables) == ["replications"]
+    assert_table(r.weekly, tmp_path / "weekly.csv")
+    assert list(r.tables) == ["replications", "weekly"]
 
 
 def test_a_malformed_log_names_file_line_and_field(cli, tmp_path):
