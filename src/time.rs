@@ -25,6 +25,9 @@ pub const WEEK: Time = 7 * DAY;
 /// by what the input can state.
 pub const LONGEST: Time = 100 * 365 * DAY;
 
+/// The most whole weeks in [`LONGEST`]: the bound of every count of weeks (`--weeks`).
+pub const MAX_WEEKS: i64 = LONGEST / WEEK;
+
 /// The forms a duration takes, for error messages.
 const FORMS: &str = "e.g. 3600, 90s, 20m, 1h30m, 4h, 2d, 1w or 01:30:00";
 

@@ -330,7 +330,9 @@ fn parameters_are_checked_and_errors_name_them() {
     let err = |s: &str| s.parse::<SchedulerSpec>().unwrap_err();
     for (spec, needle) in [
         ("pbas:metric=foo", "metric"),
-        ("pbas:period=0", "period must be at least 1 second"),
+        ("pbas:period=0", "period must be at least 60 s"),
+        ("pbas:period=59", "period must be at least 60 s, not 59"),
+        ("wbas:period=1", "wbas: period must be at least 60 s"),
         ("pbas:period=none", "period cannot be none"),
         ("pbas:candidates=[]", "candidates"),
         (r#"pbas:candidates=["nope"]"#, "unknown policy 'nope'"),

@@ -37,6 +37,12 @@ pub use wbas::{Wbas, WbasParams};
 use crate::sched::{BuildContext, Builder, Scheduler, SystemView};
 use crate::time::Time;
 
+/// The shortest switch period of an adaptive policy (`pbas`, `wbas`): a busy run costs a
+/// switch per period (PBAS replays every candidate at each), so a period of one second
+/// made a run of three long jobs take 80 minutes; the thesis's periods are 12 hours and
+/// a day (Talby 2006, §7.3-7.4).
+pub const MIN_PERIOD: Time = 60;
+
 /// A candidate policy of a meta-scheduler: its label (its spec, `NAME[:key=value,...]`)
 /// and how to build it. Two candidates are equal when their labels are. The registry
 /// makes one from a spec (`From<SchedulerSpec>`).

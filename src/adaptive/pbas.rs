@@ -138,9 +138,10 @@ impl PbasParams {
         if self.candidates.is_empty() {
             return Err("pbas: candidates must name at least one policy".into());
         }
-        if self.period < 1 {
+        if self.period < super::MIN_PERIOD {
             return Err(format!(
-                "pbas: period must be at least 1 second, not {}",
+                "pbas: period must be at least {} s, not {}",
+                super::MIN_PERIOD,
                 self.period
             ));
         }

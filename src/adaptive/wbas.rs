@@ -21,9 +21,10 @@ pub struct WbasParams {
 impl WbasParams {
     /// Checks the ranges.
     pub fn check(&self) -> Result<(), String> {
-        if self.period < 1 {
+        if self.period < super::MIN_PERIOD {
             return Err(format!(
-                "wbas: period must be at least 1 second, not {}",
+                "wbas: period must be at least {} s, not {}",
+                super::MIN_PERIOD,
                 self.period
             ));
         }

@@ -19,8 +19,9 @@ use crate::metrics::{Bsld, BsldForm};
 use crate::predict::PredictorSpec;
 use crate::predict::estimates::EstimateModel;
 use crate::registry::SchedulerSpec;
+use crate::results::replicate::MAX_REPLICATIONS;
 use crate::session::SessionRule;
-use crate::time::{Time, parse_duration};
+use crate::time::{MAX_WEEKS, Time, parse_duration};
 use crate::users::analysis::DEFAULT_FLURRY_FACTOR;
 use crate::users::pools::PoolConfig;
 use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
@@ -153,11 +154,11 @@ pub struct PopulationArgs {
     pub feedback: FeedbackArgs,
     /// Measured weeks, after the --warmup and before a cool-down (--cooldown, one week
     /// when 0) that are simulated too.
-    #[arg(long, default_value_t = 52, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 52, value_parser = clap::value_parser!(u32).range(1..=MAX_WEEKS))]
     pub weeks: u32,
-    /// Replications (seeds derived from --seed) [default: 10; calibrate: 100, per
-    /// resampled row].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Replications (seeds derived from --seed), at most 100000 [default: 10; calibrate:
+    /// 100, per resampled row].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_REPLICATIONS)))]
     pub replications: Option<u32>,
     /// Multiplier on the long-term users (default: --population).
     #[arg(long, value_parser = non_negative_factor)]

@@ -29,6 +29,7 @@ use crate::experiment::scenario::Scenario;
 use crate::experiment::study::{Shard, sweep_command};
 use crate::registry::SchedulerSpec;
 use crate::report::{ScheduleView, report_command};
+use crate::results::replicate::MAX_REPLICATIONS;
 use crate::results::summary::merge_command;
 use crate::results::terminal::Failure;
 use crate::swf::batsim::ProfileStyle;
@@ -51,6 +52,11 @@ struct Cli {
     /// settings, which rule set each submission's time); summary.json always has them.
     #[arg(long, short, global = true)]
     verbose: bool,
+    /// The most jobs a log may hold; a log with more is refused, naming the option
+    /// (about 0.5 kB per job at worst).
+    #[arg(long, global = true, value_name = "N", default_value_t = crate::swf::DEFAULT_MAX_JOBS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_jobs: u64,
 }
 
 #[derive(Subcommand)]
@@ -154,8 +160,8 @@ struct RunArgs {
     /// directories with `sitesim merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
-    /// Replications, instead of the scenario's.
-    #[arg(long, value_name = "N")]
+    /// Replications, instead of the scenario's (at most 100000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_REPLICATIONS)))]
     replications: Option<u32>,
     /// Random seed, instead of the scenario's.
     #[arg(long, value_name = "N")]
@@ -495,6 +501,7 @@ pub fn run_in_process(argv: &[String]) -> Result<(), String> {
         .map_err(args::clap_message)?;
     crate::results::terminal::set_quiet(cli.quiet);
     crate::results::terminal::set_verbose(cli.verbose);
+    crate::swf::set_max_jobs(cli.max_jobs);
     execute(cli.command).map_err(|e| e.message().to_owned())
 }
 
@@ -595,6 +602,7 @@ pub fn main() -> ExitCode {
     }
     crate::results::terminal::set_quiet(cli.quiet);
     crate::results::terminal::set_verbose(cli.verbose);
+    crate::swf::set_max_jobs(cli.max_jobs);
     let result = execute(cli.command);
     match result {
         Ok(()) if crate::results::terminal::interrupted() => {

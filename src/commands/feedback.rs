@@ -27,7 +27,7 @@ use crate::results::RunError;
 use crate::results::terminal::verbose;
 use crate::sched::BuildContext;
 use crate::sim::Observer;
-use crate::swf::{ExtraColumns, KeptRecords, LogSource, Records, SwfHeader};
+use crate::swf::{Ignored, KeptRecords, LogSource, Records, SwfHeader};
 use crate::textfmt::{Fixed, write_csv};
 use crate::time::{HOUR, Hms, Time, WEEK};
 use crate::users::{
@@ -419,7 +419,7 @@ pub(crate) struct LogUsers {
     /// Questionable jobs met while reading.
     pub questionable: Report,
     /// Columns past the 18 standard ones.
-    pub extra: ExtraColumns,
+    pub extra: Ignored,
     /// What the modal estimate model was built from, if used.
     pub modal_estimates: Option<ModalReport>,
     /// Warnings about the input.
@@ -485,7 +485,7 @@ pub(crate) fn log_users<I: Records>(
     }
     let mut reader = source.open()?;
     let records = reader.by_ref().collect::<Result<Vec<_>, _>>()?;
-    let extra = reader.extra_columns();
+    let extra = reader.ignored();
     let memory = LogSource::records(source.name(), source.header().clone(), &records, extra);
     read_users(&memory, opts)
 }
@@ -515,7 +515,7 @@ fn read_users<I: Records>(
     };
     let (trace, log, modal_estimates) =
         read_trace(source, &ctx, run, opts.trace, &opts.unknown_waits)?;
-    let extra = log.records().extra_columns();
+    let extra = log.records().ignored();
     let questionable = *log.report();
     let records = log
         .kept_records()
@@ -724,7 +724,7 @@ pub(crate) fn feedback_of(
         file: file.to_owned(),
         machine,
         jobs: population.jobs.submitted,
-        extra_columns: extra,
+        ignored: extra,
     };
     let summary = FeedbackSummary {
         run: ReplaySummary::new(

@@ -19,7 +19,7 @@ use crate::results::replicate::RunHeader;
 use crate::results::{RunError, Units};
 use crate::sched::{BuildContext, Policy};
 use crate::sim::{Observer, SimCounts, Simulation, SiteConfig, Workload};
-use crate::swf::{ExtraColumns, LogSource, Records, SwfHeader, SwfWriter};
+use crate::swf::{Ignored, LogSource, Records, SwfHeader, SwfWriter};
 use crate::textfmt::significant;
 use crate::time::{Hms, Time};
 use crate::workload::peak::MachineCheck;
@@ -106,29 +106,36 @@ pub struct InputInfo {
     pub machine: MachineCheck,
     /// Jobs submitted to the simulation.
     pub jobs: u64,
-    /// Lines with more than 18 columns.
-    pub extra_columns: ExtraColumns,
+    /// What the reader ignored: columns past the 18 of SWF, comments after the header.
+    pub ignored: Ignored,
 }
 
 impl InputInfo {
     /// What the run ignored or could not honour in its input: a machine smaller than
-    /// the log's own schedule, columns past the 18 of SWF.
+    /// the log's own schedule, columns past the 18 of SWF, comments after the header.
     pub fn warnings(&self) -> Vec<String> {
-        let x = self.extra_columns;
-        self.machine
-            .warning(&self.file)
-            .into_iter()
-            .chain((x.lines > 0).then(|| {
-                format!(
-                    "{}: {} line{} had more than 18 columns (up to {}; first at line {}); the extra columns were ignored",
-                    self.file,
-                    x.lines,
-                    if x.lines == 1 { "" } else { "s" },
-                    x.max_columns,
-                    x.first_line
-                )
-            }))
-            .collect()
+        let x = self.ignored;
+        let plural = |n: u64| if n == 1 { "" } else { "s" };
+        let mut warnings: Vec<String> = self.machine.warning(&self.file).into_iter().collect();
+        if x.lines > 0 {
+            warnings.push(format!(
+                "{}: {} line{} had more than 18 columns (up to {}; first at line {}); the extra columns were ignored",
+                self.file,
+                x.lines,
+                plural(x.lines),
+                x.max_columns,
+                x.first_line
+            ));
+        }
+        if x.comments_after_jobs > 0 {
+            warnings.push(format!(
+                "{}: {} comment line{} after the first job line were ignored (only the header block is read)",
+                self.file,
+                x.comments_after_jobs,
+                plural(x.comments_after_jobs)
+            ));
+        }
+        warnings
     }
 }
 
@@ -359,7 +366,7 @@ pub fn replay<I: Records>(
         file: file.to_owned(),
         machine: MachineCheck::new(procs, header.max_procs, workload.logged_peak()),
         jobs: workload.submitted(),
-        extra_columns: workload.records().extra_columns(),
+        ignored: workload.records().ignored(),
     };
     let questionable = *workload.report();
     let summary = ReplaySummary::new(

@@ -218,12 +218,7 @@ impl Scenario {
 
     /// The run this scenario stands for, its options checked.
     pub fn plan(&self) -> Result<Run, String> {
-        if self.replications == Some(0) {
-            return Err("replications must be at least 1".into());
-        }
-        if self.threads == Some(0) {
-            return Err("threads must be at least 1".into());
-        }
+        self.check_counts()?;
         let opts = self.replay_options()?;
         Ok(match &self.workload {
             WorkloadSection::Swf { path, .. } => {

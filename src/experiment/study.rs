@@ -161,6 +161,7 @@ fn axis_unit(axis: &str) -> String {
 impl Study {
     /// The experiment of `scenario` (whose file's text is `text`, kept in the results).
     pub fn new(scenario: &Scenario, text: &str) -> Result<Study, String> {
+        scenario.check_counts()?;
         let section = scenario
             .experiment
             .clone()

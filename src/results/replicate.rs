@@ -80,33 +80,50 @@ pub struct Replicated<S, R = Replication> {
     pub stats: Vec<MetricStats>,
 }
 
+/// The most replications a run or an experiment's point takes: far beyond any study
+/// (confidence intervals narrow as 1/√n), and a bound on what a typo can ask for.
+pub const MAX_REPLICATIONS: u32 = 100_000;
+
+/// Items run at once by [`in_parallel`]: results are built as runs finish, a batch at a
+/// time, never preallocated for every item asked for.
+const BATCH: usize = 4096;
+
 /// Runs `run(item)` for each of `items` (replications `0..n`, an experiment's runs) on
-/// the current rayon pool: every parallel run of sitesim goes through here. `done` is
-/// called as each finishes; no new one starts once `stop` is set. Returns the finished
-/// ones in order, or the first error in order, so results do not depend on the thread
-/// count.
-pub fn in_parallel<I, T: Send, E: Send>(
-    items: I,
+/// the current rayon pool: every parallel run of sitesim goes through here, a batch of
+/// [`BATCH`] items at a time. `done` is called as each finishes; no new one starts once
+/// `stop` is set. Returns the finished ones in order, or the first error in order, so
+/// results do not depend on the thread count.
+pub fn in_parallel<X: Send, T: Send, E: Send>(
+    items: impl IntoIterator<Item = X>,
     stop: &AtomicBool,
     done: &(dyn Fn() + Sync),
-    run: impl Fn(I::Item) -> Result<T, E> + Sync,
-) -> Result<Vec<T>, E>
-where
-    I: IntoParallelIterator,
-    I::Iter: IndexedParallelIterator,
-{
-    let results: Vec<Option<Result<T, E>>> = items
-        .into_par_iter()
-        .map(|item| {
-            if stop.load(Ordering::Relaxed) {
-                return None;
-            }
-            let result = run(item);
-            done();
-            Some(result)
-        })
-        .collect();
-    results.into_iter().flatten().collect()
+    run: impl Fn(X) -> Result<T, E> + Sync,
+) -> Result<Vec<T>, E> {
+    let mut items = items.into_iter();
+    let mut finished = Vec::new();
+    loop {
+        let batch: Vec<X> = items.by_ref().take(BATCH).collect();
+        if batch.is_empty() {
+            return Ok(finished);
+        }
+        let results: Vec<Option<Result<T, E>>> = batch
+            .into_par_iter()
+            .map(|item| {
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let result = run(item);
+                done();
+                Some(result)
+            })
+            .collect();
+        for result in results.into_iter().flatten() {
+            finished.push(result?);
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Ok(finished);
+        }
+    }
 }
 
 /// The seed of replication `r` of a run seeded `seed`.
@@ -218,6 +235,34 @@ pub fn render_stats(stats: &[MetricStats]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs come back in order across batches, and a stop ends the run at the batch it
+    /// falls in, with every run started kept.
+    #[test]
+    fn runs_come_back_in_order_a_batch_at_a_time() {
+        let none = AtomicBool::new(false);
+        let all: Result<Vec<u32>, ()> = in_parallel(0..10_000u32, &none, &|| {}, |i| Ok(i * 2));
+        assert_eq!(all.unwrap(), (0..10_000).map(|i| i * 2).collect::<Vec<_>>());
+        let stop = AtomicBool::new(false);
+        let some: Vec<u32> = in_parallel(0..100_000u32, &stop, &|| {}, |i| {
+            if i == 5000 {
+                stop.store(true, Ordering::Relaxed);
+            }
+            Ok::<_, ()>(i)
+        })
+        .unwrap();
+        assert!(
+            some.len() >= 5001 && some.len() <= 2 * BATCH,
+            "{}",
+            some.len()
+        );
+        assert!(some.windows(2).all(|w| w[0] < w[1]));
+        assert!(some.contains(&5000));
+        let first_error = in_parallel(0..10u32, &none, &|| {}, |i| {
+            if i % 4 == 3 { Err(i) } else { Ok(i) }
+        });
+        assert_eq!(first_error, Err(3));
+    }
 
     /// Reviewing the commands left unfuzzed: `--threads 10000` started ten
     /// thousand threads for two replications (50 s before the first run).

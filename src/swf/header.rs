@@ -39,6 +39,10 @@ pub struct SwfHeader {
     pub notes: Vec<String>,
 }
 
+/// The most comment lines a header block may have: the archive's headers have about
+/// 30, and a file of nothing but `;` lines is not a log.
+pub const MAX_HEADER_LINES: usize = 10_000;
+
 impl SwfHeader {
     /// What the header says of the log's calendar, for its site's clock
     /// ([`crate::localtime::SiteClock::of_log`]).
@@ -70,7 +74,7 @@ impl SwfHeader {
                 file: file.to_owned(),
                 line: line_no,
                 key: key.to_owned(),
-                problem: format!("'{v}' is not an integer"),
+                problem: format!("'{}' is not an integer", crate::textfmt::excerpt(v, 24)),
             })
         };
         let within = |v: i64, range: std::ops::RangeInclusive<i64>, what: &str| {

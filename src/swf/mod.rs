@@ -10,9 +10,9 @@ mod record;
 mod source;
 mod writer;
 
-pub use header::SwfHeader;
+pub use header::{MAX_HEADER_LINES, SwfHeader};
 pub use input::LogInput;
-pub use reader::{ExtraColumns, Located, SwfReader};
+pub use reader::{Ignored, Located, SwfReader};
 pub use record::{FIELD_NAMES, FIELDS, SwfRecord};
 pub use source::{InMemory, LogSource, Records};
 pub use writer::SwfWriter;
@@ -28,6 +28,24 @@ pub type KeptRecords = std::rc::Rc<std::cell::RefCell<std::collections::HashMap<
 /// The longest line the reader takes, in bytes: a job line is under 200, and a header
 /// comment rarely passes a few hundred.
 pub const MAX_LINE: usize = 1 << 20;
+
+/// The most jobs a log may hold unless `--max-jobs` says otherwise: a queued job takes
+/// about half a kilobyte, so 10 million take about 5 GB at worst (every job queued at
+/// once), and a small compressed file of repeated lines cannot exhaust the memory.
+pub const DEFAULT_MAX_JOBS: u64 = 10_000_000;
+
+static MAX_JOBS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(DEFAULT_MAX_JOBS);
+
+/// Sets the most jobs a log may hold (`--max-jobs`) for the rest of the process.
+pub fn set_max_jobs(n: u64) {
+    MAX_JOBS.store(n.max(1), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The most jobs a log may hold: reading a log with more is an error
+/// ([`SwfError::TooManyJobs`]), never an exhausted memory.
+pub fn max_jobs() -> u64 {
+    MAX_JOBS.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 /// A problem reading an SWF log. Every variant names the file; parse errors also name the
 /// line and the field.
@@ -61,6 +79,29 @@ pub enum SwfError {
         file: String,
         /// 1-based line number.
         line: u64,
+    },
+    /// More job lines than [`max_jobs`].
+    #[error(
+        "{file}:{line}: more than {max} jobs: raise --max-jobs if the machine has the memory \
+         (about 0.5 kB per job at worst)"
+    )]
+    TooManyJobs {
+        /// The log.
+        file: String,
+        /// 1-based number of the first job line past the limit.
+        line: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// More comment lines before the first job than [`MAX_HEADER_LINES`].
+    #[error("{file}:{line}: more than {max} header comment lines: not an SWF log")]
+    HeaderTooLong {
+        /// The log.
+        file: String,
+        /// 1-based line number.
+        line: u64,
+        /// The limit.
+        max: usize,
     },
     /// A job line is malformed.
     #[error("{file}:{line}: field {field} ({name}): {problem}")]

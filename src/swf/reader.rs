@@ -9,16 +9,19 @@ use std::path::Path;
 use super::record::{FIELD_NAMES, FIELDS, SwfRecord, Value, check_int_times, is_fractional};
 use super::{LogInput, MAX_LINE, SwfError, SwfHeader, batsim};
 
-/// Lines that carried more than 18 columns. They are read (the extra columns are ignored)
-/// and reported as a warning.
+/// What the reader read past and ignored, reported as warnings: columns beyond the 18
+/// of SWF (the line is read without them) and comment lines after the first job line
+/// (only the header block is kept).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct ExtraColumns {
+pub struct Ignored {
     /// How many job lines had extra columns.
     pub lines: u64,
     /// The first such line.
     pub first_line: u64,
     /// The most columns seen on one line.
     pub max_columns: usize,
+    /// Comment lines after the first job line.
+    pub comments_after_jobs: u64,
 }
 
 /// A record and the line it came from.
@@ -32,8 +35,11 @@ pub struct Located {
 
 /// Reads an SWF log record by record without loading it whole.
 ///
-/// The header (every `;` line before the first job line) is parsed by [`SwfReader::new`].
-/// Comment lines met later are added to the header too.
+/// The header (every `;` line before the first job line, at most
+/// [`MAX_HEADER_LINES`](super::header::MAX_HEADER_LINES)) is parsed by
+/// [`SwfReader::new`]. Comment lines met later are counted
+/// ([`Ignored::comments_after_jobs`]) and ignored. At most [`max_jobs`](super::max_jobs)
+/// job lines are read.
 ///
 /// [`SwfReader::open`] also reads Batsim JSON workloads, told by their first non-blank
 /// byte (`{`): the workload is read whole and its jobs come out as records in submission
@@ -56,8 +62,12 @@ struct Lines {
     file: String,
     line_no: u64,
     header: SwfHeader,
-    extra: ExtraColumns,
+    extra: Ignored,
     bytes: u64,
+    /// Job lines taken.
+    jobs: u64,
+    /// The most job lines taken before an error ([`super::max_jobs`] when opened).
+    max_jobs: u64,
 }
 
 impl SwfReader<LogInput> {
@@ -112,8 +122,8 @@ impl<R: BufRead> SwfReader<R> {
         &self.lines.file
     }
 
-    /// Lines with more than 18 columns seen so far.
-    pub fn extra_columns(&self) -> ExtraColumns {
+    /// What was ignored so far: extra columns, comments after the header.
+    pub fn ignored(&self) -> Ignored {
         self.lines.extra
     }
 
@@ -127,14 +137,26 @@ impl<R: BufRead> SwfReader<R> {
         if let Some(first) = self.first.take() {
             return Ok(Some(first));
         }
-        self.read_record()
+        let record = self.read_record()?;
+        if let Some(located) = &record
+            && self.lines.jobs > self.lines.max_jobs
+        {
+            return Err(SwfError::TooManyJobs {
+                file: self.lines.file.clone(),
+                line: located.line,
+                max: self.lines.max_jobs,
+            });
+        }
+        Ok(record)
     }
 
     /// The next job line's record. Lines are taken straight from the source's buffer; the
     /// tail of a buffer that ends mid-line goes to `carry`, which the next fills complete.
     fn read_record(&mut self) -> Result<Option<Located>, SwfError> {
         if let Some(records) = &mut self.batsim {
-            return Ok(records.next());
+            let record = records.next();
+            self.lines.jobs += u64::from(record.is_some());
+            return Ok(record);
         }
         loop {
             let avail = match self.src.fill_buf() {
@@ -221,8 +243,10 @@ impl Lines {
             file,
             line_no: 0,
             header: SwfHeader::default(),
-            extra: ExtraColumns::default(),
+            extra: Ignored::default(),
             bytes: 0,
+            jobs: 0,
+            max_jobs: super::max_jobs(),
         }
     }
 
@@ -250,6 +274,17 @@ impl Lines {
         match body {
             [] => return Ok(false),
             [b';', ..] => {
+                if self.jobs > 0 {
+                    self.extra.comments_after_jobs += 1;
+                    return Ok(false);
+                }
+                if self.header.lines.len() >= super::header::MAX_HEADER_LINES {
+                    return Err(SwfError::HeaderTooLong {
+                        file: self.file.clone(),
+                        line: self.line_no,
+                        max: super::header::MAX_HEADER_LINES,
+                    });
+                }
                 let text = String::from_utf8_lossy(line).into_owned();
                 self.header.push_line(&self.file, self.line_no, &text)?;
                 return Ok(false);
@@ -275,6 +310,7 @@ impl Lines {
             self.extra.lines += 1;
             self.extra.max_columns = self.extra.max_columns.max(FIELDS + extra);
         }
+        self.jobs += 1;
         Ok(true)
     }
 
@@ -294,6 +330,7 @@ impl Lines {
         };
         self.bytes += len as u64;
         self.line_no += 1;
+        self.jobs += 1;
         Some(len)
     }
 
@@ -680,17 +717,27 @@ fn parse_value(token: &[u8], fractional: bool) -> Result<Value, String> {
         .parse()
         .ok()
         .filter(|f: &f64| f.is_finite())
-        .ok_or_else(|| format!("'{text}' is not a number"))?;
+        .ok_or_else(|| format!("'{}' is not a number", quoted(text)))?;
     if fractional {
         Ok(Value::Float(f))
     } else if f.fract() != 0.0 {
-        Err(format!("'{text}' is not an integer"))
+        Err(format!("'{}' is not an integer", quoted(text)))
     } else if f.abs() < 9.0e15 {
         Ok(Value::Int(f as i64))
     } else {
-        Err(format!("'{text}' is out of range"))
+        Err(format!("'{}' is out of range", quoted(text)))
     }
 }
+
+/// A field as an error quotes it: at most [`QUOTED`] characters, control characters
+/// escaped, so that a file that is not a log (a megabyte of one token, the process's
+/// environment) is not echoed to the terminal.
+fn quoted(text: &str) -> String {
+    crate::textfmt::excerpt(text, QUOTED)
+}
+
+/// The most characters of a field an error quotes: a number is shorter.
+const QUOTED: usize = 24;
 
 /// Parses an optionally signed decimal integer of at most 18 digits.
 #[inline]
@@ -719,10 +766,10 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn read(text: &str) -> Result<(SwfHeader, Vec<Located>, ExtraColumns), SwfError> {
+    fn read(text: &str) -> Result<(SwfHeader, Vec<Located>, Ignored), SwfError> {
         let mut r = SwfReader::new(text.as_bytes(), "test.swf")?;
         let records = r.by_ref().collect::<Result<Vec<_>, _>>()?;
-        Ok((r.header().clone(), records, r.extra_columns()))
+        Ok((r.header().clone(), records, r.ignored()))
     }
 
     const LINE: &str = "1 0 10 100 4 -1 -1 4 200 -1 1 7 2 3 1 -1 -1 -1";
@@ -762,7 +809,7 @@ mod tests {
         );
         assert_eq!(recs[1].record.avg_cpu, 2.5);
         assert_eq!(recs[1].record.used_mem, 1024.0);
-        assert_eq!(extra, ExtraColumns::default());
+        assert_eq!(extra, Ignored::default());
     }
 
     #[test]
@@ -801,16 +848,26 @@ mod tests {
     }
 
     #[test]
+    fn errors_quote_a_short_escaped_excerpt() {
+        let long = format!("x{}", "9".repeat(1 << 20));
+        let e = parse_value(long.as_bytes(), false).unwrap_err();
+        assert_eq!(e, format!("'x{}…' is not a number", "9".repeat(QUOTED - 1)));
+        let e = parse_value(b"A=1\0B=\x1b[2J", false).unwrap_err();
+        assert_eq!(e, "'A=1\\u{0}B=\\u{1b}[2J' is not a number");
+    }
+
+    #[test]
     fn extra_columns_are_counted_not_fatal() {
-        let text = format!("{LINE}\n{LINE} 9 9\n{LINE} 9\n");
+        let text = format!("{LINE}\n{LINE} 9 9\n; late\n{LINE} 9\n");
         let (_, recs, extra) = read(&text).unwrap();
         assert_eq!(recs.len(), 3);
         assert_eq!(
             extra,
-            ExtraColumns {
+            Ignored {
                 lines: 2,
                 first_line: 2,
-                max_columns: 20
+                max_columns: 20,
+                comments_after_jobs: 1,
             }
         );
     }
@@ -954,7 +1011,7 @@ mod tests {
 
     /// What `Lines::take`, the general reading, makes of `line`: the record and the
     /// extra columns, or the error's message; `None` for a blank or comment line.
-    fn general(line: &[u8]) -> Result<Option<(SwfRecord, ExtraColumns)>, String> {
+    fn general(line: &[u8]) -> Result<Option<(SwfRecord, Ignored)>, String> {
         let mut lines = Lines::new("t".into());
         match lines.take(line) {
             Ok(true) => Ok(Some((lines.record, lines.extra))),
@@ -987,7 +1044,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("{line:?}: taken, but the general reading says {e}"))
             .unwrap_or_else(|| panic!("{line:?}: taken, but not a job line"));
         assert_eq!(lines.record, record, "{}", String::from_utf8_lossy(line));
-        assert_eq!(extra, ExtraColumns::default());
+        assert_eq!(extra, Ignored::default());
         true
     }
 
@@ -1240,7 +1297,7 @@ mod tests {
                     }
                     if !got.last().is_some_and(Result::is_err) {
                         prop_assert_eq!(reader.bytes_read(), text.len() as u64);
-                        prop_assert_eq!(reader.extra_columns(), by_line.extra);
+                        prop_assert_eq!(reader.ignored(), by_line.extra);
                     }
                 }
                 Err(e) => got.push(Err(e.to_string())),

@@ -5,18 +5,18 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use super::{ExtraColumns, Located, LogInput, SwfError, SwfHeader, SwfReader};
+use super::{Ignored, Located, LogInput, SwfError, SwfHeader, SwfReader};
 
 /// The records of a log in file order, and the columns past the 18 standard ones that
 /// those read so far had.
 pub trait Records: Iterator<Item = Result<Located, SwfError>> {
     /// The extra columns seen so far.
-    fn extra_columns(&self) -> ExtraColumns;
+    fn ignored(&self) -> Ignored;
 }
 
 impl<R: BufRead> Records for SwfReader<R> {
-    fn extra_columns(&self) -> ExtraColumns {
-        SwfReader::extra_columns(self)
+    fn ignored(&self) -> Ignored {
+        SwfReader::ignored(self)
     }
 }
 
@@ -62,7 +62,7 @@ impl<'a> LogSource<'a, SwfReader<&'a [u8]>> {
 /// the reading found.
 pub struct InMemory<'a> {
     records: std::slice::Iter<'a, Located>,
-    extra: ExtraColumns,
+    extra: Ignored,
 }
 
 impl Iterator for InMemory<'_> {
@@ -73,7 +73,7 @@ impl Iterator for InMemory<'_> {
 }
 
 impl Records for InMemory<'_> {
-    fn extra_columns(&self) -> ExtraColumns {
+    fn ignored(&self) -> Ignored {
         self.extra
     }
 }
@@ -82,12 +82,7 @@ impl<'a> LogSource<'a, InMemory<'a>> {
     /// The log named `name` with header `header` whose records are `records`, in file
     /// order, with the extra columns `extra` (a Batsim workload read whole, or a log read
     /// once for several passes).
-    pub fn records(
-        name: &str,
-        header: SwfHeader,
-        records: &'a [Located],
-        extra: ExtraColumns,
-    ) -> Self {
+    pub fn records(name: &str, header: SwfHeader, records: &'a [Located], extra: Ignored) -> Self {
         LogSource::new(name.to_owned(), header, move || {
             Ok(InMemory {
                 records: records.iter(),

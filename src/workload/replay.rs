@@ -278,7 +278,23 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
             let submit = if self.cfg.interarrival_factor == 1.0 {
                 record.submit
             } else {
-                first + (offset as f64 * self.cfg.interarrival_factor).round() as Time
+                // Checked after scaling: a factor of 1e13 would put the log's second job
+                // past any time sitesim can hold.
+                let scaled = (offset as f64 * self.cfg.interarrival_factor).round();
+                if scaled > (crate::time::LONGEST - first) as f64 {
+                    return Err(self.error(
+                        line,
+                        1,
+                        format!(
+                            "submit time {} scaled by the interarrival factor {} lies more \
+                             than 100 years after the first job's, past the longest time \
+                             sitesim takes",
+                            record.submit,
+                            crate::textfmt::short_number(self.cfg.interarrival_factor)
+                        ),
+                    ));
+                }
+                first + scaled as Time
             };
             return Ok(Some(Admitted {
                 line,
@@ -328,6 +344,15 @@ mod tests {
         procs: u32,
         settings: &[&str],
     ) -> Result<(Vec<Admitted>, Report), SimError> {
+        replay_scaled(text, procs, settings, 1.0)
+    }
+
+    fn replay_scaled(
+        text: &str,
+        procs: u32,
+        settings: &[&str],
+        interarrival_factor: f64,
+    ) -> Result<(Vec<Admitted>, Report), SimError> {
         let mut policies = Policies::default();
         for s in settings {
             policies.set(&s.parse::<PolicySetting>().unwrap());
@@ -339,7 +364,7 @@ mod tests {
             ReplayConfig {
                 procs,
                 policies,
-                interarrival_factor: 1.0,
+                interarrival_factor,
                 max_runtime: Some(999),
                 keep_records: false,
             },
@@ -436,6 +461,21 @@ mod tests {
         assert_eq!(kept, vec![(100, 100), (4, 999)]);
         assert_eq!(report.kinds.zero_runtime.skipped, 1);
         assert_eq!(report.kinds.oversize.skipped, 0);
+    }
+
+    #[test]
+    fn an_interarrival_factor_is_checked_after_scaling() {
+        let text = [line(0, 10, 4, 4, 100), line(3600, 10, 4, 4, 100)].concat();
+        for factor in [1e8, 1e13, 1e308] {
+            let err = replay_scaled(&text, 100, &[], factor)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("t.swf:2: field 2 (submit time)"), "{err}");
+            assert!(err.contains("past the longest time"), "{err}");
+        }
+        // 1e5 puts the second job 11.4 years later: taken.
+        let (jobs, _) = replay_scaled(&text, 100, &[], 1e5).unwrap();
+        assert_eq!(jobs[1].submit, 3600 * 100_000);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
 
-use crate::swf::{ExtraColumns, FIELD_NAMES, Located, Records, SwfError, SwfRecord};
+use crate::swf::{FIELD_NAMES, Ignored, Located, Records, SwfError, SwfRecord};
 use crate::textfmt::short_number;
 use crate::time::{LONGEST, Time};
 
@@ -262,8 +262,8 @@ impl Synthetic {
 
 impl Records for Synthetic {
     /// A generated log has only the standard columns.
-    fn extra_columns(&self) -> ExtraColumns {
-        ExtraColumns::default()
+    fn ignored(&self) -> Ignored {
+        Ignored::default()
     }
 }
 

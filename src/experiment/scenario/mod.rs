@@ -38,6 +38,7 @@ use crate::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel,
 };
 use crate::registry::SchedulerSpec;
+use crate::results::replicate::MAX_REPLICATIONS;
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::pools::PoolConfig;
 use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
@@ -896,6 +897,24 @@ impl Scenario {
             check: self.site.check || cfg!(debug_assertions),
             out: self.output.dir.clone(),
         })
+    }
+
+    /// Refuses replications and threads outside what sitesim takes: at least 1, and at
+    /// most [`MAX_REPLICATIONS`] replications.
+    pub fn check_counts(&self) -> Result<(), String> {
+        match self.replications {
+            Some(0) => return Err("replications must be at least 1".into()),
+            Some(n) if n > MAX_REPLICATIONS => {
+                return Err(format!(
+                    "replications = {n}: at most {MAX_REPLICATIONS} replications are taken"
+                ));
+            }
+            _ => {}
+        }
+        if self.threads == Some(0) {
+            return Err("threads must be at least 1".into());
+        }
+        Ok(())
     }
 
     /// Replications the scenario runs (1 for a single run).

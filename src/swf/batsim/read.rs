@@ -2,7 +2,7 @@
 //! order, under a header whose `MaxProcs` is `nb_res`.
 
 use std::collections::BTreeMap;
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 
 use serde::Deserialize;
 
@@ -64,6 +64,10 @@ struct Profile {
     delay: Option<serde_json::Value>,
 }
 
+/// The largest Batsim workload read, in bytes: JSON is parsed whole, so this bounds the
+/// memory a file of `{` and gigabytes of spaces can take (SWF is streamed instead).
+pub const MAX_WORKLOAD: u64 = 512 << 20;
+
 /// Reads the Batsim workload in `input` (named `file` in errors): the header (the lines
 /// of `swf_header`, with `; MaxProcs: nb_res` in place of its first `MaxProcs` line or
 /// after them), one record per job, sorted by submit time (stably: jobs submitted
@@ -73,16 +77,28 @@ struct Profile {
 /// Syntax and type errors name the file, line and column; other errors name the file,
 /// the JSON location (`jobs[3]`, with the job's id) and what is wrong.
 pub fn read_workload(
-    mut input: impl BufRead,
+    input: impl BufRead,
     file: &str,
 ) -> Result<(SwfHeader, Vec<Located>, u64), SwfError> {
     let mut text = Vec::new();
     input
+        .take(MAX_WORKLOAD + 1)
         .read_to_end(&mut text)
         .map_err(|source| SwfError::Io {
             file: file.to_owned(),
             source,
         })?;
+    if text.len() as u64 > MAX_WORKLOAD {
+        return Err(SwfError::Batsim {
+            file: file.to_owned(),
+            at: "the file".into(),
+            problem: format!(
+                "longer than {} MiB, the largest Batsim workload sitesim reads whole \
+                 (about 3 million jobs); convert it to SWF, which is streamed",
+                MAX_WORKLOAD >> 20
+            ),
+        });
+    }
     let workload: Workload = serde_json::from_slice(&text).map_err(|e| json_error(file, &e))?;
     let at = |at: String, problem: String| SwfError::Batsim {
         file: file.to_owned(),
@@ -283,6 +299,18 @@ mod tests {
         read_workload(json.as_bytes(), "w.json")
             .map(|(h, r, _)| (h, r))
             .map_err(|e| e.to_string())
+    }
+
+    /// `{` and half a gigabyte of spaces: refused once past the bound, not parsed.
+    #[test]
+    fn a_workload_past_its_bound_is_refused_unread() {
+        let spaces = std::io::repeat(b' ').take(MAX_WORKLOAD);
+        let input = std::io::BufReader::new(b"{".chain(spaces));
+        let e = read_workload(input, "w.json").unwrap_err().to_string();
+        assert!(
+            e.starts_with("w.json: the file: longer than 512 MiB"),
+            "{e}"
+        );
     }
 
     /// `text` (an SWF log) written as a workload in `style` and read back.
