@@ -318,8 +318,8 @@ def resample(
     strikes: Waits over --patience after which a user leaves [default: 3]
     weeks: Measured weeks, after the --warmup and before a cool-down (--cooldown,
         one week when 0) that are simulated too [default: 52]
-    replications: Replications (seeds derived from --seed) [default: 10; calibrate:
-        100, per resampled row]
+    replications: Replications (seeds derived from --seed), at most 100000 [default:
+        10; calibrate: 100, per resampled row]
     long_term: Multiplier on the long-term users (default: --population)
     temporary: Multiplier on the temporary users and their weekly arrivals (default:
         --population)
@@ -474,8 +474,8 @@ def calibrate(
     strikes: Waits over --patience after which a user leaves [default: 3]
     weeks: Measured weeks, after the --warmup and before a cool-down (--cooldown,
         one week when 0) that are simulated too [default: 52]
-    replications: Replications (seeds derived from --seed) [default: 10; calibrate:
-        100, per resampled row]
+    replications: Replications (seeds derived from --seed), at most 100000 [default:
+        10; calibrate: 100, per resampled row]
     long_term: Multiplier on the long-term users (default: --population)
     temporary: Multiplier on the temporary users and their weekly arrivals (default:
         --population)
@@ -634,8 +634,8 @@ def sweep(
     strikes: Waits over --patience after which a user leaves [default: 3]
     weeks: Measured weeks, after the --warmup and before a cool-down (--cooldown,
         one week when 0) that are simulated too [default: 52]
-    replications: Replications (seeds derived from --seed) [default: 10; calibrate:
-        100, per resampled row]
+    replications: Replications (seeds derived from --seed), at most 100000 [default:
+        10; calibrate: 100, per resampled row]
     long_term: Multiplier on the long-term users (default: --population)
     temporary: Multiplier on the temporary users and their weekly arrivals (default:
         --population)

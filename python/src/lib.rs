@@ -13,7 +13,8 @@ mod gym;
 mod scheduler;
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -29,6 +30,7 @@ use sitesim::experiment::scenario::Scenario;
 use sitesim::experiment::study::{Shard, Study};
 use sitesim::report::{ScheduleView, write_report};
 use sitesim::results::replicate::with_threads;
+use sitesim::results::terminal::{clear_stop, stop_flag};
 
 create_exception!(
     _sitesim,
@@ -38,18 +40,53 @@ create_exception!(
      (a malformed log names its file, line and field)."
 );
 
-/// Runs `f` without the GIL; an error becomes a [`SitesimError`].
+/// How often a running call looks for a pending signal (Ctrl-C) in the interpreter.
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+
+/// Runs `f` on a thread of its own, without the GIL, while this one looks for Ctrl-C
+/// every [`SIGNAL_CHECK`]: on `KeyboardInterrupt` (or any exception a signal handler
+/// raises) the run is told to stop as the command line's Ctrl-C tells it (running
+/// replications finish, no new one starts, finished experiment runs stay on disk), and
+/// the exception is raised once it has. An error of `f` becomes a [`SitesimError`].
 fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Send) -> PyResult<T> {
-    py.detach(f).map_err(SitesimError::new_err)
+    let stop = stop_flag();
+    clear_stop();
+    std::thread::scope(|scope| {
+        let (done, finished) = std::sync::mpsc::channel();
+        let run = scope.spawn(move || {
+            let result = f();
+            let _ = done.send(());
+            result
+        });
+        let mut interrupt = None;
+        let mut finished = finished;
+        loop {
+            let (waited, back) = py.detach(move || (finished.recv_timeout(SIGNAL_CHECK), finished));
+            finished = back;
+            if waited.is_ok() || run.is_finished() {
+                break;
+            }
+            if interrupt.is_none()
+                && let Err(e) = py.check_signals()
+            {
+                stop.store(true, Ordering::Relaxed);
+                interrupt = Some(e);
+            }
+        }
+        let result = py
+            .detach(|| run.join())
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        match interrupt {
+            Some(e) => Err(e),
+            None => result.map_err(SitesimError::new_err),
+        }
+    })
 }
 
 /// `summary` as compact JSON.
 fn json(summary: &impl Serialize) -> Result<String, String> {
     serde_json::to_string(summary).map_err(|e| format!("the summary: {e}"))
 }
-
-/// Replications in Python run to the end: there is no Ctrl-C handler to stop them.
-static NEVER: AtomicBool = AtomicBool::new(false);
 
 /// `sitesim COMMAND ARGV...` for `replay`, `feedback` and `resample`: the summary as
 /// JSON (with `--report`, the report of `--out` written too). Runs on the calling thread.
@@ -72,7 +109,7 @@ pub(crate) fn command(name: &str, argv: &[String]) -> Result<String, String> {
             let summary = json(&resample_file(
                 a.population_args.swf(),
                 &opts,
-                &NEVER,
+                stop_flag(),
                 &|| {},
             )?)?;
             (summary, a.population_args.feedback.site)
@@ -142,7 +179,7 @@ fn run(
             let dir = results_dir(&scenario, &study, out);
             let runs = study.runs_at_once(&dir, Shard::ALL);
             with_threads(scenario.threads, runs, || {
-                study.run(&dir, Shard::ALL, &NEVER, &|| {})
+                study.run(&dir, Shard::ALL, stop_flag(), &|| {})
             })
             .map_err(|e| e.to_string())??;
             return Ok((dir, None));
@@ -151,7 +188,7 @@ fn run(
             .or_else(|| scenario.output.dir.clone())
             .unwrap_or(scratch);
         scenario.output.dir = Some(dir.clone());
-        let summary = scenario.run(&NEVER, &|| {})?;
+        let summary = scenario.run(stop_flag(), &|| {})?;
         Ok((dir, Some(run_json(&summary)?)))
     })
 }

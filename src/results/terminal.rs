@@ -36,6 +36,12 @@ pub fn stop_flag() -> &'static AtomicBool {
     &STOP
 }
 
+/// Clears the flag [`stop_flag`] gives, before a host that runs several commands in one
+/// process (the Python interpreter) runs the next.
+pub fn clear_stop() {
+    STOP.store(false, Ordering::Relaxed);
+}
+
 /// Whether Ctrl-C stopped the command: what it printed and wrote is kept, but it is not a
 /// success (exit code 130, as a shell gives a program ended by SIGINT).
 pub fn interrupted() -> bool {

@@ -1,0 +1,51 @@
+"""Ctrl-C stops a running call (README, "Python"): a long resample and a long
+experiment end within a second or so of SIGINT with KeyboardInterrupt, as the command
+line stops (running replications finish, no new one starts), instead of running to the
+end first."""
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+
+def interrupted(code: str) -> tuple[float, str]:
+    """Runs `code` in a new interpreter, sends it SIGINT once it has printed `started`,
+    and returns how long it took to end after the signal, and its stderr."""
+    script = textwrap.dedent(code)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "started"
+    time.sleep(1.5)  # well into the call
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    return time.monotonic() - sent, err
+
+
+def test_ctrl_c_stops_a_resample_within_a_second(kth):
+    # 20,000 replications of a year take minutes; Ctrl-C ends the call at once.
+    took, err = interrupted(f"""
+        import sitesim
+        print("started", flush=True)
+        sitesim.resample({str(kth)!r}, replications=20000, threads=1)
+        print("ran to the end")
+    """)
+    assert "KeyboardInterrupt" in err, err
+    assert "ran to the end" not in err
+    assert took < 5, f"{took:.1f} s after SIGINT"
+
+
+def test_ctrl_c_stops_an_experiment_and_keeps_its_finished_runs(kth, tmp_path):
+    out = tmp_path / "sweep"
+    took, err = interrupted(f"""
+        import sitesim
+        print("started", flush=True)
+        sitesim.sweep({str(kth)!r}, [1, 2], replications=5000, weeks=8, threads=1,
+                      out={str(out)!r})
+    """)
+    assert "KeyboardInterrupt" in err, err
+    assert took < 5, f"{took:.1f} s after SIGINT"
+    # The runs finished before the signal are on disk, for a resume.
+    assert any((out / "runs").rglob("*.json"))
