@@ -307,6 +307,26 @@ pub fn excerpt(text: &str, max: usize) -> String {
     out
 }
 
+/// `mean ± ci`, both to two significant digits of the interval; the mean alone to three
+/// significant digits when there is no interval (a single run), or when it is a billion
+/// times narrower than the mean (rounding: identical differences in every pair).
+pub fn with_interval(mean: f64, ci: f64) -> String {
+    let digits = |v: f64, significant: i32| {
+        if v == 0.0 || !v.is_finite() {
+            0
+        } else {
+            (significant - 1 - v.abs().log10().floor() as i32).clamp(0, 6) as usize
+        }
+    };
+    if ci > 1e-9 * mean.abs() && ci.is_finite() {
+        let d = digits(ci, 2);
+        format!("{mean:.d$} ± {ci:.d$}")
+    } else {
+        let d = digits(mean, 3);
+        format!("{mean:.d$}")
+    }
+}
+
 /// A share in [0, 1] as a percentage with its sign, one decimal: `69.9%`.
 pub fn percent(share: f64) -> String {
     format!("{:.1}%", share * 100.0)

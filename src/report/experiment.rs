@@ -43,7 +43,7 @@ use crate::results::metric::{
     PROC_HOURS_PER_WEEK, SESSION_HOURS, Scale, UTILIZATION, metric,
 };
 use crate::results::runs::{self, RunPlan, RunRecord};
-use crate::textfmt::{significant, write_csv};
+use crate::textfmt::{significant, with_interval, write_csv};
 
 /// The report's directory under the results directory.
 pub const REPORT_DIR: &str = "report";
@@ -783,25 +783,10 @@ fn number(v: f64) -> String {
     significant(v, 4)
 }
 
-/// `mean ± ci`, both to two significant digits of the interval; the mean alone to three
-/// significant digits when there is no interval (a single run).
+/// `mean ± ci` of a point's runs ([`with_interval`]).
 fn mean_ci(stats: &MetricStats) -> String {
-    let digits = |v: f64, significant: i32| {
-        if v == 0.0 || !v.is_finite() {
-            0
-        } else {
-            (significant - 1 - v.abs().log10().floor() as i32).clamp(0, 6) as usize
-        }
-    };
-    // An interval a billion times narrower than its mean is rounding (identical
-    // differences in every pair), shown as none.
-    if stats.n > 1 && stats.ci95 > 1e-9 * stats.mean.abs() && stats.ci95.is_finite() {
-        let d = digits(stats.ci95, 2);
-        format!("{:.d$} ± {:.d$}", stats.mean, stats.ci95)
-    } else {
-        let d = digits(stats.mean, 3);
-        format!("{:.d$}", stats.mean)
-    }
+    let ci = if stats.n > 1 { stats.ci95 } else { 0.0 };
+    with_interval(stats.mean, ci)
 }
 
 // ---------------------------------------------------------------------------------------

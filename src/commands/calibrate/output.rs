@@ -15,28 +15,24 @@ use crate::plot::html;
 use crate::results::RunError;
 use crate::results::metric::{JOBS_PER_WEEK, MEAN_WAIT, Metric, MetricStats};
 use crate::results::output::write_atomic;
-use crate::textfmt::{hours, percent};
+use crate::textfmt::{hours, percent, with_interval};
 use crate::time::{HOUR, Hms};
 use crate::users::pools::Pool;
 
 /// Users the text lists, by their share of the resampled waits.
 const TOP_USERS: usize = 10;
 
-/// `x ± ci` of a metric, with `digits` decimals.
-fn stat(s: Option<&MetricStats>, digits: usize) -> String {
-    scaled(s, digits, 1.0)
+/// `x ± ci` of a metric ([`scaled`] by 1).
+fn stat(s: Option<&MetricStats>) -> String {
+    scaled(s, 1.0)
 }
 
-/// Like [`stat`], the values times `factor` (seconds to hours, shares to percents).
-fn scaled(s: Option<&MetricStats>, digits: usize, factor: f64) -> String {
-    match s {
-        Some(s) => format!(
-            "{:.digits$} ± {:.digits$}",
-            s.mean * factor,
-            s.ci95 * factor
-        ),
-        None => "-".into(),
-    }
+/// The mean ± its 95% CI times `factor` (seconds to hours, shares to percents), to two
+/// significant digits of the interval ([`with_interval`]).
+fn scaled(s: Option<&MetricStats>, factor: f64) -> String {
+    s.map_or("-".into(), |s| {
+        with_interval(s.mean * factor, s.ci95 * factor)
+    })
 }
 
 /// The calibration as text.
@@ -61,7 +57,7 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
     let _ = writeln!(w, "  machine      {}", s.source.machine.render());
     let _ = writeln!(
         w,
-        "  {:<36} {:>16} {:>20} {:>15} {:>18} {:>12} {:>12}",
+        "  {:<36} {:>16} {:>20} {:>15} {:>18} {:>14} {:>14}",
         "",
         "jobs/week",
         "processor-h/week",
@@ -73,7 +69,7 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
     let single = |w: &mut String, name: &str, f: &Figures, note: &str| {
         let _ = writeln!(
             w,
-            "  {:<36} {:>16.1} {:>20.0} {:>15.2} {:>18.2} {:>12} {:>12}{note}",
+            "  {:<36} {:>16.1} {:>20.0} {:>15.2} {:>18.3} {:>14} {:>14}{note}",
             name,
             f.jobs_per_week,
             f.proc_hours_per_week,
@@ -108,18 +104,18 @@ pub fn render_calibrate(s: &CalibrateSummary) -> String {
     for r in &s.rows {
         let _ = writeln!(
             w,
-            "  {:<36} {:>16} {:>20} {:>15} {:>18} {:>12} {:>12}",
+            "  {:<36} {:>16} {:>20} {:>15} {:>18} {:>14} {:>14}",
             match (r.scheduler.as_str(), r.feedback) {
                 ("logged", _) => r.label.clone(),
                 (_, true) => format!("resampled, {}, feedback", r.scheduler),
                 (_, false) => format!("resampled, {}, no feedback", r.scheduler),
             },
-            stat(r.stat("jobs_per_week"), 1),
-            stat(r.stat("proc_hours_per_week"), 0),
-            scaled(r.stat("utilization"), 2, 100.0),
-            scaled(r.stat("mean_wait"), 2, 1.0 / HOUR as f64),
-            stat(r.stat("jobs_per_session"), 2),
-            stat(r.stat("session_hours"), 1),
+            stat(r.stat("jobs_per_week")),
+            stat(r.stat("proc_hours_per_week")),
+            scaled(r.stat("utilization"), 100.0),
+            scaled(r.stat("mean_wait"), 1.0 / HOUR as f64),
+            stat(r.stat("jobs_per_session")),
+            stat(r.stat("session_hours")),
         );
     }
     if !s.rows.is_empty() {
