@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use sitesim::commands::feedback::{ContinuationSource, FeedbackOptions, FeedbackSummary, feedback};
 use sitesim::commands::replay::{ReplayOptions, ReplaySummary, machine_size, replay};
 use sitesim::metrics::Week;
-use sitesim::plot::chart::{LineChart, Series, XTicks, write_line_chart};
+use sitesim::plot::chart::{LineChart, Series, XTicks, line_chart_svg};
+use sitesim::results::output::write_atomic;
 use sitesim::sched::Policy;
 use sitesim::swf::{LogSource, SwfReader};
 use sitesim::time::{DAY, HOUR, WEEK};
@@ -370,7 +371,8 @@ fn main() -> Result<()> {
     ];
     for (name, chart) in files {
         let path = plots.join(name);
-        write_line_chart(&path, &chart)?;
+        write_atomic(&path, line_chart_svg(&chart)?.as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         println!("wrote {}", path.display());
     }
     let _ = std::fs::remove_dir_all(&scratch);

@@ -35,8 +35,9 @@ use sitesim::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, RuntimeScale,
     SessionClass, SitePlan, TalbyModel, UserClass, WorkloadFigures, calibrate,
 };
-use sitesim::plot::chart::{LineChart, Series, XTicks, write_line_chart};
+use sitesim::plot::chart::{LineChart, Series, XTicks, line_chart_svg};
 use sitesim::results::metric::MetricStats;
+use sitesim::results::output::write_atomic;
 use sitesim::results::replicate::replication_seed;
 use sitesim::sched::Policy;
 use sitesim::time::{Time, WEEK};
@@ -1176,7 +1177,8 @@ fn main() -> Result<()> {
 
     for (name, chart) in charts {
         let path = plots.join(name);
-        write_line_chart(&path, &chart)?;
+        write_atomic(&path, line_chart_svg(&chart)?.as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         println!("wrote {}", path.display());
     }
     println!(

@@ -9,11 +9,19 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use sitesim::plot::chart::{
-    Histogram, LineChart, Series, XTicks, write_histogram, write_line_chart,
-};
+use sitesim::plot::chart::{Histogram, LineChart, Series, XTicks, histogram_svg, line_chart_svg};
+use sitesim::results::output::write_atomic;
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
+
+/// Writes the drawn chart `svg` to `path`, atomically.
+fn save(
+    path: &Path,
+    svg: std::result::Result<String, sitesim::plot::chart::PlotError>,
+) -> Result<()> {
+    write_atomic(path, svg?.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(())
+}
 
 fn summary(dir: &str) -> Result<Value> {
     let path = Path::new(dir).join("summary.json");
@@ -50,15 +58,18 @@ fn main() -> Result<()> {
     std::fs::create_dir_all(&out)?;
     let log_wait: f64 = a[5].parse()?;
     let easy_open = summary(&a[2])?;
-    write_histogram(
+    save(
         &out.join("resample-easy-wait.svg"),
-        &Histogram {
-            title: "EASY on resampled KTH (no feedback): mean wait".into(),
-            x_label: "mean wait of a replication (s)".into(),
-            y_label: "replications".into(),
-            bins: bins(&easy_open, "mean_wait")?,
-            marks: vec![(log_wait, "the log, replayed as is".into())],
-        },
+        histogram_svg(
+            &Histogram {
+                title: "EASY on resampled KTH (no feedback): mean wait".into(),
+                x_label: "mean wait of a replication (s)".into(),
+                y_label: "replications".into(),
+                bins: bins(&easy_open, "mean_wait")?,
+                marks: vec![(log_wait, "the log, replayed as is".into())],
+            },
+            None,
+        ),
     )?;
     for (file, title, fb_dirs) in [
         (
@@ -81,9 +92,9 @@ fn main() -> Result<()> {
                 points: b.iter().map(|&(lo, hi, n)| ((lo + hi) / 2.0, n)).collect(),
             });
         }
-        write_line_chart(
+        save(
             &out.join(file),
-            &LineChart {
+            line_chart_svg(&LineChart {
                 title: format!("{title}: throughput over 100 resampled KTH workloads"),
                 x_label: "jobs per week".into(),
                 y_label: "replications per bin".into(),
@@ -91,7 +102,7 @@ fn main() -> Result<()> {
                 log_y: false,
                 y_from_zero: true,
                 series,
-            },
+            }),
         )?;
     }
     let sweep = summary(&a[4])?;
@@ -127,9 +138,9 @@ fn main() -> Result<()> {
                 }),
             }
         }
-        write_line_chart(
+        save(
             &out.join(file),
-            &LineChart {
+            line_chart_svg(&LineChart {
                 title: format!("Resampled KTH with feedback: {label} against population"),
                 x_label: "population multiplier".into(),
                 y_label: label.into(),
@@ -137,7 +148,7 @@ fn main() -> Result<()> {
                 log_y: false,
                 y_from_zero: true,
                 series,
-            },
+            }),
         )?;
     }
     println!("wrote the plots into {}", out.display());

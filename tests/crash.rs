@@ -163,8 +163,8 @@ fn an_experiment_killed_and_resumed_again_and_again_ends_as_one_run_uninterrupte
         "{before} runs were finished before: {out}"
     );
     assert!(
-        err.contains(&format!("note: {}: ", run0.display())) && err.contains("running it again"),
-        "the truncated run is redone, with a note: {err}"
+        err.contains(&format!("warning: {}: ", run0.display())) && err.contains("running it again"),
+        "the truncated run is redone, with a warning: {err}"
     );
     assert!(
         err.contains(&format!("note: {}: unfinished", stray.display())),
@@ -228,7 +228,10 @@ fn file_error(o: &Output, dir: &Path, why: &str) -> String {
         .unwrap_or_else(|| panic!("the error names no file under {}: {line}", dir.display()));
     let file = named.split(": ").next().unwrap();
     assert!(
-        file.ends_with(".json") || file.ends_with(".csv") || file.ends_with(".swf"),
+        file.ends_with(".json")
+            || file.ends_with(".csv")
+            || file.ends_with(".swf")
+            || file.ends_with(".lock"),
         "{line}"
     );
     assert!(line.contains(why), "{line}");
@@ -377,7 +380,8 @@ fn an_unwritable_results_directory_is_an_error_naming_the_file() {
     std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o555)).unwrap();
     let o = experiment(&s, &out).output().unwrap();
     let line = file_error(&o, &out, "Permission denied");
-    assert!(line.contains("experiment.json"), "{line}");
+    // The first file an experiment makes is its folder's lock.
+    assert!(line.contains(".sitesim.lock"), "{line}");
     std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_file(&s).unwrap();

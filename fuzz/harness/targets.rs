@@ -29,8 +29,9 @@ use sitesim::predict::estimates::EstimateModel;
 use sitesim::predict::{ModalModel, ModalParams, PredictorDefaults, PredictorSpec};
 use sitesim::registry::SchedulerSpec;
 use sitesim::report::write_report;
+use sitesim::results::lock::LOCK_FILE;
 use sitesim::results::replicate::write_replicated;
-use sitesim::results::runs::is_folder_name;
+use sitesim::results::runs::{RunRecord, is_folder_name};
 use sitesim::results::summary::merge;
 use sitesim::sched::BuildContext;
 use sitesim::swf::batsim::{BatsimExport, ProfileStyle, read_workload};
@@ -385,8 +386,8 @@ fn unreadable(name: &str, e: impl std::fmt::Display) -> ! {
 
 /// Panics unless the output files of a run in `dir` read back: `required` (which every
 /// run of the command writes) and any other `.json` as JSON, every `.csv` as CSV rows of
-/// its header's width, `schedule.swf` through `SwfReader`, pages and plots as UTF-8; and
-/// no `.partial` file is left.
+/// its header's width, `schedule.swf` through `SwfReader`, pages and plots as UTF-8, the
+/// folder's lock let go (emptied); and no `.partial` file is left.
 fn outputs_read_back(dir: &Path, required: &str) {
     assert!(dir.join(required).is_file(), "no {required}");
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -398,6 +399,14 @@ fn outputs_read_back(dir: &Path, required: &str) {
         let name = file
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        if name == LOCK_FILE {
+            let held = std::fs::read(&file).unwrap_or_else(|e| unreadable(&name, e));
+            assert!(
+                held.is_empty(),
+                "{name}: still holds {held:?} after the run"
+            );
+            continue;
+        }
         match file.extension().and_then(|e| e.to_str()) {
             Some("json") => {
                 let bytes = std::fs::read(&file).unwrap_or_else(|e| unreadable(&name, e));
@@ -820,6 +829,8 @@ fn results_files(dir: &Path) -> Vec<(String, PathBuf)> {
 /// writes its report (`sitesim report`) and merges it (`sitesim merge`) into a second
 /// folder and then with that folder into a third, as shards of one experiment. Plans of
 /// more than 64 runs are skipped: their cost is what the plan asks for, not a finding.
+/// A run's record is laid out with its checksum made anew ([`sealed`]), so that mutated
+/// values reach the report and the merge instead of stopping at the checksum.
 fn results(bytes: &[u8]) -> bool {
     let Ok(serde_json::Value::Object(files)) = serde_json::from_slice(bytes) else {
         return false;
@@ -840,6 +851,9 @@ fn results(bytes: &[u8]) -> bool {
         let path = dir.join(name);
         let bytes = match value {
             serde_json::Value::String(raw) => raw.clone().into_bytes(),
+            v if name.starts_with("runs/") => {
+                serde_json::to_vec_pretty(&sealed(v.clone())).unwrap_or_default()
+            }
             v => serde_json::to_vec_pretty(v).unwrap_or_default(),
         };
         path.parent()
@@ -854,6 +868,21 @@ fn results(bytes: &[u8]) -> bool {
         let _ = std::fs::remove_dir_all(d);
     }
     accepted
+}
+
+/// A run's record in JSON with the checksum of the record it reads as (unchanged if it
+/// reads as none).
+fn sealed(mut value: serde_json::Value) -> serde_json::Value {
+    if let Some(record) = value.as_object_mut() {
+        record.remove("checksum");
+        let checksum =
+            serde_json::from_value::<RunRecord>(serde_json::Value::Object(record.clone()))
+                .map(|r| r.checksum());
+        if let Ok(c) = checksum {
+            record.insert("checksum".into(), c.into());
+        }
+    }
+    value
 }
 
 fn calibrate_seeds() -> Vec<Vec<u8>> {
@@ -1101,9 +1130,10 @@ fn study(bytes: &[u8]) -> bool {
                 .install(|| study.run(&dir, Shard::ALL, &stop, &|| {}))
                 .unwrap_or_else(|e| panic!("the finished experiment does not resume: {e}"));
             assert!(
-                again.done == 0 && again.discarded.is_empty(),
-                "a resumed experiment did {} run(s) again: {:?}",
+                again.done == 0 && again.discarded.is_empty() && again.rejected.is_empty(),
+                "a resumed experiment did {} run(s) again: {:?} {:?}",
                 again.done,
+                again.rejected,
                 again.discarded
             );
             if let Err(e) = write_report(&dir, Default::default()) {

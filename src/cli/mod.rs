@@ -285,13 +285,15 @@ impl SweepArgs {
         } else {
             self.schedulers.clone()
         };
-        // What identifies the experiment for resuming and merging: every option but the
-        // output directory, the shard and the threads.
-        let identity = ResampleOptions {
+        // What identifies the experiment for resuming and merging: every option that
+        // changes results, so not the output directory, the shard, the threads or the
+        // invariant checker (which only checks).
+        let mut identity = ResampleOptions {
             out: None,
             threads: None,
             ..opts.clone()
         };
+        identity.users.run.check = false;
         let text = format!(
             "sitesim sweep --swf {} --populations {:?} --schedulers {:?}\n{identity:#?}\n",
             p.swf().display(),

@@ -8,7 +8,7 @@ use crate::commands::feedback::{UnknownWaits, read_trace};
 use crate::commands::replay::{ReplayOptions, machine_size};
 use crate::localtime::SiteClock;
 use crate::plot::chart::{Proportion, Series, ShareChart, share_chart_svg};
-use crate::results::output::write_atomic;
+use crate::results::output::write_named;
 use crate::results::terminal::{note, warn};
 use crate::sched::BuildContext;
 use crate::swf::LogSource;
@@ -139,7 +139,7 @@ pub fn analyze_command(swf: &Path, opts: &AnalyzeOptions) -> Result<(), String> 
     }
     let curve = &analyzed.analysis.continuation;
     if let Some(path) = &opts.fit_continuation {
-        write_atomic(path, curve.to_toml().as_bytes())
+        write_named(path, curve.to_toml().as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))?;
         note(format_args!("wrote {}", path.display()));
     }
@@ -247,7 +247,7 @@ pub fn plot_continuation(
     let mut written = Vec::new();
     for (chart, p) in [(&response, path.to_path_buf()), (&slowdown, slowdown_path)] {
         let svg = share_chart_svg(chart).map_err(|e| format!("{}: {e}", p.display()))?;
-        write_atomic(&p, svg.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;
+        write_named(&p, svg.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;
         written.push(p);
     }
     Ok(written)

@@ -4,7 +4,7 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::results::output::{AtomicFile, Durability};
+use crate::results::output::AtomicFile;
 use crate::results::terminal::note;
 use crate::swf::SwfReader;
 use crate::swf::batsim::{BatsimExport, ProfileStyle};
@@ -43,7 +43,7 @@ pub fn export_command(swf: &Path, opts: &ExportOptions) -> Result<(), String> {
     let to = match &opts.output {
         Some(path) => {
             let err = |e: std::io::Error| failed(&path.display(), e);
-            let (file, w) = AtomicFile::create(path, Durability::Renamed).map_err(err)?;
+            let (file, w) = AtomicFile::create_named(path).map_err(err)?;
             drop(export.write(w, header, &description).map_err(err)?);
             file.commit().map_err(err)?;
             path.display().to_string()

@@ -24,6 +24,7 @@ use crate::metrics::{
 use crate::predict::estimates::{EstimateModel, ModalReport};
 use crate::registry::SchedulerSpec;
 use crate::results::RunError;
+use crate::results::lock::lock_folder;
 use crate::results::terminal::verbose;
 use crate::sched::BuildContext;
 use crate::sim::Observer;
@@ -898,8 +899,10 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
     out
 }
 
-/// Replays the log `swf` with feedback under `opts`.
+/// Replays the log `swf` with feedback under `opts`, holding the folder of its outputs
+/// for this process ([`lock_folder`]).
 pub fn feedback_file(swf: &Path, opts: &FeedbackOptions) -> Result<FeedbackSummary, String> {
+    let _lock = opts.run.out.as_deref().map(lock_folder).transpose()?;
     let source = LogSource::file(swf).map_err(|e| e.to_string())?;
     feedback(&source, opts).map_err(|e| e.to_string())
 }

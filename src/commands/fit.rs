@@ -12,7 +12,7 @@ use crate::model::JobLayer;
 use crate::model::fit::{FitLog, fit};
 use crate::model::fit::{render_summary, to_toml};
 use crate::model::jobs::JobLayerFile;
-use crate::results::output::write_atomic;
+use crate::results::output::write_named;
 use crate::results::terminal::{note, warn};
 use crate::sched::BuildContext;
 use crate::swf::LogSource;
@@ -118,7 +118,7 @@ pub fn fit_command(
     let text = to_toml(&file, Some(&command), &warnings);
     let name = out.display().to_string();
     JobLayer::parse(&text, &name).map_err(|e| format!("the fit does not read back: {e}"))?;
-    write_atomic(out, text.as_bytes()).map_err(|e| format!("{name}: {e}"))?;
+    write_named(out, text.as_bytes()).map_err(|e| format!("{name}: {e}"))?;
     print!("{}", render_summary(&file));
     for w in &warnings {
         warn(w);

@@ -2,12 +2,13 @@
 
 use std::path::Path;
 
-use crate::results::output::{AtomicFile, Durability};
+use crate::results::output::AtomicFile;
 use crate::swf::SwfWriter;
 use crate::workload::{Synthetic, SyntheticConfig, SyntheticModel};
 
 /// `sitesim generate`: writes the synthetic log of `cfg` (its model from the file
-/// `model`, else the shipped one) to `out`, atomically.
+/// `model`, else the shipped one) to `out`, atomically (a device such as `/dev/stdout` in
+/// place: [`AtomicFile::create_named`]).
 pub fn generate_command(
     cfg: SyntheticConfig,
     model: Option<&Path>,
@@ -22,7 +23,7 @@ pub fn generate_command(
     };
     let generator = Synthetic::new(cfg, &model);
     let err = |e: std::io::Error| format!("{}: {e}", out.display());
-    let (file, w) = AtomicFile::create(out, Durability::Renamed).map_err(err)?;
+    let (file, w) = AtomicFile::create_named(out).map_err(err)?;
     let mut w = SwfWriter::new(w, &generator.header_lines()).map_err(err)?;
     for rec in generator {
         let rec = rec.map_err(|e| e.to_string())?;

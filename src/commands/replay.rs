@@ -14,6 +14,7 @@ use crate::metrics::{Bsld, BsldForm, MetricsConfig, MetricsSummary, PerJobWriter
 use crate::predict::estimates::{EstimateModel, Estimator, ModalReport};
 use crate::predict::{PredictorDefaults, PredictorSpec};
 use crate::registry::SchedulerSpec;
+use crate::results::lock::lock_folder;
 use crate::results::output::{AtomicFile, Durability, Named, write_atomic};
 use crate::results::replicate::RunHeader;
 use crate::results::{RunError, Units};
@@ -590,8 +591,10 @@ impl ReplaySummary {
     }
 }
 
-/// Replays the log `swf` open-loop under `opts`.
+/// Replays the log `swf` open-loop under `opts`, holding the folder of its outputs for
+/// this process ([`lock_folder`]).
 pub fn replay_file(swf: &Path, opts: &ReplayOptions) -> Result<ReplaySummary, String> {
+    let _lock = opts.out.as_deref().map(lock_folder).transpose()?;
     let source = LogSource::file(swf).map_err(|e| e.to_string())?;
     replay(&source, opts).map_err(|e| e.to_string())
 }

@@ -25,6 +25,7 @@ use crate::metrics::{
 };
 use crate::registry::SchedulerSpec;
 use crate::results::RunError;
+use crate::results::lock::lock_folder;
 use crate::results::metric::Replication;
 use crate::results::replicate::{Replicated, in_parallel, render_stats, replication_seed};
 use crate::sched::BuildContext;
@@ -538,13 +539,15 @@ pub fn render_resample(s: &ResampleSummary) -> String {
 
 /// The replications of `opts` over the users of the log `swf`, on `opts.threads`
 /// threads; stops starting replications once `stop` is set and calls `done` as each
-/// finishes; writes `summary.json`, `replications.csv` and `weekly.csv` into `opts.out`.
+/// finishes; writes `summary.json`, `replications.csv` and `weekly.csv` into `opts.out`,
+/// which it holds for this process from the start ([`lock_folder`]).
 pub fn resample_file(
     swf: &Path,
     opts: &ResampleOptions,
     stop: &AtomicBool,
     done: &(dyn Fn() + Sync),
 ) -> Result<ResampleSummary, String> {
+    let _lock = opts.out.as_deref().map(lock_folder).transpose()?;
     let resampler = Resampler::open(swf, opts)?;
     let (reps, weekly): (Vec<Replication>, Vec<WeeklySeries>) =
         with_threads(opts.threads, u64::from(opts.replications), || {

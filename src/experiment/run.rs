@@ -13,6 +13,7 @@ use crate::commands::model::{ModelFiles, ModelOptions, ModelSummary, render_mode
 use crate::commands::replay::{ReplayOptions, ReplaySummary, render, replay, replay_file};
 use crate::commands::resample::{ResampleOptions, ResampleSummary, render_resample, resample_file};
 use crate::results::RunError;
+use crate::results::lock::lock_folder;
 use crate::results::replicate::{with_threads, write_replicated};
 use crate::results::terminal::{
     note, progress_of, report_elapsed, report_single_run, stop_flag, warn,
@@ -138,12 +139,15 @@ impl Run {
     }
 
     /// Runs it and writes its files; replications stop starting once `stop` is set and
-    /// call `done` as each finishes.
+    /// call `done` as each finishes. Its results folder is held for this process from
+    /// the start ([`lock_folder`]): another process writing it is refused before anything
+    /// runs.
     pub fn execute(
         &self,
         stop: &AtomicBool,
         done: &(dyn Fn() + Sync),
     ) -> Result<RunSummary, String> {
+        let _lock = self.out().map(lock_folder).transpose()?;
         let err = |e: RunError| e.to_string();
         Ok(match self {
             Run::Replay { log, opts } => RunSummary::Replay(Box::new(replay_file(log, opts)?)),

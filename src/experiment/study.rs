@@ -27,11 +27,12 @@ use crate::experiment::scenario::{
 use crate::metrics::{ClassSummary, CycleSummary};
 use crate::registry::{SchedulerSpec, is_unknown_parameter};
 use crate::results::RunError;
+use crate::results::lock::lock_folder;
 use crate::results::metric::{MetricStats, Replication, Scale, metric};
-use crate::results::output::{partial_path, write_durable};
+use crate::results::output::{is_partial_of, write_durable};
 use crate::results::runs::{
     ClassFigures, HourFigures, Point, RunFile, RunPlan, RunRecord, read_plan, run_file, run_path,
-    write_plan, write_run,
+    same_scenario, write_plan, write_run,
 };
 use crate::results::summary::{metric_values, summarize};
 use crate::textfmt::significant;
@@ -39,7 +40,7 @@ use std::time::Instant;
 
 use crate::results::replicate::{in_parallel, with_threads};
 use crate::results::summary::render_summary;
-use crate::results::terminal::{progress, report_elapsed, spinner, stop_flag};
+use crate::results::terminal::{progress, report_elapsed, spinner, stop_flag, warn};
 
 /// Which runs a process takes: shard `index` (from 1) of `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,11 +138,16 @@ pub struct Study {
 pub struct Progress {
     /// Runs of this shard in the plan.
     pub runs: u64,
-    /// Runs found already written (resumed): their files parse as their records.
+    /// Runs found already written (resumed): their files parse as their records and
+    /// carry their checksums.
     pub resumed: u64,
-    /// Files of this shard's runs found unfinished, each a note naming it: a run's file
-    /// that is not its record (done again and replaced), or a temporary `.partial` file
-    /// left by a process killed mid-write (removed).
+    /// Files of this shard's runs that were not taken for finished runs, each a warning
+    /// naming it and why: not a run's record (truncated, another run's), a checksum
+    /// missing or not matching the content (edited, damaged), a link. Each run is done
+    /// again and its file replaced.
+    pub rejected: Vec<String>,
+    /// Temporary `.partial` files left by a process killed mid-write, each a note naming
+    /// it (removed).
     pub discarded: Vec<String>,
     /// Runs done now.
     pub done: u64,
@@ -475,11 +481,17 @@ impl Study {
     /// each. A capacity search runs its probes one after another (it cannot be
     /// sharded). Writes the plan first, and the summary when every run is there.
     ///
-    /// A run counts as held only if its file parses as its record; any other file in
-    /// its place (truncated by a crash of an older sitesim, say) is noted in
-    /// [`Progress::discarded`] and replaced by the run done again. The `.partial` files
-    /// of this shard's runs, left by a process killed while writing them, are removed
-    /// (noted too), as are those of the experiment's own files when it runs whole.
+    /// A run counts as held only if its file parses as its record and carries its
+    /// checksum; any other file in its place (truncated by a crash of an older sitesim,
+    /// edited by hand) is listed in [`Progress::rejected`] and replaced by the run done
+    /// again. The `.partial` files of this shard's runs, left by a process killed while
+    /// writing them, are removed (noted in [`Progress::discarded`]), as are those of the
+    /// experiment's own files when it runs whole.
+    ///
+    /// `dir` is held for this process while it runs ([`lock_folder`]). A directory that
+    /// holds another experiment is refused; one of the same scenario given other
+    /// settings that do not change results (its threads; see
+    /// [`crate::results::runs::same_scenario`]) resumes, and keeps its plan's text.
     pub fn run(
         &mut self,
         dir: &Path,
@@ -487,9 +499,12 @@ impl Study {
         stop: &AtomicBool,
         done: &(dyn Fn() + Sync),
     ) -> Result<Progress, String> {
+        let _lock = lock_folder(dir)?;
         if dir.join("experiment.json").exists() {
             let old = read_plan(dir)?;
-            if old.scenario != self.plan.scenario || old.replications != self.plan.replications {
+            if !same_scenario(&old.scenario, &self.plan.scenario)
+                || old.replications != self.plan.replications
+            {
                 return Err(format!(
                     "{} holds the results of another scenario; give another --out",
                     dir.display()
@@ -504,6 +519,9 @@ impl Study {
                     self.plan.sitesim_version
                 ));
             }
+            // The same results whatever the text says of threads: the plan written stays
+            // the one the runs were planned by, byte for byte.
+            self.plan.scenario = old.scenario;
         }
         if self.capacity.is_some() {
             if shard != Shard::ALL {
@@ -556,7 +574,7 @@ impl Study {
                 RunFile::Missing => todo.push((p, r)),
                 RunFile::Unreadable(why) => {
                     progress
-                        .discarded
+                        .rejected
                         .push(format!("{why}: not a finished run; running it again"));
                     todo.push((p, r));
                 }
@@ -604,6 +622,7 @@ impl Study {
                 total.runs += p.runs;
                 total.resumed += p.resumed;
                 total.done += p.done;
+                total.rejected.extend(p.rejected);
                 total.discarded.extend(p.discarded);
                 if p.interrupted {
                     total.interrupted = true;
@@ -688,22 +707,47 @@ const EXPERIMENT_FILES: [&str; 4] = [
     "capacity.json",
 ];
 
-/// Removes the temporary files of `paths` that a process killed mid-write left in
-/// `dir`, a note naming each.
+/// Removes the temporary files of `paths` (`NAME.PID.partial`, whatever the PID) that a
+/// process killed mid-write left in `dir`, a note naming each. Each folder is read
+/// once; the folder is held ([`lock_folder`]), so no other process is writing them.
 fn remove_partial(dir: &Path, paths: impl Iterator<Item = PathBuf>) -> Result<Vec<String>, String> {
     let mut notes = Vec::new();
     if !dir.exists() {
         return Ok(notes);
     }
+    let mut names: BTreeMap<PathBuf, Vec<std::ffi::OsString>> = BTreeMap::new();
     for path in paths {
-        let partial = partial_path(&path);
-        match std::fs::remove_file(&partial) {
-            Ok(()) => notes.push(format!(
-                "{}: unfinished (its writer was killed); removed",
-                partial.display()
-            )),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(format!("{}: {e}", partial.display())),
+        if let (Some(folder), Some(name)) = (path.parent(), path.file_name()) {
+            names
+                .entry(folder.to_owned())
+                .or_default()
+                .push(name.to_owned());
+        }
+    }
+    for (folder, finals) in names {
+        let entries = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("{}: {e}", folder.display())),
+        };
+        let mut stale = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("{}: {e}", folder.display()))?;
+            let name = entry.file_name();
+            if finals.iter().any(|f| is_partial_of(&name, f)) {
+                stale.push(entry.path());
+            }
+        }
+        stale.sort();
+        for partial in stale {
+            match std::fs::remove_file(&partial) {
+                Ok(()) => notes.push(format!(
+                    "{}: unfinished (its writer was killed); removed",
+                    partial.display()
+                )),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("{}: {e}", partial.display())),
+            }
         }
     }
     Ok(notes)
@@ -884,7 +928,8 @@ fn record(
 
 /// `sitesim run` on an experiment, and `sitesim sweep`: runs `shard` (every run without
 /// one) of `study`'s runs missing from `dir` on `threads` threads, resuming what is
-/// there; prints its progress and, once every run is there, the table of means.
+/// there; prints its progress and, once every run is there, the table of means. `dir`
+/// is held for this process from the start ([`lock_folder`]).
 pub fn experiment_command(
     study: &mut Study,
     dir: &Path,
@@ -892,6 +937,7 @@ pub fn experiment_command(
     threads: Option<usize>,
     started: Instant,
 ) -> Result<(), String> {
+    let _lock = lock_folder(dir)?;
     let shard = shard.unwrap_or(Shard::ALL);
     let plan = study.plan();
     let total = study.pending(dir, shard);
@@ -927,9 +973,18 @@ pub fn experiment_command(
     for note in &p.discarded {
         eprintln!("note: {note}");
     }
+    for rejected in &p.rejected {
+        warn(rejected);
+    }
     println!(
-        "  runs          {} of this shard: {} done now, {} found from before",
-        p.runs, p.done, p.resumed
+        "  runs          {} of this shard: {} done now, {} found from before{}",
+        p.runs,
+        p.done,
+        p.resumed,
+        match p.rejected.len() {
+            0 => String::new(),
+            n => format!(", {n} file(s) not taken for finished runs (see the warnings)"),
+        }
     );
     if p.interrupted {
         println!("  interrupted   run the same command again to resume");

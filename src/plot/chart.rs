@@ -10,11 +10,10 @@
 //! shape (lines) or fill pattern (bars) so that series stay apart in greyscale print. The
 //! legend goes to the corner of the plot where it hides the least data.
 //!
-//! Each chart kind has a `write_*` function that writes a file and a `*_svg` function
-//! that returns the document, for callers that write files their own way.
+//! Each chart kind has a `*_svg` function that returns the document; its callers write
+//! the file (atomically: `results::output`, a layer above this one).
 
 use std::ops::Range;
-use std::path::Path;
 use std::sync::Once;
 
 use plotters::coord::combinators::LogCoord;
@@ -330,11 +329,6 @@ fn empty(name: &str) -> PlotError {
     }
 }
 
-/// Writes a drawn chart to `path`.
-fn save(path: &Path, svg: Result<String, PlotError>) -> Result<(), PlotError> {
-    std::fs::write(path, svg?).map_err(|e| draw_error(&path.display().to_string(), e))
-}
-
 /// A tick label: integers without decimals, others with up to three significant digits.
 fn tick(v: f64) -> String {
     if v == 0.0 {
@@ -484,11 +478,6 @@ fn legend_corner(occupied: &[(f64, f64)], labels: &[&str]) -> SeriesLabelPositio
     best.map_or(SeriesLabelPosition::UpperRight, |(pos, _)| pos)
 }
 
-/// Writes `chart` to `path` as SVG.
-pub fn write_line_chart(path: &Path, chart: &LineChart) -> Result<(), PlotError> {
-    save(path, render_line_chart(&path.display().to_string(), chart))
-}
-
 /// `chart` as an SVG document.
 pub fn line_chart_svg(chart: &LineChart) -> Result<String, PlotError> {
     render_line_chart(&chart.title, chart)
@@ -537,14 +526,6 @@ fn render_line_chart(name: &str, chart: &LineChart) -> Result<String, PlotError>
         let y: RangedCoordf64 = y.into();
         draw(name, frame, x, y, |ctx| draw_lines(ctx, &lines, false))
     }
-}
-
-/// Writes `chart` to `path` as SVG.
-pub fn write_error_line_chart(path: &Path, chart: &ErrorLineChart) -> Result<(), PlotError> {
-    save(
-        path,
-        render_error_line_chart(&path.display().to_string(), chart, false),
-    )
 }
 
 /// `chart` as an SVG document.
@@ -844,11 +825,6 @@ fn draw_zero_line(ctx: &mut Context<'_, RangedCoordf64>) -> Result<(), String> {
     )))
     .map(|_| ())
     .map_err(|e| e.to_string())
-}
-
-/// Writes `chart` to `path` as SVG.
-pub fn write_share_chart(path: &Path, chart: &ShareChart) -> Result<(), PlotError> {
-    save(path, render_share_chart(&path.display().to_string(), chart))
 }
 
 /// `chart` as an SVG document.
@@ -1378,11 +1354,6 @@ impl<C, DB: DrawingBackend> Drawable<DB> for HatchedBar<C> {
     }
 }
 
-/// Writes `chart` to `path` as SVG.
-pub fn write_bar_chart(path: &Path, chart: &BarChart) -> Result<(), PlotError> {
-    save(path, render_bar_chart(&path.display().to_string(), chart))
-}
-
 /// `chart` as an SVG document.
 pub fn bar_chart_svg(chart: &BarChart) -> Result<String, PlotError> {
     render_bar_chart(&chart.title, chart)
@@ -1528,14 +1499,6 @@ where
     Ok(())
 }
 
-/// Writes `hist` to `path` as SVG.
-pub fn write_histogram(path: &Path, hist: &Histogram) -> Result<(), PlotError> {
-    save(
-        path,
-        render_histogram(&path.display().to_string(), hist, None),
-    )
-}
-
 /// `hist` as an SVG document, with `band` shaded behind the bins.
 pub fn histogram_svg(hist: &Histogram, band: Option<&Band>) -> Result<String, PlotError> {
     render_histogram(&hist.title, hist, band)
@@ -1626,14 +1589,6 @@ fn render_histogram(
 mod tests {
     use super::*;
 
-    /// A scratch folder, removed when dropped.
-    fn scratch() -> tempfile::TempDir {
-        tempfile::Builder::new()
-            .prefix("sitesim-plot-")
-            .tempdir()
-            .unwrap()
-    }
-
     #[test]
     fn ticks_are_short() {
         assert_eq!(tick(0.0), "0");
@@ -1666,11 +1621,7 @@ mod tests {
                 },
             ],
         };
-        let dir = scratch();
-        let (a, b) = (dir.path().join("a.svg"), dir.path().join("b.svg"));
-        write_line_chart(&a, &chart).unwrap();
-        write_line_chart(&b, &chart).unwrap();
-        let svg = std::fs::read_to_string(&a).unwrap();
+        let svg = line_chart_svg(&chart).unwrap();
         assert!(svg.starts_with("<svg"));
         for text in [
             "Jobs per week",
@@ -1681,14 +1632,13 @@ mod tests {
         ] {
             assert!(svg.contains(text), "{text} missing");
         }
-        assert_eq!(svg, std::fs::read_to_string(&b).unwrap());
+        assert_eq!(svg, line_chart_svg(&chart).unwrap());
         let log = LineChart {
             log_y: true,
             x_ticks: XTicks::HourOfWeek,
             ..chart
         };
-        write_line_chart(&a, &log).unwrap();
-        let svg = std::fs::read_to_string(&a).unwrap();
+        let svg = line_chart_svg(&log).unwrap();
         assert!(svg.contains("\nMon\n") && svg.contains("\nSun\n"));
     }
 
@@ -1701,10 +1651,7 @@ mod tests {
             bins: vec![(0.0, 10.0, 3.0), (10.0, 20.0, 7.0), (20.0, 30.0, 1.0)],
             marks: vec![(12.0, "original log".into())],
         };
-        let dir = scratch();
-        let p = dir.path().join("h.svg");
-        write_histogram(&p, &hist).unwrap();
-        let svg = std::fs::read_to_string(&p).unwrap();
+        let svg = histogram_svg(&hist, None).unwrap();
         assert!(svg.contains("original log") && svg.contains("<rect"));
         let none = Histogram {
             bins: vec![],
@@ -1712,7 +1659,7 @@ mod tests {
             ..hist
         };
         assert!(matches!(
-            write_histogram(&p, &none),
+            histogram_svg(&none, None),
             Err(PlotError::Empty { .. })
         ));
         let empty = LineChart {
@@ -1728,7 +1675,7 @@ mod tests {
             }],
         };
         assert!(matches!(
-            write_line_chart(&p, &empty),
+            line_chart_svg(&empty),
             Err(PlotError::Empty { .. })
         ));
     }
@@ -1899,10 +1846,7 @@ mod tests {
         // Each error bar is three lines: one vertical, two caps.
         let lines = |s: &str| s.matches("<line").count();
         assert!(lines(&svg) >= lines(&error_line_chart_svg(&without).unwrap()) + 3 * 8);
-        let dir = scratch();
-        let p = dir.path().join("e.svg");
-        write_error_line_chart(&p, &chart).unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), svg);
+        assert_eq!(error_line_chart_svg(&chart).unwrap(), svg);
         let none = ErrorLineChart {
             series: vec![],
             ..chart
@@ -2096,10 +2040,7 @@ mod tests {
             }
             assert_eq!(svg, bar_chart_svg(&chart).unwrap());
         }
-        let dir = scratch();
-        let p = dir.path().join("b.svg");
-        write_bar_chart(&p, &chart).unwrap();
-        assert!(std::fs::read_to_string(&p).unwrap().contains("<rect"));
+        assert!(bar_chart_svg(&chart).unwrap().contains("<rect"));
         let none = BarChart {
             series: vec![],
             ..chart

@@ -42,6 +42,7 @@ use crate::results::metric::{
     JOBS_PER_SESSION, JOBS_PER_WEEK, MEAN_RESPONSE, MEAN_WAIT, Metric, MetricStats,
     PROC_HOURS_PER_WEEK, SESSION_HOURS, Scale, UTILIZATION, metric,
 };
+use crate::results::output::create_subfolder;
 use crate::results::runs::{self, RunPlan, RunRecord};
 use crate::textfmt::{significant, with_interval, write_csv};
 
@@ -57,7 +58,7 @@ pub const CAPACITY_FILE: &str = "capacity.json";
 pub fn write_report(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let exp = Experiment::load(dir)?;
     let out = dir.join(REPORT_DIR);
-    fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    create_subfolder(&out)?;
     let diffs = PairedDiffs::of(&exp);
     let mut figures = match &diffs {
         Some(diffs) => paired_plots(&exp, diffs)?,

@@ -22,6 +22,8 @@ mod series;
 
 use std::path::{Path, PathBuf};
 
+use crate::results::lock::lock_folder;
+
 pub use experiment::{CAPACITY_FILE, REPORT_DIR};
 pub use run::ScheduleView;
 
@@ -64,10 +66,13 @@ impl Kind {
 }
 
 /// Writes the report of the results directory `dir` (see the module's documentation);
-/// the files written. `view` sets a run's schedule view.
+/// the files written. `view` sets a run's schedule view. `dir` is held for this process
+/// while its report is written ([`lock_folder`]).
 pub fn write_report(dir: &Path, view: ScheduleView) -> Result<Vec<PathBuf>, String> {
     let out = dir.join(REPORT_DIR);
-    match Kind::of(dir)? {
+    let kind = Kind::of(dir)?;
+    let _lock = lock_folder(dir)?;
+    match kind {
         Kind::Experiment => experiment::write_report(dir),
         Kind::Run => run::write_report(dir, &out, view),
         Kind::Replicated => replicated::write_report(dir, &out),

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::plot::chart::PlotError;
 use crate::plot::html;
-use crate::results::output::write_atomic;
+use crate::results::output::{create_subfolder, write_atomic};
 use crate::textfmt::significant;
 
 /// A table: headers (with units) and rows of formatted cells; the first column is text.
@@ -70,9 +70,10 @@ pub struct Page {
 }
 
 impl Page {
-    /// Writes the figures, then `index.html`, into `out`; the files written.
+    /// Writes the figures, then `index.html`, into `out`, a folder of the results folder
+    /// (a link in its place is replaced by a folder); the files written.
     pub fn write(&self, out: &Path) -> Result<Vec<PathBuf>, String> {
-        std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+        create_subfolder(out)?;
         let mut written = Vec::new();
         for figure in self.sections.iter().flat_map(|s| &s.figures) {
             written.push(write(&out.join(&figure.file), figure.svg.as_bytes())?);

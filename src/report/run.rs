@@ -26,6 +26,7 @@ use super::page::{self, Figure, Page, Section, Table, count, csv, hours, percent
 use super::series::{Steps, place};
 use crate::job::RuntimeClass;
 use crate::plot::chart::{self, Bar, BarChart, BarSeries, Block, Gantt, LineChart, Series, XTicks};
+use crate::results::output::create_subfolder;
 use crate::time::{DAY, HOUR, Time, WEEK};
 
 /// What the schedule view shows and how it colours jobs (`sitesim report` options).
@@ -117,7 +118,7 @@ pub fn write_report(dir: &Path, out: &Path, view: ScheduleView) -> Result<Vec<Pa
                 .map_or(f.to_owned(), |n| n.to_string_lossy().into_owned())
         });
 
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    create_subfolder(out)?;
     let mut written = Vec::new();
     let (series_section, hourly, weekly) = series(&jobs, sessions.as_deref(), procs, start, end)?;
     written.push(page::write(&out.join("series-hourly.csv"), &hourly)?);

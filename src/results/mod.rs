@@ -1,8 +1,10 @@
 //! What runs leave behind, whatever the command: typed metrics and their statistics over
-//! replications (`metric`), durable and atomic file writes (`output`), replicated runs
-//! and the one parallel runner (`replicate`), an experiment's run records (`runs`) and
-//! their summary (`summary`), and what is printed while a command runs (`terminal`).
+//! replications (`metric`), durable and atomic file writes (`output`), the lock that
+//! keeps a results folder to one process (`lock`), replicated runs and the one parallel
+//! runner (`replicate`), an experiment's run records (`runs`) and their summary
+//! (`summary`), and what is printed while a command runs (`terminal`).
 
+pub mod lock;
 pub mod metric;
 pub mod output;
 pub mod replicate;

@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::results::Units;
+use crate::results::lock::lock_folder;
 use crate::results::metric::{
     JOBS_PER_SESSION, JOBS_PER_WEEK, MEAN_WAIT, Metric, MetricStats, PROC_HOURS_PER_WEEK,
     ReplicationsCsv, SESSION_HOURS, UTILIZATION, metric, stats_of,
 };
-use crate::results::output::write_durable;
+use crate::results::output::{create_inside, write_durable};
 use crate::results::runs::{Point, RunPlan, read_plan, read_run, run_path, write_plan};
 use crate::textfmt::significant;
 
@@ -261,15 +262,19 @@ pub fn render_summary(s: &Summary) -> String {
 }
 
 /// Merges the results directories `shards` (of one experiment) into `out`: copies every
-/// run file, then writes the summary. Fails if the shards ran different scenarios.
+/// run file, then writes the summary. Fails if the shards ran different scenarios
+/// (settings that do not change results, such as threads, aside:
+/// [`RunPlan::same_experiment`]), or if a shard's run file is not one sitesim wrote
+/// (its checksum missing or not matching; [`read_run`]), naming it. `out` is held for
+/// this process while it is written ([`lock_folder`]).
 pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<Summary, String> {
     let first = shards
         .first()
         .ok_or("merge needs at least one shard directory")?;
-    let plan = read_plan(first)?;
+    let mut plan = read_plan(first)?;
     for s in &shards[1..] {
         let other = read_plan(s)?;
-        if other != plan {
+        if !other.same_experiment(&plan) {
             return Err(format!(
                 "{} and {} hold different experiments",
                 first.display(),
@@ -277,25 +282,28 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<Summary, String> {
             ));
         }
     }
-    if out.join("experiment.json").exists() && read_plan(out)? != plan {
-        return Err(format!(
-            "{} holds the results of another experiment; merge into a new directory",
-            out.display()
-        ));
+    if out.join("experiment.json").exists() {
+        let held = read_plan(out)?;
+        if !held.same_experiment(&plan) {
+            return Err(format!(
+                "{} holds the results of another experiment; merge into a new directory",
+                out.display()
+            ));
+        }
+        plan = held;
     }
+    let _lock = lock_folder(out)?;
     write_plan(out, &plan)?;
     let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
     for (p, r) in plan.runs() {
         let id = &plan.points[p].id;
         for s in shards {
-            // Checked by parsing, copied byte for byte.
+            // Checked by parsing and by its checksum, copied byte for byte.
             if read_run(s, id, r)?.is_some() {
                 let from = run_path(s, id, r);
                 let bytes = std::fs::read(&from).map_err(|e| err(&from, e))?;
+                create_inside(out, &Path::new("runs").join(id))?;
                 let to = run_path(out, id, r);
-                if let Some(parent) = to.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| err(parent, e))?;
-                }
                 write_durable(&to, &bytes).map_err(|e| err(&to, e))?;
                 break;
             }

@@ -30,6 +30,7 @@ use crate::commands::resample::{ResampleOptions, ResampleRun, Resampled, Resampl
 use crate::metrics::{LoadRecorder, LoadSummary, MetricsConfig, Recorder, UserLoad};
 use crate::registry::SchedulerSpec;
 use crate::results::RunError;
+use crate::results::lock::lock_folder;
 use crate::results::metric::{Bin, MetricStats, Replication, stats_of};
 use crate::results::replicate::{RunHeader, in_parallel};
 use crate::swf::{LogSource, Records};
@@ -621,9 +622,17 @@ pub const CALIBRATE_WARMUP: Time = 4 * WEEK;
 
 /// `sitesim calibrate`: the calibration of the log `swf` under `opts` (its warm-up
 /// [`CALIBRATE_WARMUP`] when it has none); prints the summary and writes
-/// `calibrate.json`, `calibrate.csv`, `users.csv` and the report page into `opts.out`.
+/// `calibrate.json`, `calibrate.csv`, `users.csv` and the report page into `opts.out`,
+/// which it holds for this process from the start
+/// ([`crate::results::lock::lock_folder`]).
 pub fn calibrate_command(swf: &Path, opts: &ResampleOptions) -> Result<(), Failure> {
     let started = Instant::now();
+    let _lock = opts
+        .out
+        .as_deref()
+        .map(lock_folder)
+        .transpose()
+        .map_err(Failure::Failed)?;
     let mut opts = opts.clone();
     if opts.users.run.warmup == 0 {
         opts.users.run.warmup = CALIBRATE_WARMUP;
