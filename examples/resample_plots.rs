@@ -63,10 +63,13 @@ fn main() -> Result<()> {
         histogram_svg(
             &Histogram {
                 title: "EASY on resampled KTH (no feedback): mean wait".into(),
-                x_label: "mean wait of a replication (s)".into(),
+                x_label: "mean wait of a replication (h)".into(),
                 y_label: "replications".into(),
-                bins: bins(&easy_open, "mean_wait")?,
-                marks: vec![(log_wait, "the log, replayed as is".into())],
+                bins: bins(&easy_open, "mean_wait")?
+                    .into_iter()
+                    .map(|(lo, hi, n)| (lo / 3600.0, hi / 3600.0, n))
+                    .collect(),
+                marks: vec![(log_wait / 3600.0, "the log, replayed as is".into())],
             },
             None,
         ),
