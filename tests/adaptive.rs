@@ -438,7 +438,7 @@ proptest! {
     #[test]
     fn pbas_of_one_policy_is_that_policy(
         (procs, swf) in workload(1),
-        period in 1i64..2000,
+        period in 60i64..2000,
         metric in 0usize..4,
     ) {
         let metric = PbasMetric::ALL[metric].name();
@@ -483,7 +483,7 @@ proptest! {
     #[test]
     fn adaptive_policies_keep_the_invariants(
         (procs, swf) in workload(3),
-        period in 1i64..3000,
+        period in 60i64..3000,
         metric in 0usize..4,
         hours in (0u8..=24, 0u8..=24),
     ) {
@@ -504,7 +504,7 @@ proptest! {
             ),
             format!(
                 r#"pbas:candidates=[{{name="pbas",candidates=["fcfs","sjbf"],period={period}}},{{name="time-of-day",day="conservative",day_start=1,day_end=2}}],period={},metric={metric}"#,
-                period / 2 + 1
+                period / 2 + sitesim::adaptive::MIN_PERIOD
             ),
         ];
         for spec in &specs {
@@ -734,7 +734,7 @@ proptest! {
     #[test]
     fn wbas_of_one_policy_is_that_policy(
         (procs, swf) in workload(1),
-        period in 1i64..2000,
+        period in 60i64..2000,
         maf in 1.0f64..10.0,
     ) {
         for policy in ["easy", "sjbf", "fcfs"] {
