@@ -460,7 +460,7 @@ fn table_28(files: &ModelFiles) -> Result<String> {
         o.calibrate = Calibrate::Submitted;
         o.behaviour = reacting();
         f(&mut o);
-        Ok(run_model(files, &o, &stop, &|| {})?)
+        Ok(run_model(files, &o, &stop, &|| {}, None)?)
     };
     let col = |s: &ModelSummary, f: &dyn Fn(&ModelReplication) -> f64, scale: f64, d: usize| {
         ci(
@@ -734,8 +734,8 @@ fn main() -> Result<()> {
     );
     let site = files.talby.site(Parameterization::MachineSize(PROCS))?;
     let stop = AtomicBool::new(false);
-    let on = run_model(&files, &options(false), &stop, &|| {})?;
-    let off = run_model(&files, &options(true), &stop, &|| {})?;
+    let on = run_model(&files, &options(false), &stop, &|| {}, None)?;
+    let off = run_model(&files, &options(true), &stop, &|| {}, None)?;
     let simulated = started.elapsed();
     let redraw = |talby: &Arc<TalbyModel>| -> Result<PlanMirror> {
         let mirrors: Vec<PlanMirror> = (0..REPLICATIONS)

@@ -131,7 +131,7 @@ fn closed_loop(
         room: CollisionRoom::Submissions,
         busy: BusyUser::GiveUp,
     };
-    run_model(&files, &opts, &AtomicBool::new(false), &|| {})
+    run_model(&files, &opts, &AtomicBool::new(false), &|| {}, None)
         .unwrap()
         .replications
 }

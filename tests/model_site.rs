@@ -275,10 +275,10 @@ fn replications_are_identical_on_any_thread_count() {
     opts.run.check = false;
     opts.calibrate = Calibrate::Submitted;
     let stop = AtomicBool::new(false);
-    let one = with_threads(Some(1), 4, || run_model(&f, &opts, &stop, &|| {}))
+    let one = with_threads(Some(1), 4, || run_model(&f, &opts, &stop, &|| {}, None))
         .unwrap()
         .unwrap();
-    let two = with_threads(Some(2), 4, || run_model(&f, &opts, &stop, &|| {}))
+    let two = with_threads(Some(2), 4, || run_model(&f, &opts, &stop, &|| {}, None))
         .unwrap()
         .unwrap();
     assert_eq!(one, two);

@@ -30,7 +30,7 @@ use sitesim::predict::{ModalModel, ModalParams, PredictorDefaults, PredictorSpec
 use sitesim::registry::SchedulerSpec;
 use sitesim::report::write_report;
 use sitesim::results::lock::LOCK_FILE;
-use sitesim::results::replicate::write_replicated;
+use sitesim::results::replicate::{WeeklyCsv, write_replicated};
 use sitesim::results::runs::{RunRecord, is_folder_name};
 use sitesim::results::summary::merge;
 use sitesim::sched::BuildContext;
@@ -1043,16 +1043,17 @@ fn model_site(bytes: &[u8]) -> bool {
     opts.threads = Some(1);
     opts.run.check = true;
     opts.run.out = None;
-    let Ok(summary) = run_model(&files, &opts, &AtomicBool::new(false), &|| {}) else {
+    let dir = out.map(|_| scratch_dir());
+    let mut weekly = match dir.as_deref().map(WeeklyCsv::create).transpose() {
+        Ok(weekly) => weekly,
+        Err(e) => panic!("weekly.csv could not be started: {e}"),
+    };
+    let stop = AtomicBool::new(false);
+    let Ok(summary) = run_model(&files, &opts, &stop, &|| {}, weekly.as_mut()) else {
         return false;
     };
-    let dir = out.map(|_| scratch_dir());
-    if let Some(dir) = &dir
-        && let Err(e) = write_replicated(
-            dir,
-            &summary,
-            summary.replications.iter().map(|r| &r.weekly),
-        )
+    if let (Some(dir), Some(weekly)) = (&dir, weekly)
+        && let Err(e) = write_replicated(dir, &summary, weekly)
     {
         panic!("the run's files could not be written: {e}");
     }

@@ -45,12 +45,13 @@ const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
 /// Runs `f` on a thread of its own, without the GIL, while this one looks for Ctrl-C
 /// every [`SIGNAL_CHECK`]: on `KeyboardInterrupt` (or any exception a signal handler
-/// raises) the run is told to stop as the command line's Ctrl-C tells it (running
-/// replications finish, no new one starts, finished experiment runs stay on disk), and
-/// the exception is raised once it has. An error of `f` becomes a [`SitesimError`].
+/// raises) no new run starts and the running ones are abandoned (a long single run
+/// stops too; finished experiment runs stay on disk), and the exception is raised once
+/// they have. An error of `f` becomes a [`SitesimError`].
 fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Send) -> PyResult<T> {
     let stop = stop_flag();
     clear_stop();
+    sitesim::engine::clear_abandon();
     std::thread::scope(|scope| {
         let (done, finished) = std::sync::mpsc::channel();
         let run = scope.spawn(move || {
@@ -70,6 +71,7 @@ fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Sen
                 && let Err(e) = py.check_signals()
             {
                 stop.store(true, Ordering::Relaxed);
+                sitesim::engine::abandon_runs();
                 interrupt = Some(e);
             }
         }

@@ -1,7 +1,7 @@
-"""Ctrl-C stops a running call (README, "Python"): a long resample and a long
-experiment end within a second or so of SIGINT with KeyboardInterrupt, as the command
-line stops (running replications finish, no new one starts), instead of running to the
-end first."""
+"""Ctrl-C stops a running call (README, "Python"): a long resample, a long experiment
+and a long single run end within a second or so of SIGINT with KeyboardInterrupt, no
+new run started and the running ones abandoned (finished experiment runs stay on disk),
+instead of running to the end first."""
 
 import signal
 import subprocess
@@ -49,3 +49,18 @@ def test_ctrl_c_stops_an_experiment_and_keeps_its_finished_runs(kth, tmp_path):
     assert took < 5, f"{took:.1f} s after SIGINT"
     # The runs finished before the signal are on disk, for a resume.
     assert any((out / "runs").rglob("*.json"))
+
+
+def test_ctrl_c_stops_a_single_long_run(kth):
+    # One replication of a century at six times the log's users: tens of seconds of
+    # simulation in one run, which Ctrl-C abandons.
+    took, err = interrupted(f"""
+        import sitesim
+        print("started", flush=True)
+        sitesim.resample({str(kth)!r}, replications=1, weeks=5000, long_term=6,
+                         temporary=6, threads=1)
+        print("ran to the end")
+    """)
+    assert "KeyboardInterrupt" in err, err
+    assert "ran to the end" not in err
+    assert took < 2, f"{took:.1f} s after SIGINT"

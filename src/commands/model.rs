@@ -26,7 +26,9 @@ use crate::model::{
 };
 use crate::results::RunError;
 use crate::results::metric::{MetricStats, Replication};
-use crate::results::replicate::{Replicated, in_parallel, render_stats, replication_seed};
+use crate::results::replicate::{
+    Replicated, WeeklyCsv, in_parallel_each, render_stats, replication_seed,
+};
 use crate::sched::BuildContext;
 use crate::session::SessionRule;
 use crate::textfmt::{hours, percent};
@@ -243,7 +245,7 @@ impl ModelFiles {
                 };
                 let unfitted = generate(&unfitted)?;
                 if r < TRIALS {
-                    let run = simulate(self, &trial, site, c, seed, r)?;
+                    let (run, _) = simulate(self, &trial, site, c, seed, r)?;
                     Ok((unfitted, run.generated, Some(run.submitted)))
                 } else {
                     Ok((unfitted, generate(&self.talby)?, None))
@@ -287,9 +289,6 @@ pub struct ModelReplication {
     /// Every session as it happened, if asked for (not written to `summary.json`).
     #[serde(skip)]
     pub sessions: Vec<SessionRecord>,
-    /// The run week by week (written to `weekly.csv`, not to `summary.json`).
-    #[serde(skip)]
-    pub weekly: WeeklySeries,
 }
 
 /// Where a model-based run's users came from: the model files, the site they were
@@ -400,6 +399,15 @@ pub fn replicate(
     opts: &ModelOptions,
     r: u32,
 ) -> Result<ModelReplication, RunError> {
+    replicate_by_week(files, opts, r).map(|(replication, _)| replication)
+}
+
+/// Runs replication `r`: its figures, and the run week by week (for `weekly.csv`).
+fn replicate_by_week(
+    files: &ModelFiles,
+    opts: &ModelOptions,
+    r: u32,
+) -> Result<(ModelReplication, WeeklySeries), RunError> {
     let (site_params, calibration) = calibration(files, opts)?;
     let seed = replication_seed(opts.run.seed, r);
     simulate(files, opts, &site_params, &calibration, seed, r).map_err(RunError::Options)
@@ -431,7 +439,7 @@ fn plan_of(
 }
 
 /// Simulates the site `site_params` calibrated by `calibration` as `opts` runs it, its
-/// plan drawn from `seed`, as replication `r`.
+/// plan drawn from `seed`, as replication `r`; and the run week by week.
 fn simulate(
     files: &ModelFiles,
     opts: &ModelOptions,
@@ -439,7 +447,7 @@ fn simulate(
     calibration: &Calibration,
     seed: u64,
     r: u32,
-) -> Result<ModelReplication, String> {
+) -> Result<(ModelReplication, WeeklySeries), String> {
     let run = &opts.run;
     let plan = plan_of(
         &files.talby,
@@ -495,36 +503,50 @@ fn simulate(
         (submitted.jobs_per_day * opts.length as f64 / DAY as f64).round(),
         counts.submitted as f64
     );
-    Ok(ModelReplication {
-        figures: Replication {
-            users: users.plan().users().len() as u64,
-            frustrated: report.frustrated,
-            arrivals: report.plan.new_users,
-            ..Replication::measured(r, seed, &m, &sessions.summary())
+    Ok((
+        ModelReplication {
+            figures: Replication {
+                users: users.plan().users().len() as u64,
+                frustrated: report.frustrated,
+                arrivals: report.plan.new_users,
+                ..Replication::measured(r, seed, &m, &sessions.summary())
+            },
+            generated,
+            submitted,
+            users: report,
+            cycles: cycles.summary(),
+            by_runtime_class: m.by_runtime_class.clone(),
+            sessions: users.records().to_vec(),
         },
-        generated,
-        submitted,
-        users: report,
-        cycles: cycles.summary(),
-        by_runtime_class: m.by_runtime_class.clone(),
-        sessions: users.records().to_vec(),
         weekly,
-    })
+    ))
 }
 
 /// Runs replications `0..opts.replications` on the current rayon pool; `done` is called
 /// as each finishes; stops starting new ones once `stop` is set. Returns the summary of
-/// the finished ones, in order.
+/// the finished ones, in order; their weeks go to `weekly`, if given, as they finish.
 pub fn run_model(
     files: &ModelFiles,
     opts: &ModelOptions,
     stop: &AtomicBool,
     done: &(dyn Fn() + Sync),
+    mut weekly: Option<&mut WeeklyCsv>,
 ) -> Result<ModelSummary, RunError> {
     let (site_params, calibration) = calibration(files, opts)?;
-    let replications = in_parallel(0..opts.replications, stop, done, |r| {
-        replicate(files, opts, r)
-    })?;
+    let mut replications = Vec::new();
+    in_parallel_each(
+        0..opts.replications,
+        stop,
+        done,
+        |r| replicate_by_week(files, opts, r),
+        |(replication, weeks)| {
+            if let Some(csv) = weekly.as_deref_mut() {
+                csv.add(replication.figures.replication, &weeks)?;
+            }
+            replications.push(replication);
+            Ok(())
+        },
+    )?;
     let run = &opts.run;
     let header = run.run_header(site_params.procs, opts.replications);
     let source = ModelSource {

@@ -27,7 +27,10 @@ use crate::registry::SchedulerSpec;
 use crate::results::RunError;
 use crate::results::lock::lock_folder;
 use crate::results::metric::Replication;
-use crate::results::replicate::{Replicated, in_parallel, render_stats, replication_seed};
+use crate::results::replicate::{
+    Replicated, WeeklyCsv, in_parallel, in_parallel_each, render_stats, replication_seed,
+    with_threads, write_replicated,
+};
 use crate::sched::BuildContext;
 use crate::sim::Observer;
 use crate::swf::{LogSource, Records, SwfHeader};
@@ -41,8 +44,6 @@ use crate::users::{Drift, UserConfig};
 use crate::workload::peak::MachineCheck;
 use crate::workload::trace::Trace;
 use std::path::Path;
-
-use crate::results::replicate::{with_threads, write_replicated};
 
 /// A resampled run's cool-down, seconds: one week when none is asked for (the default),
 /// simulated after the measured weeks and not measured.
@@ -392,18 +393,30 @@ impl Resampler {
     }
 
     /// [`Resampler::replications`] of `opts` (its policy, population and number), each
-    /// with its weeks.
+    /// with its weeks, which go to `weekly`, if given, as they finish.
     pub fn weekly_replications(
         &self,
         opts: &ResampleOptions,
         stop: &AtomicBool,
         done: &(dyn Fn() + Sync),
-    ) -> Result<Vec<(Replication, WeeklySeries)>, RunError> {
+        mut weekly: Option<&mut WeeklyCsv>,
+    ) -> Result<Vec<Replication>, RunError> {
         let (policy, population) = (&opts.users.run.policy, &opts.population);
-        in_parallel(0..opts.replications, stop, done, |r| {
-            self.run(opts, policy, population, r, &self.build_context(), ())
-                .map(|run| (run.figures, run.weekly))
-        })
+        let mut replications = Vec::new();
+        in_parallel_each(
+            0..opts.replications,
+            stop,
+            done,
+            |r| self.run(opts, policy, population, r, &self.build_context(), ()),
+            |run| {
+                if let Some(csv) = weekly.as_deref_mut() {
+                    csv.add(run.figures.replication, &run.weekly)?;
+                }
+                replications.push(run.figures);
+                Ok(())
+            },
+        )?;
+        Ok(replications)
     }
 
     /// The summary of a resampled run under `opts`.
@@ -549,17 +562,20 @@ pub fn resample_file(
 ) -> Result<ResampleSummary, String> {
     let _lock = opts.out.as_deref().map(lock_folder).transpose()?;
     let resampler = Resampler::open(swf, opts)?;
-    let (reps, weekly): (Vec<Replication>, Vec<WeeklySeries>) =
-        with_threads(opts.threads, u64::from(opts.replications), || {
-            resampler.weekly_replications(opts, stop, done)
-        })
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .unzip();
+    let mut weekly = opts
+        .out
+        .as_deref()
+        .map(WeeklyCsv::create)
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let reps = with_threads(opts.threads, u64::from(opts.replications), || {
+        resampler.weekly_replications(opts, stop, done, weekly.as_mut())
+    })
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())?;
     let summary = resampler.summary(opts, reps);
-    if let Some(dir) = &opts.out {
-        write_replicated(dir, &summary, &weekly).map_err(|e| e.to_string())?;
+    if let (Some(dir), Some(weekly)) = (&opts.out, weekly) {
+        write_replicated(dir, &summary, weekly).map_err(|e| e.to_string())?;
     }
     Ok(summary)
 }

@@ -9,9 +9,30 @@
 
 mod queue;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 pub use queue::{EventQueue, Phase};
 
 use crate::time::Time;
+
+/// Set to abandon every run in the process: the run loop stops at its next check.
+static ABANDON: AtomicBool = AtomicBool::new(false);
+
+/// Rounds between two looks at [`ABANDON`]: a few microseconds of simulation.
+const ABANDON_CHECK: u64 = 256;
+
+/// Abandons every run in the process: each stops within [`ABANDON_CHECK`] rounds, its
+/// [`RunCounts::abandoned`] set. A host that interrupts a call (Python's Ctrl-C) uses it to
+/// stop a long single run; the command line's Ctrl-C instead lets running replications
+/// finish.
+pub fn abandon_runs() {
+    ABANDON.store(true, Ordering::Relaxed);
+}
+
+/// Lets runs go to their end again, before a host runs its next call.
+pub fn clear_abandon() {
+    ABANDON.store(false, Ordering::Relaxed);
+}
 
 /// A simulation driven by the engine.
 pub trait Model {
@@ -40,10 +61,13 @@ pub struct RunCounts {
     pub events: u64,
     /// Calls to [`Model::settle`] (distinct timestamps, plus repeated rounds).
     pub rounds: u64,
+    /// The run stopped before its end because runs were abandoned ([`abandon_runs`]).
+    pub abandoned: bool,
 }
 
 /// Runs `model` until no event is left, or until the next event would be later than
-/// `horizon` (events at the horizon itself are still applied).
+/// `horizon` (events at the horizon itself are still applied), or until runs are
+/// abandoned ([`abandon_runs`]).
 pub fn run<M: Model>(
     model: &mut M,
     queue: &mut EventQueue<M::Event>,
@@ -61,6 +85,10 @@ pub fn run<M: Model>(
         }
         model.settle(now, queue)?;
         counts.rounds += 1;
+        if counts.rounds % ABANDON_CHECK == 0 && ABANDON.load(Ordering::Relaxed) {
+            counts.abandoned = true;
+            break;
+        }
     }
     Ok(counts)
 }
@@ -109,7 +137,8 @@ mod tests {
             counts,
             RunCounts {
                 events: 3,
-                rounds: 2
+                rounds: 2,
+                abandoned: false
             }
         );
     }

@@ -14,7 +14,7 @@ use crate::commands::replay::{ReplayOptions, ReplaySummary, render, replay, repl
 use crate::commands::resample::{ResampleOptions, ResampleSummary, render_resample, resample_file};
 use crate::results::RunError;
 use crate::results::lock::lock_folder;
-use crate::results::replicate::{with_threads, write_replicated};
+use crate::results::replicate::{WeeklyCsv, with_threads, write_replicated};
 use crate::results::terminal::{
     note, progress_of, report_elapsed, report_single_run, stop_flag, warn,
 };
@@ -169,12 +169,17 @@ impl Run {
             }
             Run::Model { files, opts, out } => {
                 let runs = u64::from(opts.replications);
-                let summary =
-                    with_threads(opts.threads, runs, || run_model(files, opts, stop, done))
-                        .map_err(err)?
-                        .map_err(err)?;
-                if let Some(dir) = out {
-                    let weekly = summary.replications.iter().map(|r| &r.weekly);
+                let mut weekly = out
+                    .as_deref()
+                    .map(WeeklyCsv::create)
+                    .transpose()
+                    .map_err(err)?;
+                let summary = with_threads(opts.threads, runs, || {
+                    run_model(files, opts, stop, done, weekly.as_mut())
+                })
+                .map_err(err)?
+                .map_err(err)?;
+                if let (Some(dir), Some(weekly)) = (out, weekly) {
                     write_replicated(dir, &summary, weekly).map_err(err)?;
                 }
                 RunSummary::Model(Box::new(summary))

@@ -465,10 +465,14 @@ pub fn stats_of(reps: &[Replication]) -> Vec<MetricStats> {
         .collect()
 }
 
-/// A CSV file in memory whose header is `leading`, then the fields of `row`'s type (the
-/// header the csv crate writes before a first row), for rows serialized as `(leading
-/// values, row)`.
-pub(crate) fn csv_with_header<T: Serialize>(leading: &[&str], row: &T) -> csv::Writer<Vec<u8>> {
+/// A CSV writer to `out` whose header, written first, is `leading`, then the fields of
+/// `row`'s type (the header the csv crate writes before a first row), for rows
+/// serialized as `(leading values, row)`.
+pub(crate) fn csv_with_header<T: Serialize, W: std::io::Write>(
+    leading: &[&str],
+    row: &T,
+    out: W,
+) -> std::io::Result<csv::Writer<W>> {
     let mut names = csv::Writer::from_writer(Vec::new());
     names.serialize(row).expect("writing to memory cannot fail");
     let names = names.into_inner().expect("writing to memory cannot fail");
@@ -476,11 +480,9 @@ pub(crate) fn csv_with_header<T: Serialize>(leading: &[&str], row: &T) -> csv::W
     let header = header.lines().next().expect("a header line");
     let mut writer = csv::WriterBuilder::new()
         .has_headers(false)
-        .from_writer(Vec::new());
-    writer
-        .write_record(leading.iter().copied().chain(header.split(',')))
-        .expect("writing to memory cannot fail");
-    writer
+        .from_writer(out);
+    writer.write_record(leading.iter().copied().chain(header.split(',')))?;
+    Ok(writer)
 }
 
 /// Replications as CSV, one row each, after `leading` columns that every row fills in
@@ -496,7 +498,8 @@ impl ReplicationsCsv {
     /// A file whose rows start with the columns `leading`.
     pub fn new(leading: &[&str]) -> ReplicationsCsv {
         ReplicationsCsv {
-            writer: csv_with_header(leading, &Replication::default()),
+            writer: csv_with_header(leading, &Replication::default(), Vec::new())
+                .expect("writing to memory cannot fail"),
         }
     }
 

@@ -5,7 +5,9 @@
 //! parallel and come back in order ([`in_parallel`]), so outputs are identical on any
 //! number of threads. [`Replicated`] is the one summary every replicated source writes.
 
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
@@ -15,7 +17,7 @@ use crate::metrics::{WeekSeries, WeeklySeries};
 use crate::results::metric::{
     MetricStats, Replication, ReplicationsCsv, csv_with_header, metric, stats_of,
 };
-use crate::results::output::write_atomic;
+use crate::results::output::{AtomicFile, Durability, write_atomic};
 use crate::results::{RunError, Units};
 use crate::textfmt::significant;
 use crate::time::Time;
@@ -85,8 +87,9 @@ pub struct Replicated<S, R = Replication> {
 pub const MAX_REPLICATIONS: u32 = 100_000;
 
 /// Items run at once by [`in_parallel`]: results are built as runs finish, a batch at a
-/// time, never preallocated for every item asked for.
-const BATCH: usize = 4096;
+/// time, never preallocated for every item asked for; a batch of replications' weeks
+/// ([`WeeklyCsv`]) takes at most 300 MB (a century of 56-byte weeks each).
+const BATCH: usize = 1024;
 
 /// Runs `run(item)` for each of `items` (replications `0..n`, an experiment's runs) on
 /// the current rayon pool: every parallel run of sitesim goes through here, a batch of
@@ -99,12 +102,30 @@ pub fn in_parallel<X: Send, T: Send, E: Send>(
     done: &(dyn Fn() + Sync),
     run: impl Fn(X) -> Result<T, E> + Sync,
 ) -> Result<Vec<T>, E> {
-    let mut items = items.into_iter();
     let mut finished = Vec::new();
+    in_parallel_each(items, stop, done, run, |result| {
+        finished.push(result);
+        Ok(())
+    })?;
+    Ok(finished)
+}
+
+/// [`in_parallel`], each finished result handed to `keep` in order, a batch at a time, as
+/// soon as its batch is done, instead of collected: for results too large to keep all
+/// (a replication's weeks, [`WeeklyCsv`]). Stops at the first error, of a run or of
+/// `keep`, in order.
+pub fn in_parallel_each<X: Send, T: Send, E: Send>(
+    items: impl IntoIterator<Item = X>,
+    stop: &AtomicBool,
+    done: &(dyn Fn() + Sync),
+    run: impl Fn(X) -> Result<T, E> + Sync,
+    mut keep: impl FnMut(T) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut items = items.into_iter();
     loop {
         let batch: Vec<X> = items.by_ref().take(BATCH).collect();
         if batch.is_empty() {
-            return Ok(finished);
+            return Ok(());
         }
         let results: Vec<Option<Result<T, E>>> = batch
             .into_par_iter()
@@ -118,10 +139,10 @@ pub fn in_parallel<X: Send, T: Send, E: Send>(
             })
             .collect();
         for result in results.into_iter().flatten() {
-            finished.push(result?);
+            keep(result?)?;
         }
         if stop.load(Ordering::Relaxed) {
-            return Ok(finished);
+            return Ok(());
         }
     }
 }
@@ -150,63 +171,90 @@ pub fn with_threads<T: Send>(
 
 /// Writes `files` (name, bytes) into `dir`, each atomically.
 fn write_files(dir: &Path, files: &[(&str, &[u8])]) -> Result<(), RunError> {
-    let io = |path: &Path| {
-        let path = path.display().to_string();
-        move |e: std::io::Error| RunError::Output { path, source: e }
-    };
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    std::fs::create_dir_all(dir).map_err(|e| output_error(dir, e))?;
     for (name, bytes) in files {
         let path = dir.join(name);
-        write_atomic(&path, bytes).map_err(io(&path))?;
+        write_atomic(&path, bytes).map_err(|e| output_error(&path, e))?;
     }
     Ok(())
 }
 
-/// Writes `summary` as `summary.json`, its replications' figures as `replications.csv`
-/// and their weeks, `weekly` in the order of `summary.replications`, as `weekly.csv`
-/// into `dir`.
-pub fn write_replicated<'w, S: Serialize, R: AsRef<Replication> + Serialize>(
+/// Writes `summary` as `summary.json` and its replications' figures as
+/// `replications.csv` into `dir`, after committing `weekly` (their weeks, written as
+/// they finished), so that `summary.json` is written last.
+pub fn write_replicated<S: Serialize, R: AsRef<Replication> + Serialize>(
     dir: &Path,
     summary: &Replicated<S, R>,
-    weekly: impl IntoIterator<Item = &'w WeeklySeries>,
+    weekly: WeeklyCsv,
 ) -> Result<(), RunError> {
+    weekly.commit()?;
     let mut csv = ReplicationsCsv::new(&[]);
     for r in &summary.replications {
         csv.row(&[], r.as_ref());
     }
     let csv = csv.into_bytes();
-    let numbers = summary.replications.iter().map(|r| r.as_ref().replication);
-    let weekly = weekly_csv(numbers.zip(weekly));
     let json = serde_json::to_vec_pretty(summary).expect("summaries serialize");
-    write_files(
-        dir,
-        &[
-            ("replications.csv", &csv),
-            ("weekly.csv", &weekly),
-            ("summary.json", &json),
-        ],
-    )
+    write_files(dir, &[("replications.csv", &csv), ("summary.json", &json)])
 }
 
-/// `weekly.csv`: a row per week of each replication, `(replication number, its
-/// weeks)`: the replication, then the fields of [`WeekSeries`] (week, length_hours,
-/// utilization_pct, waiting_jobs, waiting_proc_hours, active_users, sessions_opened),
-/// numbers in full (the shortest text that reads back as the same value).
-fn weekly_csv<'w>(replications: impl IntoIterator<Item = (u32, &'w WeeklySeries)>) -> Vec<u8> {
-    let mut writer = csv_with_header(&["replication"], &WeekSeries::default());
-    for (r, series) in replications {
-        for week in &series.weeks {
-            writer
-                .serialize((r, week))
-                .expect("writing to memory cannot fail");
-        }
+/// `weekly.csv`, written as replications finish, in their order: a row per week of each
+/// replication, the replication's number, then the fields of [`WeekSeries`] (week,
+/// length_hours, utilization_pct, waiting_jobs, waiting_proc_hours, active_users,
+/// sessions_opened), numbers in full (the shortest text that reads back as the same
+/// value). No replication's weeks are kept once written: kept, a century of weeks for
+/// each of [`MAX_REPLICATIONS`] replications would take tens of gigabytes. The file
+/// appears under its name on [`WeeklyCsv::commit`], and not at all on an error.
+pub struct WeeklyCsv {
+    path: PathBuf,
+    file: AtomicFile,
+    rows: csv::Writer<BufWriter<File>>,
+}
+
+impl WeeklyCsv {
+    /// Starts `dir/weekly.csv`, creating `dir` if need be.
+    pub fn create(dir: &Path) -> Result<WeeklyCsv, RunError> {
+        let path = dir.join("weekly.csv");
+        let io = |e| output_error(&path, e);
+        std::fs::create_dir_all(dir).map_err(|e| output_error(dir, e))?;
+        let (file, out) = AtomicFile::create(&path, Durability::Renamed).map_err(io)?;
+        let rows = csv_with_header(&["replication"], &WeekSeries::default(), out).map_err(io)?;
+        Ok(WeeklyCsv { path, file, rows })
     }
-    writer.into_inner().expect("writing to memory cannot fail")
+
+    /// Adds replication `r`'s weeks.
+    pub fn add(&mut self, r: u32, series: &WeeklySeries) -> Result<(), RunError> {
+        for week in &series.weeks {
+            self.rows
+                .serialize((r, week))
+                .map_err(|e| output_error(&self.path, e.into()))?;
+        }
+        Ok(())
+    }
+
+    /// Puts the file in place.
+    pub fn commit(self) -> Result<(), RunError> {
+        let WeeklyCsv { path, file, rows } = self;
+        let io = |e| output_error(&path, e);
+        rows.into_inner()
+            .map_err(|e| io(e.into_error()))?
+            .flush()
+            .map_err(io)?;
+        file.commit().map_err(io)?;
+        Ok(())
+    }
+}
+
+/// The error of writing `path`.
+fn output_error(path: &Path, source: std::io::Error) -> RunError {
+    RunError::Output {
+        path: path.display().to_string(),
+        source,
+    }
 }
 
 /// The table of metrics over replications, each in the unit a report shows it in
-/// ([`Metric::scale`](crate::results::metric::Metric::scale): durations in minutes, or
-/// hours from two hours on; shares in percent), to 4 significant digits: mean, sd, the
+/// ([`Metric::scale`](crate::results::metric::Metric::scale): durations in hours,
+/// shares in percent), to 4 significant digits: mean, sd, the
 /// half-width of the 95% confidence interval of the mean, min and max. Files keep the
 /// stored units (seconds, shares).
 pub fn render_stats(stats: &[MetricStats]) -> String {
@@ -236,6 +284,34 @@ pub fn render_stats(stats: &[MetricStats]) -> String {
 mod tests {
     use super::*;
 
+    /// `weekly.csv` appears only when committed, with every replication's weeks in the
+    /// order they were added; dropped uncommitted (an error on the way), it leaves nothing.
+    #[test]
+    fn weekly_csv_appears_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let series = |weeks: u64| WeeklySeries {
+            origin: 0,
+            weeks: (0..weeks)
+                .map(|week| WeekSeries {
+                    week,
+                    ..WeekSeries::default()
+                })
+                .collect(),
+        };
+        let mut csv = WeeklyCsv::create(dir.path()).unwrap();
+        csv.add(0, &series(2)).unwrap();
+        drop(csv);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let mut csv = WeeklyCsv::create(dir.path()).unwrap();
+        csv.add(0, &series(2)).unwrap();
+        csv.add(1, &series(1)).unwrap();
+        assert!(!dir.path().join("weekly.csv").exists());
+        csv.commit().unwrap();
+        let text = std::fs::read_to_string(dir.path().join("weekly.csv")).unwrap();
+        let rows: Vec<&str> = text.lines().map(|l| &l[..3]).collect();
+        assert_eq!(rows, ["rep", "0,0", "0,1", "1,0"], "{text}");
+    }
+
     /// Runs come back in order across batches, and a stop ends the run at the batch it
     /// falls in, with every run started kept.
     #[test]
@@ -252,7 +328,8 @@ mod tests {
         })
         .unwrap();
         assert!(
-            some.len() >= 5001 && some.len() <= 2 * BATCH,
+            // The batch of run 5000 finishes; no later one starts.
+            some.len() >= 5001 && some.len() <= (5000 / BATCH + 1) * BATCH,
             "{}",
             some.len()
         );

@@ -82,6 +82,12 @@ pub enum SimError {
     /// The workload failed for another reason.
     #[error("{0}")]
     Workload(String),
+    /// The host abandoned the run before its end ([`engine::abandon_runs`]).
+    #[error("the run was abandoned at time {now}")]
+    Abandoned {
+        /// When.
+        now: Time,
+    },
 }
 
 impl SimError {
@@ -470,7 +476,14 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         if let Some(at) = self.resume {
             beyond = self.resume_at(at, horizon, &mut events)?;
         }
-        let RunCounts { events: n, .. } = engine::run(&mut self, &mut events, horizon)?;
+        let RunCounts {
+            events: n,
+            abandoned,
+            ..
+        } = engine::run(&mut self, &mut events, horizon)?;
+        if abandoned {
+            return Err(SimError::Abandoned { now: events.now() });
+        }
         self.counts.events = n;
         if let Some(report) = self.scheduler.run_report() {
             self.observer.on_report(&report);
