@@ -18,7 +18,7 @@ use super::page::{self, Link, Page, Section, Table, count};
 use crate::plot::chart::{
     self, Band, ErrorLineChart, ErrorSeries, Estimate, Histogram, RefAt, Reference,
 };
-use crate::results::metric::{METRICS, Metric, MetricStats};
+use crate::results::metric::{METRICS, Metric, MetricStats, ci95};
 use crate::time::{HOUR, WEEK};
 
 /// A replication's values, by metric, as `replications.csv` has them.
@@ -101,13 +101,54 @@ const WEEKLY: [WeeklyColumn; 5] = [
     },
 ];
 
-/// Each week's rows of `weekly.csv`, by week: a row's values of [`WEEKLY`].
-type Weeks = BTreeMap<u64, Vec<[f64; 5]>>;
+/// The running statistics of one series in one week over the replications read so far
+/// (Welford's update), so that `weekly.csv` is read in one pass without keeping its rows:
+/// a century of weeks for each of 100,000 replications would take tens of gigabytes.
+#[derive(Debug, Clone, Copy, Default)]
+struct Running {
+    n: u64,
+    mean: f64,
+    /// Sum of squared differences from the mean.
+    m2: f64,
+    /// A value was missing (`NaN`: the column is not in the file).
+    missing: bool,
+}
 
-/// The rows of `weekly.csv`: each whole week's values of [`WEEKLY`] (`NaN` for a column
-/// it lacks), by week, over the replications; and how many replications it has. The
-/// last week of a replication, cut at its end, is left out: it would put a few hours of
-/// a draining machine beside whole weeks.
+impl Running {
+    fn add(&mut self, v: f64) {
+        if !v.is_finite() {
+            self.missing = true;
+            return;
+        }
+        self.n += 1;
+        let d = v - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (v - self.mean);
+    }
+
+    /// The mean and the half-width of its 95% confidence interval, if every value was
+    /// there.
+    fn estimate(&self, x: f64) -> Option<Estimate> {
+        let sd = if self.n > 1 {
+            (self.m2 / (self.n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        (!self.missing && self.n > 0).then(|| Estimate {
+            x,
+            y: self.mean,
+            error: ci95(self.n, sd),
+        })
+    }
+}
+
+/// Each week's running statistics of [`WEEKLY`], and how many replications ran it whole.
+type Weeks = BTreeMap<u64, (u64, [Running; 5])>;
+
+/// The rows of `weekly.csv`, read in one pass: each whole week's values of [`WEEKLY`]
+/// (missing for a column it lacks), by week, over the replications; and how many
+/// replications it has. The last week of a replication, cut at its end, is left out: it
+/// would put a few hours of a draining machine beside whole weeks.
 fn read_weekly(path: &Path) -> Result<(Weeks, usize), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let mut reader = csv::Reader::from_path(path).map_err(|e| err(&e))?;
@@ -118,8 +159,11 @@ fn read_weekly(path: &Path) -> Result<(Weeks, usize), String> {
     let columns: Vec<Option<usize>> = WEEKLY.iter().map(|c| column(c.name)).collect();
     let mut weeks = Weeks::new();
     let mut replications = BTreeSet::new();
-    for (i, row) in reader.records().enumerate() {
-        let row = row.map_err(|e| err(&e))?;
+    let mut row = csv::StringRecord::new();
+    for i in 0.. {
+        if !reader.read_record(&mut row).map_err(|e| err(&e))? {
+            break;
+        }
         let field = |k: usize| row.get(k).unwrap_or_default();
         let bad = |k: usize| err(&format_args!("row {}: {} is no number", i + 2, &head[k]));
         let number = |k: usize| field(k).parse::<f64>().map_err(|_| bad(k));
@@ -128,13 +172,14 @@ fn read_weekly(path: &Path) -> Result<(Weeks, usize), String> {
         if number(length)? != (WEEK / HOUR) as f64 {
             continue;
         }
-        let mut values = [f64::NAN; 5];
-        for (v, k) in values.iter_mut().zip(&columns) {
-            if let Some(k) = *k {
-                *v = number(k)?;
-            }
+        let (runs, series) = weeks.entry(whole(week)?).or_default();
+        *runs += 1;
+        for (s, k) in series.iter_mut().zip(&columns) {
+            s.add(match *k {
+                Some(k) => number(k)?,
+                None => f64::NAN,
+            });
         }
-        weeks.entry(whole(week)?).or_default().push(values);
     }
     Ok((weeks, replications.len()))
 }
@@ -153,18 +198,8 @@ fn weekly_section(dir: &Path, warmup: f64) -> Result<Option<Section>, String> {
     for (i, column) in WEEKLY.iter().enumerate() {
         let mut points: Vec<Estimate> = weeks
             .iter()
-            .filter(|(_, rows)| rows.len() == n)
-            .filter_map(|(&week, rows)| {
-                let values: Vec<f64> = rows.iter().map(|r| r[i]).collect();
-                values.iter().all(|v| v.is_finite()).then(|| {
-                    let stats = MetricStats::of(column.name, &values);
-                    Estimate {
-                        x: week as f64 + 0.5,
-                        y: stats.mean,
-                        error: stats.ci95,
-                    }
-                })
-            })
+            .filter(|(_, (runs, _))| *runs == n as u64)
+            .filter_map(|(&week, (_, series))| series[i].estimate(week as f64 + 0.5))
             .collect();
         // Axis ticks of a million or more are written with one digit (2e8): millions
         // keep them apart.

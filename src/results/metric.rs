@@ -395,6 +395,19 @@ fn bins_for(n: usize) -> usize {
     ((n.max(1) as f64).log2().ceil() as usize + 1).min(BINS)
 }
 
+/// The half-width of the 95% confidence interval of the mean of `n` values of sample
+/// standard deviation `sd` (Student's t with n − 1 degrees of freedom; 0 for one value).
+pub fn ci95(n: u64, sd: f64) -> f64 {
+    if n < 2 {
+        return 0.0;
+    }
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+        .expect("degrees of freedom are positive")
+        .inverse_cdf(0.975);
+    t * sd / (n as f64).sqrt()
+}
+
 impl MetricStats {
     /// The statistics of `values` (at least one).
     pub fn of(metric: &'static str, values: &[f64]) -> MetricStats {
@@ -405,15 +418,7 @@ impl MetricStats {
         } else {
             0.0
         };
-        let ci95 = if n > 1 {
-            use statrs::distribution::{ContinuousCDF, StudentsT};
-            let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
-                .expect("degrees of freedom are positive")
-                .inverse_cdf(0.975);
-            t * sd / (n as f64).sqrt()
-        } else {
-            0.0
-        };
+        let ci95 = ci95(n as u64, sd);
         let min = values.iter().copied().fold(f64::INFINITY, f64::min);
         let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let wanted = bins_for(n);
