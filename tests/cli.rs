@@ -671,6 +671,52 @@ fn ten_weeks() -> String {
     log
 }
 
+/// Found by the `resample-args` and `sweep-args` fuzz targets: a population that submits
+/// no job failed with "no job was submitted" alone, and a sweep's failed run named its
+/// scheduler but not the point (the population) it failed at.
+#[test]
+fn a_population_that_submits_nothing_is_named_with_its_point() {
+    let swf = temp("ten-weeks-empty-population.swf");
+    std::fs::write(&swf, ten_weeks()).unwrap();
+    let swf = swf.to_str().unwrap();
+    let o = sitesim(&[
+        "resample",
+        "--swf",
+        swf,
+        "--weeks",
+        "2",
+        "--population",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no job was submitted by long-term users x0 and temporary users x0")
+            && stderr(&o).contains("--population"),
+        "{}",
+        stderr(&o)
+    );
+    let out = temp("sweep-empty-population");
+    let o = sitesim(&[
+        "sweep",
+        "--swf",
+        swf,
+        "--weeks",
+        "2",
+        "--replications",
+        "1",
+        "--populations",
+        "1,0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("p001 (easy, population = 0) replication 0: no job was submitted"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn calibrate_gives_back_the_log_and_writes_the_same_files_on_any_thread_count() {
     let log = temp("ten-weeks.swf");

@@ -122,6 +122,36 @@ fn fuzz_calibrate() {
 }
 
 #[test]
+fn fuzz_sweep_args() {
+    campaign("sweep-args", 2000);
+}
+
+#[test]
+fn fuzz_export_args() {
+    campaign("export-args", 5000);
+}
+
+#[test]
+fn fuzz_resample_args() {
+    campaign("resample-args", 2500);
+}
+
+#[test]
+fn fuzz_calibrate_args() {
+    campaign("calibrate-args", 1500);
+}
+
+#[test]
+fn fuzz_merge_args() {
+    campaign("merge-args", 300);
+}
+
+#[test]
+fn fuzz_report_args() {
+    campaign("report-args", 600);
+}
+
+#[test]
 fn fuzz_batsim() {
     campaign("batsim", 600);
 }

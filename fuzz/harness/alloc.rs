@@ -2,6 +2,25 @@
 //! hard limit on the whole process. A binary that fuzzes installs it:
 //! `#[global_allocator] static ALLOC: harness::Counting = harness::Counting;`.
 //!
+//! The counts are per thread: [`watch`] starts counting the calling thread's allocations,
+//! net of its frees, and [`unwatch`] gives their peak. An input's count is all of its
+//! run's allocations because all of its run is on that one thread: the harness runs each
+//! target on a rayon pool of one thread (`Worker` in `mod.rs`), so that sitesim's parallel
+//! work, which runs on the current pool (`results::replicate::in_parallel`'s
+//! `into_par_iter`, a model's plans), runs on the watching thread, and
+//! `results::replicate::with_threads` asked for one thread from a pool of one thread runs
+//! there instead of starting a pool of its own. Targets that run replications or an
+//! experiment's runs therefore ask for one thread (`--threads 1`, `threads = Some(1)`):
+//! a run on more threads would start a pool whose threads are not counted.
+//!
+//! Nothing is shared between inputs but the process's total ([`HARD_LIMIT`]), so the
+//! counts stay right while several campaigns run at once in one process (`cargo test`
+//! runs the `#[test]`s of `tests/fuzz.rs` on parallel threads): each has its own worker
+//! thread. A global count of the input being run would mix their allocations; one
+//! charged from the threads of pools a target starts would need every pool to mark its
+//! threads, and the frees of a pool's threads after its input ended would be charged to
+//! the next input.
+//!
 //! Past the hard limit the allocation is refused, so the process aborts (stable Rust
 //! cannot turn that into a panic); first the input being run is written to
 //! `fuzz/findings/memory-limit.bin` and its target named on stderr, with no allocation.
@@ -128,4 +147,43 @@ pub fn unwatch() -> usize {
     WATCHING.set(false);
     INPUT.set((std::ptr::null(), 0));
     PEAK.get().max(0) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    use std::time::Duration;
+
+    use sitesim::results::replicate::{in_parallel, with_threads};
+
+    use super::super::Worker;
+
+    /// An allocation made by a replication that `in_parallel` runs on the one thread
+    /// `--threads 1` asks for counts toward the input's peak: the count follows the work.
+    /// (Without a worker that is a pool of one thread, or with `with_threads` starting a
+    /// pool of its own, the peak was a few KiB.)
+    #[test]
+    fn allocations_of_parallel_runs_count_toward_the_inputs_peak() {
+        const BIG: usize = 64 << 20;
+        let replications = |_: &[u8]| {
+            let stop = AtomicBool::new(false);
+            with_threads(Some(1), 2, || {
+                in_parallel(0..2u32, &stop, &|| {}, |_| {
+                    let block = std::hint::black_box(vec![1u8; BIG]);
+                    Ok::<usize, ()>(block.iter().map(|&b| usize::from(b)).sum())
+                })
+            })
+            .is_ok_and(|sums| sums == Ok(vec![BIG, BIG]))
+        };
+        let answer = Worker::of("alloc-test", replications)
+            .run(&Arc::new(Vec::new()), Duration::from_secs(60))
+            .expect("an answer");
+        assert_eq!(answer.result, Ok(true));
+        assert!(
+            (BIG..3 * BIG).contains(&answer.peak),
+            "peak {} bytes for replications of {BIG} bytes each",
+            answer.peak
+        );
+    }
 }

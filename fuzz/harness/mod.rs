@@ -250,45 +250,58 @@ struct Answer {
     peak: usize,
 }
 
-/// A worker thread that runs `target` on the inputs it is sent.
+/// A worker that runs a target on the inputs it is sent: a rayon pool of one thread, so
+/// that sitesim's parallel work for an input (replications, an experiment's runs) runs on
+/// that thread too, where its allocations are counted (`alloc.rs`).
 struct Worker {
-    send: mpsc::Sender<Arc<Vec<u8>>>,
+    pool: rayon::ThreadPool,
+    name: &'static str,
+    run: fn(&[u8]) -> bool,
+    answers: mpsc::Sender<Answer>,
     recv: mpsc::Receiver<Answer>,
 }
 
 impl Worker {
     fn new(target: &'static Target) -> Worker {
-        let (send, inputs) = mpsc::channel::<Arc<Vec<u8>>>();
-        let (answers, recv) = mpsc::channel();
-        std::thread::Builder::new()
-            .name(format!("fuzz-{}", target.name))
+        Worker::of(target.name, target.run)
+    }
+
+    /// A worker that runs `run`, its allocations counted under `name`.
+    fn of(name: &'static str, run: fn(&[u8]) -> bool) -> Worker {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .thread_name(move |_| format!("fuzz-{name}"))
             .stack_size(16 << 20)
-            .spawn(move || {
-                FUZZING.with(|f| *f.borrow_mut() = true);
-                for input in inputs {
-                    alloc::watch(target.name, &input);
-                    let started = Instant::now();
-                    let result =
-                        std::panic::catch_unwind(|| (target.run)(&input)).map_err(|payload| {
-                            PANIC
-                                .with(|p| p.borrow_mut().take())
-                                .unwrap_or_else(|| payload_text(&*payload))
-                        });
-                    let time = started.elapsed();
-                    let peak = alloc::unwatch();
-                    if answers.send(Answer { result, time, peak }).is_err() {
-                        break;
-                    }
-                }
-            })
+            .start_handler(|_| FUZZING.with(|f| *f.borrow_mut() = true))
+            .build()
             .expect("a fuzz worker thread starts");
-        Worker { send, recv }
+        let (answers, recv) = mpsc::channel();
+        Worker {
+            pool,
+            name,
+            run,
+            answers,
+            recv,
+        }
     }
 
     /// Runs `input`; `None` when it has not returned within `limit` (the worker is then
     /// lost: a thread cannot be stopped).
     fn run(&self, input: &Arc<Vec<u8>>, limit: Duration) -> Option<Answer> {
-        self.send.send(Arc::clone(input)).ok()?;
+        let (name, run, input) = (self.name, self.run, Arc::clone(input));
+        let answers = self.answers.clone();
+        self.pool.spawn(move || {
+            alloc::watch(name, &input);
+            let started = Instant::now();
+            let result = std::panic::catch_unwind(|| run(&input)).map_err(|payload| {
+                PANIC
+                    .with(|p| p.borrow_mut().take())
+                    .unwrap_or_else(|| payload_text(&*payload))
+            });
+            let time = started.elapsed();
+            let peak = alloc::unwatch();
+            let _ = answers.send(Answer { result, time, peak });
+        });
         self.recv.recv_timeout(limit).ok()
     }
 }

@@ -15,6 +15,9 @@ pub enum Shape {
     Toml,
     /// A one-line spec: `name:key=value,...`, a duration, a zone.
     Spec,
+    /// A command line: the command's name, then options (`--name` and its values) and
+    /// positional arguments.
+    Args,
     /// Binary data (a compressed log): byte-level mutations only.
     Bytes,
 }
@@ -136,7 +139,8 @@ pub fn mutate(shape: Shape, corpus: &[Vec<u8>], rng: &mut Rng) -> Vec<u8> {
             (Shape::Json, _) => json(input, rng).unwrap_or_else(|i| tokens(i, other, rng)),
             (Shape::Toml, 1) => tokens(input, other, rng),
             (Shape::Toml, _) => toml_value(input, rng).unwrap_or_else(|i| tokens(i, other, rng)),
-            (Shape::Spec, _) => tokens(input, other, rng),
+            (Shape::Spec, _) | (Shape::Args, 1) => tokens(input, other, rng),
+            (Shape::Args, _) => command_line(&input, other, rng),
         };
     }
     input.truncate(MAX_INPUT);
@@ -198,6 +202,64 @@ fn tokens(input: Vec<u8>, other: &[u8], rng: &mut Rng) -> Vec<u8> {
     out.push_str(&replacement);
     out.push_str(&text[b..]);
     out.into_bytes()
+}
+
+/// The words of a command line after its first (the command's name) in groups: an
+/// option (a word that starts with `-`) with the words up to the next option, or a word
+/// before the first option.
+fn option_groups(text: &str) -> Vec<Vec<&str>> {
+    let mut groups: Vec<Vec<&str>> = Vec::new();
+    for word in text.split_whitespace().skip(1) {
+        match groups.last_mut() {
+            Some(group) if !word.starts_with('-') && group[0].starts_with('-') => group.push(word),
+            _ => groups.push(vec![word]),
+        }
+    }
+    groups
+}
+
+/// Command-line mutations that keep options and their values together: an option's value
+/// replaced by an interesting one or by the same option's value in `other`, an option
+/// with its values deleted or repeated, an option of `other` with its values in place of
+/// the same option or added.
+fn command_line(input: &[u8], other: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let text = String::from_utf8_lossy(input).into_owned();
+    let theirs = String::from_utf8_lossy(other).into_owned();
+    let name = text.split_whitespace().next().unwrap_or_default();
+    let value;
+    let mut groups = option_groups(&text);
+    let donors = option_groups(&theirs);
+    let at = rng.below(groups.len() + 1);
+    match rng.below(5) {
+        0 | 1 if at < groups.len() && groups[at].len() > 1 => {
+            let same = donors
+                .iter()
+                .filter(|g| g.len() > 1 && g[0] == groups[at][0]);
+            let same: Vec<&Vec<&str>> = same.collect();
+            value = if same.is_empty() || rng.below(2) == 0 {
+                interesting(rng)
+            } else {
+                rng.pick(&same)[1].to_owned()
+            };
+            let i = 1 + rng.below(groups[at].len() - 1);
+            groups[at][i] = &value;
+        }
+        2 if at < groups.len() => {
+            groups.remove(at);
+        }
+        3 if at < groups.len() => groups.insert(at, groups[at].clone()),
+        _ if !donors.is_empty() => {
+            // An option the line has already is replaced (most options are given once).
+            let donor = rng.pick(&donors).clone();
+            match groups.iter().position(|g| g[0] == donor[0]) {
+                Some(i) => groups[i] = donor,
+                None => groups.insert(at, donor),
+            }
+        }
+        _ => {}
+    }
+    let words = std::iter::once(name).chain(groups.iter().flatten().copied());
+    words.collect::<Vec<_>>().join(" ").into_bytes()
 }
 
 /// The byte ranges of `text`'s tokens: runs of bytes other than whitespace and

@@ -4,20 +4,27 @@
 use std::io::{Cursor, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
 
 use sitesim::cli::args::{
-    AnalyzeArgs, EstimatesArgs, FeedbackArgs, FitArgs, GenerateArgs, ReplayArgs, ResampleArgs,
-    parse,
+    AnalyzeArgs, CalibrateArgs, EstimatesArgs, ExportArgs, FeedbackArgs, FitArgs, GenerateArgs,
+    MergeArgs, PopulationArgs, ReplayArgs, ReportArgs, ResampleArgs, SweepArgs, parse,
 };
+use sitesim::cli::then_report;
 use sitesim::commands::analyze::{analyze_log, plot_continuation};
-use sitesim::commands::calibrate::{calibrate, render_calibrate, write_calibrate};
+use sitesim::commands::calibrate::{
+    calibrate, calibrate_command, render_calibrate, write_calibrate,
+};
 use sitesim::commands::estimates::estimates_table;
+use sitesim::commands::export::export_command;
 use sitesim::commands::feedback::feedback;
 use sitesim::commands::fit::fit_logs;
 use sitesim::commands::model::run_model;
 use sitesim::commands::replay::{ReplayOptions, replay};
 use sitesim::commands::resample::{ResampleOptions, resample_file};
+use sitesim::experiment::run::Run;
 use sitesim::experiment::scenario::{DEFAULT_SCENARIO, Scenario, WorkloadSection};
 use sitesim::experiment::study::{Shard, Study};
 use sitesim::job::OverrunPolicy;
@@ -28,15 +35,16 @@ use sitesim::model::talby::TalbyModel;
 use sitesim::predict::estimates::EstimateModel;
 use sitesim::predict::{ModalModel, ModalParams, PredictorDefaults, PredictorSpec};
 use sitesim::registry::SchedulerSpec;
-use sitesim::report::write_report;
+use sitesim::report::{page_of, report_command, write_report};
 use sitesim::results::lock::LOCK_FILE;
 use sitesim::results::replicate::{WeeklyCsv, write_replicated};
 use sitesim::results::runs::{RunRecord, is_folder_name};
-use sitesim::results::summary::merge;
+use sitesim::results::summary::{merge, merge_command};
+use sitesim::results::terminal::Failure;
 use sitesim::sched::BuildContext;
 use sitesim::swf::batsim::{BatsimExport, ProfileStyle, read_workload};
 use sitesim::swf::{LogInput, LogSource, SwfReader, SwfRecord, SwfWriter};
-use sitesim::time::{WEEK, parse_duration};
+use sitesim::time::{Time, WEEK, parse_duration};
 use sitesim::users::{ContinuationCurve, MAX_USERS};
 use sitesim::workload::questionable::PolicySetting;
 use sitesim::workload::{Synthetic, SyntheticConfig, SyntheticModel};
@@ -90,7 +98,7 @@ pub fn all() -> &'static [Target] {
             ..target
         }
     }
-    static TARGETS: [Target; 30] = [
+    static TARGETS: [Target; 36] = [
         t("swf", Shape::Swf, swf_seeds, swf),
         t("compressed", Shape::Bytes, compressed_seeds, compressed),
         t("replay", Shape::Swf, replay_seeds, replay_log),
@@ -105,6 +113,27 @@ pub fn all() -> &'static [Target] {
             Shape::Spec,
             estimates_command_seeds,
             estimates_command,
+        )),
+        asked(t("sweep-args", Shape::Args, sweep_args_seeds, sweep_args)),
+        t("export-args", Shape::Args, export_args_seeds, export_args),
+        asked(t(
+            "resample-args",
+            Shape::Args,
+            resample_args_seeds,
+            resample_args,
+        )),
+        asked(t(
+            "calibrate-args",
+            Shape::Args,
+            calibrate_args_seeds,
+            calibrate_args,
+        )),
+        asked(t("merge-args", Shape::Args, merge_args_seeds, merge_args)),
+        asked(t(
+            "report-args",
+            Shape::Args,
+            report_args_seeds,
+            report_args,
         )),
         t("batsim", Shape::Json, batsim_seeds, batsim),
         t("export", Shape::Swf, export_seeds, export),
@@ -384,12 +413,19 @@ fn unreadable(name: &str, e: impl std::fmt::Display) -> ! {
     panic!("{name} does not read back: {e}")
 }
 
-/// Panics unless the output files of a run in `dir` read back: `required` (which every
-/// run of the command writes) and any other `.json` as JSON, every `.csv` as CSV rows of
+/// Panics unless the output files of a run in `dir` and its subfolders (an experiment's
+/// run records, a report) read back: `required` (which every run of the command writes)
+/// and any other `.json` as JSON, every `.csv` as CSV rows of
 /// its header's width, `schedule.swf` through `SwfReader`, pages and plots as UTF-8, the
 /// folder's lock let go (emptied); and no `.partial` file is left.
 fn outputs_read_back(dir: &Path, required: &str) {
     assert!(dir.join(required).is_file(), "no {required}");
+    files_read_back(dir);
+}
+
+/// Panics unless the files in `dir` and its subfolders read back, as
+/// [`outputs_read_back`] says.
+fn files_read_back(dir: &Path) {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("the output folder")
         .map(|e| e.expect("a folder entry").path())
@@ -399,6 +435,10 @@ fn outputs_read_back(dir: &Path, required: &str) {
         let name = file
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        if file.is_dir() {
+            files_read_back(&file);
+            continue;
+        }
         if name == LOCK_FILE {
             let held = std::fs::read(&file).unwrap_or_else(|e| unreadable(&name, e));
             assert!(
@@ -529,8 +569,8 @@ fn resample_seeds() -> Vec<Vec<u8>> {
 
 /// Resamples the log in `bytes` into one or two short replications on one thread, under
 /// the `resample` command's arguments of its `; Fuzz-args:` line, with the invariant
-/// checker. Runs longer than 8 weeks, more than 2 replications or populations over 4 are
-/// skipped (their cost is what the user asked for, not a finding). With `--out`, the
+/// checker. Runs too long ([`too_long`]), of more than 2 replications or populations over
+/// 4 are skipped (their cost is what the user asked for, not a finding). With `--out`, the
 /// output files are written to a scratch folder and must read back.
 fn resample_log(bytes: &[u8]) -> bool {
     let Some(file) = ScratchFile::new(bytes) else {
@@ -556,8 +596,8 @@ fn too_big(multiplier: f64) -> bool {
 
 /// The `resample` command's options of the `; Fuzz-args:` line of `bytes` (a short
 /// resampling without one) for the log `swf`, with the invariant checker; `None` if they
-/// are refused, or out of the targets' scope: more than 8 weeks or a population multiplier
-/// over 4 ([`too_big`]).
+/// are refused, or out of the targets' scope: too long a run ([`too_long`]) or a
+/// population multiplier over 4 ([`too_big`]).
 fn resample_options(bytes: &[u8], swf: &str) -> Option<ResampleOptions> {
     let mut argv = vec!["--swf".to_owned(), swf.to_owned()];
     argv.extend(fuzz_args(bytes, "--unknown-waits zero --weeks 2"));
@@ -565,8 +605,11 @@ fn resample_options(bytes: &[u8], swf: &str) -> Option<ResampleOptions> {
         .ok()?
         .options()
         .ok()?;
-    let p = &opts.population;
-    if opts.weeks > 8 || too_big(p.long_term) || too_big(p.temporary) {
+    let (p, run) = (&opts.population, &opts.users.run);
+    if too_long(opts.weeks, run.warmup, run.cooldown)
+        || too_big(p.long_term)
+        || too_big(p.temporary)
+    {
         return None;
     }
     opts.users.run.check = true;
@@ -896,7 +939,7 @@ fn calibrate_seeds() -> Vec<Vec<u8>> {
 /// Calibrates the log in `bytes` (`sitesim calibrate`) under the `resample` command's
 /// arguments of its `; Fuzz-args:` line, with the invariant checker, renders the result
 /// and, with `--out`, writes its files to a scratch folder, where they must read back.
-/// Runs longer than 8 weeks, of more than 2 replications or populations over 4 are
+/// Runs too long ([`too_long`]), of more than 2 replications or populations over 4 are
 /// skipped: their cost is what the user asked for, not a finding.
 fn calibrate_log(bytes: &[u8]) -> bool {
     let Some(opts) = resample_options(bytes, "fuzz.swf").filter(|o| o.replications <= 2) else {
@@ -1077,7 +1120,7 @@ fn study_seeds() -> Vec<Vec<u8>> {
 }
 
 /// Runs the experiment of a model-based site's scenario (built-in model files) into a
-/// scratch folder on one thread, as `sitesim run` does, then again: the second run must
+/// scratch folder on the worker's one thread, as `sitesim run` does, then again: the second run must
 /// find every run done and do none (a resumed experiment never redoes a finished run);
 /// then writes its report; then, unless it is a capacity search (which cannot be
 /// sharded), runs it again as 2 or 3 shards, whose merged folder must hold the one run's
@@ -1119,16 +1162,11 @@ fn study(bytes: &[u8]) -> bool {
         return false;
     }
     let dir = scratch_dir();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build();
-    let Ok(pool) = pool else {
-        return false;
-    };
     let stop = AtomicBool::new(false);
-    let first = pool.install(|| study.run(&dir, Shard::ALL, &stop, &|| {}));
-    let accepted = match first {
+    let accepted = match study.run(&dir, Shard::ALL, &stop, &|| {}) {
         Ok(_) => {
-            let again = pool
-                .install(|| study.run(&dir, Shard::ALL, &stop, &|| {}))
+            let again = study
+                .run(&dir, Shard::ALL, &stop, &|| {})
                 .unwrap_or_else(|e| panic!("the finished experiment does not resume: {e}"));
             assert!(
                 again.done == 0 && again.discarded.is_empty() && again.rejected.is_empty(),
@@ -1142,7 +1180,7 @@ fn study(bytes: &[u8]) -> bool {
             }
             if !study.is_capacity_search() {
                 let shards = 2 + (bytes.len() % 2) as u32;
-                pool.install(|| shards_merge_into(&mut study, &dir, shards, &stop));
+                shards_merge_into(&mut study, &dir, shards, &stop);
             }
             true
         }
@@ -1342,6 +1380,611 @@ fn estimates_command(bytes: &[u8]) -> bool {
         .and_then(|argv| parse::<EstimatesArgs>("estimates", &argv).ok())
         .filter(|a| a.swf.is_none())
         .is_some_and(|a| a.input().is_ok_and(|i| estimates_table(i, a.seed).is_ok()))
+}
+
+/// What a command line's scratch folder holds besides the logs (see [`command_scratch`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Inputs {
+    /// The logs: `log.swf`, `tiny.swf`, `workload.json`.
+    Logs,
+    /// The logs and the results folders of [`results_folders`].
+    Results,
+}
+
+/// The log the command-line targets run: the first 120 jobs of KTH's log (known waits,
+/// users with sessions), or a hand log when the shared logs are missing. Made once, by
+/// the targets' seeds, where its allocations are not an input's.
+fn command_log() -> &'static [u8] {
+    static LOG: OnceLock<Vec<u8>> = OnceLock::new();
+    LOG.get_or_init(|| {
+        let kth = shared_workloads()
+            .and_then(|d| std::fs::read_to_string(d.join("KTH-SP2-1996-2.swf")).ok());
+        let Some(text) = kth else {
+            return HAND_LOGS[1].as_bytes().to_vec();
+        };
+        let header = text.lines().take_while(|l| l.starts_with(';')).count();
+        text.lines()
+            .take(header + 120)
+            .flat_map(|l| [l, "\n"])
+            .collect::<String>()
+            .into_bytes()
+    })
+}
+
+/// A folder removed, with what it holds, when the guard is dropped.
+struct ScratchDir(PathBuf);
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh scratch folder holding `log.swf` ([`command_log`]), `tiny.swf`
+/// ([`TINY_LOG`]) and `workload.json` (the tiny log as a Batsim workload), and with
+/// [`Inputs::Results`] the folders of [`results_folders`].
+fn command_scratch(inputs: Inputs) -> ScratchDir {
+    let dir = ScratchDir(scratch_dir());
+    let mut files = vec![
+        (PathBuf::from("log.swf"), command_log().to_vec()),
+        (PathBuf::from("tiny.swf"), TINY_LOG.as_bytes().to_vec()),
+        (PathBuf::from("workload.json"), tiny_workload()),
+    ];
+    if inputs == Inputs::Results {
+        files.extend(results_folders().iter().cloned());
+    }
+    for (name, bytes) in files {
+        let path = dir.0.join(name);
+        let written = path
+            .parent()
+            .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
+            && std::fs::write(&path, bytes).is_ok();
+        assert!(written, "cannot write {}", path.display());
+    }
+    dir
+}
+
+/// [`TINY_LOG`] as a Batsim workload.
+fn tiny_workload() -> Vec<u8> {
+    let reader = SwfReader::new(Cursor::new(TINY_LOG), "tiny.swf").expect("the tiny log");
+    let header = reader.header().clone();
+    let mut export = BatsimExport::new(ProfileStyle::Batsim4);
+    for r in reader {
+        export.add(&r.expect("the tiny log's jobs").record);
+    }
+    export
+        .write(Vec::new(), &header, "tiny")
+        .expect("written in memory")
+}
+
+/// Results folders made once, by the commands' own code, from [`command_log`], as each
+/// file's path under the scratch folder and its contents: `sweep/`, a sweep of two
+/// populations under two schedulers; `shard1/` and `shard2/`, the same sweep as two
+/// shards; `resampled/`, a resampled run's `--out`; `replayed/`, a replay's `--out`.
+/// Made once, by the targets' seeds.
+fn results_folders() -> &'static [(PathBuf, Vec<u8>)] {
+    static FOLDERS: OnceLock<Vec<(PathBuf, Vec<u8>)>> = OnceLock::new();
+    FOLDERS.get_or_init(|| {
+        let dir = command_scratch(Inputs::Logs);
+        let sweep = "--swf log.swf --populations 0.5,1 --schedulers easy --schedulers fcfs \
+            --weeks 2 --replications 1 --threads 1";
+        for out in [
+            "--out sweep",
+            "--out shard1 --shard 1/2",
+            "--out shard2 --shard 2/2",
+        ] {
+            let argv = split(&format!("{sweep} {out}"));
+            let args = parse::<SweepArgs>("sweep", &argv)
+                .ok()
+                .and_then(|a| sweep_in(&dir.0, a))
+                .expect("the seed sweep parses");
+            if let Err(e) = args.run() {
+                panic!("the seed sweep fails: {e}");
+            }
+        }
+        let argv = split("--swf log.swf --weeks 2 --replications 2 --out resampled");
+        let (log, opts) = parse::<ResampleArgs>("resample", &argv)
+            .ok()
+            .and_then(|a| resample_in(&dir.0, a))
+            .and_then(|a| Some((a.population_args.swf().to_owned(), a.options().ok()?)))
+            .expect("the seed resampling parses");
+        if let Err(e) = resample_file(&log, &opts, &AtomicBool::new(false), &|| {}) {
+            panic!("the seed resampling fails: {e}");
+        }
+        let opts = ReplayOptions {
+            out: Some(dir.0.join("replayed")),
+            ..ReplayOptions::default()
+        };
+        let source = LogSource::text(command_log(), "log.swf").expect("the log reads");
+        if let Err(e) = replay(&source, &opts) {
+            panic!("the seed replay fails: {e}");
+        }
+        snapshot(&dir.0)
+            .into_iter()
+            .filter(|(p, _)| p.components().count() > 1)
+            .collect()
+    })
+}
+
+/// The words of `line`.
+fn split(line: &str) -> Vec<String> {
+    line.split_whitespace().map(str::to_owned).collect()
+}
+
+/// The path `p` of a command line as a path under the scratch folder `dir`; `None` when
+/// it could lead out of it (an absolute path, `..`): the command lines' targets write
+/// nothing outside their scratch folder.
+fn inside(dir: &Path, p: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let plain = p
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    (plain && !p.as_os_str().is_empty()).then(|| dir.join(p))
+}
+
+/// Every file under `dir` (recursively), by its path under `dir`, with its contents.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut found = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if let Ok(rel) = path.strip_prefix(dir) {
+                found.push((rel.to_path_buf(), std::fs::read(&path).unwrap_or_default()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Panics unless, of the files under `dir`, only those under one of `outputs` (paths
+/// under `dir`) differ from `before` (its [`snapshot`] before the command ran): a
+/// command writes where its command line says, and nowhere else (its inputs untouched).
+fn written_only_to(dir: &Path, before: &[(PathBuf, Vec<u8>)], outputs: &[&Path]) {
+    let output = |p: &Path| outputs.iter().any(|o| dir.join(p).starts_with(o));
+    let after = snapshot(dir);
+    let kept = |files: &[(PathBuf, Vec<u8>)]| -> Vec<(PathBuf, u64)> {
+        files
+            .iter()
+            .filter(|(p, _)| !output(p))
+            .map(|(p, b)| (p.clone(), super::mutate::hash(b)))
+            .collect()
+    };
+    let (was, is) = (kept(before), kept(&after));
+    if was != is {
+        let changed: Vec<String> = is
+            .iter()
+            .filter(|f| !was.contains(f))
+            .chain(was.iter().filter(|f| !is.contains(f)))
+            .map(|(p, _)| p.display().to_string())
+            .collect();
+        panic!(
+            "written outside the command's outputs {outputs:?}: {}",
+            changed.join(", ")
+        );
+    }
+}
+
+/// Panics unless `message`, an error of a command line, is clear: not empty, and naming
+/// what it refuses: an option (`--...`, or a positional argument as clap names it,
+/// `<DIR>`), a value in quotes, a word of the command line, or a file of the scratch
+/// folder `dir`.
+fn clear_error(message: &str, argv: &[String], dir: &Path) {
+    let named = message.contains("--")
+        || message.matches('\'').count() >= 2
+        || message.contains('<')
+        || message.contains(&*dir.to_string_lossy())
+        || argv.iter().any(|w| {
+            !w.is_empty() && message.starts_with(&format!("{w}:"))
+                || w.len() > 2 && message.contains(w.as_str())
+        });
+    assert!(
+        !message.trim().is_empty() && named,
+        "an error that names neither an option nor a file: {message:?}"
+    );
+}
+
+/// The run's size a command line of `resample`, `sweep` or `calibrate` asks for, as the
+/// `resample` target bounds it: at most 2 replications (fewer asked for are kept), on the
+/// worker's one thread (`--threads` changes no result; see `alloc.rs`); `None` (out of
+/// the targets' scope: its cost is what was asked for) past 8 weeks measured or 8 weeks
+/// of warm-up and cool-down ([`too_long`]), or a population multiplier over 4
+/// ([`too_big`]).
+fn bounded(mut args: PopulationArgs, population: f64) -> Option<PopulationArgs> {
+    args.replications = Some(args.replications.unwrap_or(2).min(2));
+    args.threads = Some(1);
+    let multipliers = [args.long_term, args.temporary].map(|m| m.unwrap_or(population));
+    let site = &args.feedback.site;
+    let out =
+        too_long(args.weeks, site.warmup, site.cooldown) || multipliers.into_iter().any(too_big);
+    (!out).then_some(args)
+}
+
+/// A resampled run out of the targets' scope: more than 8 weeks measured, or a warm-up
+/// and cool-down of more than 8 weeks together, which are simulated too (a century's
+/// warm-up held 266 MiB of a sweep's run: its cost is what was asked for).
+fn too_long(weeks: u32, warmup: Time, cooldown: Time) -> bool {
+    weeks > 8 || warmup.saturating_add(cooldown) > 8 * WEEK
+}
+
+/// `args` with its log and `--out` under `dir` ([`inside`]); `None` if one is not.
+fn population_in(dir: &Path, mut args: PopulationArgs) -> Option<PopulationArgs> {
+    let site = &mut args.feedback.site;
+    site.swf = inside(dir, &site.swf)?;
+    site.out = match &site.out {
+        Some(out) => Some(inside(dir, out)?),
+        None => None,
+    };
+    Some(args)
+}
+
+/// A `sweep` command line's arguments with its paths under `dir`; `None` without `--out`
+/// (its default, `results/sweep-LOG`, is in the working directory).
+fn sweep_in(dir: &Path, mut args: SweepArgs) -> Option<SweepArgs> {
+    args.population_args.feedback.site.out.as_ref()?;
+    args.population_args = population_in(dir, args.population_args)?;
+    Some(args)
+}
+
+/// A `resample` command line's arguments with its paths under `dir`.
+fn resample_in(dir: &Path, mut args: ResampleArgs) -> Option<ResampleArgs> {
+    args.population_args = population_in(dir, args.population_args)?;
+    Some(args)
+}
+
+/// Whether `argv`, the arguments `A` of the command `name`, ask for its help (`-h` or
+/// `--help`, alone or first in a cluster of short flags): the CLI prints it, which
+/// `cli::args::parse` gives as its error.
+fn help_asked<A: clap::Args>(name: &'static str, argv: &[String]) -> bool {
+    let command = A::augment_args(clap::Command::new(name).no_binary_name(true));
+    command
+        .try_get_matches_from(argv)
+        .is_err_and(|e| e.kind() == clap::error::ErrorKind::DisplayHelp)
+}
+
+/// Runs the command line in `bytes`, if it is one of the command `name` (its name, then
+/// its arguments), in a scratch folder holding `inputs`, as the CLI runs it:
+/// `parse_args` reads the arguments with the command's own clap definitions
+/// (`cli::args`) and makes them what runs (its paths under the folder, its size
+/// bounded), `None` when they are out of scope; `run` runs them and says which outputs
+/// they write (paths in the folder), with its error if it failed. A refused command
+/// line's (unless it asks for help) or a failed run's error must be clear
+/// ([`clear_error`]); whether or not it ran, nothing may be written but its outputs
+/// ([`written_only_to`]); what it wrote must read back (`check`, given the folder and
+/// the outputs).
+fn command<A: clap::Args>(
+    bytes: &[u8],
+    name: &'static str,
+    inputs: Inputs,
+    parse_args: impl FnOnce(&[String], &Path) -> Option<Result<A, String>>,
+    run: impl FnOnce(A) -> Result<Vec<PathBuf>, (String, Vec<PathBuf>)>,
+    check: impl FnOnce(&[PathBuf]),
+) -> bool {
+    let Some(argv) = command_line(bytes, name) else {
+        return false;
+    };
+    let dir = command_scratch(inputs);
+    let args = match parse_args(&argv, &dir.0) {
+        None => return false,
+        Some(Err(e)) => {
+            if !help_asked::<A>(name, &argv) {
+                clear_error(&e, &argv, &dir.0);
+            }
+            return false;
+        }
+        Some(Ok(args)) => args,
+    };
+    let before = snapshot(&dir.0);
+    let (outputs, ran) = match run(args) {
+        Ok(outputs) => (outputs, true),
+        Err((e, outputs)) => {
+            clear_error(&e, &argv, &dir.0);
+            (outputs, false)
+        }
+    };
+    let paths: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
+    written_only_to(&dir.0, &before, &paths);
+    if ran {
+        check(&outputs);
+    }
+    ran
+}
+
+fn sweep_args_seeds() -> Vec<Vec<u8>> {
+    command_log();
+    strings(&[
+        "sweep --swf log.swf --populations 0.5,1 --schedulers easy --schedulers fcfs --weeks 2 --replications 1 --out out",
+        "sweep --swf log.swf --populations 1 --weeks 1 --replications 2 --out out --report --threads 4",
+        "sweep --swf log.swf --populations 0,2 --schedulers conservative --overrun overrun --weeks 2 --replications 1 --shard 2/3 --out out",
+        "sweep --swf log.swf --populations 1 --long-term 0 --temporary 3 --edge 0 --weeks 2 --out out --warmup 1d --cooldown 1d",
+        "sweep --swf log.swf --populations 0.5 --schedulers sjbf --predictor sbh --weight 1=3 --flurry-weight 0 --weeks 3 --replications 1 --out out",
+        "sweep --swf log.swf --populations 1,1e308 --schedulers creasy:alpha=1 --no-feedback --regenerate-after 1d --regenerate-from finish --weeks 2 --out out/nested",
+        "sweep --swf tiny.swf --populations 1 --unknown-waits zero --patience 1h --strikes 2 --time-zone +05:30 --weeks 2 --replications 1 --out out",
+    ])
+}
+
+/// Runs a `sitesim sweep` command line (see [`command`]): its arguments through
+/// `SweepArgs`, checked for conflicts, then the sweep run as the CLI runs it
+/// (`SweepArgs::run`, then its report with `--report`, unsharded); its results directory
+/// (`--out`, required: the default is in the working directory) must read back. At most
+/// 2 replications on one thread; more than 8 weeks, populations over 4 ([`bounded`]) or
+/// more than 8 runs (points times schedulers) are out of scope.
+fn sweep_args(bytes: &[u8]) -> bool {
+    command(
+        bytes,
+        "sweep",
+        Inputs::Logs,
+        |argv, dir| {
+            let args = match parse::<SweepArgs>("sweep", argv) {
+                Ok(a) => a,
+                Err(e) => return Some(Err(e)),
+            };
+            if let Err(e) = args.refuse_conflicts() {
+                return Some(Err(e));
+            }
+            let mut args = sweep_in(dir, args)?;
+            args.population_args = bounded(args.population_args, 1.0)?;
+            let runs = args.populations.len() * args.schedulers.len().max(1);
+            let p = &args.population_args;
+            let base = [p.long_term, p.temporary].map(|m| m.unwrap_or(1.0));
+            let within = runs <= 8
+                && !(args.populations.iter()).any(|&p| base.iter().any(|&m| too_big(p * m)));
+            within.then_some(Ok(args))
+        },
+        |args| {
+            let site = &args.population_args.feedback.site;
+            let out = site.out.clone().expect("sweep_in requires --out");
+            args.run()
+                .and_then(|()| then_report(site.report && args.shard.is_none(), Some(&out)))
+                .map(|()| vec![out.clone()])
+                .map_err(|e| (e, vec![out]))
+        },
+        |outputs| outputs_read_back(&outputs[0], "experiment.json"),
+    )
+}
+
+fn export_args_seeds() -> Vec<Vec<u8>> {
+    command_log();
+    strings(&[
+        "export --swf log.swf --batsim -o out.json",
+        "export --swf log.swf --batsim 5 --output workload-5.json",
+        "export --swf workload.json --batsim 4 -o again.json",
+        "export --swf tiny.swf --batsim",
+        "export --swf tiny.swf --batsim 5 -o nested/folder/out.json",
+    ])
+}
+
+/// Runs a `sitesim export` command line (see [`command`]): its arguments through
+/// `ExportArgs`, then `export_command`; the workload written must read back through
+/// `read_workload`, whatever the file's name. Standard output (no `--output`) is taken
+/// as the file `stdout.json` in the scratch folder.
+fn export_args(bytes: &[u8]) -> bool {
+    command(
+        bytes,
+        "export",
+        Inputs::Logs,
+        |argv, dir| {
+            let mut args = match parse::<ExportArgs>("export", argv) {
+                Ok(a) => a,
+                Err(e) => return Some(Err(e)),
+            };
+            args.swf = inside(dir, &args.swf)?;
+            let output = args.output.as_deref().unwrap_or(Path::new("stdout.json"));
+            args.output = Some(inside(dir, output)?);
+            Some(Ok(args))
+        },
+        |args| {
+            let opts = args.options();
+            let out = opts.output.clone().expect("an output file");
+            export_command(&args.swf, &opts)
+                .map(|()| vec![out.clone()])
+                .map_err(|e| (e, vec![out]))
+        },
+        |outputs| {
+            let file =
+                std::fs::File::open(&outputs[0]).unwrap_or_else(|e| unreadable("workload", e));
+            if let Err(e) = read_workload(std::io::BufReader::new(file), "workload") {
+                unreadable("the exported workload", e);
+            }
+        },
+    )
+}
+
+fn resample_args_seeds() -> Vec<Vec<u8>> {
+    command_log();
+    strings(&[
+        "resample --swf log.swf --weeks 2 --replications 2 --out out",
+        "resample --swf log.swf --weeks 3 --population 2 --scheduler conservative --overrun extend --out out --report",
+        "resample --swf log.swf --weeks 2 --long-term 0 --temporary 3 --edge 0 --long-term-share 0.1 --start-week cycle",
+        "resample --swf log.swf --weeks 4 --regenerate-after 1d --regenerate-from finish --no-feedback --replications 1 --out out/r",
+        "resample --swf log.swf --weeks 2 --weight 1=3 --weight 2=0 --flurry-weight 0 --warmup 1d --seed 9 --estimates modal --out out",
+        "resample --swf tiny.swf --unknown-waits zero --weeks 2 --predictor sbh --scheduler sjbf --continuation off --patience 2h --threads 3",
+        "resample --swf log.swf --weeks 2 --population 1e308 --out out",
+    ])
+}
+
+/// Runs a `sitesim resample` command line (see [`command`]): its arguments through
+/// `ResampleArgs`, checked for conflicts, then the run as the CLI runs it
+/// (`Run::Resample`'s `execute_and_print`, then its report with `--report`); with
+/// `--out` its files must read back. The size of [`bounded`].
+fn resample_args(bytes: &[u8]) -> bool {
+    command(
+        bytes,
+        "resample",
+        Inputs::Logs,
+        |argv, dir| {
+            let args = match parse::<ResampleArgs>("resample", argv) {
+                Ok(a) => a,
+                Err(e) => return Some(Err(e)),
+            };
+            if let Err(e) = args.population_args.feedback.site.refuse_conflicts() {
+                return Some(Err(e));
+            }
+            let mut args = resample_in(dir, args)?;
+            args.population_args = bounded(args.population_args, args.population)?;
+            Some(Ok(args))
+        },
+        |args| {
+            let site = &args.population_args.feedback.site;
+            let outputs: Vec<PathBuf> = site.out.iter().cloned().collect();
+            args.options()
+                .and_then(|opts| {
+                    Run::Resample {
+                        log: site.swf.clone(),
+                        opts,
+                    }
+                    .execute_and_print(Instant::now())
+                })
+                .and_then(|()| then_report(site.report, site.out.as_deref()))
+                .map(|()| outputs.clone())
+                .map_err(|e| (e, outputs))
+        },
+        |outputs| {
+            if let Some(out) = outputs.first() {
+                outputs_read_back(out, "summary.json");
+            }
+        },
+    )
+}
+
+fn calibrate_args_seeds() -> Vec<Vec<u8>> {
+    command_log();
+    strings(&[
+        "calibrate --swf log.swf --weeks 2 --replications 1 --out out",
+        "calibrate --swf log.swf --weeks 2 --replications 2 --scheduler fcfs --population 0.5",
+        "calibrate --swf log.swf --weeks 3 --replications 1 --long-term 0 --temporary 2 --out out/c --warmup 0",
+        "calibrate --swf tiny.swf --unknown-waits zero --weeks 2 --replications 1 --continuation off --out out",
+        "calibrate --swf log.swf --weeks 2 --replications 1 --no-feedback --edge 1d --regenerate-after 2d --out out",
+    ])
+}
+
+/// Runs a `sitesim calibrate` command line (see [`command`]): its arguments through
+/// `CalibrateArgs`, checked for conflicts, then `calibrate_command`, what the CLI runs;
+/// with `--out` its files (`calibrate.json`, `calibrate.csv`, `users.csv`,
+/// `index.html`) must read back. The size of [`bounded`] (each of its three resampled
+/// rows at most 2 replications, where the command's default is 100).
+fn calibrate_args(bytes: &[u8]) -> bool {
+    command(
+        bytes,
+        "calibrate",
+        Inputs::Logs,
+        |argv, dir| {
+            let mut args = match parse::<CalibrateArgs>("calibrate", argv) {
+                Ok(a) => a,
+                Err(e) => return Some(Err(e)),
+            };
+            if let Err(e) = args.population_args.feedback.site.refuse_conflicts() {
+                return Some(Err(e));
+            }
+            let p = population_in(dir, args.population_args)?;
+            args.population_args = bounded(p, args.population)?;
+            Some(Ok(args))
+        },
+        |args| {
+            let p = &args.population_args;
+            let outputs: Vec<PathBuf> = p.feedback.site.out.iter().cloned().collect();
+            args.options()
+                .map_err(Failure::Failed)
+                .and_then(|opts| calibrate_command(p.swf(), &opts))
+                .map(|()| outputs.clone())
+                .map_err(|e| (e.message().to_owned(), outputs))
+        },
+        |outputs| {
+            if let Some(out) = outputs.first() {
+                outputs_read_back(out, "calibrate.json");
+            }
+        },
+    )
+}
+
+fn merge_args_seeds() -> Vec<Vec<u8>> {
+    results_folders();
+    strings(&[
+        "merge --out merged shard1 shard2",
+        "merge --out merged shard2 shard1 shard1",
+        "merge --out merged sweep",
+        "merge --out merged sweep shard1",
+        "merge --out shard1 shard2",
+        "merge --out merged resampled",
+    ])
+}
+
+/// Runs a `sitesim merge` command line (see [`command`]) over the results folders of
+/// [`results_folders`]: its arguments through `MergeArgs`, then `merge_command`; the
+/// merged folder must read back, and nothing but it may change (the shards are inputs).
+fn merge_args(bytes: &[u8]) -> bool {
+    command(
+        bytes,
+        "merge",
+        Inputs::Results,
+        |argv, dir| {
+            let mut args = match parse::<MergeArgs>("merge", argv) {
+                Ok(a) => a,
+                Err(e) => return Some(Err(e)),
+            };
+            args.out = inside(dir, &args.out)?;
+            for shard in &mut args.shards {
+                *shard = inside(dir, shard)?;
+            }
+            Some(Ok(args))
+        },
+        |args| {
+            let out = vec![args.out.clone()];
+            merge_command(&args.out, &args.shards)
+                .map(|()| out.clone())
+                .map_err(|e| (e, out))
+        },
+        |outputs| outputs_read_back(&outputs[0], "experiment.json"),
+    )
+}
+
+fn report_args_seeds() -> Vec<Vec<u8>> {
+    results_folders();
+    strings(&[
+        "report sweep",
+        "report shard1",
+        "report resampled",
+        "report replayed --schedule-from 1d --schedule-length 12h --colour class",
+        "report replayed --schedule-length 1w",
+        "report replayed --schedule-from 100d",
+    ])
+}
+
+/// Runs a `sitesim report` command line (see [`command`]) on a results folder of
+/// [`results_folders`]: its arguments through `ReportArgs`, then `report_command`; the
+/// report must read back, and nothing but it (`DIR/report/`) and the folder's lock may
+/// change.
+fn report_args(bytes: &[u8]) -> bool {
+    command(
+        bytes,
+        "report",
+        Inputs::Results,
+        |argv, dir| {
+            let mut args = match parse::<ReportArgs>("report", argv) {
+                Ok(a) => a,
+                Err(e) => return Some(Err(e)),
+            };
+            args.dir = inside(dir, &args.dir)?;
+            Some(Ok(args))
+        },
+        |args| {
+            let out = vec![args.dir.join("report"), args.dir.join(LOCK_FILE)];
+            report_command(&args.dir, args.view())
+                .map(|()| out.clone())
+                .map_err(|e| (e, out))
+        },
+        |outputs| {
+            let dir = outputs[0].parent().expect("the results folder");
+            let page = page_of(dir).unwrap_or_else(|e| unreadable("the results folder", e));
+            assert!(page.is_file(), "no {}", page.display());
+            if outputs[0].is_dir() {
+                outputs_read_back(&outputs[0], "index.html");
+            }
+        },
+    )
 }
 
 fn predictor_seeds() -> Vec<Vec<u8>> {

@@ -1,7 +1,7 @@
 //! The command line's arguments of the commands that read a log (`replay`, `feedback`,
-//! `resample`, `analyze`, `fit`, and what `calibrate` and `sweep` share with them) and of
-//! `generate` and `estimates`: their clap
-//! definitions, defaults, checks and conversion to each command's options. The `sitesim`
+//! `resample`, `calibrate`, `sweep`, `analyze`, `fit`, `export`), of `generate` and
+//! `estimates`, and of the commands that read results directories (`merge`, `report`):
+//! their clap definitions, defaults, checks and conversion to each command's options. The `sitesim`
 //! binary and the Python bindings (`python/`) both parse them here, so a keyword
 //! argument in Python has the option's default and gives its error.
 
@@ -11,16 +11,20 @@ use clap::{Args, Command, FromArgMatches};
 
 use crate::commands::analyze::AnalyzeOptions;
 use crate::commands::estimates::EstimatesInput;
+use crate::commands::export::ExportOptions;
 use crate::commands::feedback::{ContinuationSource, FeedbackOptions, UnknownWaits};
 use crate::commands::replay::ReplayOptions;
 use crate::commands::resample::{ResampleOptions, resampled_cooldown};
+use crate::experiment::study::{Shard, sweep_command};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::predict::PredictorSpec;
 use crate::predict::estimates::EstimateModel;
 use crate::registry::SchedulerSpec;
+use crate::report::ScheduleView;
 use crate::results::replicate::MAX_REPLICATIONS;
 use crate::session::SessionRule;
+use crate::swf::batsim::ProfileStyle;
 use crate::time::{MAX_WEEKS, Time, parse_duration};
 use crate::users::analysis::DEFAULT_FLURRY_FACTOR;
 use crate::users::pools::PoolConfig;
@@ -570,6 +574,198 @@ impl GenerateArgs {
             load: self.load,
             seed: self.seed,
         }
+    }
+}
+
+/// The arguments of `export`.
+#[derive(Args)]
+pub struct ExportArgs {
+    /// The log: SWF, plain or gzip (a feedback run's schedule.swf, the workload its users
+    /// generated, among them), or a Batsim workload.
+    #[arg(long, value_name = "LOG")]
+    pub swf: PathBuf,
+    /// Write a Batsim JSON workload, its delay profiles typed as Batsim VERSION names
+    /// them: 4, "delay" (what released Batsim, 4.x, reads and its SWF converter writes;
+    /// the default), or 5, "DelayProfile" (batprotocol's name, for a Batsim built from
+    /// its development branch). Jobs Batsim cannot run (unknown submit time, runtime or
+    /// size; zero runtime) are left out and counted.
+    #[arg(
+        long,
+        value_name = "VERSION",
+        num_args = 0..=1,
+        default_missing_value = "4",
+        required = true
+    )]
+    pub batsim: BatsimVersion,
+    /// The workload file [default: standard output].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// The Batsim version whose profile type names `export --batsim` writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum BatsimVersion {
+    /// Batsim 4, the released one: "delay".
+    #[value(name = "4")]
+    V4,
+    /// Batsim 5 (batprotocol, unreleased): "DelayProfile".
+    #[value(name = "5")]
+    V5,
+}
+
+impl ExportArgs {
+    /// What to write, and where.
+    pub fn options(&self) -> ExportOptions {
+        ExportOptions {
+            style: match self.batsim {
+                BatsimVersion::V4 => ProfileStyle::Batsim4,
+                BatsimVersion::V5 => ProfileStyle::Batsim5,
+            },
+            output: self.output.clone(),
+        }
+    }
+}
+
+/// The arguments of `merge`.
+#[derive(Args)]
+pub struct MergeArgs {
+    /// The merged results directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The shards' results directories.
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+}
+
+/// The arguments of `report`.
+#[derive(Args)]
+pub struct ReportArgs {
+    /// A results directory: an experiment's, or the --out of replay, feedback, resample,
+    /// calibrate or run.
+    pub dir: PathBuf,
+    /// Where a run's schedule view starts, from the first submission (e.g. 12d)
+    /// [default: the day in which most jobs waited].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub schedule_from: Option<Time>,
+    /// How long a span the schedule view shows [default: 1d].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub schedule_length: Option<Time>,
+    /// What colours the jobs of the schedule view.
+    #[arg(long, value_enum, default_value = "user")]
+    pub colour: Colour,
+}
+
+/// What colours the jobs of a schedule view.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Colour {
+    /// Each user its own hue.
+    User,
+    /// Each runtime class its colour.
+    Class,
+}
+
+impl ReportArgs {
+    /// The schedule view of a run's report.
+    pub fn view(&self) -> ScheduleView {
+        ScheduleView {
+            from: self.schedule_from,
+            length: self.schedule_length,
+            by_class: matches!(self.colour, Colour::Class),
+        }
+    }
+}
+
+/// The arguments of `calibrate`.
+#[derive(Args)]
+pub struct CalibrateArgs {
+    /// The population's arguments, as for `resample`.
+    #[command(flatten)]
+    pub population_args: PopulationArgs,
+    /// Multiplier on the whole population (the log's own population by default).
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative_factor)]
+    pub population: f64,
+}
+
+/// Replications of each resampled row of `calibrate` (Feitelson 2021, Fig. 15 takes a
+/// thousand; at least 100 give its histogram a body).
+pub const CALIBRATE_REPLICATIONS: u32 = 100;
+
+impl CalibrateArgs {
+    /// The resampling options of each resampled row (100 replications unless
+    /// --replications says otherwise).
+    pub fn options(&self) -> Result<ResampleOptions, String> {
+        self.population_args
+            .options(self.population, CALIBRATE_REPLICATIONS)
+    }
+}
+
+/// The arguments of `sweep`.
+#[derive(Args)]
+pub struct SweepArgs {
+    /// The population's arguments, as for `resample`.
+    #[command(flatten)]
+    pub population_args: PopulationArgs,
+    /// Population multipliers, comma-separated; each multiplies the base population
+    /// (--long-term, --temporary, both 1 by default).
+    #[arg(long, value_delimiter = ',', required = true, value_parser = non_negative_factor)]
+    pub populations: Vec<f64>,
+    /// A scheduler to compare, `NAME[:key=value,...]`; repeat the option for more
+    /// [default: --scheduler].
+    #[arg(long = "schedulers")]
+    pub schedulers: Vec<SchedulerSpec>,
+    /// Run only shard K of N of the sweep's runs (1 <= K <= N); merge the shards'
+    /// directories with `sitesim merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+}
+
+impl SweepArgs {
+    /// Refuses an option combination no run of the sweep can have
+    /// ([`SiteArgs::planning_conflict`] of each of --schedulers, else
+    /// [`SiteArgs::refuse_conflicts`]).
+    pub fn refuse_conflicts(&self) -> Result<(), String> {
+        let site = &self.population_args.feedback.site;
+        if self.schedulers.is_empty() {
+            site.refuse_conflicts()
+        } else {
+            site.planning_conflict(self.schedulers.iter())
+                .map_or(Ok(()), Err)
+        }
+    }
+
+    /// Runs the sweep as the experiment it is (`--out` is its results directory).
+    pub fn run(&self) -> Result<(), String> {
+        let p = &self.population_args;
+        let opts = p.options(1.0, RESAMPLE_REPLICATIONS)?;
+        let schedulers = if self.schedulers.is_empty() {
+            vec![opts.users.run.policy.clone()]
+        } else {
+            self.schedulers.clone()
+        };
+        // What identifies the experiment for resuming and merging: every option that
+        // changes results, so not the output directory, the shard, the threads or the
+        // invariant checker (which only checks).
+        let mut identity = ResampleOptions {
+            out: None,
+            threads: None,
+            ..opts.clone()
+        };
+        identity.users.run.check = false;
+        let text = format!(
+            "sitesim sweep --swf {} --populations {:?} --schedulers {:?}\n{identity:#?}\n",
+            p.swf().display(),
+            self.populations,
+            schedulers.iter().map(|s| s.label()).collect::<Vec<_>>(),
+        );
+        sweep_command(
+            p.swf(),
+            &opts,
+            &schedulers,
+            &self.populations,
+            opts.out.clone(),
+            self.shard,
+            &text,
+        )
     }
 }
 

@@ -1,8 +1,9 @@
 //! The `sitesim` command line: the argument definitions, their conversion to each
 //! command's options, and the dispatch; each command's code lives in `crate::experiment`.
-//! The arguments of the commands that run a log (`replay`, `feedback`, `resample`, and
-//! what others share with them) are in [`args`], where the Python bindings and the fuzz
-//! targets parse them too. `src/main.rs` only calls [`main`].
+//! The arguments of the commands that run a log (`replay`, `feedback`, `resample`,
+//! `sweep`, `calibrate`, `export`, and what others share with them) and of those that
+//! read results directories (`merge`, `report`) are in [`args`], where the Python
+//! bindings and the fuzz targets parse them too. `src/main.rs` only calls [`main`].
 
 pub mod args;
 
@@ -14,26 +15,23 @@ use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::cli::args::{
-    AnalyzeArgs, EstimatesArgs, FeedbackArgs, FitArgs, GenerateArgs, PopulationArgs,
-    RESAMPLE_REPLICATIONS, ReplayArgs, ResampleArgs, non_negative_factor,
+    AnalyzeArgs, CalibrateArgs, EstimatesArgs, ExportArgs, FeedbackArgs, FitArgs, GenerateArgs,
+    MergeArgs, ReplayArgs, ReportArgs, ResampleArgs, SweepArgs,
 };
 use crate::commands::analyze::analyze_command;
 use crate::commands::calibrate::calibrate_command;
 use crate::commands::estimates::estimates_command;
-use crate::commands::export::{ExportOptions, export_command};
+use crate::commands::export::export_command;
 use crate::commands::fit::fit_command;
 use crate::commands::generate::generate_command;
-use crate::commands::resample::ResampleOptions;
 use crate::experiment::run::{Run, run_command};
 use crate::experiment::scenario::Scenario;
-use crate::experiment::study::{Shard, sweep_command};
+use crate::experiment::study::Shard;
 use crate::registry::SchedulerSpec;
 use crate::report::{ScheduleView, report_command};
 use crate::results::replicate::MAX_REPLICATIONS;
 use crate::results::summary::merge_command;
 use crate::results::terminal::Failure;
-use crate::swf::batsim::ProfileStyle;
-use crate::time::{Time, parse_duration};
 
 #[derive(Parser)]
 #[command(
@@ -114,41 +112,6 @@ enum Command {
 }
 
 #[derive(Args)]
-struct ExportArgs {
-    /// The log: SWF, plain or gzip (a feedback run's schedule.swf, the workload its users
-    /// generated, among them), or a Batsim workload.
-    #[arg(long, value_name = "LOG")]
-    swf: PathBuf,
-    /// Write a Batsim JSON workload, its delay profiles typed as Batsim VERSION names
-    /// them: 4, "delay" (what released Batsim, 4.x, reads and its SWF converter writes;
-    /// the default), or 5, "DelayProfile" (batprotocol's name, for a Batsim built from
-    /// its development branch). Jobs Batsim cannot run (unknown submit time, runtime or
-    /// size; zero runtime) are left out and counted.
-    #[arg(
-        long,
-        value_name = "VERSION",
-        num_args = 0..=1,
-        default_missing_value = "4",
-        required = true
-    )]
-    batsim: BatsimVersion,
-    /// The workload file [default: standard output].
-    #[arg(short, long, value_name = "FILE")]
-    output: Option<PathBuf>,
-}
-
-/// The Batsim version whose profile type names `export --batsim` writes.
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum BatsimVersion {
-    /// Batsim 4, the released one: "delay".
-    #[value(name = "4")]
-    V4,
-    /// Batsim 5 (batprotocol, unreleased): "DelayProfile".
-    #[value(name = "5")]
-    V5,
-}
-
-#[derive(Args)]
 struct RunArgs {
     /// The scenario file [default: the built-in scenarios/default.toml].
     scenario: Option<PathBuf>,
@@ -195,120 +158,6 @@ impl RunArgs {
         }
         s.extend(self.settings.iter().cloned());
         s
-    }
-}
-
-#[derive(Args)]
-struct MergeArgs {
-    /// The merged results directory.
-    #[arg(long, value_name = "DIR")]
-    out: PathBuf,
-    /// The shards' results directories.
-    #[arg(required = true)]
-    shards: Vec<PathBuf>,
-}
-
-#[derive(Args)]
-struct ReportArgs {
-    /// A results directory: an experiment's, or the --out of replay, feedback, resample,
-    /// calibrate or run.
-    dir: PathBuf,
-    /// Where a run's schedule view starts, from the first submission (e.g. 12d)
-    /// [default: the day in which most jobs waited].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    schedule_from: Option<Time>,
-    /// How long a span the schedule view shows [default: 1d].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    schedule_length: Option<Time>,
-    /// What colours the jobs of the schedule view.
-    #[arg(long, value_enum, default_value = "user")]
-    colour: Colour,
-}
-
-/// What colours the jobs of a schedule view.
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Colour {
-    /// Each user its own hue.
-    User,
-    /// Each runtime class its colour.
-    Class,
-}
-
-impl ReportArgs {
-    fn view(&self) -> ScheduleView {
-        ScheduleView {
-            from: self.schedule_from,
-            length: self.schedule_length,
-            by_class: matches!(self.colour, Colour::Class),
-        }
-    }
-}
-
-#[derive(Args)]
-struct CalibrateArgs {
-    #[command(flatten)]
-    population_args: PopulationArgs,
-    /// Multiplier on the whole population (the log's own population by default).
-    #[arg(long, default_value_t = 1.0, value_parser = non_negative_factor)]
-    population: f64,
-}
-
-/// Replications of each resampled row of `calibrate` (Feitelson 2021, Fig. 15 takes a
-/// thousand; at least 100 give its histogram a body).
-const CALIBRATE_REPLICATIONS: u32 = 100;
-
-#[derive(Args)]
-struct SweepArgs {
-    #[command(flatten)]
-    population_args: PopulationArgs,
-    /// Population multipliers, comma-separated; each multiplies the base population
-    /// (--long-term, --temporary, both 1 by default).
-    #[arg(long, value_delimiter = ',', required = true, value_parser = non_negative_factor)]
-    populations: Vec<f64>,
-    /// A scheduler to compare, `NAME[:key=value,...]`; repeat the option for more
-    /// [default: --scheduler].
-    #[arg(long = "schedulers")]
-    schedulers: Vec<SchedulerSpec>,
-    /// Run only shard K of N of the sweep's runs (1 <= K <= N); merge the shards'
-    /// directories with `sitesim merge`.
-    #[arg(long, value_name = "K/N")]
-    shard: Option<Shard>,
-}
-
-impl SweepArgs {
-    /// Runs the sweep as the experiment it is (`--out` is its results directory).
-    fn run(&self) -> Result<(), String> {
-        let p = &self.population_args;
-        let opts = p.options(1.0, RESAMPLE_REPLICATIONS)?;
-        let schedulers = if self.schedulers.is_empty() {
-            vec![opts.users.run.policy.clone()]
-        } else {
-            self.schedulers.clone()
-        };
-        // What identifies the experiment for resuming and merging: every option that
-        // changes results, so not the output directory, the shard, the threads or the
-        // invariant checker (which only checks).
-        let mut identity = ResampleOptions {
-            out: None,
-            threads: None,
-            ..opts.clone()
-        };
-        identity.users.run.check = false;
-        let text = format!(
-            "sitesim sweep --swf {} --populations {:?} --schedulers {:?}\n{identity:#?}\n",
-            p.swf().display(),
-            self.populations,
-            schedulers.iter().map(|s| s.label()).collect::<Vec<_>>(),
-        );
-        sweep_command(
-            p.swf(),
-            &opts,
-            &schedulers,
-            &self.populations,
-            opts.out.clone(),
-            self.shard,
-            &text,
-        )
     }
 }
 
@@ -371,12 +220,7 @@ impl Command {
             Command::Feedback(a) => a.site.refuse_conflicts(),
             Command::Resample(a) => a.population_args.feedback.site.refuse_conflicts(),
             Command::Calibrate(a) => a.population_args.feedback.site.refuse_conflicts(),
-            Command::Sweep(a) if !a.schedulers.is_empty() => {
-                let site = &a.population_args.feedback.site;
-                site.planning_conflict(a.schedulers.iter())
-                    .map_or(Ok(()), Err)
-            }
-            Command::Sweep(a) => a.population_args.feedback.site.refuse_conflicts(),
+            Command::Sweep(a) => a.refuse_conflicts(),
             _ => Ok(()),
         };
         conflict.map_err(|message| {
@@ -403,8 +247,7 @@ fn end_quietly_on_a_closed_pipe() {
 fn execute(command: Command) -> Result<(), Failure> {
     match command {
         Command::Calibrate(a) => a
-            .population_args
-            .options(a.population, CALIBRATE_REPLICATIONS)
+            .options()
             .map_err(Failure::Failed)
             .and_then(|opts| calibrate_command(a.population_args.swf(), &opts)),
         command => dispatch(command).map_err(Failure::Failed),
@@ -507,8 +350,9 @@ pub fn run_in_process(argv: &[String]) -> Result<(), String> {
     execute(cli.command).map_err(|e| e.message().to_owned())
 }
 
-/// With `report`, writes the report of the results directory `dir`.
-fn then_report(report: bool, dir: Option<&Path>) -> Result<(), String> {
+/// With `report` (`--report`), writes the report of the results directory `dir`, as
+/// `replay`, `feedback`, `resample` and `sweep` do after their run.
+pub fn then_report(report: bool, dir: Option<&Path>) -> Result<(), String> {
     match (report, dir) {
         (false, _) => Ok(()),
         (true, Some(dir)) => report_command(dir, ScheduleView::default()),
@@ -559,16 +403,7 @@ fn dispatch(command: Command) -> Result<(), String> {
         Command::Generate(a) => generate_command(a.config(), a.model.as_deref(), &a.out),
         Command::Estimates(a) => a.input().and_then(|input| estimates_command(input, a.seed)),
         Command::Fit(a) => fit_command(&a.swf, a.time_zone.as_deref(), &a.unknown_waits, &a.out),
-        Command::Export(a) => export_command(
-            &a.swf,
-            &ExportOptions {
-                style: match a.batsim {
-                    BatsimVersion::V4 => ProfileStyle::Batsim4,
-                    BatsimVersion::V5 => ProfileStyle::Batsim5,
-                },
-                output: a.output,
-            },
-        ),
+        Command::Export(a) => export_command(&a.swf, &a.options()),
         Command::Merge(a) => merge_command(&a.out, &a.shards),
         Command::Report(a) => report_command(&a.dir, a.view()),
         Command::Completions { shell } => {

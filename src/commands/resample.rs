@@ -334,6 +334,7 @@ impl Resampler {
             length: simulated_length(opts),
             ..population.clone()
         };
+        let multipliers = (population.long_term, population.temporary);
         let users = Population::new(self.pools.clone(), population, self.user_cfg.clone(), seed)
             .measuring(run.warmup, run.cooldown);
         let metrics = MetricsConfig {
@@ -353,6 +354,13 @@ impl Resampler {
         };
         let (users, (recorder, (sessions, observer)), _) =
             site(users, observers, ctx, &run_opts)?.run(None)?;
+        if !recorder.any_submitted() {
+            return Err(RunError::Options(format!(
+                "no job was submitted by long-term users x{} and temporary users x{} of the \
+                 log's (--long-term, --temporary, --population)",
+                multipliers.0, multipliers.1
+            )));
+        }
         let mut m = recorder.finish().map_err(RunError::Options)?;
         let mut weekly = std::mem::take(&mut m.by_week);
         weekly.count_sessions(sessions.opened());

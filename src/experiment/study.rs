@@ -583,7 +583,14 @@ impl Study {
         let finished = in_parallel(&todo, stop, done, |&(p, r)| {
             let v = &self.variants[p];
             self.replicate(v, r)
-                .map_err(|e| format!("{} replication {r}: {e}", v.point.label))
+                .map_err(|e| {
+                    let at = match (&self.plan.axis, v.point.x) {
+                        (Some(axis), Some(x)) => format!(", {axis} = {x}"),
+                        _ => String::new(),
+                    };
+                    let (id, label) = (&v.point.id, &v.point.label);
+                    format!("{id} ({label}{at}) replication {r}: {e}")
+                })
                 .and_then(|rec| write_run(dir, &rec))
         })?;
         progress.done += finished.len() as u64;

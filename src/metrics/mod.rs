@@ -197,6 +197,11 @@ impl<C: Write, S: Write> Recorder<C, S> {
         }
     }
 
+    /// Whether any job was submitted.
+    pub fn any_submitted(&self) -> bool {
+        self.first_submit.is_some()
+    }
+
     fn window_start(&self) -> Time {
         self.first_submit.unwrap_or(0) + self.cfg.warmup
     }

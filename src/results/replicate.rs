@@ -155,15 +155,22 @@ pub fn replication_seed(seed: u64, r: u32) -> u64 {
 /// Runs `f`, which has `runs` independent runs to share out, on a rayon pool of `threads`
 /// threads (all cores when `None`), but no more threads than runs: one more could only
 /// wait, and starting 10,000 threads for two replications took 50 s (results are the
-/// same on any number of threads).
+/// same on any number of threads). Called from a pool of exactly that many threads, it
+/// runs `f` there rather than start another: a caller that keeps its work on threads of
+/// its own, as the fuzz harness does to count what one input allocates
+/// (`fuzz/harness/alloc.rs`), keeps this run's work on them too.
 pub fn with_threads<T: Send>(
     threads: Option<usize>,
     runs: u64,
     f: impl FnOnce() -> T + Send,
 ) -> Result<T, RunError> {
     let runs = usize::try_from(runs.max(1)).unwrap_or(usize::MAX);
+    let wanted = threads.map(|t| t.min(runs));
+    if rayon::current_thread_index().is_some() && wanted == Some(rayon::current_num_threads()) {
+        return Ok(f());
+    }
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.map_or(0, |t| t.min(runs)))
+        .num_threads(wanted.unwrap_or(0))
         .build()
         .map_err(|e| RunError::Options(format!("cannot start worker threads: {e}")))?;
     Ok(pool.install(f))
@@ -351,6 +358,26 @@ mod tests {
         assert_eq!(threads(Some(3), 0).unwrap(), 1);
         assert_eq!(threads(Some(3), u64::MAX).unwrap(), 3);
         assert!(threads(None, 1000).unwrap() >= 1);
+    }
+
+    /// A run asked for as many threads as the pool it is called from has runs on that
+    /// pool, on the calling thread when the pool has one; other counts start a pool.
+    #[test]
+    fn a_pool_of_the_threads_asked_for_is_used_as_it_is() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let (caller, ran_on, more) = pool.install(|| {
+            let here = std::thread::current().id();
+            let there = with_threads(Some(1), 4, || std::thread::current().id()).unwrap();
+            let more = with_threads(Some(2), 4, rayon::current_num_threads).unwrap();
+            (here, there, more)
+        });
+        assert_eq!(ran_on, caller);
+        assert_eq!(more, 2);
+        let outside = with_threads(Some(1), 4, || std::thread::current().id()).unwrap();
+        assert_ne!(outside, std::thread::current().id());
     }
 
     #[test]

@@ -95,7 +95,8 @@ impl std::fmt::Display for TooManyUsers {
         write!(
             f,
             "{} would be {count}, more than the {MAX_USERS} one population holds: the \
-             population multiplier (or the users' weights) asks for too many",
+             population multiplier (--population, --populations, --long-term, --temporary; \
+             a scenario's [population]) or the users' weights (--weight) ask for too many",
             self.what,
         )
     }
