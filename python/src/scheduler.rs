@@ -415,14 +415,9 @@ impl PyScheduler {
                     }
                 },
             };
-            let queue = v.queue();
-            // The queue is in submission order, but for a policy under `limits`, which
-            // gets its jobs in the order it releases them.
-            let found = queue
-                .binary_search_by_key(&seq, |j| j.seq)
-                .ok()
-                .or_else(|| queue.iter().position(|j| j.seq == seq));
-            let Some(i) = found else {
+            // By a binary search in submission order; by a scan for a policy under
+            // `limits`, which gets its jobs in the order it releases them.
+            let Some(job) = v.queue().find(seq) else {
                 return Ok(Err(format!(
                     "started job {seq}, which is not waiting (not submitted yet, already \
                      started, or not a job)"
@@ -431,7 +426,6 @@ impl PyScheduler {
             if seen.contains(&seq) {
                 return Ok(Err(format!("started job {seq} twice in one pass")));
             }
-            let job = &queue[i];
             if job.size > free {
                 return Ok(Err(format!(
                     "started job {seq} of {} processors with only {free} free (after the \

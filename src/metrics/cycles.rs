@@ -199,14 +199,13 @@ impl Observer for CycleRecorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sched::RunningJob;
-    use std::collections::VecDeque;
+    use crate::sched::{Queue, RunningJob};
 
     #[test]
     fn spans_split_at_hour_boundaries() {
         // UTC from the epoch: time 0 is Thursday 00:00.
         let mut c = CycleRecorder::new(SiteClock::utc(), 10);
-        let queue: VecDeque<JobRequest> = VecDeque::new();
+        let queue = Queue::new();
         let running: Vec<RunningJob> = Vec::new();
         let users = crate::sched::UserTable::new();
         c.on_pass(&SystemView::new(1800, 10, 4, &queue, &running, &users));

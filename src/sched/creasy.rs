@@ -98,7 +98,7 @@ impl Creasy {
     pub fn new(params: CreasyParams) -> Self {
         Creasy {
             params,
-            easy: PriorityEasy::default(),
+            easy: PriorityEasy::new(params.alpha > 0.0),
         }
     }
 
@@ -122,8 +122,12 @@ impl Scheduler for Creasy {
         self.easy.sync(view);
     }
 
-    fn on_end(&mut self, job: &RunningJob, _view: &SystemView<'_>) {
-        self.easy.on_end(job);
+    fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
+        self.easy.on_submit(job, view);
+    }
+
+    fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
+        self.easy.on_end(job, view);
     }
 
     fn on_replan(
@@ -131,16 +135,15 @@ impl Scheduler for Creasy {
         job: &JobRequest,
         old_plan: Time,
         started: Option<Time>,
-        _view: &SystemView<'_>,
+        view: &SystemView<'_>,
     ) {
-        self.easy.on_replan(job, old_plan, started);
+        self.easy.on_replan(job, old_plan, started, view);
     }
 
     fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
         let (now, params) = (view.now, self.params);
-        let priority = |job: &JobRequest| params.priority(job, now);
-        let ranked = (params.alpha > 0.0).then_some(&priority as &dyn Fn(&JobRequest) -> f64);
-        self.easy.pass(view, ranked, starts);
+        self.easy
+            .pass(view, &|job: &JobRequest| params.priority(job, now), starts);
     }
 
     /// With `alpha = 0` the head's reservation is EASY's promise; otherwise a more

@@ -25,9 +25,14 @@
 //!
 //! When only arrivals happened since the last pass, nothing the reservation depends on has
 //! changed, so only the new jobs are tested (DESIGN.md, "Where performance comes from").
+//! Otherwise the candidates are not scanned: an index of the waiting jobs (`backfill.rs`:
+//! by arrival for EASY, by plan and size for SJBF) hands out the jobs the scan would
+//! backfill, one after the other, so that a pass costs about the same with a million
+//! waiting jobs as with a thousand. [`easy_pass`] is the scan, kept as the reference the
+//! indexed pass is tested against (`tests/easy_index.rs`) and for the passes in other
+//! orders (the Python gym agent's).
 
-use std::collections::BTreeMap;
-
+use super::backfill::{ByArrival, ByPlan, Candidate, Fit};
 use super::{RunningByEnd, RunningJob, Scheduler, SystemView};
 use crate::job::{JobId, JobRequest};
 use crate::time::Time;
@@ -61,10 +66,20 @@ impl Reservation {
         }
     }
 
-    /// Whether `job` may be backfilled with `free` processors free; if so, takes its
-    /// processors (and the extra ones it uses past the shadow time).
-    pub(super) fn admit(&mut self, job: &JobRequest, now: Time, free: &mut u32) -> bool {
-        admit(job.size, job.plan, now, self.shadow, &mut self.extra, free)
+    /// Whether a job of `size` processors and `plan` seconds may be backfilled with `free`
+    /// processors free; if so, takes its processors (and the extra ones it uses past the
+    /// shadow time).
+    pub(super) fn admit(&mut self, size: u32, plan: Time, now: Time, free: &mut u32) -> bool {
+        admit(size, plan, now, self.shadow, &mut self.extra, free)
+    }
+
+    /// EASY's test as it stands with `free` processors free at `now`.
+    fn fit(&self, now: Time, free: u32) -> Fit {
+        Fit {
+            free,
+            room: self.extra.min(free),
+            by_shadow: self.shadow - now,
+        }
     }
 }
 
@@ -182,11 +197,10 @@ pub struct Easy {
     arrivals: Vec<JobRequest>,
     /// Something besides arrivals changed since the last pass: a job ended or was replanned.
     dirty: bool,
-    /// SJBF: the waiting jobs by plan, then submission, kept as they change so that no
-    /// pass has to sort them.
-    by_plan: BTreeMap<(Time, u64), JobRequest>,
-    /// Scratch: keys of jobs started from `by_plan` in a pass.
-    started: Vec<(Time, u64)>,
+    /// EASY: the waiting jobs in queue order, indexed by size and plan.
+    by_arrival: ByArrival,
+    /// SJBF: the waiting jobs by plan, then submission, indexed by size.
+    by_plan: ByPlan,
 }
 
 impl Default for Easy {
@@ -213,32 +227,64 @@ impl Easy {
             reservation: None,
             arrivals: Vec::new(),
             dirty: false,
-            by_plan: BTreeMap::new(),
-            started: Vec::new(),
+            by_arrival: ByArrival::default(),
+            by_plan: ByPlan::default(),
         }
     }
 
-    /// Starts `job` now; the caller takes it out of `by_plan`.
-    fn run(running: &mut RunningByEnd, job: &JobRequest, now: Time, starts: &mut Vec<JobId>) {
-        running.insert(now + job.plan, job.seq, job.id, job.size);
+    /// Adds a waiting job to the index.
+    fn index(&mut self, job: &JobRequest) {
+        match self.order {
+            Order::Submission => self.by_arrival.push(job),
+            Order::ShortestPlan => self.by_plan.insert(job),
+        }
+    }
+
+    /// Starts `job` now; the caller takes it out of the index.
+    fn run(&mut self, job: Candidate, now: Time, starts: &mut Vec<JobId>) {
+        self.running
+            .insert(now + job.plan, job.seq, job.id, job.size);
         starts.push(job.id);
     }
 
-    /// Starts `job` now.
-    fn start(&mut self, job: &JobRequest, now: Time, starts: &mut Vec<JobId>) {
-        Self::run(&mut self.running, job, now, starts);
-        if self.order == Order::ShortestPlan {
-            self.by_plan.remove(&(job.plan, job.seq));
+    /// Starts `job` now and takes it out of the index.
+    fn start(&mut self, job: Candidate, now: Time, starts: &mut Vec<JobId>) {
+        self.run(job, now, starts);
+        match self.order {
+            Order::Submission => self.by_arrival.remove(job.id),
+            Order::ShortestPlan => {
+                self.by_plan.remove(job.size, job.plan, job.seq);
+            }
         }
     }
 
-    /// Tries waiting jobs as backfilling candidates: EASY takes `jobs` (in submission
-    /// order); SJBF takes every waiting job but the first, shortest plan first (or, with
-    /// `only_new`, the new arrivals `jobs`, shortest first).
-    fn backfill<'a>(
+    /// Tries the arrivals since the last pass as backfilling candidates against the
+    /// reservation, in submission order (EASY) or shortest plan first (SJBF).
+    fn backfill_arrivals(&mut self, now: Time, mut free: u32, starts: &mut Vec<JobId>) {
+        let Some(mut res) = self.reservation else {
+            return;
+        };
+        let mut arrivals = std::mem::take(&mut self.arrivals);
+        if self.order == Order::ShortestPlan {
+            arrivals.sort_unstable_by_key(|j| (j.plan, j.seq));
+        }
+        for job in &arrivals {
+            if free == 0 {
+                break;
+            }
+            if res.admit(job.size, job.plan, now, &mut free) {
+                self.start(Candidate::of(job), now, starts);
+            }
+        }
+        self.arrivals = arrivals;
+        self.reservation = Some(res);
+    }
+
+    /// EASY's candidates after the head (at `head`), in queue order, each the first that
+    /// passes the test as it stands.
+    fn backfill_by_arrival(
         &mut self,
-        jobs: impl Iterator<Item = &'a JobRequest>,
-        only_new: bool,
+        head: usize,
         now: Time,
         free: &mut u32,
         starts: &mut Vec<JobId>,
@@ -246,45 +292,50 @@ impl Easy {
         let Some(mut res) = self.reservation else {
             return;
         };
-        match self.order {
-            Order::Submission => {
-                for job in jobs {
-                    if *free == 0 {
-                        break;
-                    }
-                    if res.admit(job, now, free) {
-                        Self::run(&mut self.running, job, now, starts);
-                    }
+        let mut from = head + 1;
+        while *free > 0 {
+            let Some(place) = self.by_arrival.next(from, &res.fit(now, *free)) else {
+                break;
+            };
+            let job = self.by_arrival.get(place);
+            let admitted = res.admit(job.size, job.plan, now, free);
+            debug_assert!(admitted, "the index found a job EASY's test refuses");
+            self.by_arrival.remove_at(place);
+            self.run(job, now, starts);
+            from = place + 1;
+        }
+        self.reservation = Some(res);
+    }
+
+    /// SJBF's candidates: in ascending plan, first those that end by the shadow time (the
+    /// least of those that fit), then those that fit in the extra processors. The head is
+    /// never one: it does not fit.
+    fn backfill_by_plan(&mut self, now: Time, free: &mut u32, starts: &mut Vec<JobId>) {
+        let Some(mut res) = self.reservation else {
+            return;
+        };
+        let by_shadow = res.fit(now, *free).by_shadow;
+        let mut ends_by_shadow = true;
+        while *free > 0 {
+            let most = if ends_by_shadow {
+                *free
+            } else {
+                res.fit(now, *free).room
+            };
+            let Some(job) = self.by_plan.least_up_to(most) else {
+                if ends_by_shadow {
+                    ends_by_shadow = false;
+                    continue;
                 }
+                break;
+            };
+            if ends_by_shadow && job.plan > by_shadow {
+                ends_by_shadow = false;
+                continue;
             }
-            Order::ShortestPlan if only_new => {
-                let mut new: Vec<&JobRequest> = jobs.collect();
-                new.sort_unstable_by_key(|j| (j.plan, j.seq));
-                for job in new {
-                    if *free == 0 {
-                        break;
-                    }
-                    if res.admit(job, now, free) {
-                        self.start(job, now, starts);
-                    }
-                }
-            }
-            Order::ShortestPlan => {
-                let mut started = std::mem::take(&mut self.started);
-                for (&key, job) in &self.by_plan {
-                    if *free == 0 {
-                        break;
-                    }
-                    if job.id != res.head && res.admit(job, now, free) {
-                        Self::run(&mut self.running, job, now, starts);
-                        started.push(key);
-                    }
-                }
-                for key in started.drain(..) {
-                    self.by_plan.remove(&key);
-                }
-                self.started = started;
-            }
+            let admitted = res.admit(job.size, job.plan, now, free);
+            debug_assert!(admitted, "the index found a job SJBF's test refuses");
+            self.start(job, now, starts);
         }
         self.reservation = Some(res);
     }
@@ -293,20 +344,52 @@ impl Easy {
         let now = view.now;
         let mut free = view.free;
         self.reservation = None;
-        let queue = view.queue();
-        let mut rest = queue.len();
-        for (i, job) in queue.iter().enumerate() {
-            if job.size <= free {
-                free -= job.size;
-                self.start(job, now, starts);
-                continue;
+        match self.order {
+            Order::Submission => {
+                while let Some(place) = self.by_arrival.first() {
+                    let job = self.by_arrival.get(place);
+                    if job.size <= free {
+                        free -= job.size;
+                        self.by_arrival.remove_at(place);
+                        self.run(job, now, starts);
+                        continue;
+                    }
+                    self.reservation =
+                        Some(Reservation::of(job.id, job.size, &self.running, now, free));
+                    if free > 0 {
+                        self.backfill_by_arrival(place, now, &mut free, starts);
+                    }
+                    break;
+                }
             }
-            self.reservation = Some(Reservation::of(job.id, job.size, &self.running, now, free));
-            rest = i + 1;
-            break;
+            Order::ShortestPlan => {
+                for job in view.queue() {
+                    if job.size <= free {
+                        free -= job.size;
+                        self.start(Candidate::of(job), now, starts);
+                        continue;
+                    }
+                    self.reservation =
+                        Some(Reservation::of(job.id, job.size, &self.running, now, free));
+                    if free > 0 {
+                        self.backfill_by_plan(now, &mut free, starts);
+                    }
+                    break;
+                }
+            }
         }
-        if rest < queue.len() && free > 0 {
-            self.backfill(queue.range(rest..), false, now, &mut free, starts);
+    }
+
+    /// The head's reservation after the last pass.
+    pub(super) fn reservation(&self) -> Option<Reservation> {
+        self.reservation
+    }
+
+    /// Jobs in the index.
+    fn indexed(&self) -> usize {
+        match self.order {
+            Order::Submission => self.by_arrival.len(),
+            Order::ShortestPlan => self.by_plan.len(),
         }
     }
 }
@@ -329,19 +412,15 @@ impl Scheduler for Easy {
                 job.request.size,
             );
         }
-        if self.order == Order::ShortestPlan {
-            for job in view.queue() {
-                self.by_plan.insert((job.plan, job.seq), *job);
-            }
+        for job in view.queue() {
+            self.index(job);
         }
         self.dirty = true;
     }
 
     fn on_submit(&mut self, job: &JobRequest, _view: &SystemView<'_>) {
         self.arrivals.push(*job);
-        if self.order == Order::ShortestPlan {
-            self.by_plan.insert((job.plan, job.seq), *job);
-        }
+        self.index(job);
     }
 
     fn on_end(&mut self, job: &RunningJob, _view: &SystemView<'_>) {
@@ -362,23 +441,28 @@ impl Scheduler for Easy {
                 self.running
                     .insert(start + job.plan, job.seq, job.id, job.size);
             }
-            None if self.order == Order::ShortestPlan => {
-                self.by_plan.remove(&(old_plan, job.seq));
-                self.by_plan.insert((job.plan, job.seq), *job);
-            }
-            None => {}
+            None => match self.order {
+                Order::Submission => self.by_arrival.replan(job.id, job.plan),
+                Order::ShortestPlan => {
+                    if self.by_plan.remove(job.size, old_plan, job.seq) {
+                        self.by_plan.insert(job);
+                    }
+                }
+            },
         }
         self.dirty = true;
     }
 
     fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
+        debug_assert_eq!(
+            self.indexed(),
+            view.queue().len(),
+            "the index holds the waiting jobs"
+        );
         let now = view.now;
         let reservation_holds = self.reservation.is_some_and(|r| r.shadow > now);
         if !self.dirty && reservation_holds {
-            let mut free = view.free;
-            let arrivals = std::mem::take(&mut self.arrivals);
-            self.backfill(arrivals.iter(), true, now, &mut free, starts);
-            self.arrivals = arrivals;
+            self.backfill_arrivals(now, view.free, starts);
         } else {
             self.full_pass(view, starts);
         }
@@ -396,6 +480,82 @@ impl Scheduler for Easy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sched::{Queue, UserTable};
+
+    fn job(seq: u64, size: u32, plan: Time) -> JobRequest {
+        JobRequest {
+            id: seq as JobId,
+            seq,
+            submit: 0,
+            size,
+            estimate: plan,
+            plan,
+            user: 1,
+            app: -1,
+            think: Time::MAX,
+            logged_wait: None,
+        }
+    }
+
+    /// A queue of several blocks of the index: EASY and SJBF find the one job that may be
+    /// backfilled far behind the head, as a scan does, and see a waiting job's new plan.
+    #[test]
+    fn a_job_far_down_a_long_queue_is_backfilled() {
+        // 4 processors; a job of 3 runs from 0 until 100, so 1 is free. The head needs 4:
+        // reserved at 100, no extra processors. Behind it 100 jobs of 2 processors (they
+        // never fit), one of 1 processor for 200 s (it would run past the shadow time with
+        // no extra processor) and one of 1 for 50 s (it ends by the shadow time).
+        let running = vec![RunningJob {
+            request: job(0, 3, 100),
+            start: 0,
+        }];
+        let mut queue: Queue = std::iter::once(job(1, 4, 10))
+            .chain((2..102).map(|seq| job(seq, 2, 10)))
+            .collect();
+        let (long, short) = (job(102, 1, 200), job(103, 1, 50));
+        queue.extend([long, short]);
+        let users = UserTable::new();
+        for mut s in [Easy::new(), Easy::sjbf()] {
+            let mut queue = queue.clone();
+            s.sync(&SystemView::new(0, 4, 1, &queue, &running, &users));
+            let mut starts = Vec::new();
+            s.schedule(
+                &SystemView::new(0, 4, 1, &queue, &running, &users),
+                &mut starts,
+            );
+            assert_eq!(starts, [short.id], "{}", s.name());
+            let mut promises = Vec::new();
+            s.promises(&mut promises);
+            assert_eq!(promises, [(1, 100)]);
+            // At 50 the short job ends; the long one still may not start, until its plan
+            // becomes 40 s: it then ends at 90, by the shadow time.
+            assert!(queue.remove(short.id, short.seq));
+            let ended = RunningJob {
+                request: short,
+                start: 0,
+            };
+            s.on_end(&ended, &SystemView::new(50, 4, 1, &queue, &running, &users));
+            starts.clear();
+            s.schedule(
+                &SystemView::new(50, 4, 1, &queue, &running, &users),
+                &mut starts,
+            );
+            assert!(starts.is_empty(), "{}", s.name());
+            let replanned = JobRequest { plan: 40, ..long };
+            *queue.get_mut(long.id, long.seq).unwrap() = replanned;
+            s.on_replan(
+                &replanned,
+                200,
+                None,
+                &SystemView::new(50, 4, 1, &queue, &running, &users),
+            );
+            s.schedule(
+                &SystemView::new(50, 4, 1, &queue, &running, &users),
+                &mut starts,
+            );
+            assert_eq!(starts, [long.id], "{}", s.name());
+        }
+    }
 
     #[test]
     fn the_shadow_time_is_the_first_end_at_which_the_job_fits() {

@@ -101,7 +101,7 @@ impl Fairshare {
     pub fn new(params: FairshareParams) -> Self {
         Fairshare {
             params,
-            easy: PriorityEasy::default(),
+            easy: PriorityEasy::new(true),
             usage: Usage::new(params.half_life),
             users: FxHashSet::default(),
         }
@@ -129,7 +129,7 @@ impl Scheduler for Fairshare {
     }
 
     fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
-        self.easy.on_end(job);
+        self.easy.on_end(job, view);
         self.usage.charge(job, view.now);
     }
 
@@ -138,16 +138,16 @@ impl Scheduler for Fairshare {
         job: &JobRequest,
         old_plan: Time,
         started: Option<Time>,
-        _view: &SystemView<'_>,
+        view: &SystemView<'_>,
     ) {
-        self.easy.on_replan(job, old_plan, started);
+        self.easy.on_replan(job, old_plan, started, view);
     }
 
     fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
         let (now, params, total, users) = (view.now, self.params, view.total, self.users.len());
         let shares = self.usage.shares(view);
         let priority = |job: &JobRequest| params.priority(job, now, total, users, shares.as_ref());
-        self.easy.pass(view, Some(&priority), starts);
+        self.easy.pass(view, &priority, starts);
     }
 }
 

@@ -16,11 +16,9 @@
 //! starts in a pass keeps every user within them. Jobs held and the holds that ended are
 //! counted ([`Limits::held`]).
 
-use std::collections::VecDeque;
-
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{RunningJob, Scheduler, SystemView};
+use super::{Queue, RunningJob, Scheduler, SystemView};
 use crate::job::{JobId, JobRequest};
 use crate::time::Time;
 
@@ -53,8 +51,10 @@ pub struct Limits {
     /// Jobs held by a pass and not released yet.
     holding: FxHashSet<JobId>,
     held: Held,
-    /// Scratch: the released queue the policy sees, and each user's room.
-    queue: VecDeque<JobRequest>,
+    /// The released queue the policy sees; scratch: it in the making, and each user's
+    /// room.
+    queue: Queue,
+    order: Vec<JobRequest>,
     room: FxHashMap<i64, (u32, u32)>,
 }
 
@@ -68,7 +68,8 @@ impl Limits {
             releases: 0,
             holding: FxHashSet::default(),
             held: Held::default(),
-            queue: VecDeque::new(),
+            queue: Queue::new(),
+            order: Vec::new(),
             room: FxHashMap::default(),
         }
     }
@@ -108,11 +109,11 @@ impl Limits {
                 u.1 += job.size;
             }
         }
-        self.queue.clear();
+        self.order.clear();
         let mut new = Vec::new();
         for job in view.queue() {
             if self.released.contains_key(&job.id) {
-                self.queue.push_back(*job);
+                self.order.push(*job);
                 continue;
             }
             let u = use_of(room, job.user);
@@ -129,7 +130,7 @@ impl Limits {
                 if self.holding.remove(&job.id) {
                     self.held.released += 1;
                 }
-                self.queue.push_back(*job);
+                self.order.push(*job);
                 new.push(*job);
                 continue;
             }
@@ -138,14 +139,14 @@ impl Limits {
             }
         }
         let released = &self.released;
-        self.queue
-            .make_contiguous()
-            .sort_by_key(|j| released[&j.id]);
+        self.order.sort_by_key(|j| released[&j.id]);
+        self.queue.clear();
+        self.queue.extend(self.order.iter().copied());
         new
     }
 
     /// `view` with the released queue.
-    fn view<'a>(queue: &'a VecDeque<JobRequest>, view: &SystemView<'a>) -> SystemView<'a> {
+    fn view<'a>(queue: &'a Queue, view: &SystemView<'a>) -> SystemView<'a> {
         SystemView::new(
             view.now,
             view.total,

@@ -121,10 +121,8 @@ impl Scheduler for Logged {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::VecDeque;
-
     use super::*;
-    use crate::sched::UserTable;
+    use crate::sched::{Queue, UserTable};
 
     fn job(seq: u64, submit: Time, wait: Time) -> JobRequest {
         JobRequest {
@@ -144,7 +142,7 @@ mod tests {
     #[test]
     fn jobs_start_their_scaled_logged_wait_after_submission_whatever_the_machine() {
         let users = UserTable::new();
-        let queue: VecDeque<JobRequest> = [job(0, 0, 100), job(1, 10, 0), job(2, 20, 41)]
+        let queue: Queue = [job(0, 0, 100), job(1, 10, 0), job(2, 20, 41)]
             .into_iter()
             .collect();
         let view = |now| SystemView::new(now, 4, 0, &queue, &[], &users);

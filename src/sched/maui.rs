@@ -96,7 +96,7 @@ impl Maui {
     pub fn new(params: MauiParams) -> Self {
         Maui {
             params,
-            easy: PriorityEasy::default(),
+            easy: PriorityEasy::new(!params.ranks_by_arrival()),
             usage: Usage::new(params.half_life),
         }
     }
@@ -114,8 +114,12 @@ impl Scheduler for Maui {
         self.usage.clear();
     }
 
+    fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
+        self.easy.on_submit(job, view);
+    }
+
     fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
-        self.easy.on_end(job);
+        self.easy.on_end(job, view);
         self.usage.charge(job, view.now);
     }
 
@@ -124,22 +128,18 @@ impl Scheduler for Maui {
         job: &JobRequest,
         old_plan: Time,
         started: Option<Time>,
-        _view: &SystemView<'_>,
+        view: &SystemView<'_>,
     ) {
-        self.easy.on_replan(job, old_plan, started);
+        self.easy.on_replan(job, old_plan, started, view);
     }
 
     fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
-        if self.params.ranks_by_arrival() {
-            self.easy.pass(view, None, starts);
-            return;
-        }
         let (now, params) = (view.now, self.params);
         let shares = (params.fairshare != 0.0)
             .then(|| self.usage.shares(view))
             .flatten();
         let priority = |job: &JobRequest| params.priority(job, now, shares.as_ref());
-        self.easy.pass(view, Some(&priority), starts);
+        self.easy.pass(view, &priority, starts);
     }
 
     /// Ranked by arrival, the head's reservation is EASY's promise; otherwise a job of

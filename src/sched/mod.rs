@@ -12,6 +12,7 @@
 //! ([`BuildContext`], [`Builder`]). The adaptive meta-schedulers, which simulate their
 //! candidates, are in `crate::adaptive`, above the simulation.
 
+mod backfill;
 mod build;
 mod conservative;
 mod creasy;
@@ -24,11 +25,10 @@ mod logged;
 mod maui;
 mod priority;
 mod profile;
+mod queue;
 mod running;
 mod usage;
 mod users;
-
-use std::collections::VecDeque;
 
 pub use build::{BuildContext, Builder, builder};
 pub use conservative::Conservative;
@@ -41,6 +41,7 @@ pub use limits::{Held, Limits, UserLimits};
 pub use logged::{Jitter, Logged};
 pub use maui::{Maui, MauiParams};
 pub use profile::Profile;
+pub use queue::Queue;
 pub use running::RunningByEnd;
 pub use usage::{Shares, Usage};
 pub(crate) use users::DENSE_USERS;
@@ -81,7 +82,7 @@ pub struct SystemView<'a> {
     pub total: u32,
     /// Processors free right now.
     pub free: u32,
-    queue: &'a VecDeque<JobRequest>,
+    queue: &'a Queue,
     running: &'a [RunningJob],
     users: &'a UserTable,
 }
@@ -92,7 +93,7 @@ impl<'a> SystemView<'a> {
         now: Time,
         total: u32,
         free: u32,
-        queue: &'a VecDeque<JobRequest>,
+        queue: &'a Queue,
         running: &'a [RunningJob],
         users: &'a UserTable,
     ) -> Self {
@@ -117,7 +118,7 @@ impl<'a> SystemView<'a> {
     }
 
     /// Waiting jobs in submission order.
-    pub fn queue(&self) -> &'a VecDeque<JobRequest> {
+    pub fn queue(&self) -> &'a Queue {
         self.queue
     }
 

@@ -4,103 +4,155 @@
 //! for the first that does not (its shadow time and extra processors, as EASY does,
 //! Mu'alem and Feitelson 2001, §2.2), and backfills the rest in priority order if they
 //! end by the shadow time or fit in the extra processors. With priorities that rank the
-//! queue in submission order it is EASY, pass for pass.
+//! queue in submission order it is EASY, pass for pass: a policy configured so (Maui's
+//! default, CREASY with `alpha = 0`) runs EASY itself, with its index of the waiting jobs
+//! (`backfill.rs`), and is spared the sort and the scan of the queue at every pass.
 
-use super::easy::Reservation;
-use super::{RunningByEnd, RunningJob, SystemView};
+use super::easy::{Easy, Reservation};
+use super::{RunningByEnd, RunningJob, Scheduler, SystemView};
 use crate::job::{JobId, JobRequest};
 use crate::time::Time;
 
-/// The running jobs, the reservation and scratch space of an EASY pass in priority order.
-#[derive(Debug, Clone, Default)]
-pub(super) struct PriorityEasy {
-    running: RunningByEnd,
-    reservation: Option<Reservation>,
-    /// Scratch: queue positions in priority order, and their priorities.
-    order: Vec<usize>,
-    priority: Vec<f64>,
+/// An EASY pass in priority order, or in the queue's order.
+#[derive(Debug, Clone)]
+pub(super) enum PriorityEasy {
+    /// Ranked by a priority at every pass: the running jobs, the reservation, and scratch
+    /// space for the ranking (the jobs' priorities and places in the queue).
+    Ranked {
+        running: RunningByEnd,
+        reservation: Option<Reservation>,
+        ranked: Vec<(f64, usize)>,
+    },
+    /// In the queue's order: EASY.
+    InOrder(Easy),
 }
 
 impl PriorityEasy {
-    /// Adopts the running jobs of `view`.
-    pub(super) fn sync(&mut self, view: &SystemView<'_>) {
-        self.running = RunningByEnd::new();
-        for job in view.running() {
-            let r = &job.request;
-            self.running.insert(job.planned_end(), r.seq, r.id, r.size);
+    /// Passes ranked by priority, or (`ranked` false) in the queue's order.
+    pub(super) fn new(ranked: bool) -> Self {
+        if ranked {
+            PriorityEasy::Ranked {
+                running: RunningByEnd::new(),
+                reservation: None,
+                ranked: Vec::new(),
+            }
+        } else {
+            PriorityEasy::InOrder(Easy::new())
         }
-        self.reservation = None;
+    }
+
+    /// Adopts the state of `view`.
+    pub(super) fn sync(&mut self, view: &SystemView<'_>) {
+        match self {
+            PriorityEasy::Ranked {
+                running,
+                reservation,
+                ..
+            } => {
+                *running = RunningByEnd::new();
+                for job in view.running() {
+                    let r = &job.request;
+                    running.insert(job.planned_end(), r.seq, r.id, r.size);
+                }
+                *reservation = None;
+            }
+            PriorityEasy::InOrder(easy) => easy.sync(view),
+        }
+    }
+
+    /// A job has joined the queue.
+    pub(super) fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
+        if let PriorityEasy::InOrder(easy) = self {
+            easy.on_submit(job, view);
+        }
     }
 
     /// A running job ended.
-    pub(super) fn on_end(&mut self, job: &RunningJob) {
-        self.running.remove(job.planned_end(), job.request.seq);
+    pub(super) fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
+        match self {
+            PriorityEasy::Ranked { running, .. } => {
+                running.remove(job.planned_end(), job.request.seq)
+            }
+            PriorityEasy::InOrder(easy) => easy.on_end(job, view),
+        }
     }
 
     /// A job's plan changed; a running one is held until its new planned end.
-    pub(super) fn on_replan(&mut self, job: &JobRequest, old_plan: Time, started: Option<Time>) {
-        if let Some(start) = started {
-            self.running.remove(start + old_plan, job.seq);
-            self.running
-                .insert(start + job.plan, job.seq, job.id, job.size);
+    pub(super) fn on_replan(
+        &mut self,
+        job: &JobRequest,
+        old_plan: Time,
+        started: Option<Time>,
+        view: &SystemView<'_>,
+    ) {
+        match self {
+            PriorityEasy::Ranked { running, .. } => {
+                if let Some(start) = started {
+                    running.remove(start + old_plan, job.seq);
+                    running.insert(start + job.plan, job.seq, job.id, job.size);
+                }
+            }
+            PriorityEasy::InOrder(easy) => easy.on_replan(job, old_plan, started, view),
         }
     }
 
     /// The head's reservation after the last pass.
     pub(super) fn reservation(&self) -> Option<Reservation> {
-        self.reservation
+        match self {
+            PriorityEasy::Ranked { reservation, .. } => *reservation,
+            PriorityEasy::InOrder(easy) => easy.reservation(),
+        }
     }
 
-    /// One pass over `view`'s queue ranked by `priority` (`None`: submission order).
+    /// One pass over `view`'s queue ranked by `priority` (in the queue's order, `priority`
+    /// unused, for passes in order).
     pub(super) fn pass(
         &mut self,
         view: &SystemView<'_>,
-        priority: Option<&dyn Fn(&JobRequest) -> f64>,
+        priority: &dyn Fn(&JobRequest) -> f64,
         starts: &mut Vec<JobId>,
     ) {
-        let now = view.now;
+        let (running, reservation, ranked) = match self {
+            PriorityEasy::Ranked {
+                running,
+                reservation,
+                ranked,
+            } => (running, reservation, ranked),
+            PriorityEasy::InOrder(easy) => return easy.schedule(view, starts),
+        };
         let queue = view.queue();
-        let mut order = std::mem::take(&mut self.order);
-        order.clear();
-        order.extend(0..queue.len());
-        if let Some(priority_of) = priority {
-            let mut priority = std::mem::take(&mut self.priority);
-            priority.clear();
-            priority.extend(queue.iter().map(priority_of));
-            order.sort_by(|&a, &b| priority[b].total_cmp(&priority[a]).then(a.cmp(&b)));
-            self.priority = priority;
-        }
-        self.reservation = None;
+        ranked.clear();
+        ranked.extend(queue.places().map(|(at, job)| (priority(job), at)));
+        // Places are in the queue's order: ties go to the earlier submission.
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let now = view.now;
+        *reservation = None;
         let mut free = view.free;
-        let mut rest = order.iter();
-        for &i in rest.by_ref() {
-            let job = &queue[i];
+        let mut rest = ranked.iter().map(|&(_, at)| queue.at(at));
+        for job in rest.by_ref() {
             if job.size <= free {
                 free -= job.size;
-                self.start(job, now, starts);
+                start(running, job, now, starts);
                 continue;
             }
-            self.reservation = Some(Reservation::of(job.id, job.size, &self.running, now, free));
+            *reservation = Some(Reservation::of(job.id, job.size, running, now, free));
             break;
         }
-        if let Some(mut res) = self.reservation {
-            for &i in rest {
+        if let Some(res) = reservation {
+            for job in rest {
                 if free == 0 {
                     break;
                 }
-                let job = &queue[i];
-                if res.admit(job, now, &mut free) {
-                    self.start(job, now, starts);
+                if res.admit(job.size, job.plan, now, &mut free) {
+                    start(running, job, now, starts);
                 }
             }
-            self.reservation = Some(res);
         }
-        self.order = order;
     }
+}
 
-    fn start(&mut self, job: &JobRequest, now: Time, starts: &mut Vec<JobId>) {
-        self.running
-            .insert(now + job.plan, job.seq, job.id, job.size);
-        starts.push(job.id);
-    }
+/// Starts `job` now.
+fn start(running: &mut RunningByEnd, job: &JobRequest, now: Time, starts: &mut Vec<JobId>) {
+    running.insert(now + job.plan, job.seq, job.id, job.size);
+    starts.push(job.id);
 }

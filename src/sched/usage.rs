@@ -113,7 +113,7 @@ impl Shares<'_> {
 mod tests {
     use super::*;
     use crate::job::JobRequest;
-    use std::collections::VecDeque;
+    use crate::sched::Queue;
 
     fn ran(user: i64, size: u32, start: Time) -> RunningJob {
         RunningJob {
@@ -138,7 +138,7 @@ mod tests {
         let mut u = Usage::new(100);
         u.charge(&ran(1, 2, 0), 50); // 100 processor-seconds at t = 50
         u.charge(&ran(2, 1, 0), 150); // 150 at t = 150
-        let (queue, users) = (VecDeque::new(), crate::sched::UserTable::default());
+        let (queue, users) = (Queue::new(), crate::sched::UserTable::default());
         let running = [ran(3, 1, 200)];
         let view = SystemView::new(250, 10, 9, &queue, &running, &users);
         let s = u.shares(&view).unwrap();

@@ -16,8 +16,6 @@ mod checker;
 mod planning;
 mod snapshot;
 
-use std::collections::VecDeque;
-
 pub use checker::Checker;
 pub use planning::Planner;
 pub use snapshot::Snapshot;
@@ -25,7 +23,7 @@ pub use snapshot::Snapshot;
 use crate::engine::{self, EventQueue, Model, Phase, RunCounts};
 use crate::job::{JobId, JobOutcome, JobRequest, JobSpec, OverrunPolicy};
 use crate::predict::Predictor;
-use crate::sched::{RunningJob, Scheduler, SystemView, UserTable};
+use crate::sched::{Queue, RunningJob, Scheduler, SystemView, UserTable};
 use crate::time::{LONGEST, Time};
 
 /// Why a simulation stopped early.
@@ -306,7 +304,7 @@ pub struct Simulation<W, O> {
     scheduler: Box<dyn Scheduler>,
     workload: W,
     observer: O,
-    queue: VecDeque<JobRequest>,
+    queue: Queue,
     running: Vec<RunningJob>,
     users: UserTable,
     slots: Vec<Slot>,
@@ -338,7 +336,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             scheduler,
             workload,
             observer,
-            queue: VecDeque::new(),
+            queue: Queue::new(),
             running: Vec::new(),
             users: UserTable::new(),
             slots: Vec::new(),
@@ -730,9 +728,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let request = self.slots[id as usize].request;
         match running {
             None => {
-                // The queue is in submission order.
-                if let Ok(i) = self.queue.binary_search_by_key(&request.seq, |j| j.seq) {
-                    self.queue[i].plan = new;
+                if let Some(job) = self.queue.get_mut(id, request.seq) {
+                    job.plan = new;
                 }
             }
             Some((index, start)) => {
@@ -1006,37 +1003,13 @@ impl<W: Workload, O: Observer> Model for Simulation<W, O> {
 }
 
 impl<W, O> Simulation<W, O> {
-    /// Removes the `started` jobs from the queue: from the front when they are there (the
-    /// common case), each by a binary search on its submission number when a few were
-    /// backfilled (the queue is in submission order), otherwise by one sweep.
+    /// Removes the `started` jobs from the queue, each in O(1) wherever it waits
+    /// ([`Queue::remove`]).
     fn remove_started(&mut self, started: &[JobId]) {
-        /// Backfilled jobs up to which a search each beats a sweep of the queue.
-        const SEARCHED: usize = 4;
-        let slots = &self.slots;
-        let waiting = |j: &JobRequest| matches!(slots[j.id as usize].state, SlotState::Waiting);
-        let mut removed = 0;
-        while self.queue.front().is_some_and(|j| !waiting(j)) {
-            self.queue.pop_front();
-            removed += 1;
+        for &id in started {
+            let removed = self.queue.remove(id, self.slots[id as usize].request.seq);
+            debug_assert!(removed, "a started job was waiting");
         }
-        if removed == started.len() {
-            return;
-        }
-        if started.len() - removed <= SEARCHED {
-            for &id in started {
-                let seq = slots[id as usize].request.seq;
-                if let Ok(i) = self.queue.binary_search_by_key(&seq, |j| j.seq)
-                    && self.queue[i].id == id
-                {
-                    self.queue.remove(i);
-                    removed += 1;
-                }
-            }
-            if removed == started.len() {
-                return;
-            }
-        }
-        self.queue.retain(|j| waiting(j));
     }
 }
 

@@ -22,8 +22,9 @@ pub use writer::SwfWriter;
 /// job and hands back when it ends). A replay that writes its schedule shares one between
 /// the source that reads the log, which puts each admitted job's record in, and the
 /// writer, which takes it out when the job is written: jobs carry no record through the
-/// simulation.
-pub type KeptRecords = std::rc::Rc<std::cell::RefCell<std::collections::HashMap<u64, SwfRecord>>>;
+/// simulation. A saturated replay holds most of its jobs' records at once (a job is
+/// written once every job submitted before it has ended): they are hashed by `FxHash`.
+pub type KeptRecords = std::rc::Rc<std::cell::RefCell<rustc_hash::FxHashMap<u64, SwfRecord>>>;
 
 /// The longest line the reader takes, in bytes: a job line is under 200, and a header
 /// comment rarely passes a few hundred.

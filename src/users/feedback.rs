@@ -6,10 +6,10 @@
 
 use std::cell::RefCell;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::rc::Rc;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use crate::job::JobOutcome;
@@ -61,8 +61,8 @@ impl TraceUsers {
     /// The log records of `trace`'s jobs, found in `by_line` by their tags as read (their
     /// lines), keyed by the tags the agents of [`TraceUsers::new`] give the jobs: what a
     /// per-job writer joins back.
-    pub fn records_by_tag(trace: &Trace, by_line: &HashMap<u64, SwfRecord>) -> KeptRecords {
-        let mut by_tag = HashMap::with_capacity(by_line.len());
+    pub fn records_by_tag(trace: &Trace, by_line: &FxHashMap<u64, SwfRecord>) -> KeptRecords {
+        let mut by_tag = FxHashMap::with_capacity_and_hasher(by_line.len(), Default::default());
         for (i, u) in trace.users.iter().enumerate() {
             let index = u32::try_from(i).expect("fewer than 2^32 users");
             for (j, job) in u.jobs.iter().enumerate() {
