@@ -75,9 +75,10 @@ fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Sen
                 interrupt = Some(e);
             }
         }
-        let result = py
-            .detach(|| run.join())
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let result = py.detach(|| run.join());
+        // Runs outside a call (a gym environment's steps) are never abandoned.
+        sitesim::engine::clear_abandon();
+        let result = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         match interrupt {
             Some(e) => Err(e),
             None => result.map_err(SitesimError::new_err),

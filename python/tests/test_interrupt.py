@@ -64,3 +64,31 @@ def test_ctrl_c_stops_a_single_long_run(kth):
     assert "KeyboardInterrupt" in err, err
     assert "ran to the end" not in err
     assert took < 2, f"{took:.1f} s after SIGINT"
+
+
+def test_after_ctrl_c_the_next_runs_go_to_their_end(kth):
+    # The interrupted call abandons its runs, not the ones after it: a replay, and a
+    # gym episode (whose simulation runs outside any call), both see every job.
+    took, err = interrupted(f"""
+        import sys
+        import sitesim
+        from sitesim.gym import ClosedLoopEnv
+        print("started", flush=True)
+        try:
+            sitesim.resample({str(kth)!r}, replications=1, weeks=5000, long_term=6,
+                             temporary=6, threads=1)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+        env = ClosedLoopEnv({str(kth)!r}, "replay")
+        env.reset()
+        done = False
+        while not done:
+            _, _, terminated, truncated, info = env.step(0)
+            done = terminated or truncated
+        jobs = len(sitesim.replay({str(kth)!r}).jobs)
+        print(f"replay {{jobs}} episode {{info['counters']['jobs']}}", file=sys.stderr)
+    """)
+    assert "interrupted" in err, err
+    last = err.strip().splitlines()[-1].split()
+    assert last[0] == "replay" and last[2] == "episode", err
+    assert float(last[1]) == float(last[3]) > 28000, err
