@@ -13,7 +13,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use sitesim::commands::model::{ModelFiles, ModelOptions, replicate};
 use sitesim::commands::replay::ReplayOptions;
 use sitesim::model::{
-    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel,
+    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Lifetime, Parameterization, TalbyModel,
 };
 use sitesim::sched::Policy;
 use sitesim::time::WEEK;
@@ -40,6 +40,7 @@ fn options(procs: u32, behaviour: Behaviour) -> ModelOptions {
         calibrate: Calibrate::default(),
         room: CollisionRoom::default(),
         busy: BusyUser::default(),
+        lifetime: Lifetime::default(),
     }
 }
 

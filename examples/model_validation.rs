@@ -32,8 +32,8 @@ use sitesim::model::fit::{DAYTIME_END, DAYTIME_START, FitLog, classify};
 use sitesim::model::plan::PlanConfig;
 use sitesim::model::tally::generated;
 use sitesim::model::{
-    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, RuntimeScale,
-    SessionClass, SitePlan, TalbyModel, UserClass, WorkloadFigures, calibrate,
+    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Lifetime, Parameterization,
+    RuntimeScale, SessionClass, SitePlan, TalbyModel, UserClass, WorkloadFigures, calibrate,
 };
 use sitesim::plot::chart::{LineChart, Series, XTicks, line_chart_svg};
 use sitesim::results::metric::MetricStats;
@@ -92,7 +92,8 @@ fn options(flat_day: bool) -> ModelOptions {
         // section 5 calibrates the site to Table 28.
         calibrate: Calibrate::Off,
         room: CollisionRoom::Submissions,
-        busy: BusyUser::GiveUp,
+        busy: BusyUser::default(),
+        lifetime: Lifetime::default(),
     }
 }
 
@@ -272,6 +273,7 @@ fn mirror(files: &ModelFiles, talby: &Arc<TalbyModel>, r: u32) -> Result<PlanMir
             users: 1.0,
             runtime: RuntimeScale::FITTED,
             room: CollisionRoom::OwnDuration,
+            lifetime: Lifetime::default(),
         },
         replication_seed(SEED, r),
     )?;
@@ -398,6 +400,7 @@ fn generate(
                     users,
                     runtime: scale,
                     room: CollisionRoom::Submissions,
+                    lifetime: Lifetime::default(),
                 },
                 replication_seed(SEED, r),
             )?;
@@ -655,7 +658,7 @@ fn table_28(files: &ModelFiles) -> Result<String> {
             &site,
             &site.targets(),
             procs,
-            LENGTH,
+            (LENGTH, Lifetime::default()),
         )?;
         let m0 = c.runtime.fitted_median;
         let keep = RuntimeScale {

@@ -307,7 +307,7 @@ fn population_multipliers_past_what_one_population_holds_are_refused() {
                 "--out",
                 model.to_str().unwrap(),
             ],
-            "the start-up users would be",
+            "the users at the start would be",
         ),
     ] {
         let o = sitesim(&args);
@@ -429,13 +429,16 @@ fn feedback_input_errors_are_clear() {
     let log = temp("fb.swf");
     std::fs::write(&log, LOG).unwrap();
     let path = log.to_str().unwrap();
-    let o = sitesim(&["feedback", "--swf", path, "--strikes", "2"]);
+    let o = sitesim(&["feedback", "--swf", path, "--strikes", "0"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--patience"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--strikes"), "{}", stderr(&o));
+    let o = sitesim(&["feedback", "--swf", path, "--patience", "soon"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("'fit', 'off'"), "{}", stderr(&o));
     let o = sitesim(&["feedback", "--swf", path, "--opening-think", "long"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("calendar, original, capped, zero"),
+        stderr(&o).contains("calendar, keep-lead, original, capped, zero"),
         "{}",
         stderr(&o)
     );

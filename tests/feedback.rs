@@ -98,11 +98,16 @@ fn a_faster_machine_lets_the_next_session_flow_forward() {
     // With no think time at all it follows job 2 at once.
     let (_, jobs) = run(OpeningThink::Zero);
     assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 250)]);
-    // The default keeps the logged break after an early result: job 2 was saved 5000 s,
-    // less than the break, so the next session is ready 5000 s ahead of its logged
-    // start and comes at the usual hour, and no job is further ahead than the response
-    // time saved.
+    // The default lengthens the break after an early result by up to its room beyond the
+    // threshold (13550 s): job 2 was saved 5000 s, so the next session opens at its
+    // logged start, 20000, and no job is further ahead than the response time saved.
     let (users, jobs) = run(OpeningThink::Calendar);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 20_000)]);
+    let d = users.summary().jobs.drift;
+    assert_eq!((d.early(), d.max_lead, d.lead_beyond_saved), (1, 5000, 0));
+    // Keeping the logged break after an early result keeps the lead: the next session is
+    // ready 5000 s ahead of its logged start and comes at the usual hour.
+    let (users, jobs) = run(OpeningThink::KeepLead);
     assert_eq!(submits(&jobs, 1), [(1, 0), (2, 150), (3, 18_000)]);
     let d = users.summary().jobs.drift;
     assert_eq!((d.early(), d.max_lead, d.lead_beyond_saved), (2, 5000, 0));
@@ -124,9 +129,11 @@ fn a_job_flows_forward_into_the_session_before_its_own_only() {
     ]
     .concat();
     let config = TraceConfig::default();
+    // The logged break after each early result, so that only the flow rule holds a job.
     let run = |flow| {
         let users = UserConfig {
             flow,
+            opening: OpeningThink::KeepLead,
             ..users_of(&config)
         };
         feedback_run(
@@ -329,10 +336,11 @@ fn a_user_gives_up_a_session_after_a_longer_response_than_the_logs() {
     // In the log job 2 responded in 50 s (share 1) and its user went on 100 s later with
     // job 3, whose 3000 s keep the window open to 3150. The blocker delays job 2 to
     // [1000, 1050]: after a response of 1050 s the share is 0, so the user gives up (with
-    // probability 1 - 0/1): job 3 waits for the user to come back after a break, a
-    // threshold on within its usual hour (from 0), at 2350; by the literal rule, for the
-    // next window, job 4's at 20000. Without the reaction job 3 is submitted at 1150,
-    // inside its window.
+    // probability 1 - 0/1): job 3 waits for the user to come back to work, at the start
+    // of its next block of usual hours a threshold on (18000: its second session opened
+    // in the hour from 18000), before its next window (job 4's at 20000), which the
+    // literal rule waits for. Without the reaction job 3 is submitted at 1150, inside its
+    // window.
     let log = [
         blocker(1, 1000),
         logged(2, 1, 0, 0, 50, 1),
@@ -345,7 +353,7 @@ fn a_user_gives_up_a_session_after_a_longer_response_than_the_logs() {
     let (_, jobs) = run(users_of(&config));
     assert_eq!(submits(&jobs, 1)[..2], [(2, 0), (3, 1150)]);
     let (users, jobs) = run(reacting(&config, step_curve(1.0)));
-    assert_eq!(submits(&jobs, 1)[..2], [(2, 0), (3, 2350)]);
+    assert_eq!(submits(&jobs, 1)[..2], [(2, 0), (3, 18_000)]);
     let c = users.summary().jobs;
     assert_eq!((c.gave_up, c.extended), (1, 0));
     assert_eq!(c.drift.late[Rule::GaveUp as usize], 1);
@@ -402,6 +410,31 @@ fn a_user_goes_on_at_most_into_the_session_before_its_own() {
     ]
     .concat();
     let config = TraceConfig::default();
+    let next = UserConfig {
+        flow: FlowForward::Next,
+        ..reacting(&config, step_curve(1.0))
+    };
+    let (users, jobs) = feedback_run(trace_of(&log, 1, config), 1, Policy::Fcfs, next, None);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (3, 150), (4, 90_000)]);
+    let c = users.summary().jobs;
+    assert_eq!(c.extended, 2);
+    assert_eq!(c.drift.early[Rule::FlowLimit as usize], 1);
+}
+
+#[test]
+fn a_user_keeps_the_time_it_gains_or_loses_by_reacting() {
+    // Going on: as above (jobs 1, 3 and 4 a session each, each of the first two waiting
+    // 5000 s in the log). Job 3 comes 89850 s ahead of its log, and its user's calendar
+    // moves with it: job 4, after job 3's 50 s response, would open its session 89850 s
+    // ahead of its logged start; the user goes on again, at 300, and has done in 300 s
+    // the work of three sessions.
+    let log = [
+        logged(1, 1, 0, 5000, 50, 1),
+        logged(3, 1, 90_000, 5000, 50, 1),
+        logged(4, 1, 200_000, 0, 50, 1),
+    ]
+    .concat();
+    let config = TraceConfig::default();
     let (users, jobs) = feedback_run(
         trace_of(&log, 1, config),
         1,
@@ -409,10 +442,27 @@ fn a_user_goes_on_at_most_into_the_session_before_its_own() {
         reacting(&config, step_curve(1.0)),
         None,
     );
-    assert_eq!(submits(&jobs, 1), [(1, 0), (3, 150), (4, 90_000)]);
-    let c = users.summary().jobs;
-    assert_eq!(c.extended, 2);
-    assert_eq!(c.drift.early[Rule::FlowLimit as usize], 1);
+    assert_eq!(submits(&jobs, 1), [(1, 0), (3, 150), (4, 300)]);
+    assert_eq!(users.summary().jobs.extended, 2);
+    // Giving up: the blocker makes job 2 respond in 1050 s and its user break off; job 3
+    // comes when it is back to work, at the start of its next block of usual hours
+    // (28800: its second session opened in the hour from 28800), 27650 s late. Its
+    // calendar moves with it: job 4 opens its session that much after its logged start,
+    // at 57650. Without the reaction nothing is late: job 3 follows job 2 at 1150 and
+    // job 4 keeps its logged start.
+    let log = [
+        blocker(1, 1000),
+        logged(2, 1, 0, 0, 50, 1),
+        logged(3, 1, 150, 0, 3000, 1),
+        logged(4, 1, 30_000, 0, 50, 1),
+    ]
+    .concat();
+    let run = |users| feedback_run(trace_of(&log, 1, config), 1, Policy::Fcfs, users, None);
+    let (users, jobs) = run(reacting(&config, step_curve(1.0)));
+    assert_eq!(submits(&jobs, 1), [(2, 0), (3, 28_800), (4, 57_650)]);
+    assert_eq!(users.summary().jobs.gave_up, 1);
+    let (_, jobs) = run(users_of(&config));
+    assert_eq!(submits(&jobs, 1), [(2, 0), (3, 1150), (4, 30_000)]);
 }
 
 #[test]

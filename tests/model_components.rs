@@ -12,7 +12,7 @@ use sitesim::model::dist::Categorical;
 use sitesim::model::jobs::{Follow, idle_span};
 use sitesim::model::plan::PlanConfig;
 use sitesim::model::{
-    CollisionRoom, DayCycle, JobLayer, Parameterization, PlannedSession, RuntimeScale,
+    CollisionRoom, DayCycle, JobLayer, Lifetime, Parameterization, PlannedSession, RuntimeScale,
     SessionClass, SiteParams, SitePlan, TalbyModel, UserClass,
 };
 use sitesim::time::{DAY, HOUR};
@@ -360,6 +360,7 @@ fn the_collision_rule_keeps_a_users_sessions_apart() {
                 users: 1.0,
                 runtime: RuntimeScale::FITTED,
                 room,
+                lifetime: Lifetime::Never,
             },
             7,
         )
@@ -451,6 +452,7 @@ fn a_plan_past_what_one_population_holds_is_refused_by_name() {
             users,
             runtime: RuntimeScale::FITTED,
             room: CollisionRoom::OwnDuration,
+            lifetime: Lifetime::Never,
         };
         SitePlan::new(Arc::new(model), jobs.clone(), cfg, 3)
     };

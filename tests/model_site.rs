@@ -14,7 +14,7 @@ use sitesim::experiment::scenario::{DEFAULT_SCENARIO, Scenario};
 use sitesim::model::dist::Quantiles;
 use sitesim::model::jobs::{ClassJobs, JobLayerFile};
 use sitesim::model::{
-    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel,
+    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Lifetime, Parameterization, TalbyModel,
 };
 use sitesim::model::{PerSessionClass, SessionClass};
 use sitesim::results::replicate::with_threads;
@@ -78,6 +78,7 @@ fn options(procs: u32, weeks: i64) -> ModelOptions {
         calibrate: Calibrate::Off,
         room: CollisionRoom::OwnDuration,
         busy: BusyUser::Queue,
+        lifetime: Lifetime::Never,
     }
 }
 

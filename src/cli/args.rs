@@ -29,7 +29,9 @@ use crate::time::{MAX_WEEKS, Time, parse_duration};
 use crate::users::analysis::DEFAULT_FLURRY_FACTOR;
 use crate::users::pools::PoolConfig;
 use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
-use crate::users::{FlowForward, NegativeThink, OpeningThink, Patience, Return};
+use crate::users::{
+    FlowForward, NegativeThink, OpeningThink, Patience, PatienceLimit, PatienceOption, Return,
+};
 use crate::workload::SyntheticConfig;
 use crate::workload::questionable::{Policies, PolicySetting};
 use crate::workload::trace::{Dependence, TraceConfig, WindowEnd};
@@ -116,18 +118,19 @@ pub struct FeedbackArgs {
     #[command(flatten)]
     pub users: UserArgs,
     /// The think time of jobs that opened a session in the log: calendar (the session
-    /// keeps its logged start: the logged break when on time or ahead, at most the
-    /// session threshold after a late result), capped (the logged break, at most the
-    /// threshold), original (the logged break) or zero.
+    /// keeps its logged start: the break shortens down to the session threshold after a
+    /// late result and lengthens by as much at most after an early one), keep-lead (as
+    /// calendar for a late result, the logged break after an early one), capped (the
+    /// logged break, at most the threshold), original (the logged break) or zero.
     #[arg(long, default_value = "calendar", value_name = "RULE")]
     pub opening_think: OpeningThink,
     /// Jobs submitted while the user's previous job still ran keep their logged spacing
     /// from the previous submission (spacing) or are submitted with it (together).
     #[arg(long, default_value = "spacing", value_name = "RULE")]
     pub negative_think: NegativeThink,
-    /// A job may flow forward into the session before its own (next, the seed's) or
-    /// into any earlier window its ready time falls in (any).
-    #[arg(long, default_value = "next", value_name = "RULE")]
+    /// A job may flow forward into any earlier window its ready time falls in (any), or
+    /// only into the session before its own (next).
+    #[arg(long, default_value = "any", value_name = "RULE")]
     pub flow_forward: FlowForward,
     /// Where a user whose next job is ready outside its session windows comes back: at
     /// its next usual hour of the week (from the log) or its next window if sooner
@@ -141,12 +144,13 @@ pub struct FeedbackArgs {
     /// log's length whatever the service).
     #[arg(long, default_value = "fit", value_name = "FILE|fit|off")]
     pub continuation: ContinuationSource,
-    /// A user whose jobs wait longer than this, --strikes times, leaves for good
-    /// (frustrated). Off by default.
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
-    pub patience: Option<Time>,
+    /// A user whose jobs wait longer than the log's own service gave them by more than
+    /// this, --strikes times, leaves for good (frustrated): 'fit' (the default), the
+    /// log's longest wait, at least the session threshold; a duration; or 'off'.
+    #[arg(long, default_value = "fit", value_name = "DURATION|fit|off")]
+    pub patience: PatienceLimit,
     /// Waits over --patience after which a user leaves.
-    #[arg(long, default_value_t = Patience::DEFAULT_STRIKES, requires = "patience")]
+    #[arg(long, default_value_t = Patience::DEFAULT_STRIKES, value_parser = clap::value_parser!(u32).range(1..))]
     pub strikes: u32,
 }
 
@@ -174,9 +178,10 @@ pub struct PopulationArgs {
     /// [default: the time it was inactive in the log].
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub regenerate_after: Option<Time>,
-    /// That time runs from the end of the user's trace on the log's calendar, or from
-    /// its actual finish if later (calendar), or from its actual finish (finish).
-    #[arg(long, default_value = "calendar", value_name = "RULE")]
+    /// That time runs from the user's actual finish, ahead of its log or behind (finish),
+    /// or from the end of its trace on the log's calendar, or its actual finish if later
+    /// (calendar).
+    #[arg(long, default_value = "finish", value_name = "RULE")]
     pub regenerate_from: RegenerateFrom,
     /// Long-term users start in a random week of their activity (activity, the seed's)
     /// or at a random point of their cycle of activity and regeneration interval (cycle).
@@ -359,10 +364,7 @@ impl FeedbackArgs {
             away: self.away,
             time_zone: self.users.time_zone.clone(),
             continuation: self.continuation.clone(),
-            patience: self
-                .patience
-                .map(|limit| Patience::new(limit, Some(self.strikes)))
-                .transpose()
+            patience: PatienceOption::new(self.patience, Some(self.strikes))
                 .map_err(|e| format!("--strikes: {e}"))?,
             unknown_waits: self.users.unknown_waits.clone(),
         })
@@ -855,11 +857,18 @@ mod tests {
         assert_eq!(from_cli.users.run.bsld, from_scenario.users.run.bsld);
         assert_eq!(from_cli.users.run.cooldown, WEEK);
         assert_eq!(from_scenario.users.run.cooldown, WEEK);
-        let strikes = |o: ResampleOptions| o.users.patience.map(|p| p.strikes);
+        let patience = |o: ResampleOptions| o.users.patience;
         assert_eq!(
-            strikes(cli(&["--patience", "1h"]).unwrap()),
-            strikes(scenario("patience = \"1h\"", "").unwrap())
+            patience(cli(&["--patience", "1h"]).unwrap()),
+            patience(scenario("patience = \"1h\"", "").unwrap())
         );
+        assert_eq!(patience(from_cli), PatienceOption::default());
+        assert_eq!(patience(from_scenario), PatienceOption::default());
+        // No strike at all is refused, by clap on the command line.
+        let e = cli(&["--strikes", "0"]).err().unwrap();
+        assert!(e.contains("--strikes"), "{e}");
+        let e = scenario("strikes = 0", "").err().unwrap();
+        assert!(e.contains("strikes must be at least 1"), "{e}");
         for (flags, users, metrics, rule) in [
             (
                 &["--threshold", "0"][..],
@@ -872,12 +881,6 @@ mod tests {
                 "",
                 "bsld_threshold = 0",
                 "bounded slowdown threshold must be at least 1 second",
-            ),
-            (
-                &["--patience", "1h", "--strikes", "0"][..],
-                "patience = \"1h\"\nstrikes = 0",
-                "",
-                "strikes must be at least 1",
             ),
         ] {
             let e = cli(flags).err().unwrap();

@@ -33,7 +33,7 @@ use crate::textfmt::{Fixed, write_csv};
 use crate::time::{HOUR, Hms, Time, WEEK};
 use crate::users::{
     Behaviour, ContinuationCurve, Drift, FlowForward, LatenessSummary, NegativeThink, OpeningThink,
-    Patience, Return, UserConfig, UserState,
+    Patience, PatienceOption, Return, UserConfig, UserState,
 };
 use crate::users::{PopulationSummary, TraceUsers};
 use crate::workload::LogReplay;
@@ -153,8 +153,8 @@ pub struct FeedbackOptions {
     pub time_zone: Option<String>,
     /// Sessions broken after long responses, if on.
     pub continuation: ContinuationSource,
-    /// Users leaving after long waits, if on.
-    pub patience: Option<Patience>,
+    /// Users leaving after long waits.
+    pub patience: PatienceOption,
     /// What jobs whose logged wait is unknown are given.
     pub unknown_waits: UnknownWaits,
 }
@@ -523,6 +523,17 @@ fn read_users<I: Records>(
         .map(|by_line| TraceUsers::records_by_tag(&trace, &by_line.borrow()));
     drop(log);
     let machine = MachineCheck::new(procs, header.max_procs, trace.logged_peak);
+    let patience = opts.patience.resolve(|| {
+        Patience::of_waits(
+            trace
+                .users
+                .iter()
+                .flat_map(|u| &u.jobs)
+                .map(|j| j.start - j.submit),
+            opts.trace.threshold,
+            Patience::DEFAULT_STRIKES,
+        )
+    });
     let continuation = match &opts.continuation {
         ContinuationSource::Off => None,
         ContinuationSource::Fit => Some(ContinuationCurve::fit(&trace, file)),
@@ -549,7 +560,7 @@ fn read_users<I: Records>(
             }
             _ => None,
         },
-        patience: opts.patience,
+        patience,
         unknown_waits: opts.unknown_waits.to_string(),
     };
     let user_cfg = UserConfig {
@@ -560,7 +571,7 @@ fn read_users<I: Records>(
         threshold: opts.trace.threshold,
         behaviour: Behaviour {
             continuation,
-            patience: opts.patience,
+            patience,
         },
         open_loop: false,
     };

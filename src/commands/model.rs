@@ -17,7 +17,7 @@ use crate::metrics::{
     WeeklySeries,
 };
 use crate::model::calibrate::{Calibrate, ClosedLoopFit, Expected};
-use crate::model::plan::PlanConfig;
+use crate::model::plan::{Lifetime, PlanConfig};
 use crate::model::site::SessionRecord;
 use crate::model::tally::generated;
 use crate::model::{
@@ -68,6 +68,8 @@ pub struct ModelOptions {
     pub room: CollisionRoom,
     /// What a user does with a session due while it is busy.
     pub busy: BusyUser,
+    /// How long a user stays at the site.
+    pub lifetime: Lifetime,
 }
 
 /// The model files of a run.
@@ -97,6 +99,7 @@ struct CalibrationKey {
     room: CollisionRoom,
     busy: BusyUser,
     behaviour: Behaviour,
+    lifetime: Lifetime,
 }
 
 /// Trial runs per round of a closed-loop calibration.
@@ -134,7 +137,8 @@ impl ModelFiles {
             return Ok(());
         }
         let site = self.talby.site(opts.params)?;
-        self.fit(&site, &site.targets(), opts.length).map(|_| ())
+        self.fit(&site, &site.targets(), (opts.length, opts.lifetime))
+            .map(|_| ())
     }
 
     /// The calibration that makes the workload `site`'s plan generates over `length`
@@ -143,9 +147,9 @@ impl ModelFiles {
         &self,
         site: &SiteParams,
         target: &Expected,
-        length: Time,
+        run: (Time, Lifetime),
     ) -> Result<Calibration, String> {
-        calibrate(&self.talby, &self.jobs, site, target, site.procs, length)
+        calibrate(&self.talby, &self.jobs, site, target, site.procs, run)
     }
 
     /// The calibration of the site of `opts` ([`ModelOptions::calibrate`]), computed
@@ -159,6 +163,7 @@ impl ModelFiles {
             room: opts.room,
             busy: opts.busy,
             behaviour: opts.behaviour.clone(),
+            lifetime: opts.lifetime,
         };
         let known = |c: &Vec<(CalibrationKey, Calibration)>| {
             c.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
@@ -169,7 +174,9 @@ impl ModelFiles {
         let site = self.talby.site(opts.params)?;
         let c = match opts.calibrate {
             Calibrate::Off => Calibration::NONE,
-            Calibrate::Generated => self.fit(&site, &site.targets(), opts.length)?,
+            Calibrate::Generated => {
+                self.fit(&site, &site.targets(), (opts.length, opts.lifetime))?
+            }
             Calibrate::Submitted => self.closed_loop(opts, &site)?,
         };
         let mut cache = self.calibrations.lock().expect("not poisoned");
@@ -188,7 +195,7 @@ impl ModelFiles {
     /// rise (more work makes users give up more of it, and the plan keep fewer long
     /// sessions), [`ROUNDS`] times.
     fn closed_loop(&self, opts: &ModelOptions, site: &SiteParams) -> Result<Calibration, String> {
-        let fit = |target: &Expected| self.fit(site, target, opts.length);
+        let fit = |target: &Expected| self.fit(site, target, (opts.length, opts.lifetime));
         let goal = site.targets();
         let mut c = fit(&goal)?;
         let mut ratios = Expected::each(&goal, &goal, |_, _| 1.0);
@@ -432,6 +439,7 @@ fn plan_of(
             users: opts.users * c.users,
             runtime: c.runtime,
             room: opts.room,
+            lifetime: opts.lifetime,
         },
         seed,
     )
@@ -509,7 +517,11 @@ fn simulate(
                 users: users.plan().users().len() as u64,
                 frustrated: report.frustrated,
                 arrivals: report.plan.new_users,
-                ..Replication::measured(r, seed, &m, &sessions.summary())
+                ..Replication::measured(r, seed, &m, &sessions.summary()).with_queue_trend(
+                    &weekly,
+                    weekly.origin + run.warmup,
+                    opts.length - run.cooldown,
+                )
             },
             generated,
             submitted,
@@ -711,6 +723,7 @@ pub fn render_model(s: &ModelSummary) -> String {
             CollisionRoom::ClassMedian => "their class's median duration",
         },
         match s.source.busy_user {
+            BusyUser::Waiting => "the next is skipped while the user has jobs waiting, else it opens on time and the user gives up the rest of the last",
             BusyUser::GiveUp => "the next opens on time and the user gives up the rest of the last",
             BusyUser::Queue => "the next waits for the last to end",
             BusyUser::Skip => "the next is skipped",

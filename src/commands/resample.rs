@@ -366,16 +366,22 @@ impl Resampler {
         weekly.count_sessions(sessions.opened());
         let population = users.users().summary();
         let report = users.report();
+        let window = (
+            weekly.origin + run.warmup,
+            weekly.origin + run.warmup + Time::from(opts.weeks) * WEEK,
+        );
         Ok(Run {
-            weekly,
             figures: Replication {
                 users: report.instances,
                 frustrated: population.frustrated,
+                replaced: report.replaced,
                 arrivals: report.arrivals,
                 regenerations: report.regenerations,
                 ..Replication::measured(replication, seed, &m, &sessions.summary())
                     .with_lateness(&population.lateness)
+                    .with_queue_trend(&weekly, window.0, window.1)
             },
+            weekly,
             metrics: m,
             population,
             users,

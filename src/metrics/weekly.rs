@@ -63,6 +63,37 @@ impl WeeklySeries {
     }
 }
 
+impl WeeklySeries {
+    /// The least-squares slope of the weekly mean number of waiting jobs over the whole
+    /// weeks in `[from, to)`, jobs per week: how fast the queue grows. 0 with fewer than
+    /// two such weeks.
+    pub fn queue_trend(&self, from: Time, to: Time) -> f64 {
+        let points: Vec<(f64, f64)> = self
+            .weeks
+            .iter()
+            .filter(|w| {
+                let start = self.origin + w.week as Time * WEEK;
+                start >= from && start + WEEK <= to && w.length_hours * HOUR as f64 >= WEEK as f64
+            })
+            .map(|w| (w.week as f64, w.waiting_jobs))
+            .collect();
+        slope(&points)
+    }
+}
+
+/// The least-squares slope of `points`; 0 with fewer than two distinct abscissas.
+fn slope(points: &[(f64, f64)]) -> f64 {
+    let n = points.len() as f64;
+    if points.len() < 2 {
+        return 0.0;
+    }
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    if sxx > 0.0 { sxy / sxx } else { 0.0 }
+}
+
 /// The week of `t` from `origin`.
 fn week_of(t: Time, origin: Time) -> usize {
     usize::try_from((t - origin) / WEEK).unwrap_or(0)

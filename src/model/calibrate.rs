@@ -37,6 +37,7 @@ use serde::Serialize;
 
 use super::dist::Quantiles;
 use super::jobs::{JobLayer, RuntimeScale, scale_size};
+use super::plan::Lifetime;
 use super::talby::{SiteParams, TalbyModel};
 use super::{SessionClass, UserClass};
 use crate::time::{DAY, Time, WEEK};
@@ -225,23 +226,25 @@ fn mean_clamped_uniform(m: f64, h: f64) -> f64 {
     (hi * hi - lo * lo) / (4.0 * h)
 }
 
-/// Expected sessions of each class over `length` seconds, with user multiplier 1.
+/// Expected sessions of each class over `length` seconds, with user multiplier 1, of a
+/// site whose users stay for `lifetime`.
 fn expected_sessions(
     model: &TalbyModel,
     site: &SiteParams,
     length: Time,
+    lifetime: Lifetime,
 ) -> Result<[f64; 5], String> {
     let su = &model.startup_users;
-    let startup = mean_clamped_uniform(su.slope * site.load + su.intercept, su.residual);
-    let nu = model.new_users;
-    if nu.sigma >= 1.0 {
-        return Err(format!(
+    let startup = match lifetime {
+        Lifetime::Never => mean_clamped_uniform(su.slope * site.load + su.intercept, su.residual),
+        Lifetime::Weeks(_) => 0.0,
+    };
+    let arrivals = model.new_users().mean().ok_or_else(|| {
+        format!(
             "[new_users] sigma must be below 1 for the mean of new users to exist, is {}",
-            nu.sigma
-        ));
-    }
-    let b = std::f64::consts::PI * nu.sigma;
-    let arrivals = nu.mu.exp() * b / b.sin();
+            model.new_users.sigma
+        )
+    })?;
     // Weeks planned and the share of each inside the run.
     let weeks = ((length + WEEK - 1) / WEEK).max(0) as u32;
     let inside = |t: u32| ((length - Time::from(t) * WEEK) as f64 / WEEK as f64).clamp(0.0, 1.0);
@@ -253,7 +256,10 @@ fn expected_sessions(
             continue;
         }
         let startup_week = model.startup_week(c);
-        let last = su.max_week + weeks;
+        let last = match lifetime {
+            Lifetime::Never => su.max_week + weeks,
+            Lifetime::Weeks(l) => l,
+        };
         // Expected sessions in week of activity w of one user, by w (the fits of sessions
         // per week stop at the last fitted week).
         let capped = model.sessions.last_week;
@@ -270,17 +276,28 @@ fn expected_sessions(
             })
             .collect();
         // Weight of each week of activity over the run: start-up users from their drawn
-        // week, new users from week 1 in the week they arrive.
+        // week, new users from week 1 in the week they arrive; on a mature site, every
+        // week holds the new users of each of the lifetime's weeks.
         let mut weight = vec![0.0; per_week.len()];
-        for w0 in 1..=su.max_week {
-            let p = startup_week.probability(w0 as usize - 1);
-            for t in 0..weeks {
-                weight[(w0 + t) as usize] += startup * p * inside(t);
+        match lifetime {
+            Lifetime::Never => {
+                for w0 in 1..=su.max_week {
+                    let p = startup_week.probability(w0 as usize - 1);
+                    for t in 0..weeks {
+                        weight[(w0 + t) as usize] += startup * p * inside(t);
+                    }
+                }
+                for t in 0..weeks {
+                    for age in 0..=t {
+                        weight[(age + 1) as usize] += arrivals * inside(t);
+                    }
+                }
             }
-        }
-        for t in 0..weeks {
-            for age in 0..=t {
-                weight[(age + 1) as usize] += arrivals * inside(t);
+            Lifetime::Weeks(l) => {
+                let run: f64 = (0..weeks).map(inside).sum();
+                for w in weight.iter_mut().take(l as usize + 1).skip(1) {
+                    *w += arrivals * run;
+                }
             }
         }
         for (w, (&wt, &s)) in weight.iter().zip(&per_week).enumerate() {
@@ -325,9 +342,9 @@ pub fn calibrate(
     site: &SiteParams,
     target: &Expected,
     procs: u32,
-    length: Time,
+    (length, lifetime): (Time, Lifetime),
 ) -> Result<Calibration, String> {
-    let sessions = expected_sessions(model, site, length)?;
+    let sessions = expected_sessions(model, site, length, lifetime)?;
     let days = length as f64 / DAY as f64;
     let classes: Vec<ClassWork> = SessionClass::ALL
         .iter()

@@ -27,6 +27,13 @@ pub struct LogLogistic {
 }
 
 impl LogLogistic {
+    /// The mean `e^mu pi sigma / sin(pi sigma)`; `None` when it does not exist (sigma at
+    /// least 1).
+    pub fn mean(&self) -> Option<f64> {
+        let b = std::f64::consts::PI * self.sigma;
+        (self.sigma < 1.0).then(|| self.mu.exp() * b / b.sin())
+    }
+
     /// The value with cumulative probability `u`.
     pub fn quantile(&self, u: f64) -> f64 {
         (self.mu + self.sigma * (u / (1.0 - u)).ln()).exp()

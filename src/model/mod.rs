@@ -20,7 +20,7 @@ pub mod tally;
 
 pub use calibrate::{Calibrate, Calibration, ClosedLoopFit, calibrate};
 pub use jobs::{DayCycle, JobLayer, RuntimeScale};
-pub use plan::{CollisionRoom, PlanConfig, PlannedSession, SitePlan};
+pub use plan::{CollisionRoom, Lifetime, PlanConfig, PlannedSession, SitePlan};
 pub use site::{BusyUser, ModelSite, ModelSiteReport};
 pub use talby::{Parameterization, SiteParams, TalbyModel};
 pub use tally::{Tally, WorkloadFigures};

@@ -48,6 +48,73 @@ pub struct PlanConfig {
     pub runtime: RuntimeScale,
     /// What a session occupies in the collision rule.
     pub room: CollisionRoom,
+    /// How long a user stays.
+    pub lifetime: Lifetime,
+}
+
+/// How long a user of the site stays, and so who is there at the start.
+///
+/// The thesis's site is a machine's first year (§11.3, §12.4): the users active at
+/// start-up (Eq 13) and the new users of every week (§11.2), none of whom ever leaves,
+/// each inactive in a week with a probability that grows with its week of activity
+/// (Eq 24) but never past 0.97. Every week's new users then add to the active ones for
+/// good, and its load climbs through its year (at 128 processors from about 30% to 87%
+/// in two years' run). A site of stationary load is a mature one: users come, and go.
+/// The thesis's own assumption gives how long they stay: the users active at a log's
+/// start "have been active at most one year" (Eq 57, which truncates their weeks of
+/// activity at 52).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Lifetime {
+    /// A user leaves for good after this many weeks of activity, and the site starts
+    /// mature: with the users of that many weeks of arrivals before it, each in its week
+    /// of activity, instead of Eq 13's start-up users. Arrivals then balance departures
+    /// and the population is stationary in expectation (the default, 52 weeks by Eq 57).
+    Weeks(u32),
+    /// Never: the thesis's site as it is, Eq 13's start-up users and every later one
+    /// staying for good.
+    Never,
+}
+
+impl Default for Lifetime {
+    fn default() -> Self {
+        Lifetime::Weeks(52)
+    }
+}
+
+impl std::str::FromStr for Lifetime {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "never" {
+            return Ok(Lifetime::Never);
+        }
+        let t = crate::time::parse_duration(s)?;
+        if t < WEEK || t % WEEK != 0 {
+            return Err(format!(
+                "'{s}' is not a user lifetime: 'never', or a whole number of weeks, at least 1"
+            ));
+        }
+        u32::try_from(t / WEEK)
+            .map(Lifetime::Weeks)
+            .map_err(|_| format!("'{s}' is more weeks than a lifetime holds"))
+    }
+}
+
+impl std::fmt::Display for Lifetime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Lifetime::Weeks(w) => write!(f, "{w}w"),
+            Lifetime::Never => write!(f, "never"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Lifetime {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 /// What a planned session occupies in the collision rule of Listing 5 (Talby 2006, §13.1),
@@ -110,8 +177,11 @@ pub struct PlannedSession {
 /// What the plan drew.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PlanCounts {
-    /// Users active at start-up.
+    /// Users at the start (a mature site's: the arrivals of its users' lifetime before
+    /// it).
     pub startup_users: u64,
+    /// Users that left for good at the end of their lifetime.
+    pub departed_users: u64,
     /// Users that arrived later.
     pub new_users: u64,
     /// Users by class (IWD order of [`UserClass::ALL`]).
@@ -137,6 +207,8 @@ pub struct SitePlan {
     seed: u64,
     shares: Categorical,
     users: Vec<ModelUser>,
+    /// The first of `users` still at the site: users leave in the order they came.
+    present_from: usize,
     last_class: Option<UserClass>,
     week: u32,
     /// The median duration of each session class (a session's room in the collision
@@ -165,6 +237,7 @@ impl SitePlan {
             seed,
             shares,
             users: Vec::new(),
+            present_from: 0,
             last_class: None,
             week: 0,
             class_median,
@@ -174,16 +247,36 @@ impl SitePlan {
             jobs,
             cfg,
         };
-        let n = plan
-            .model
-            .startup_mean(cfg.site.load, cfg.users, &mut plan.rng);
-        TooManyUsers::check(|| "the start-up users".into(), n)?;
-        let n = stochastic_round(n, &mut plan.rng);
-        let weeks = UserClass::ALL.map(|c| plan.model.startup_week(c));
-        for _ in 0..n {
-            let class = plan.new_user_class();
-            let woa = weeks[class.index()].sample(&mut plan.rng) as u32 + 1;
-            plan.add_user(class, woa, true);
+        match cfg.lifetime {
+            Lifetime::Never => {
+                let n = plan
+                    .model
+                    .startup_mean(cfg.site.load, cfg.users, &mut plan.rng);
+                TooManyUsers::check(|| "the start-up users".into(), n)?;
+                let n = stochastic_round(n, &mut plan.rng);
+                let weeks = UserClass::ALL.map(|c| plan.model.startup_week(c));
+                for _ in 0..n {
+                    let class = plan.new_user_class();
+                    let woa = weeks[class.index()].sample(&mut plan.rng) as u32 + 1;
+                    plan.add_user(class, woa, true);
+                }
+            }
+            Lifetime::Weeks(weeks) => {
+                // Each of the `weeks` weeks before the start brought its new users, now
+                // in their week of activity, the oldest first.
+                let mean = plan.model.new_users().mean().unwrap_or(f64::INFINITY);
+                TooManyUsers::check(
+                    || "the users at the start".into(),
+                    f64::from(weeks) * mean * cfg.users,
+                )?;
+                for woa in (1..=weeks).rev() {
+                    let arrivals = plan.model.new_users().sample(&mut plan.rng) * cfg.users;
+                    for _ in 0..stochastic_round(arrivals, &mut plan.rng) {
+                        let class = plan.new_user_class();
+                        plan.add_user(class, woa, true);
+                    }
+                }
+            }
         }
         Ok(plan)
     }
@@ -254,8 +347,18 @@ impl SitePlan {
             let class = self.new_user_class();
             self.add_user(class, 1, false);
         }
+        if let Lifetime::Weeks(weeks) = self.cfg.lifetime {
+            while self
+                .users
+                .get(self.present_from)
+                .is_some_and(|u| u.week_of_activity > weeks)
+            {
+                self.present_from += 1;
+                self.counts.departed_users += 1;
+            }
+        }
         let mut sessions = Vec::new();
-        for u in 0..self.users.len() {
+        for u in self.present_from..self.users.len() {
             let user = self.users[u];
             if self.rng.random::<f64>() < self.model.inactive(user.class, user.week_of_activity) {
                 self.counts.inactive_weeks += 1;

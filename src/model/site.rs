@@ -50,9 +50,20 @@ const WEEK_TOKEN: u64 = 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BusyUser {
-    /// The new session opens at its planned start, and the user gives up the jobs of the
-    /// previous one it has not submitted (the default): users keep their calendar.
+    /// A session due while its user has jobs waiting in the queue (submitted, not
+    /// started) is skipped, the user going on with what it has; otherwise it opens at
+    /// its planned start, and the user gives up the jobs of the previous one it has not
+    /// submitted (the default). "When the system is clogged, users will submit fewer new
+    /// jobs" (§14.2): a user still waiting for the machine does not start new work, so
+    /// what it submits follows the congestion; on a machine where nothing waits, nothing
+    /// is skipped and users keep their calendar. Withdrawing the queued jobs when the
+    /// next session opens instead would cut old work, not new (§14.2 speaks of new jobs),
+    /// and a user's jobs running hold nothing back (the plan's sessions overlap the jobs
+    /// the previous ones left running, as the thesis's open-loop model has them).
     #[default]
+    Waiting,
+    /// The new session opens at its planned start, and the user gives up the jobs of the
+    /// previous one it has not submitted: users keep their calendar whatever waits.
     GiveUp,
     /// Its sessions queue: each opens once the previous one is over plus the collision
     /// gap, however late. No planned session is lost but to the horizon, but a backlog
@@ -80,8 +91,8 @@ pub struct ModelSiteReport {
     pub superseded: u64,
     /// Time by which opened sessions followed their planned start, summed, seconds.
     pub delay: Time,
-    /// Sessions skipped: their user was still busy at its next planned session
-    /// ([`BusyUser::Skip`]).
+    /// Sessions skipped: their user had jobs waiting ([`BusyUser::Waiting`]), or was
+    /// still busy at its next planned session ([`BusyUser::Skip`]).
     pub skipped: u64,
     /// Sessions planned to start by the horizon that had not opened by then (their
     /// user still busy with earlier ones), counted at the end of the run.
@@ -179,6 +190,8 @@ struct Agent {
     free_from: Time,
     /// The time the opening of the front pending session is planned for, if it is.
     opening: Option<Time>,
+    /// Its jobs submitted and not started, by tag, with their submission times.
+    waiting: Vec<(u64, Time)>,
     strikes: u64,
     left: bool,
 }
@@ -321,7 +334,7 @@ impl ModelSite {
                 continue;
             }
             a.pending.push_back(s);
-            if a.opening.is_none() && (a.open.is_none() || self.busy == BusyUser::GiveUp) {
+            if a.opening.is_none() && (a.open.is_none() || self.busy.opens_on_time()) {
                 self.plan_opening(u, ctx);
             }
         }
@@ -341,7 +354,7 @@ impl ModelSite {
             return;
         };
         let at = match self.busy {
-            BusyUser::GiveUp => s.start,
+            BusyUser::Waiting | BusyUser::GiveUp => s.start,
             BusyUser::Queue | BusyUser::Skip => s.start.max(a.free_from + self.gap),
         };
         let at = self.day.opening(at);
@@ -378,6 +391,13 @@ impl ModelSite {
         let Some(s) = a.pending.pop_front() else {
             return;
         };
+        // A job submitted this very second has had no pass to start in yet.
+        if self.busy == BusyUser::Waiting && a.waiting.iter().any(|&(_, at)| at < now) {
+            // Still waiting for the machine: it starts nothing new.
+            self.report.skipped += 1;
+            self.plan_opening(u, ctx);
+            return;
+        }
         if let Some(mut old) = a.open.take() {
             // It gives up the rest of the session it is late with; its jobs running end
             // as they will.
@@ -402,7 +422,7 @@ impl ModelSite {
             session: OpenSession::open(s.jobs, s.rng, now),
         });
         a.opened = a.opened.wrapping_add(1);
-        if self.busy == BusyUser::GiveUp {
+        if self.busy.opens_on_time() {
             self.plan_opening(u, ctx);
         }
     }
@@ -432,6 +452,7 @@ impl ModelSite {
             logged_wait: None,
         });
         self.next_job += 1;
+        a.waiting.push((tag(u, s.generation, j), now));
         self.submitted.add(job.runtime, job.size.min(self.machine));
         self.report.jobs_by_class[s.class.index()] += 1;
         s.session.submitted(now);
@@ -490,7 +511,7 @@ impl ModelSite {
         self.record(u, &s, now);
         let a = &mut self.agents[u as usize];
         a.free_from = now;
-        if self.busy != BusyUser::GiveUp {
+        if !self.busy.opens_on_time() {
             self.plan_opening(u, ctx);
         }
     }
@@ -500,6 +521,15 @@ impl ModelSite {
         if let Some(s) = self.agents[u as usize].open.as_mut() {
             self.report.dropped_jobs += s.session.drop_rest();
         }
+    }
+}
+
+impl BusyUser {
+    /// Whether a session is due at its planned start whatever its user is doing (the
+    /// user then skips it or gives up the previous one), rather than once the user is
+    /// free.
+    fn opens_on_time(self) -> bool {
+        matches!(self, BusyUser::Waiting | BusyUser::GiveUp)
     }
 }
 
@@ -524,6 +554,14 @@ impl Workload for ModelSite {
         Ok(())
     }
 
+    fn on_job_start(&mut self, tag: u64) {
+        if let Some(a) = self.agents.get_mut(untag(tag).0 as usize)
+            && let Some(i) = a.waiting.iter().position(|w| w.0 == tag)
+        {
+            a.waiting.swap_remove(i);
+        }
+    }
+
     fn on_job_end(&mut self, job: &JobOutcome, ctx: &mut SourceCtx) -> Result<(), SimError> {
         let now = ctx.now();
         let (u, generation, j) = untag(job.tag);
@@ -532,7 +570,7 @@ impl Workload for ModelSite {
             .get_mut(u as usize)
             .ok_or_else(|| SimError::Workload(format!("job {} of unknown user {u}", job.job)))?;
         let leave = match self.behaviour.patience {
-            Some(p) if !a.left => p.strike(job.wait(), &mut a.strikes),
+            Some(p) if !a.left => p.strike(job.wait(), None, &mut a.strikes),
             _ => false,
         };
         if a.open.as_ref().is_none_or(|s| s.generation != generation) {

@@ -9,8 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::{MetricsSummary, SessionsSummary};
-use crate::time::HOUR;
+use crate::metrics::{MetricsSummary, SessionsSummary, WeeklySeries};
+use crate::time::{HOUR, Time};
 
 /// The figures of one run of a replicated source (a resampled population, a model-based
 /// site) or of one run of an experiment.
@@ -45,6 +45,9 @@ pub struct Replication {
     pub users: u64,
     /// Users who left for good after long waits.
     pub frustrated: u64,
+    /// Of them, the long-term users whose place went to a newcomer.
+    #[serde(default)]
+    pub replaced: u64,
     /// Temporary users that arrived during the run.
     pub arrivals: u64,
     /// Long-term users regenerated.
@@ -74,6 +77,11 @@ pub struct Replication {
     /// Jain's index of the users' mean bounded slowdowns in the window.
     #[serde(default)]
     pub user_fairness: f64,
+    /// How fast the queue grows over the measured weeks: the least-squares slope of the
+    /// weekly mean number of waiting jobs, jobs per week ([`WeeklySeries::queue_trend`]).
+    /// About 0 once the run has settled, and for good in a saturated one.
+    #[serde(default)]
+    pub queue_trend: f64,
 }
 
 impl AsRef<Replication> for Replication {
@@ -106,6 +114,7 @@ impl Replication {
             session_hours: s.duration.mean / HOUR as f64,
             users: 0,
             frustrated: 0,
+            replaced: 0,
             arrivals: 0,
             regenerations: 0,
             narrowed_jobs: 0,
@@ -115,6 +124,16 @@ impl Replication {
             lateness_max: 0.0,
             late_over_week: 0.0,
             user_fairness: m.jobs.user_fairness,
+            queue_trend: 0.0,
+        }
+    }
+
+    /// The same figures with the queue's trend over the weeks of `weekly` that lie in
+    /// the measurement window `[from, to)`.
+    pub fn with_queue_trend(self, weekly: &WeeklySeries, from: Time, to: Time) -> Replication {
+        Replication {
+            queue_trend: weekly.queue_trend(from, to),
+            ..self
         }
     }
 
@@ -318,6 +337,30 @@ pub const FRUSTRATED: Metric = Metric {
     read: |r| r.frustrated as f64,
 };
 
+/// The `replaced` metric: long-term users who left for good and whose place went to a
+/// newcomer.
+pub const REPLACED: Metric = Metric {
+    name: "replaced",
+    title: "Replaced users",
+    quantity: "replaced users",
+    meaning: "long-term users who left for good and whose place went to a newcomer",
+    unit: Unit::Fixed("users"),
+    from_zero: true,
+    read: |r| r.replaced as f64,
+};
+
+/// The `queue_trend` metric: how fast the queue grows over the measured weeks.
+pub const QUEUE_TREND: Metric = Metric {
+    name: "queue_trend",
+    title: "Queue trend",
+    quantity: "queue trend",
+    meaning: "growth of the weekly mean number of waiting jobs over the measured weeks \
+              (least-squares slope): about 0 once the run has settled",
+    unit: Unit::Fixed("jobs/week"),
+    from_zero: false,
+    read: |r| r.queue_trend,
+};
+
 /// The `user_fairness` metric: Jain's index of the users' mean bounded slowdowns.
 pub const USER_FAIRNESS: Metric = Metric {
     name: "user_fairness",
@@ -330,7 +373,7 @@ pub const USER_FAIRNESS: Metric = Metric {
 };
 
 /// Every metric summarized over replications, in the order of summaries and CSV files.
-pub const METRICS: [Metric; 11] = [
+pub const METRICS: [Metric; 13] = [
     JOBS_PER_WEEK,
     PROC_HOURS_PER_WEEK,
     UTILIZATION,
@@ -341,6 +384,8 @@ pub const METRICS: [Metric; 11] = [
     JOBS_PER_SESSION,
     SESSION_HOURS,
     FRUSTRATED,
+    REPLACED,
+    QUEUE_TREND,
     USER_FAIRNESS,
 ];
 
@@ -589,6 +634,7 @@ mod tests {
             session_hours: 0.25,
             users: 1,
             frustrated: 0,
+            replaced: 0,
             arrivals: 0,
             regenerations: 0,
             narrowed_jobs: 0,
@@ -605,7 +651,7 @@ mod tests {
         );
         assert_eq!(
             lines.next().unwrap(),
-            "\"a, \"\"b\"\"\",1,7,3,2.5,0.0,0.5,10.0,20.0,1.0,1,3.0,0.25,1,0,0,0,0,0.0,0.0,0.0,0.0,0.0,0.0"
+            "\"a, \"\"b\"\"\",1,7,3,2.5,0.0,0.5,10.0,20.0,1.0,1,3.0,0.25,1,0,0,0,0,0,0.0,0.0,0.0,0.0,0.0,0.0,0.0"
         );
     }
 }

@@ -150,6 +150,10 @@ pub trait Workload {
     fn on_job_end(&mut self, _job: &JobOutcome, _ctx: &mut SourceCtx) -> Result<(), SimError> {
         Ok(())
     }
+    /// The job tagged `tag` has started: it no longer waits (users who hold back while
+    /// their jobs wait follow this). Called during a scheduling pass, so it submits
+    /// nothing.
+    fn on_job_start(&mut self, _tag: u64) {}
 }
 
 /// Watches a run: the metrics layer implements this.
@@ -837,6 +841,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         }
         self.free -= i64::from(req.size);
         self.users.started(req.user);
+        self.workload.on_job_start(self.slots[id as usize].tag);
         let index = self.running.len() as u32;
         self.running.push(RunningJob {
             request: req,

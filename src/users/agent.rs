@@ -15,11 +15,18 @@
 //! response the job would have had with its logged wait (the log's service; its runtime
 //! is the simulated one, which differs from the log's when the job is killed at its
 //! estimate): worse service may make it give up a session the log kept going (it goes
-//! away, and its next job comes when it comes back, [`super::fluid::Return`]), better
-//! service may make it go on where the log broke off: its next logged job, which opened
-//! a later session, flows forward to the curve's median in-session think time after the
-//! result (Feitelson 2021, §4.3: "jobs that were submitted originally in the next session
-//! may flow forward to occur in the current one").
+//! away, and its next job comes when it is back to work, [`super::fluid::Return`]),
+//! better service may make it go on where the log broke off: its next logged job, which
+//! opened a later session, flows forward to the curve's median in-session think time
+//! after the result (Feitelson 2021, §4.3: "jobs that were submitted originally in the
+//! next session may flow forward to occur in the current one"). Either way the user's
+//! calendar moves with it: the time it gained by going on, or lost by breaking off, is
+//! kept by its later sessions, whose starts the calendar rule
+//! ([`super::fluid::OpeningThink::Calendar`]) holds to their logged times plus what it
+//! gained or lost so, rather than made up at the next break. A user that goes on does
+//! more of its own work sooner, and its regeneration comes sooner
+//! ([`super::population::RegenerateFrom::Finish`]); one that breaks off, later. So a
+//! better service gains work by the same rules as a worse one loses it.
 
 use std::sync::Arc;
 
@@ -123,6 +130,11 @@ pub struct TraceAgent {
     /// Response time saved against the log so far: over the ended jobs, the logged
     /// response minus the simulated one, where positive.
     saved: Time,
+    /// How far its calendar moved with its own decisions, seconds: the time it gained
+    /// by going on with its next job where the log broke off, minus the time it lost by
+    /// breaking off where the log went on. The calendar rule holds its sessions to their
+    /// logged starts plus this.
+    offset: Time,
     counts: UserCounts,
 }
 
@@ -165,6 +177,7 @@ impl TraceAgent {
             cursor: 0,
             state: UserState::Waiting,
             saved: 0,
+            offset: 0,
             counts: UserCounts::default(),
         }
     }
@@ -258,11 +271,16 @@ impl TraceAgent {
         self.deps.ended(self.trace.rank[job], now);
         self.ends[job] = Some((now, outcome.response(), reference));
         self.saved += (logged.response() - outcome.response()).max(0);
-        if self.state == UserState::Left {
+        // A user who left, or who has submitted all its jobs, has nothing left to give up.
+        if matches!(self.state, UserState::Left | UserState::Done) {
             return None;
         }
         if let Some(p) = cfg.behaviour.patience
-            && p.strike(outcome.wait(), &mut self.counts.strikes)
+            && p.strike(
+                outcome.wait(),
+                Some(logged.start - logged.submit),
+                &mut self.counts.strikes,
+            )
         {
             self.state = UserState::Left;
             return None;
@@ -374,8 +392,9 @@ impl TraceAgent {
         let mut ready = floor;
         // A think time after a result; one of the session threshold or more is a break,
         // whichever job it is measured from, and the opening rule applies to it.
+        let anchor = logged + self.offset;
         let after = |end: Time, think: Time, rule: Rule| {
-            let t = cfg.opening.ready_after(end, think, logged, cfg.threshold);
+            let t = cfg.opening.ready_after(end, think, anchor, cfg.threshold);
             (
                 t,
                 if think >= cfg.threshold {
@@ -408,6 +427,7 @@ impl TraceAgent {
                             .after_break(at - shift, cfg.threshold, cfg.away)
                     {
                         self.counts.gave_up += 1;
+                        self.offset += (back + shift - at).max(0);
                         (at, rule) = (back + shift, Rule::GaveUp);
                     }
                 }
@@ -421,6 +441,7 @@ impl TraceAgent {
                     bound(&mut extended, end + curve.continued_think(), Rule::Extended);
                     if extended.0 < at && at - extended.0 <= MAX_EXTENDED_BREAK {
                         self.counts.extended += 1;
+                        self.offset -= at - extended.0;
                         (at, rule) = extended;
                     }
                 }

@@ -9,8 +9,8 @@ use serde::Serialize;
 use crate::localtime::{SiteClock, WEEKDAYS};
 use crate::metrics::Spread;
 use crate::time::{DAY, HOUR, Hms, MINUTE, Time, WEEK};
-use crate::users::ContinuationCurve;
 use crate::users::continuation::Bucket;
+use crate::users::{ContinuationCurve, Patience};
 use crate::workload::trace::Trace;
 
 /// Think times by range.
@@ -164,7 +164,18 @@ impl LogAnalysis {
             arrivals_by_weekday: by_weekday,
             flurry_factor,
             flurries: flurries(&weekly, flurry_factor),
-            continuation: ContinuationCurve::fit(trace, source),
+            continuation: ContinuationCurve::fit(trace, source).with_patience(
+                Patience::of_waits(
+                    trace
+                        .users
+                        .iter()
+                        .flat_map(|u| &u.jobs)
+                        .map(|j| j.start - j.submit),
+                    trace.config.threshold,
+                    Patience::DEFAULT_STRIKES,
+                )
+                .map(|p| p.limit),
+            ),
         }
     }
 

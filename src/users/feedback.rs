@@ -30,7 +30,8 @@ pub struct TraceUsers {
     wakes: FxHashSet<Time>,
     /// No submission after this time.
     horizon: Time,
-    /// Agents that submitted their last job since [`TraceUsers::take_finished`].
+    /// Agents that submitted their last job, or left for good, since
+    /// [`TraceUsers::take_finished`].
     finished: Vec<u32>,
     /// The lateness of the submitted jobs.
     lateness: Lateness,
@@ -131,7 +132,7 @@ impl TraceUsers {
         }
     }
 
-    /// The agents that submitted their last job since the last call.
+    /// The agents that submitted their last job, or left for good, since the last call.
     pub fn take_finished(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.finished)
     }
@@ -220,8 +221,11 @@ impl Workload for TraceUsers {
         let agent = self.agents.get_mut(user as usize).ok_or_else(|| {
             SimError::Workload(format!("job {} ended for unknown user {user}", job.job))
         })?;
+        let left = agent.state() == UserState::Left;
         if let Some(at) = agent.ended(index, job, ctx.now(), &self.cfg) {
             self.plan_from_outside(user, at, ctx);
+        } else if !left && agent.state() == UserState::Left {
+            self.finished.push(user);
         }
         Ok(())
     }

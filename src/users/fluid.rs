@@ -21,14 +21,22 @@ use crate::workload::trace::{TraceUser, Window};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OpeningThink {
-    /// The session keeps its logged start (the default; Feitelson 2021, §4.3: "we keep each
-    /// session's start and end timestamps"). A user on time or ahead takes its logged
-    /// break after its result, so its lead never exceeds the response time it was
-    /// saved; a user behind its logged session start starts the session then, or a
-    /// threshold after the late result, so delays do not pile up from session to
-    /// session, and the break still splits the sessions when they are analysed again.
+    /// The session keeps its logged start, the break taking up the difference both ways
+    /// (the default; Feitelson 2021, §4.3: "we keep each session's start and end
+    /// timestamps"). A user behind its calendar shortens its break, down to the session
+    /// threshold; a user ahead lengthens it by as much at most (the break's room beyond
+    /// the threshold): a lag or a lead of `d` comes out of a break of `b` as
+    /// `max(0, d - (b - threshold))`, the same rule in both directions, so that a service
+    /// statistically the log's own moves no user on average, and a uniformly faster
+    /// service gains what a slower one loses (docs/MODELS.md, "Calibration"). The break
+    /// still splits the sessions when they are analysed again.
     #[default]
     Calendar,
+    /// The calendar for late users only: a user on time or ahead takes its logged break
+    /// after its result, so it keeps its whole lead, while a late one shortens its break
+    /// as under [`OpeningThink::Calendar`]. Users gain from noise: a lead is kept, a lag
+    /// made up.
+    KeepLead,
     /// The logged break. A user delayed by `d` stays delayed by at least `d` for good:
     /// every later session starts a full break after the late results, so the windows
     /// never pull it back, and delays pile up.
@@ -47,6 +55,7 @@ impl OpeningThink {
     pub fn name(self) -> &'static str {
         match self {
             OpeningThink::Calendar => "calendar",
+            OpeningThink::KeepLead => "keep-lead",
             OpeningThink::Original => "original",
             OpeningThink::Capped => "capped",
             OpeningThink::Zero => "zero",
@@ -60,9 +69,14 @@ impl OpeningThink {
         if think < threshold {
             return end + think.max(0);
         }
+        let own = end + think;
         match self {
-            OpeningThink::Calendar => (end + think).min(logged.max(end + threshold)),
-            OpeningThink::Original => end + think,
+            // Late: the break shrinks to the threshold at most; early: it grows by as
+            // much at most (to `2 think - threshold`).
+            OpeningThink::Calendar if own > logged => logged.max(end + threshold),
+            OpeningThink::Calendar => logged.min(own + think - threshold),
+            OpeningThink::KeepLead => own.min(logged.max(end + threshold)),
+            OpeningThink::Original => own,
             OpeningThink::Capped => end + threshold,
             OpeningThink::Zero => end,
         }
@@ -74,14 +88,18 @@ impl OpeningThink {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FlowForward {
-    /// Into the session just before its own, at the earliest (the default): the seed's
-    /// "jobs that were submitted originally in the next session may flow forward to
-    /// occur in the current one".
+    /// Into any earlier window its ready time falls in (the default): the seed's "allow
+    /// jobs to flow from one session to another according to the feedback", with no
+    /// bound but the user's own pace, as a job delayed by slower service has no bound on
+    /// how many sessions later it comes. A user far ahead still submits only in its
+    /// windows and usual hours.
     #[default]
-    Next,
-    /// Into any earlier window its ready time falls in: an early result lets a user
-    /// skip nights, weekends and gaps of weeks.
     Any,
+    /// Into the session just before its own, at the earliest: the seed's "jobs that were
+    /// submitted originally in the next session may flow forward to occur in the current
+    /// one" read as a bound. It caps every lead at one session while lags have no cap,
+    /// so a faster service than the log's gains less than a slower one loses.
+    Next,
 }
 
 impl FlowForward {
@@ -146,11 +164,12 @@ impl std::str::FromStr for OpeningThink {
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "calendar" => Ok(OpeningThink::Calendar),
+            "keep-lead" => Ok(OpeningThink::KeepLead),
             "original" => Ok(OpeningThink::Original),
             "capped" => Ok(OpeningThink::Capped),
             "zero" => Ok(OpeningThink::Zero),
             _ => Err(format!(
-                "'{s}' is not an opening think time (calendar, original, capped, zero)"
+                "'{s}' is not an opening think time (calendar, keep-lead, original, capped, zero)"
             )),
         }
     }
@@ -240,6 +259,21 @@ impl UsualHours {
         self.0[h / 64] & (1 << (h % 64)) != 0
     }
 
+    /// The start of the first block of usual hours (a usual hour after one that is not)
+    /// at or after `t`: when a user who left its terminal comes back to work; the first
+    /// usual hour at or after `t` when every hour of the week is usual.
+    pub fn next_block(&self, t: Time) -> Option<Time> {
+        let first = t.div_euclid(HOUR) + i64::from(t.rem_euclid(HOUR) != 0);
+        (0..HOURS)
+            .map(|k| first + k)
+            .find(|&h| {
+                let at = |h: i64| self.contains(Self::hour(h * HOUR));
+                at(h) && !at(h - 1)
+            })
+            .map(|h| h * HOUR)
+            .or_else(|| self.next(t))
+    }
+
     /// The first time at or after `t` in a usual hour (`t` itself if it is in one).
     pub fn next(&self, t: Time) -> Option<Time> {
         let h = Self::hour(t);
@@ -301,13 +335,14 @@ impl Windows {
     }
 
     /// When a user that breaks off its session at `t` comes back, by `rule`: at its next
-    /// window after `t`, or at its next usual hour a `threshold` later if that comes
-    /// first; `None` if neither comes.
+    /// window after `t`, or at the start of its next block of usual hours a `threshold`
+    /// later if that comes first (it comes back to work as it does after a night);
+    /// `None` if neither comes.
     pub fn after_break(&self, t: Time, threshold: Time, rule: Return) -> Option<Time> {
         let i = self.spans.partition_point(|w| w.start <= t);
         let window = self.spans.get(i).map(|w| w.start);
         let usual = match rule {
-            Return::UsualHour => self.hours.next(t + threshold),
+            Return::UsualHour => self.hours.next_block(t + threshold),
             Return::NextWindow => None,
         };
         match (window, usual) {
@@ -388,20 +423,24 @@ mod tests {
             ws.place(6 * day + 20 * HOUR, Return::UsualHour, &mut 0),
             (WEEK + 10 * HOUR, Placement::NextWindow)
         );
-        // Breaking off at 09:30 on Tuesday, it is back within the hour; at 09:45, a
-        // threshold on is past the hour, and the next usual hour is next week's.
+        // Breaking off at 09:30 on Tuesday, it comes back to work at the start of its
+        // next block of usual hours, next Monday's 10:00, which is its next window too.
         assert_eq!(
             ws.after_break(day + 9 * HOUR + 1800, 1200, Return::UsualHour),
-            Some(day + 9 * HOUR + 3000)
-        );
-        assert_eq!(
-            ws.after_break(day + 9 * HOUR + 2700, 1200, Return::UsualHour),
             Some(WEEK + 10 * HOUR)
         );
+        // Breaking off at 10:05 on Monday, it is back on Tuesday at 09:00.
         assert_eq!(
-            ws.after_break(10 * HOUR, 1200, Return::UsualHour),
-            Some(10 * HOUR + 1200)
+            ws.after_break(10 * HOUR + 300, 1200, Return::UsualHour),
+            Some(day + 9 * HOUR)
         );
+        // Blocks start where a usual hour follows one that is not; every hour usual: the
+        // next hour.
+        assert_eq!(ws.hours.next_block(10 * HOUR), Some(10 * HOUR));
+        assert_eq!(ws.hours.next_block(10 * HOUR + 1), Some(day + 9 * HOUR));
+        let mut always = UsualHours::default();
+        always.mark(0, WEEK);
+        assert_eq!(always.next_block(5), Some(5));
         // The hour of a time before 0 is its place in the week all the same.
         assert_eq!(
             ws.hours.next(-WEEK + 10 * HOUR + 5),
@@ -418,10 +457,19 @@ mod tests {
         assert_eq!(at(OpeningThink::Capped, 1000), 2200);
         assert_eq!(at(OpeningThink::Zero, 1000), 1000);
         assert_eq!(at(OpeningThink::Calendar, 1000), 6000);
-        // The result came 3000 s early: the calendar rule keeps the whole break (the lead
-        // is what was saved), the capped one starts 20 minutes after it.
-        assert_eq!(at(OpeningThink::Calendar, -2000), 3000);
+        assert_eq!(at(OpeningThink::KeepLead, 1000), 6000);
+        // The break's room beyond the threshold is 3800 s. The result came 3000 s early:
+        // the calendar rule lengthens the break to keep the logged start, the keep-lead
+        // rule keeps the whole break (and the lead), the capped one starts 20 minutes
+        // after the result.
+        assert_eq!(at(OpeningThink::Calendar, -2000), 6000);
+        assert_eq!(at(OpeningThink::KeepLead, -2000), 3000);
         assert_eq!(at(OpeningThink::Capped, -2000), -800);
+        // 6000 s early or late: 2200 s of it are left past a break at most 3800 s longer
+        // or shorter, either way.
+        assert_eq!(at(OpeningThink::Calendar, -5000), 6000 - 2200);
+        assert_eq!(at(OpeningThink::Calendar, 7000), 6000 + 2200);
+        assert_eq!(at(OpeningThink::KeepLead, 7000), 6000 + 2200);
         // The result came 4500 s late, past the logged start: the session starts a
         // threshold after it, not a whole break after it.
         assert_eq!(at(OpeningThink::Calendar, 5500), 6700);
@@ -431,6 +479,7 @@ mod tests {
         // A pause under the threshold is kept by every rule.
         for o in [
             OpeningThink::Calendar,
+            OpeningThink::KeepLead,
             OpeningThink::Capped,
             OpeningThink::Zero,
         ] {

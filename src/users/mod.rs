@@ -23,7 +23,7 @@ pub mod reaction;
 pub mod session;
 
 pub use agent::{TraceAgent, UserCounts, UserState};
-pub use behaviour::{Behaviour, KTH_CONTINUATION, Patience};
+pub use behaviour::{Behaviour, KTH_CONTINUATION, Patience, PatienceLimit, PatienceOption};
 pub use continuation::ContinuationCurve;
 pub use drift::{Drift, Lateness, LatenessSummary, Rule};
 pub use feedback::{PopulationSummary, TraceUsers};

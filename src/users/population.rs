@@ -12,12 +12,11 @@
 //!   interval. The seed gives no value; by default it is the part of the log the user
 //!   was not active in (the log's span minus the user's), so that each long-term user is
 //!   active for the same share of the time as in the log, and the population offers the
-//!   log's load; a fixed interval is an option. The interval runs from the end of the
-//!   instance on the log's calendar (its last logged submission, shifted), or from when
-//!   it actually finished if that is later ([`RegenerateFrom`]): a user that finished
-//!   its work early under better service waits for its calendar, as its sessions do, so
-//!   a head start does not become more users; a user that fell behind comes back that
-//!   much later. Each instance is shifted by the whole number of weeks nearest to its
+//!   log's load; a fixed interval is an option. The interval runs from when the
+//!   instance submitted its last job ([`RegenerateFrom`]): a user that got through its
+//!   work early under better service comes back that much sooner, one that fell behind
+//!   that much later, so that users gain time as they lose it. Each instance is shifted
+//!   by the whole number of weeks nearest to its
 //!   ideal shift, which is carried from instance to instance, so the rounding does not
 //!   lengthen a user's cycle (on a log of a few weeks, rounding up would lengthen it by
 //!   half a week on average); an instance is shifted at least a week past the one before,
@@ -92,14 +91,18 @@ impl Default for PopulationConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RegenerateFrom {
-    /// The end of the instance on the log's calendar, or its actual finish if later
-    /// (the default): the log's own service regenerates the log's calendar, and no
-    /// head start becomes extra users.
+    /// When the instance actually submitted its last job (the default): a user that
+    /// finished its stream ahead of its log comes back as much sooner as one that fell
+    /// behind comes back later, so a faster service lets long-term users do more work
+    /// as a slower one makes them do less (Feitelson 2021, §4.4: "if the simulated system
+    /// is more powerful, the users would be expected to submit more jobs, and vice
+    /// versa"). Under the log's own service it is the calendar.
     #[default]
-    Calendar,
-    /// When the instance actually submitted its last job: a user that runs ahead of
-    /// its log comes back sooner, and does more work in all.
     Finish,
+    /// The end of the instance on the log's calendar, or its actual finish if later: a
+    /// user behind its calendar comes back later, one ahead waits for its calendar, so
+    /// a head start never becomes more users while a delay becomes fewer.
+    Calendar,
 }
 
 impl std::str::FromStr for RegenerateFrom {
@@ -226,6 +229,8 @@ pub struct PopulationReport {
     pub arrivals: u64,
     /// Long-term users regenerated.
     pub regenerations: u64,
+    /// Long-term users who left for good and whose place went to a newcomer.
+    pub replaced: u64,
     /// User instances started in all.
     pub instances: u64,
     /// New temporary users in each simulated week (week 0: the start).
@@ -441,6 +446,20 @@ impl Population {
     /// Draws `n` distinct users of `pool` by weight; `present`: users present in a random
     /// week, each weighted by its weeks of activity too.
     fn draw(&mut self, pool: Pool, n: u64, present: bool) -> Vec<usize> {
+        let mut rng = self.rng.clone();
+        let chosen = self.draw_with(&mut rng, pool, n, present);
+        self.rng = rng;
+        chosen
+    }
+
+    /// [`Population::draw`] from the stream `rng`.
+    fn draw_with(
+        &self,
+        rng: &mut Xoshiro256PlusPlus,
+        pool: Pool,
+        n: u64,
+        present: bool,
+    ) -> Vec<usize> {
         let p = self.pools.clone();
         let mut weights: Vec<(usize, f64)> = (p.pools.users.iter().enumerate())
             .filter(|(i, u)| u.pool == pool && self.weights[*i] > 0.0)
@@ -456,7 +475,7 @@ impl Population {
         let mut chosen = Vec::new();
         while (chosen.len() as u64) < n && !weights.is_empty() {
             let total: f64 = weights.iter().map(|w| w.1).sum();
-            let mut r = self.rng.random::<f64>() * total;
+            let mut r = rng.random::<f64>() * total;
             let k = weights
                 .iter()
                 .position(|w| {
@@ -491,14 +510,20 @@ impl Population {
         }
     }
 
-    /// Regenerates the long-term users whose traces have ended.
+    /// Regenerates the long-term users whose traces have ended, and replaces those who
+    /// left for good.
     fn regenerate_finished(&mut self, ctx: &mut SourceCtx) {
         for agent in self.users.take_finished() {
             let (u, Some(slot)) = self.agents[agent as usize] else {
                 continue;
             };
-            if self.users.agents()[agent as usize].state() != UserState::Done {
-                continue;
+            match self.users.agents()[agent as usize].state() {
+                UserState::Done => {}
+                UserState::Left => {
+                    self.replace(slot, ctx);
+                    continue;
+                }
+                UserState::Waiting | UserState::Ready(..) => continue,
             }
             let p = self.pools.clone();
             let user = &p.pools.users[u];
@@ -535,6 +560,43 @@ impl Population {
             self.report.regenerations += 1;
             self.spawn(u, Some(slot), i64::from(slot) + 1, (Time::MIN, shift), ctx);
         }
+    }
+
+    /// The long-term slot `slot`, whose user left for good (frustrated), goes to a
+    /// newcomer: a long-term user drawn from the pool by weight, from its first job, after
+    /// its regeneration interval (the time it was inactive in the log, or the one given)
+    /// from now, as a regenerated user comes back after its own (Feitelson 2021, §4.2:
+    /// "the population of long-term users is constant"). The draw comes from a stream of
+    /// the slot's own, so that the users who arrive every week are the same whoever
+    /// left.
+    fn replace(&mut self, slot: u32, ctx: &mut SourceCtx) {
+        let s = self.slots[slot as usize];
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(mix(
+            self.seed,
+            0x6e65_7763_6f6d_6572 ^ ((u64::from(slot) << 32) | u64::from(s.regenerations)),
+        ));
+        let Some(&u) = self.draw_with(&mut rng, Pool::LongTerm, 1, false).first() else {
+            return;
+        };
+        let p = self.pools.clone();
+        let first = p.pools.users[u].first;
+        let now = ctx.now();
+        let ideal = now + self.cfg.regenerate_after.unwrap_or(self.inactive(u)) - first;
+        let mut shift = nearest_week(ideal);
+        while first + shift < now {
+            shift += WEEK;
+        }
+        self.report.replaced += 1;
+        if first + shift > self.horizon {
+            return;
+        }
+        self.slots[slot as usize] = Slot {
+            user: u,
+            regenerations: s.regenerations + 1,
+            shift,
+            ideal,
+        };
+        self.spawn(u, Some(slot), i64::from(slot) + 1, (Time::MIN, shift), ctx);
     }
 }
 
@@ -606,7 +668,9 @@ impl Workload for Population {
     }
 
     fn on_job_end(&mut self, job: &JobOutcome, ctx: &mut SourceCtx) -> Result<(), SimError> {
-        self.users.on_job_end(job, ctx)
+        self.users.on_job_end(job, ctx)?;
+        self.regenerate_finished(ctx);
+        Ok(())
     }
 }
 

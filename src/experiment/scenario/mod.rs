@@ -35,7 +35,7 @@ use crate::commands::resample::{ResampleOptions, Resampler, resampled_cooldown};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::model::{
-    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Parameterization, TalbyModel,
+    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Lifetime, Parameterization, TalbyModel,
 };
 use crate::registry::SchedulerSpec;
 use crate::results::replicate::MAX_REPLICATIONS;
@@ -44,7 +44,7 @@ use crate::users::pools::PoolConfig;
 use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::users::{
     Behaviour, ContinuationCurve, FlowForward, KTH_CONTINUATION, NegativeThink, OpeningThink,
-    Patience, Return,
+    Patience, PatienceLimit, PatienceOption, Return,
 };
 use crate::workload::questionable::{Policies, PolicySetting};
 use crate::workload::trace::TraceConfig;
@@ -203,6 +203,11 @@ pub enum WorkloadSection {
         /// once the previous one is over) or `"skip"` (dropped once the next is due).
         #[serde(default)]
         busy_user: BusyUser,
+        /// How long a user stays: weeks of activity after which it leaves for good, the
+        /// site starting with the users of that many weeks of arrivals (`"52w"`, the
+        /// default), or `"never"` (the thesis's first year of a site).
+        #[serde(default)]
+        user_lifetime: Lifetime,
         /// How users react to bad service.
         #[serde(default)]
         users: BehaviourSection,
@@ -263,7 +268,8 @@ pub struct BehaviourSection {
     /// `"off"`; absent, the curve fitted from KTH that is built in
     /// (`models/continuation-kth.toml`).
     pub continuation: Option<String>,
-    /// Patience, as a duration.
+    /// Patience: `"fit"` (the default: the one the continuation curve's log gives, or
+    /// the built-in KTH curve's), `"off"` or a duration.
     pub patience: Option<String>,
     /// Waits over the patience after which a user leaves.
     pub strikes: Option<u32>,
@@ -282,14 +288,25 @@ impl BehaviourSection {
                     .expect("the built-in curve parses"),
             ),
         };
-        let patience = match &self.patience {
-            Some(p) => Some(
-                parse_duration(p)
-                    .and_then(|limit| Patience::new(limit, self.strikes))
-                    .map_err(|e| format!("[workload.users] patience: {e}"))?,
-            ),
-            None => None,
+        let limit = match self.patience.as_deref() {
+            Some(p) => p
+                .parse()
+                .map_err(|e| format!("[workload.users] patience: {e}"))?,
+            None => PatienceLimit::Fit,
         };
+        let option = PatienceOption::new(limit, self.strikes)
+            .map_err(|e| format!("[workload.users] patience: {e}"))?;
+        let patience = option.resolve(|| {
+            let fitted =
+                |c: &ContinuationCurve| c.patience.map(|limit| Patience { limit, strikes: 1 });
+            match &continuation {
+                Some(c) => fitted(c),
+                None => fitted(
+                    &ContinuationCurve::parse(KTH_CONTINUATION, "models/continuation-kth.toml")
+                        .expect("the built-in curve parses"),
+                ),
+            }
+        });
         Ok(Behaviour {
             continuation,
             patience,
@@ -438,7 +455,7 @@ pub struct UsersSection {
     pub time_zone: Option<String>,
     /// A continuation curve file, `"fit"` (the default) or `"off"`.
     pub continuation: Option<String>,
-    /// Patience, as a duration; off when absent.
+    /// Patience: `"fit"` (the default), `"off"` or a duration.
     pub patience: Option<String>,
     /// Waits over the patience after which a user leaves.
     pub strikes: Option<u32>,
@@ -469,13 +486,11 @@ impl UsersSection {
                 .map_err(|e| format!("[workload.users] threshold: {e}"))?,
             None => TraceConfig::default(),
         };
-        let patience = match &self.patience {
-            Some(p) => Some(
-                Patience::new(duration("patience", p)?, self.strikes)
-                    .map_err(|e| format!("[workload.users] patience: {e}"))?,
-            ),
-            None => None,
-        };
+        let patience = PatienceOption::new(
+            pick("patience", &self.patience, PatienceLimit::Fit)?,
+            self.strikes,
+        )
+        .map_err(|e| format!("[workload.users] patience: {e}"))?;
         Ok(FeedbackOptions {
             run,
             trace: TraceConfig {
@@ -1021,6 +1036,7 @@ impl Scenario {
             calibrate,
             collision_room,
             busy_user,
+            user_lifetime,
             users,
         } = &self.workload
         else {
@@ -1083,6 +1099,7 @@ impl Scenario {
             calibrate: *calibrate,
             room: *collision_room,
             busy: *busy_user,
+            lifetime: *user_lifetime,
         };
         // A site whose targets cannot be reached is refused here, by its keys (the
         // closed loop's trial runs wait for the run).
