@@ -63,6 +63,7 @@ impl Saturating {
             job: r.job,
             tag: r.job as u64,
             logged_wait: None,
+            opens_session: None,
         });
         self.live += 1;
     }

@@ -35,6 +35,10 @@ pub struct JobSpec {
     /// The wait the log recorded for it (SWF field 3), `None` when unknown or when the
     /// job comes from no log: the service the `logged` policy gives it.
     pub logged_wait: Option<Time>,
+    /// Whether it opens a session of its user, as a closed-loop user model has it: the
+    /// user's own sessions, which the session metrics count. `None` from an open-loop
+    /// source, whose sessions are split by the think-time rule ([`crate::session`]).
+    pub opens_session: Option<bool>,
 }
 
 /// What a scheduler knows about a waiting or running job.
@@ -66,6 +70,8 @@ pub struct JobRequest {
     /// The wait the log recorded for it, if known ([`JobSpec::logged_wait`]): what the
     /// `logged` policy replays.
     pub logged_wait: Option<Time>,
+    /// Whether it opens a session of its user ([`JobSpec::opens_session`]).
+    pub opens_session: Option<bool>,
 }
 
 /// What happens to a job that runs longer than its estimate.

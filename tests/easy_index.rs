@@ -112,6 +112,7 @@ impl Machine {
             app: -1,
             think: Time::MAX,
             logged_wait: None,
+            opens_session: None,
         };
         self.queue.push_back(job);
         job

@@ -300,6 +300,7 @@ impl Workload for Arrivals<'_> {
                 job: job.seq as i64,
                 tag: job.seq,
                 logged_wait: job.logged_wait,
+                opens_session: job.opens_session,
             };
             let kept = Kept {
                 seq: job.seq,
@@ -362,6 +363,7 @@ mod tests {
                 job: token as i64,
                 tag: token,
                 logged_wait: None,
+                opens_session: None,
             });
             Ok(())
         }
@@ -593,6 +595,7 @@ mod tests {
             app: -1,
             think: Time::MAX,
             logged_wait: None,
+            opens_session: None,
         };
         let ended: FxHashMap<u64, Time> = [(1, 7)].into_iter().collect();
         let known = KnownRuntimes {

@@ -204,6 +204,11 @@ pub struct SpanThroughput {
     pub proc_hours_per_week: f64,
     /// Logged processor-hours per week.
     pub log_proc_hours_per_week: f64,
+    /// The share of the log's work (processor-seconds) done by the log's last
+    /// submission, in the simulation.
+    pub work_share: f64,
+    /// The same in the log.
+    pub log_work_share: f64,
 }
 
 /// Counts the jobs that end by a bound.
@@ -675,6 +680,12 @@ pub(crate) fn feedback_of(
     } = users;
     let log_figures = log_figures(&trace, procs);
     let trace_span = trace.span;
+    let log_work: i128 = trace
+        .users
+        .iter()
+        .flat_map(|u| &u.jobs)
+        .map(|j| i128::from(j.spec.size) * i128::from(j.spec.runtime))
+        .sum();
     let log_in_span = trace
         .users
         .iter()
@@ -727,6 +738,8 @@ pub(crate) fn feedback_of(
         log_jobs_per_week: log_in_span.0 as f64 / weeks,
         proc_hours_per_week: in_span.work as f64 / HOUR as f64 / weeks,
         log_proc_hours_per_week: log_in_span.1 as f64 / HOUR as f64 / weeks,
+        work_share: in_span.work as f64 / log_work.max(1) as f64,
+        log_work_share: log_in_span.1 as f64 / log_work.max(1) as f64,
     };
     let metrics = recorder
         .finish()
@@ -771,6 +784,15 @@ pub(crate) fn feedback_of(
         o.commit(&summary)?;
     }
     Ok(summary)
+}
+
+/// A lateness as words: `2d 01:43:45 early`, `04:00:00 late`, `on time`.
+fn early_or_late(t: Time) -> String {
+    match t.cmp(&0) {
+        std::cmp::Ordering::Less => format!("{} early", Hms(-t)),
+        std::cmp::Ordering::Equal => "on time".into(),
+        std::cmp::Ordering::Greater => format!("{} late", Hms(t)),
+    }
 }
 
 /// The terminal summary of a feedback replay.
@@ -823,8 +845,20 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
             u.away.name(),
         );
     }
-    render_run(r, w);
     let p = &s.population;
+    let t = &s.span_throughput;
+    let _ = writeln!(
+        w,
+        "  service       by the log's last submission its users had {:.1}% of the log's work done ({:.1}% in the log); their jobs came {} in the median, {} at p99; {} of {} users finished their work more than a day late (the median user {})",
+        100.0 * t.work_share,
+        100.0 * t.log_work_share,
+        early_or_late(p.lateness.median),
+        early_or_late(p.lateness.p99),
+        p.finished_late,
+        p.users,
+        early_or_late(p.finish_lateness_median),
+    );
+    render_run(r, w);
     let _ = writeln!(
         w,
         "  users         {} users: {} done, {} frustrated ({} jobs never submitted); {} of {} jobs submitted",
@@ -871,10 +905,9 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
     };
     sessions(w, "sessions", &s.sessions);
     sessions(w, "log sessions", &l.sessions);
-    let t = &s.span_throughput;
     let _ = writeln!(
         w,
-        "  log span      {:.1} weeks: {} jobs ended ({:.1}/week, {:.0} processor-hours/week) vs {} in the log ({:.1}/week, {:.0} processor-hours/week); log offered load {:.2}%",
+        "  log span      {:.1} weeks: {} jobs ended ({:.1}/week, {:.0} processor-hours/week) vs {} in the log ({:.1}/week, {:.0} processor-hours/week); log offered load {:.2}%. These are the trace's: its users submit every job of the log, so a service changes them only by the work it pushes past the span (the `service` line)",
         t.weeks,
         t.jobs,
         t.jobs_per_week,

@@ -1,7 +1,12 @@
-//! Sessions and users as the simulated run produced them: each user's submissions split
-//! by the same think-time rule as the log ([`crate::session`]), on simulated times. In
-//! the closed loop these come out of the run (Feitelson 2021, Table 1: throughput and session
-//! length are the main metrics); in an open-loop replay they mostly echo the log.
+//! Sessions and users as the simulated run produced them. A closed-loop user model says
+//! which of its jobs open a session ([`JobRequest::opens_session`]): its users' own
+//! sessions, as they lived them, are counted, so that a session the user opened while
+//! its previous one's jobs still waited is a session of its own (the think-time rule
+//! would join the two, and the session's length would absorb the wait). The jobs of an
+//! open-loop source are split by the same think-time rule as the log's
+//! ([`crate::session`]), on simulated times. In the closed loop sessions come out of the
+//! run (Feitelson 2021, Table 1: throughput and session length are the main metrics); in
+//! an open-loop replay they mostly echo the log.
 
 use std::io::{self, Write};
 
@@ -197,7 +202,14 @@ impl Observer for SessionRecorder {
             });
         }
         let u = &mut self.users[slot as usize];
-        let (index, opened) = u.tracker.submit(job.seq, now, self.rule, self.threshold);
+        let by_rule = u.tracker.submit(job.seq, now, self.rule, self.threshold);
+        let (index, opened) = match job.opens_session {
+            // The user model's own session: a new one where it opened one, or the user's
+            // first.
+            Some(opens) if opens || u.sessions.is_empty() => (u.sessions.len(), true),
+            Some(_) => (u.sessions.len() - 1, false),
+            None => by_rule,
+        };
         if opened {
             u.sessions.push(SessionRecord {
                 user: job.user,
@@ -286,6 +298,7 @@ mod tests {
             app: -1,
             think: Time::MAX,
             logged_wait: None,
+            opens_session: None,
         }
     }
 
@@ -343,6 +356,28 @@ mod tests {
         assert_eq!((s.users, s.sessions), (2, 3));
         assert!((s.jobs_per_session.mean - 4.0 / 3.0).abs() < 1e-12);
         assert!((sessions[0].productivity() - 18.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_user_models_own_sessions_are_counted_where_it_marks_them() {
+        // User 5 submits job 1 while job 0 still runs (the think-time rule would join
+        // them) but its model opened a new session with it; job 2, 9000 s after job 1
+        // ended (the rule would split there), continues that session.
+        let mark = |seq, opens| JobRequest {
+            opens_session: Some(opens),
+            ..request(seq, 5)
+        };
+        let mut r = SessionRecorder::new(SessionRule::Previous, 1200);
+        r.on_submit(0, &mark(0, true));
+        r.on_submit(50, &mark(1, true));
+        r.on_end(&outcome(0, 5, 0, 0, 100));
+        r.on_end(&outcome(1, 5, 50, 50, 1000));
+        r.on_submit(10_000, &mark(2, false));
+        r.on_end(&outcome(2, 5, 10_000, 10_000, 10_100));
+        let (sessions, users) = r.records();
+        let brief: Vec<_> = sessions.iter().map(|s| (s.index, s.jobs)).collect();
+        assert_eq!(brief, [(0, 1), (1, 2)]);
+        assert_eq!(users[0].sessions, 2);
     }
 
     #[test]

@@ -237,6 +237,7 @@ mod tests {
             app: -1,
             think: Time::MAX,
             logged_wait: None,
+            opens_session: None,
         }
     }
 

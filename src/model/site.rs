@@ -450,6 +450,7 @@ impl ModelSite {
             job: self.next_job,
             tag: tag(u, s.generation, j),
             logged_wait: None,
+            opens_session: Some(j == 0),
         });
         self.next_job += 1;
         a.waiting.push((tag(u, s.generation, j), now));

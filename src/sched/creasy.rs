@@ -173,6 +173,7 @@ mod tests {
             app: -1,
             think,
             logged_wait: None,
+            opens_session: None,
         }
     }
 

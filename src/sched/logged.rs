@@ -136,6 +136,7 @@ mod tests {
             app: -1,
             think: Time::MAX,
             logged_wait: Some(wait),
+            opens_session: None,
         }
     }
 

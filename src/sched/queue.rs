@@ -239,6 +239,7 @@ mod tests {
             app: -1,
             think: 0,
             logged_wait: None,
+            opens_session: None,
         }
     }
 

@@ -630,6 +630,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                         app: -1,
                         think: Time::MAX,
                         logged_wait: None,
+                        opens_session: None,
                     },
                     runtime: 0,
                     requested_runtime: 0,
@@ -656,6 +657,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             app: spec.app,
             think: Time::MAX,
             logged_wait: spec.logged_wait,
+            opens_session: spec.opens_session,
         };
         match kept {
             None => {
@@ -1043,6 +1045,7 @@ mod tests {
                 job: token as i64,
                 tag: token,
                 logged_wait: None,
+                opens_session: None,
             };
             // An ordinary submission between two resubmissions gets the next number.
             if token == 1 {
@@ -1144,6 +1147,7 @@ mod tests {
             app: -1,
             think: Time::MAX,
             logged_wait: None,
+            opens_session: None,
         };
         let mut users = UserTable::new();
         for _ in 0..3 {

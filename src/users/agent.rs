@@ -144,6 +144,18 @@ pub struct TraceAgent {
 /// lost. A longer break (a user away for a month) is kept whatever the service.
 pub const MAX_EXTENDED_BREAK: Time = crate::time::WEEK;
 
+/// Whether a job whose log says it opened a session or not (`logged`) opens one as its
+/// user lives it, its submission time set by `rule`: a job the user went on with after a
+/// short response continues the session the log broke off; one it came back with after
+/// giving up a session, or after being away past its window, opens one.
+fn opens_session(logged: bool, rule: Rule) -> bool {
+    match rule {
+        Rule::Extended => false,
+        Rule::GaveUp | Rule::Window | Rule::UsualHour => true,
+        _ => logged,
+    }
+}
+
 /// The seed of user `user`'s stream in a run seeded `seed`: each user has its own stream,
 /// and two runs with one seed share them.
 fn user_seed(seed: u64, user: i64) -> u64 {
@@ -217,6 +229,15 @@ impl TraceAgent {
         &self.counts
     }
 
+    /// How much later than its logged time the user submitted its last job (negative:
+    /// earlier), once it has submitted all its jobs.
+    pub fn finish_lateness(&self) -> Option<Time> {
+        match (self.state, self.last_submit, self.trace.jobs.last()) {
+            (UserState::Done, Some(at), Some(last)) => Some(at - (last.submit + self.shift)),
+            _ => None,
+        }
+    }
+
     /// The log line of the user's next job: the order of submissions due at one time.
     pub fn next_line(&self) -> u64 {
         self.trace.jobs.get(self.next).map_or(u64::MAX, |j| j.line)
@@ -239,7 +260,7 @@ impl TraceAgent {
         let now = ctx.now();
         match self.state {
             UserState::Ready(t, placement, rule) if t == now => {
-                self.submit(now, placement, rule, ctx, lateness);
+                self.submit(now, (placement, rule), cfg.open_loop, ctx, lateness);
                 self.plan(now, cfg)
             }
             _ => None,
@@ -304,8 +325,8 @@ impl TraceAgent {
     fn submit(
         &mut self,
         now: Time,
-        placement: Placement,
-        rule: Rule,
+        (placement, rule): (Placement, Rule),
+        open_loop: bool,
         ctx: &mut SourceCtx,
         lateness: &mut Lateness,
     ) {
@@ -314,6 +335,7 @@ impl TraceAgent {
         ctx.submit(JobSpec {
             tag: Self::tag(self.index, j),
             user: self.user,
+            opens_session: (!open_loop).then_some(opens_session(job.opens_session, rule)),
             ..job.spec.clone()
         });
         let shift = self.shift;

@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::job::JobOutcome;
 use crate::sim::{SimError, SourceCtx, Workload};
 use crate::swf::{KeptRecords, SwfRecord};
-use crate::time::Time;
+use crate::time::{DAY, Time};
 use crate::users::{Lateness, LatenessSummary, TraceAgent, UserConfig, UserCounts, UserState};
 use crate::workload::trace::Trace;
 
@@ -55,6 +55,12 @@ pub struct PopulationSummary {
     /// How late the jobs came against their logged times (those not submitted by the
     /// end of the run counted as late as they were then).
     pub lateness: LatenessSummary,
+    /// Users who submitted their last job more than a day after its logged time: whose
+    /// streams of work the service drew out past the log's.
+    pub finished_late: u64,
+    /// The median, over the users who submitted all their jobs, of how much later than
+    /// logged each submitted its last one, seconds (negative: earlier).
+    pub finish_lateness_median: Time,
 }
 
 impl TraceUsers {
@@ -182,6 +188,16 @@ impl TraceUsers {
             lateness: lateness.summary(),
             ..PopulationSummary::default()
         };
+        let mut finish: Vec<Time> = self
+            .agents
+            .iter()
+            .filter_map(TraceAgent::finish_lateness)
+            .collect();
+        s.finished_late = finish.iter().filter(|&&l| l > DAY).count() as u64;
+        if !finish.is_empty() {
+            let mid = (finish.len() - 1) / 2;
+            s.finish_lateness_median = *finish.select_nth_unstable(mid).1;
+        }
         for a in &self.agents {
             let c = a.counts();
             s.jobs.add(c);

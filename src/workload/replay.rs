@@ -243,6 +243,7 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
             job: r.job,
             tag: line,
             logged_wait: (r.wait >= 0).then_some(r.wait),
+            opens_session: None,
         }))
     }
 
