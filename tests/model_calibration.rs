@@ -240,39 +240,26 @@ fn the_analytic_calibration_fits_what_a_plan_drawn_once_generates() {
     );
 }
 
+/// The default site over 40 replications, as the default scenario runs it (the
+/// utilization's 95% interval is about ±4 points of the site's 70%): it submits Table
+/// 28's workload, keeps its calendar, and is stationary (docs/VALIDATION.md, "The model
+/// site against Table 28"): its utilization in each quarter after the warm-up stays
+/// within 5 points of the year's (the thesis's site, whose users never leave, climbs
+/// from about 30% to 70% in its first year).
 #[test]
-fn the_default_site_submits_table_28s_workload_and_keeps_its_calendar() {
-    // 40 replications, as the default scenario runs: the utilization's 95% interval is
-    // about ±4 points of the site's 70%.
-    let reps = closed_loop(128, 40, 52, None, reacting(), Calibrate::Submitted);
+fn the_default_site_submits_table_28s_workload_keeps_its_calendar_and_its_load() {
+    let dir = std::env::temp_dir().join(format!("sitesim-stationary-{}", std::process::id()));
+    let opts = options(128, 40, 52, None, reacting(), Calibrate::Submitted);
+    let reps = closed_loop_by_week(opts, Some(&dir));
+    let by_week = weekly_utilization(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
     check_submitted(128, &reps);
     // The plan draws each week to fit: only weeks it could not place after every
     // redraw are kept colliding, and they are rare.
     let weeks: u64 = reps.iter().map(|r| r.users.plan.active_weeks).sum();
     let kept: u64 = reps.iter().map(|r| r.users.plan.collisions_kept).sum();
     assert!((kept as f64) < 0.01 * weeks as f64, "{kept} of {weeks}");
-}
-
-#[test]
-fn sites_of_100_512_and_1024_processors_submit_table_28s_workload() {
-    for (procs, n, weeks) in [(100, 12, 52), (512, 8, 26), (1024, 8, 26)] {
-        let reps = closed_loop(procs, n, weeks, None, reacting(), Calibrate::Submitted);
-        check_submitted(procs, &reps);
-    }
-}
-
-/// A stationary site (docs/VALIDATION.md, "The model site against Table 28"): the
-/// default site's utilization in each quarter after the warm-up stays within 5 points of
-/// the year's (the thesis's site, whose users never leave, climbs from about 30% to 70%
-/// in its first year).
-#[test]
-fn the_default_site_keeps_its_load_through_its_year() {
-    let dir = std::env::temp_dir().join(format!("sitesim-stationary-{}", std::process::id()));
-    let opts = options(128, 12, 52, None, reacting(), Calibrate::Submitted);
-    closed_loop_by_week(opts, Some(&dir));
-    let by_week = weekly_utilization(&dir);
-    let _ = std::fs::remove_dir_all(&dir);
-    // Weeks 1 to 52: the week of the warm-up and the drain after the last are left out.
+    // Weeks 1 to 52: the week of the warm-up and the drain after the last left out.
     let weeks = &by_week[1..52];
     let year = weeks.iter().sum::<f64>() / weeks.len() as f64;
     for quarter in weeks.chunks(13) {
@@ -281,6 +268,14 @@ fn the_default_site_keeps_its_load_through_its_year() {
             (q - year).abs() <= 5.0,
             "quarter at {q:.1}%, year at {year:.1}%"
         );
+    }
+}
+
+#[test]
+fn sites_of_100_512_and_1024_processors_submit_table_28s_workload() {
+    for (procs, n, weeks) in [(100, 12, 52), (512, 8, 26), (1024, 8, 26)] {
+        let reps = closed_loop(procs, n, weeks, None, reacting(), Calibrate::Submitted);
+        check_submitted(procs, &reps);
     }
 }
 

@@ -30,7 +30,8 @@ use crate::users::analysis::DEFAULT_FLURRY_FACTOR;
 use crate::users::pools::PoolConfig;
 use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::users::{
-    FlowForward, NegativeThink, OpeningThink, Patience, PatienceLimit, PatienceOption, Return,
+    CalendarShift, FlowForward, NegativeThink, OpeningThink, Patience, PatienceLimit,
+    PatienceOption, Return,
 };
 use crate::workload::SyntheticConfig;
 use crate::workload::questionable::{Policies, PolicySetting};
@@ -132,6 +133,11 @@ pub struct FeedbackArgs {
     /// only into the session before its own (next).
     #[arg(long, default_value = "any", value_name = "RULE")]
     pub flow_forward: FlowForward,
+    /// A user's calendar moves with the time it gains by going on where the log broke
+    /// off, or loses by breaking off where the log went on (moves), or stays the log's,
+    /// the next break making it up (fixed).
+    #[arg(long, default_value = "moves", value_name = "RULE")]
+    pub calendar_shift: CalendarShift,
     /// Where a user whose next job is ready outside its session windows comes back: at
     /// its next usual hour of the week (from the log) or its next window if sooner
     /// (usual-hour), or at its next window (next-window, the seed's text taken
@@ -361,6 +367,7 @@ impl FeedbackArgs {
             opening: self.opening_think,
             negative: self.negative_think,
             flow: self.flow_forward,
+            shift: self.calendar_shift,
             away: self.away,
             time_zone: self.users.time_zone.clone(),
             continuation: self.continuation.clone(),

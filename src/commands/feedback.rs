@@ -32,8 +32,8 @@ use crate::swf::{Ignored, KeptRecords, LogSource, Records, SwfHeader};
 use crate::textfmt::{Fixed, write_csv};
 use crate::time::{HOUR, Hms, Time, WEEK};
 use crate::users::{
-    Behaviour, ContinuationCurve, Drift, FlowForward, LatenessSummary, NegativeThink, OpeningThink,
-    Patience, PatienceOption, Return, UserConfig, UserState,
+    Behaviour, CalendarShift, ContinuationCurve, Drift, FlowForward, LatenessSummary,
+    NegativeThink, OpeningThink, Patience, PatienceOption, Return, UserConfig, UserState,
 };
 use crate::users::{PopulationSummary, TraceUsers};
 use crate::workload::LogReplay;
@@ -147,6 +147,8 @@ pub struct FeedbackOptions {
     pub negative: NegativeThink,
     /// How far jobs may flow forward into earlier sessions.
     pub flow: FlowForward,
+    /// Whether a user's calendar moves with what its reactions gain or lose.
+    pub shift: CalendarShift,
     /// Where a user away comes back.
     pub away: Return,
     /// The site's zone, overriding the log's header.
@@ -170,6 +172,8 @@ pub struct UserSettings {
     pub negative_think: NegativeThink,
     /// How far jobs may flow forward into earlier sessions.
     pub flow_forward: FlowForward,
+    /// Whether a user's calendar moves with what its reactions gain or lose.
+    pub calendar_shift: CalendarShift,
     /// Where a user away comes back.
     pub away: Return,
     /// The zone local times are taken in.
@@ -555,6 +559,7 @@ fn read_users<I: Records>(
         opening_think: opts.opening,
         negative_think: opts.negative,
         flow_forward: opts.flow,
+        calendar_shift: opts.shift,
         away: opts.away,
         time_zone: clock.zone_name().to_owned(),
         time_zone_source: clock.source(),
@@ -572,6 +577,7 @@ fn read_users<I: Records>(
         opening: opts.opening,
         negative: opts.negative,
         flow: opts.flow,
+        shift: opts.shift,
         away: opts.away,
         threshold: opts.trace.threshold,
         behaviour: Behaviour {
@@ -835,13 +841,14 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
     if verbose() {
         let _ = writeln!(
             w,
-            "  user options  session rule {}, dependencies up to {}, windows end at {}, opener think time {}, negative think time {}, flow forward {}, away until {}",
+            "  user options  session rule {}, dependencies up to {}, windows end at {}, opener think time {}, negative think time {}, flow forward {}, calendar {}, away until {}",
             u.trace.rule.name(),
             u.trace.dependence.name(),
             u.trace.window_end.name(),
             u.opening_think.name(),
             u.negative_think.name(),
             u.flow_forward.name(),
+            u.calendar_shift.name(),
             u.away.name(),
         );
     }

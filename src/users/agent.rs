@@ -38,7 +38,7 @@ use super::UserConfig;
 use super::continuation::ContinuationCurve;
 use super::deps::Dependencies;
 use super::drift::{Drift, Lateness, Rule};
-use super::fluid::{FlowForward, NegativeThink, Placement, Windows};
+use super::fluid::{CalendarShift, FlowForward, NegativeThink, Placement, Windows};
 use super::reaction::{Planned, Reaction, react};
 use crate::job::{JobOutcome, JobSpec};
 use crate::sim::SourceCtx;
@@ -449,7 +449,9 @@ impl TraceAgent {
                             .after_break(at - shift, cfg.threshold, cfg.away)
                     {
                         self.counts.gave_up += 1;
-                        self.offset += (back + shift - at).max(0);
+                        if cfg.shift == CalendarShift::Moves {
+                            self.offset += (back + shift - at).max(0);
+                        }
                         (at, rule) = (back + shift, Rule::GaveUp);
                     }
                 }
@@ -463,7 +465,9 @@ impl TraceAgent {
                     bound(&mut extended, end + curve.continued_think(), Rule::Extended);
                     if extended.0 < at && at - extended.0 <= MAX_EXTENDED_BREAK {
                         self.counts.extended += 1;
-                        self.offset -= at - extended.0;
+                        if cfg.shift == CalendarShift::Moves {
+                            self.offset -= at - extended.0;
+                        }
                         (at, rule) = extended;
                     }
                 }

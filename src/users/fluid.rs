@@ -123,6 +123,43 @@ impl std::str::FromStr for FlowForward {
     }
 }
 
+/// Whether a user's calendar moves with the time its reactions to service gain or lose
+/// (docs/MODELS.md, "The fluid model and its open points").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CalendarShift {
+    /// It moves (the default): a user that went on with its next job where the log broke
+    /// off keeps the time it gained, one that broke off where the log went on keeps the
+    /// time it lost; its later sessions start that much earlier or later than logged.
+    #[default]
+    Moves,
+    /// It stays the log's: the next break makes up what a reaction gained or lost (the
+    /// calendar rule lengthens or shortens it), so that reactions move a user for a
+    /// session at most and a better service than the log's adds little work.
+    Fixed,
+}
+
+impl CalendarShift {
+    /// The option's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CalendarShift::Moves => "moves",
+            CalendarShift::Fixed => "fixed",
+        }
+    }
+}
+
+impl std::str::FromStr for CalendarShift {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "moves" => Ok(CalendarShift::Moves),
+            "fixed" => Ok(CalendarShift::Fixed),
+            _ => Err(format!("'{s}' is not a calendar shift (moves, fixed)")),
+        }
+    }
+}
+
 /// What a job submitted while the user's previous job still ran (a negative think time)
 /// keeps of the log (notes §8.5, open point).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

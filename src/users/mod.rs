@@ -27,7 +27,9 @@ pub use behaviour::{Behaviour, KTH_CONTINUATION, Patience, PatienceLimit, Patien
 pub use continuation::ContinuationCurve;
 pub use drift::{Drift, Lateness, LatenessSummary, Rule};
 pub use feedback::{PopulationSummary, TraceUsers};
-pub use fluid::{FlowForward, NegativeThink, OpeningThink, Placement, Return, Windows};
+pub use fluid::{
+    CalendarShift, FlowForward, NegativeThink, OpeningThink, Placement, Return, Windows,
+};
 
 use crate::textfmt::short_number;
 use crate::time::Time;
@@ -41,6 +43,8 @@ pub struct UserConfig {
     pub negative: NegativeThink,
     /// How far jobs may flow forward into earlier sessions.
     pub flow: FlowForward,
+    /// Whether the user's calendar moves with what its reactions gain or lose.
+    pub shift: CalendarShift,
     /// Where a user away (its next job ready outside its windows) comes back.
     pub away: Return,
     /// The session threshold, seconds (for [`OpeningThink::Capped`]).

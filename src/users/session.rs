@@ -61,6 +61,8 @@ pub struct OpenSession {
     rng: Xoshiro256PlusPlus,
     /// The jobs the session was drawn with; those after them were added by extensions.
     drawn: usize,
+    /// Its user dropped what it had left to submit ([`OpenSession::drop_rest`]).
+    given_up: bool,
 }
 
 /// The most jobs a user adds to one session by extending it (ours: a safety bound, not
@@ -75,6 +77,7 @@ impl OpenSession {
     pub fn open(jobs: Vec<SessionJob>, rng: Xoshiro256PlusPlus, now: Time) -> Self {
         OpenSession {
             drawn: jobs.len(),
+            given_up: false,
             ends: vec![None; jobs.len()],
             submits: Vec::with_capacity(jobs.len()),
             jobs,
@@ -154,9 +157,10 @@ impl OpenSession {
 
     /// The user goes on with one more job, drawn by `draw` from the session's stream
     /// (it follows the last one by its think time); false, and nothing added, once the
-    /// session has [`MAX_EXTENSIONS`] added jobs.
+    /// session has [`MAX_EXTENSIONS`] added jobs, or once its user gave it up (a job of
+    /// it still running may end after the user dropped the rest).
     pub fn extend(&mut self, draw: impl FnOnce(&mut Xoshiro256PlusPlus) -> SessionJob) -> bool {
-        if self.jobs.len() - self.drawn >= MAX_EXTENSIONS {
+        if self.given_up || self.jobs.len() - self.drawn >= MAX_EXTENSIONS {
             return false;
         }
         let job = draw(&mut self.rng);
@@ -172,6 +176,7 @@ impl OpenSession {
 
     /// Drops the jobs not submitted yet; how many.
     pub fn drop_rest(&mut self) -> u64 {
+        self.given_up = true;
         let dropped = (self.jobs.len() - self.next) as u64;
         self.jobs.truncate(self.next);
         dropped
@@ -278,6 +283,28 @@ mod tests {
             s.ended(0, 100, 100, Some((&curve, 0.5))),
             Reaction::AsPlanned
         );
+    }
+
+    #[test]
+    fn a_session_given_up_is_not_extended() {
+        // Two jobs at once, the session given up after the first ends: the second's end
+        // finds nothing left, and the user does not go on with more.
+        let mut s = session(&[
+            job(Follow::First),
+            job(Follow::Concurrent(0)),
+            job(Follow::Think(1)),
+        ]);
+        s.submitted(0);
+        assert_eq!(s.plan_next(0, |t| t), Some(0));
+        s.submitted(0);
+        s.ended(0, 30, 30, None);
+        assert_eq!(s.drop_rest(), 1);
+        assert_eq!(
+            s.ended(1, 40, 40, Some((&step_curve(), 0.5))),
+            Reaction::Extend
+        );
+        assert!(!s.extend(|_| job(Follow::Think(1))));
+        assert!(s.is_over());
     }
 
     #[test]

@@ -43,8 +43,8 @@ use crate::time::{Time, WEEK, parse_duration};
 use crate::users::pools::PoolConfig;
 use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::users::{
-    Behaviour, ContinuationCurve, FlowForward, KTH_CONTINUATION, NegativeThink, OpeningThink,
-    Patience, PatienceLimit, PatienceOption, Return,
+    Behaviour, CalendarShift, ContinuationCurve, FlowForward, KTH_CONTINUATION, NegativeThink,
+    OpeningThink, Patience, PatienceLimit, PatienceOption, Return,
 };
 use crate::workload::questionable::{Policies, PolicySetting};
 use crate::workload::trace::TraceConfig;
@@ -447,8 +447,10 @@ pub struct UsersSection {
     pub opening_think: Option<String>,
     /// `spacing` or `together`.
     pub negative_think: Option<String>,
-    /// `next` or `any`.
+    /// `any` or `next`.
     pub flow_forward: Option<String>,
+    /// `moves` or `fixed`.
+    pub calendar_shift: Option<String>,
     /// `usual-hour` or `next-window`.
     pub away: Option<String>,
     /// The site's zone.
@@ -510,6 +512,11 @@ impl UsersSection {
                 NegativeThink::default(),
             )?,
             flow: pick("flow_forward", &self.flow_forward, FlowForward::default())?,
+            shift: pick(
+                "calendar_shift",
+                &self.calendar_shift,
+                CalendarShift::default(),
+            )?,
             away: pick("away", &self.away, Return::default())?,
             time_zone: self.time_zone.clone(),
             continuation: pick("continuation", &self.continuation, Default::default())?,
