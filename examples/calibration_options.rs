@@ -32,7 +32,9 @@ use sitesim::swf::LogSource;
 use sitesim::time::{DAY, HOUR, WEEK};
 use sitesim::users::pools::PoolConfig;
 use sitesim::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
-use sitesim::users::{FlowForward, NegativeThink, OpeningThink, Return};
+use sitesim::users::{
+    CalendarShift, FlowForward, NegativeThink, OpeningThink, PatienceLimit, Return,
+};
 use sitesim::workload::trace::{Dependence, WindowEnd};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
@@ -40,7 +42,7 @@ type Result<T> = std::result::Result<T, Box<dyn Error>>;
 /// One alternative: its name and how it changes the defaults.
 type Alternative = (&'static str, fn(&mut ResampleOptions));
 
-const ALTERNATIVES: [Alternative; 13] = [
+const ALTERNATIVES: [Alternative; 17] = [
     ("defaults", |_| {}),
     ("--away next-window", |o| o.users.away = Return::NextWindow),
     ("--dependence sessions", |o| {
@@ -52,6 +54,9 @@ const ALTERNATIVES: [Alternative; 13] = [
     ("--dependence start", |o| {
         o.users.trace.dependence = Dependence::Start
     }),
+    ("--opening-think keep-lead", |o| {
+        o.users.opening = OpeningThink::KeepLead
+    }),
     ("--opening-think original", |o| {
         o.users.opening = OpeningThink::Original
     }),
@@ -61,18 +66,27 @@ const ALTERNATIVES: [Alternative; 13] = [
     ("--opening-think zero", |o| {
         o.users.opening = OpeningThink::Zero
     }),
-    ("--flow-forward any", |o| o.users.flow = FlowForward::Any),
+    ("--flow-forward next", |o| o.users.flow = FlowForward::Next),
+    ("--calendar-shift fixed", |o| {
+        o.users.shift = CalendarShift::Fixed
+    }),
     ("--window-end last-submit", |o| {
         o.users.trace.window_end = WindowEnd::LastSubmit
     }),
     ("--negative-think together", |o| {
         o.users.negative = NegativeThink::Together
     }),
-    ("--regenerate-from finish", |o| {
-        o.population.regenerate_from = RegenerateFrom::Finish
+    ("--regenerate-from calendar", |o| {
+        o.population.regenerate_from = RegenerateFrom::Calendar
     }),
     ("--start-week cycle", |o| {
         o.population.start_week = StartWeek::Cycle
+    }),
+    ("--patience off", |o| {
+        o.users.patience.limit = PatienceLimit::Off
+    }),
+    ("--continuation off", |o| {
+        o.users.continuation = ContinuationSource::Off
     }),
 ];
 
@@ -133,6 +147,17 @@ impl Log {
             resampler.replications(opts, &spec, &opts.population, n, &stop, &|| {})
         })??)
     }
+}
+
+/// The paired differences `a - b` of jobs per week, replication by replication (the same
+/// seeds: the same populations).
+fn paired(a: &[Replication], b: &[Replication]) -> MetricStats {
+    let d: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(a, b)| a.jobs_per_week - b.jobs_per_week)
+        .collect();
+    MetricStats::of("difference", &d)
 }
 
 fn stats(reps: &[Replication], f: fn(&Replication) -> f64) -> MetricStats {
@@ -228,9 +253,10 @@ fn alternatives(log: &Log, replications: u32) -> Result<()> {
         "| option | log's service: jobs at logged time | x2 slower: jobs ahead (no reactions) \
          | x0.5 faster: jobs ahead beyond saved (no reactions) | jitter 1, fed back: lateness p99 | resampled, log's \
          service: jobs/week | jitter 1: jobs/week, lateness p99 | EASY: jobs/week, lateness \
-         p99 | FCFS: jobs/week | EASY - FCFS |"
+         p99 | FCFS: jobs/week | EASY - FCFS | x0.5 faster: jobs/week gained | x2 slower: \
+         jobs/week lost | gained / lost |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (label, change) in ALTERNATIVES {
         let mut opts = log.options(replications);
         change(&mut opts);
@@ -253,11 +279,15 @@ fn alternatives(log: &Log, replications: u32) -> Result<()> {
         let jittered = log.resampled(&opts, "logged:jitter=1")?;
         let easy = log.resampled(&opts, "easy")?;
         let fcfs = log.resampled(&opts, "fcfs")?;
+        let half = log.resampled(&opts, "logged:scale=0.5")?;
+        let double = log.resampled(&opts, "logged:scale=2")?;
+        let gained = paired(&half, &own);
+        let lost = paired(&own, &double);
         let base = rate(&own);
         let change = |x: f64| 100.0 * (x / base - 1.0);
         println!(
             "| {label} | {} of {} | {} | {} | {} | {:.1} | {:.1} ({:+.1}%), {} | {:.1} ({:+.1}%), {} \
-             | {:.1} ({:+.1}%) | {:.1} |",
+             | {:.1} ({:+.1}%) | {:.1} | {:+.1} ± {:.1} | {:+.1} ± {:.1} | {:.2} |",
             same.population.jobs.drift.on_time,
             same.run.input.jobs,
             slower.population.jobs.drift.early(),
@@ -273,11 +303,17 @@ fn alternatives(log: &Log, replications: u32) -> Result<()> {
             rate(&fcfs),
             change(rate(&fcfs)),
             rate(&easy) - rate(&fcfs),
+            gained.mean,
+            gained.ci95,
+            lost.mean,
+            lost.ci95,
+            gained.mean / lost.mean,
         );
     }
     println!(
         "\nResampled throughput changes are against the same option's populations under the \
-         log's own service."
+         log's own service; gained and lost are paired with them (the same seeds), with \
+         reactions."
     );
     Ok(())
 }

@@ -15,7 +15,7 @@
 //! `LOG` defaults to `../shared/workloads/KTH-SP2-1996-2.swf`, `PLOT_DIR` to `docs/img`.
 
 use std::error::Error;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -38,7 +38,7 @@ use sitesim::model::{
 use sitesim::plot::chart::{LineChart, Series, XTicks, line_chart_svg};
 use sitesim::results::metric::MetricStats;
 use sitesim::results::output::write_atomic;
-use sitesim::results::replicate::replication_seed;
+use sitesim::results::replicate::{WeeklyCsv, replication_seed};
 use sitesim::sched::Policy;
 use sitesim::time::{Time, WEEK};
 use sitesim::users::{Behaviour, ContinuationCurve, KTH_CONTINUATION, TooManyUsers};
@@ -479,14 +479,15 @@ fn table_28(files: &ModelFiles) -> Result<String> {
          service by the curve fitted from KTH, EASY), {REPLICATIONS} replications of 52 \
          weeks after a week of warm-up, seed {SEED}, at every size of Table 28's worked \
          values; mean ± half-width of the 95% confidence interval of what the users \
-         submitted; utilization delivered after the warm-up. Deferred: of opened sessions, \
-         opened after their planned start; given up: of opened sessions, those whose user \
-         gave up what it had left when its next session opened; kept colliding: of active \
-         user-weeks, those the plan could not draw apart after every redraw.\n"
+         submitted; utilization delivered after the warm-up. Skipped: of planned sessions, \
+         those due while their user had jobs waiting (`busy_user = \"waiting\"`); given \
+         up: of opened sessions, those whose user gave up what it had left when its next \
+         session opened; kept colliding: of active user-weeks, those the plan could not \
+         draw apart after every redraw.\n"
     )?;
     writeln!(
         out,
-        "| processors | JD | submitted | Cm (s) | submitted | CL (%) | submitted | utilization (%) | deferred (%) | given up when the next opened (%) | kept colliding (%) | calibration: users, runtimes | submitted / generated without redraws (JD, Cm, CL) |"
+        "| processors | JD | submitted | Cm (s) | submitted | CL (%) | submitted | utilization (%) | skipped (%) | given up when the next opened (%) | kept colliding (%) | calibration: users, runtimes | submitted / generated without redraws (JD, Cm, CL) |"
     )?;
     writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")?;
     let mut sites = Vec::new();
@@ -505,7 +506,7 @@ fn table_28(files: &ModelFiles) -> Result<String> {
             100.0 * site.load,
             col(&s, &|r| r.submitted.load, 100.0, 1),
             col(&s, &|r| r.figures.utilization, 100.0, 1),
-            col(&s, &deferred, 100.0, 1),
+            col(&s, &skipped, 100.0, 1),
             col(&s, &superseded, 100.0, 1),
             col(
                 &s,
@@ -590,6 +591,7 @@ fn table_28(files: &ModelFiles) -> Result<String> {
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     )?;
     for (room, busy) in [
+        (CollisionRoom::Submissions, BusyUser::Waiting),
         (CollisionRoom::Submissions, BusyUser::GiveUp),
         (CollisionRoom::Submissions, BusyUser::Queue),
         (CollisionRoom::OwnDuration, BusyUser::GiveUp),
@@ -637,6 +639,7 @@ fn table_28(files: &ModelFiles) -> Result<String> {
             )?;
         }
     }
+    stationarity(files, &mut out)?;
     // The alternatives to the calibration's runtime mapping, generated only (each week
     // drawn once, the workload whose expectation the calibration computes).
     writeln!(
@@ -709,6 +712,96 @@ fn table_28(files: &ModelFiles) -> Result<String> {
         }
     }
     Ok(out)
+}
+
+/// The mean utilization of each week over the replications of `dir/weekly.csv`, percent.
+fn weekly_utilization(dir: &Path) -> Result<Vec<f64>> {
+    let mut sums: Vec<(f64, u32)> = Vec::new();
+    let mut rows = csv::Reader::from_path(dir.join("weekly.csv"))?;
+    let header = rows.headers()?.clone();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| format!("weekly.csv: no column {name}"))
+    };
+    let (week, utilization) = (column("week")?, column("utilization_pct")?);
+    for row in rows.records() {
+        let row = row?;
+        let w: usize = row[week].parse()?;
+        if sums.len() <= w {
+            sums.resize(w + 1, (0.0, 0));
+        }
+        sums[w].0 += row[utilization].parse::<f64>()?;
+        sums[w].1 += 1;
+    }
+    Ok(sums.iter().map(|&(s, n)| s / f64::from(n.max(1))).collect())
+}
+
+/// Is the default site stationary, and what makes it so: its utilization by quarter
+/// (weeks 1-13, 14-26, 27-39, 40-52 after the week of warm-up), against the thesis's
+/// site whose users never leave (`user_lifetime = "never"`) and against users who keep
+/// their calendar whatever waits (`busy_user = "give-up"`); each calibrated to what its
+/// users submit, reacting, under EASY.
+fn stationarity(files: &ModelFiles, out: &mut String) -> Result<()> {
+    use std::fmt::Write;
+    writeln!(
+        out,
+        "\nThe site's load through its year at {PROCS} processors ({REPLICATIONS} \
+         replications, calibrated to what its users submit, reacting, EASY): utilization \
+         by quarter, the weekly queue's trend (jobs a week) and the users who left \
+         frustrated, against the alternatives:\n"
+    )?;
+    writeln!(
+        out,
+        "| user_lifetime | busy_user | submitted jobs/day | utilization (%) | Q1 | Q2 | Q3 | Q4 | queue trend | frustrated |"
+    )?;
+    writeln!(out, "|---|---|---|---|---|---|---|---|---|---|")?;
+    let stop = AtomicBool::new(false);
+    for (lifetime, busy) in [
+        (Lifetime::default(), BusyUser::default()),
+        (Lifetime::Never, BusyUser::default()),
+        (Lifetime::default(), BusyUser::GiveUp),
+        (Lifetime::Never, BusyUser::GiveUp),
+    ] {
+        let mut o = options(false);
+        o.record_sessions = false;
+        o.calibrate = Calibrate::Submitted;
+        o.behaviour = reacting();
+        o.lifetime = lifetime;
+        o.busy = busy;
+        let dir = std::env::temp_dir().join(format!("sitesim-quarters-{}", std::process::id()));
+        let mut csv = WeeklyCsv::create(&dir)?;
+        let s = run_model(files, &o, &stop, &|| {}, Some(&mut csv))?;
+        csv.commit()?;
+        let weeks = weekly_utilization(&dir)?;
+        std::fs::remove_dir_all(&dir)?;
+        let quarters: Vec<String> = weeks
+            .get(1..53)
+            .unwrap_or_default()
+            .chunks(13)
+            .map(|q| format!("{:.1}", q.iter().sum::<f64>() / q.len() as f64))
+            .collect();
+        let col = |f: &dyn Fn(&ModelReplication) -> f64, scale: f64, d: usize| {
+            ci(
+                &s.replications.iter().map(f).collect::<Vec<f64>>(),
+                scale,
+                d,
+            )
+        };
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            lifetime,
+            serde_json::to_string(&busy)?.trim_matches('"'),
+            col(&|r| r.submitted.jobs_per_day, 1.0, 1),
+            col(&|r| r.figures.utilization, 100.0, 1),
+            quarters.join(" | "),
+            col(&|r| r.figures.queue_trend, 1.0, 2),
+            col(&|r| r.figures.frustrated as f64, 1.0, 1),
+        )?;
+    }
+    Ok(())
 }
 
 fn main() -> Result<()> {

@@ -49,6 +49,24 @@ fn resampled(
     procs: Option<u32>,
     (population, replications, warmup, weeks): (f64, u32, i64, u32),
 ) -> Vec<Replication> {
+    resampled_with(
+        log,
+        policy,
+        procs,
+        (population, replications, warmup, weeks),
+        false,
+    )
+}
+
+/// As [`resampled`], with feedback or, `open_loop`, without (users submit at their
+/// logged times, shifted).
+fn resampled_with(
+    log: &Path,
+    policy: &str,
+    procs: Option<u32>,
+    (population, replications, warmup, weeks): (f64, u32, i64, u32),
+    open_loop: bool,
+) -> Vec<Replication> {
     let opts = ResampleOptions {
         users: FeedbackOptions {
             run: ReplayOptions {
@@ -71,7 +89,7 @@ fn resampled(
         weeks,
         replications,
         threads: None,
-        open_loop: false,
+        open_loop,
         out: None,
     };
     let r = Resampler::new(&LogSource::file(log).unwrap(), &opts).unwrap();
@@ -184,6 +202,11 @@ fn under_five_times_the_users_the_loop_settles() {
         let reps = resampled(&kth, policy, None, (1.0, 4, 4, 52));
         assert!(reps.iter().all(|r| r.frustrated == 0), "{policy}");
     }
+    // Without feedback users submit at their logged times whatever the service, so
+    // nobody leaves, even under FCFS, whose waits run to weeks.
+    let reps = resampled_with(&kth, "fcfs", None, (1.0, 4, 4, 52), true);
+    assert!(reps.iter().all(|r| r.frustrated == 0));
+    assert!(reps.iter().any(|r| r.mean_wait > 86_400.0));
 }
 
 /// A feedback replay leads with what tells services apart on a finite trace: under FCFS

@@ -296,7 +296,10 @@ impl TraceAgent {
         if matches!(self.state, UserState::Left | UserState::Done) {
             return None;
         }
-        if let Some(p) = cfg.behaviour.patience
+        // Without feedback users submit at their logged times, whatever the service:
+        // nobody leaves either.
+        if !cfg.open_loop
+            && let Some(p) = cfg.behaviour.patience
             && p.strike(
                 outcome.wait(),
                 Some(logged.start - logged.submit),
