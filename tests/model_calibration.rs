@@ -245,7 +245,7 @@ fn the_analytic_calibration_fits_what_a_plan_drawn_once_generates() {
 /// 28's workload, keeps its calendar, and is stationary (docs/VALIDATION.md, "The model
 /// site against Table 28"): its utilization in each quarter after the warm-up stays
 /// within 5 points of the year's (the thesis's site, whose users never leave, climbs
-/// from about 30% to 70% in its first year).
+/// from 52% in its first quarter to 76% in its last).
 #[test]
 fn the_default_site_submits_table_28s_workload_keeps_its_calendar_and_its_load() {
     let dir = std::env::temp_dir().join(format!("sitesim-stationary-{}", std::process::id()));
@@ -310,7 +310,17 @@ fn three_times_the_users_settle_and_do_less_a_session() {
     );
     assert!(of(&three, |r| r.utilization).max < 0.999);
     assert!(three.iter().all(|r| r.figures.frustrated > 0));
-    assert!(one.iter().map(|r| r.figures.frustrated).sum::<u64>() < 10);
+    // At the site's own population a user leaves now and then (a few waits of more than
+    // the curve's patience, 11.3 days, in two years), at three times it, over a hundred
+    // a year: frustration comes from the congestion.
+    let frustrated =
+        |reps: &[ModelReplication]| reps.iter().map(|r| r.figures.frustrated).sum::<u64>();
+    assert!(
+        20 * frustrated(&one) < frustrated(&three),
+        "frustrated: {} at x1, {} at x3",
+        frustrated(&one),
+        frustrated(&three)
+    );
     let fewer: Vec<f64> = three
         .iter()
         .zip(&one)

@@ -418,7 +418,15 @@ fn model_scenarios_are_checked() {
         ("duration:", with("duration = \"52w\"", "duration = \"1y\"")),
         (
             "unknown variant `drop`",
-            with("# busy_user = \"give-up\"", "busy_user = \"drop\""),
+            with("# busy_user = \"waiting\"", "busy_user = \"drop\""),
+        ),
+        (
+            "'3d' is not a user lifetime",
+            with("# user_lifetime = \"52w\"", "user_lifetime = \"3d\""),
+        ),
+        (
+            "'soon' is not a patience",
+            with("# patience = \"fit\"", "patience = \"soon\""),
         ),
         (
             "unknown variant `mean`",

@@ -117,10 +117,7 @@ const WORK: fn(&Replication) -> f64 = |r| r.proc_hours_per_week;
 /// Under the log's own service with every wait halved (`logged:scale=0.5`) users gain at
 /// least half of what they lose with every wait doubled, in jobs and in processor-hours
 /// per week, on every log with waits: the response is smooth through the log's point
-/// (measured on 100 KTH populations: +7.0 ± 0.7 jobs and +138 ± 15 processor-hours a
-/// week at 0.5, -1.7 ± 0.3 and -102 ± 20 at 2; on 40 of the Curie sample over 26
-/// weeks +98 ± 7 and -126 ± 13 jobs, +77,000 ± 7,000 and -67,000 ± 8,000
-/// processor-hours).
+/// (the measured curve: docs/VALIDATION.md, "The response to the service").
 #[test]
 fn halving_the_waits_gains_at_least_half_what_doubling_them_loses() {
     for (log, replications, weeks) in logs_with_waits() {
