@@ -113,9 +113,10 @@ def feedback(
     opening_think: Optional[str] = None,
     negative_think: Optional[str] = None,
     flow_forward: Optional[str] = None,
+    calendar_shift: Optional[str] = None,
     away: Optional[str] = None,
     continuation: Optional[str] = None,
-    patience: Optional[Union[int, str]] = None,
+    patience: Optional[str] = None,
     strikes: Optional[int] = None,
 ) -> Result:
     """Replay a log with feedback: each user submits its jobs in log order, each once the jobs it depends on have ended on the simulated machine, inside its session windows
@@ -169,16 +170,20 @@ def feedback(
         take them as 0 (zero), or estimate them by an open-loop replay under a
         policy (replay[:POLICY], EASY by default) [default: error]
     opening_think: The think time of jobs that opened a session in the log: calendar
-        (the session keeps its logged start: the logged break when on time or ahead,
-        at most the session threshold after a late result), capped (the logged
-        break, at most the threshold), original (the logged break) or zero [default:
-        calendar]
+        (the session keeps its logged start: the break shortens down to the session
+        threshold after a late result and lengthens by as much at most after an
+        early one), keep-lead (as calendar for a late result, the logged break after
+        an early one), capped (the logged break, at most the threshold), original
+        (the logged break) or zero [default: calendar]
     negative_think: Jobs submitted while the user's previous job still ran keep
         their logged spacing from the previous submission (spacing) or are submitted
         with it (together) [default: spacing]
-    flow_forward: A job may flow forward into the session before its own (next, the
-        seed's) or into any earlier window its ready time falls in (any) [default:
-        next]
+    flow_forward: A job may flow forward into any earlier window its ready time
+        falls in (any), or only into the session before its own (next) [default:
+        any]
+    calendar_shift: A user's calendar moves with the time it gains by going on where
+        the log broke off, or loses by breaking off where the log went on (moves),
+        or stays the log's, the next break making it up (fixed) [default: moves]
     away: Where a user whose next job is ready outside its session windows comes
         back: at its next usual hour of the week (from the log) or its next window
         if sooner (usual-hour), or at its next window (next-window, the seed's text
@@ -188,8 +193,10 @@ def feedback(
         fitted from the log, the default; a file such as
         models/continuation-kth.toml; 'off': sessions keep the log's length whatever
         the service) [default: fit]
-    patience: A user whose jobs wait longer than this, --strikes times, leaves for
-        good (frustrated). Off by default
+    patience: A user whose jobs wait longer than the log's own service gave them by
+        more than this, --strikes times, leaves for good (frustrated): 'fit' (the
+        default), the log's longest wait, at least the session threshold; a
+        duration; or 'off' [default: fit]
     strikes: Waits over --patience after which a user leaves [default: 3]
 
     Returns: A :class:`sitesim.Result`: the summary, the tables as DataFrames, ``stats`` for a replicated run, and ``dir`` when ``out`` keeps it.
@@ -224,9 +231,10 @@ def resample(
     opening_think: Optional[str] = None,
     negative_think: Optional[str] = None,
     flow_forward: Optional[str] = None,
+    calendar_shift: Optional[str] = None,
     away: Optional[str] = None,
     continuation: Optional[str] = None,
-    patience: Optional[Union[int, str]] = None,
+    patience: Optional[str] = None,
     strikes: Optional[int] = None,
     weeks: Optional[int] = None,
     replications: Optional[int] = None,
@@ -294,16 +302,20 @@ def resample(
         take them as 0 (zero), or estimate them by an open-loop replay under a
         policy (replay[:POLICY], EASY by default) [default: error]
     opening_think: The think time of jobs that opened a session in the log: calendar
-        (the session keeps its logged start: the logged break when on time or ahead,
-        at most the session threshold after a late result), capped (the logged
-        break, at most the threshold), original (the logged break) or zero [default:
-        calendar]
+        (the session keeps its logged start: the break shortens down to the session
+        threshold after a late result and lengthens by as much at most after an
+        early one), keep-lead (as calendar for a late result, the logged break after
+        an early one), capped (the logged break, at most the threshold), original
+        (the logged break) or zero [default: calendar]
     negative_think: Jobs submitted while the user's previous job still ran keep
         their logged spacing from the previous submission (spacing) or are submitted
         with it (together) [default: spacing]
-    flow_forward: A job may flow forward into the session before its own (next, the
-        seed's) or into any earlier window its ready time falls in (any) [default:
-        next]
+    flow_forward: A job may flow forward into any earlier window its ready time
+        falls in (any), or only into the session before its own (next) [default:
+        any]
+    calendar_shift: A user's calendar moves with the time it gains by going on where
+        the log broke off, or loses by breaking off where the log went on (moves),
+        or stays the log's, the next break making it up (fixed) [default: moves]
     away: Where a user whose next job is ready outside its session windows comes
         back: at its next usual hour of the week (from the log) or its next window
         if sooner (usual-hour), or at its next window (next-window, the seed's text
@@ -313,8 +325,10 @@ def resample(
         fitted from the log, the default; a file such as
         models/continuation-kth.toml; 'off': sessions keep the log's length whatever
         the service) [default: fit]
-    patience: A user whose jobs wait longer than this, --strikes times, leaves for
-        good (frustrated). Off by default
+    patience: A user whose jobs wait longer than the log's own service gave them by
+        more than this, --strikes times, leaves for good (frustrated): 'fit' (the
+        default), the log's longest wait, at least the session threshold; a
+        duration; or 'off' [default: fit]
     strikes: Waits over --patience after which a user leaves [default: 3]
     weeks: Measured weeks, after the --warmup and before a cool-down (--cooldown,
         one week when 0) that are simulated too [default: 52]
@@ -325,9 +339,9 @@ def resample(
         --population)
     regenerate_after: A long-term user whose trace ended comes back after at least
         this long [default: the time it was inactive in the log]
-    regenerate_from: That time runs from the end of the user's trace on the log's
-        calendar, or from its actual finish if later (calendar), or from its actual
-        finish (finish) [default: calendar]
+    regenerate_from: That time runs from the user's actual finish, ahead of its log
+        or behind (finish), or from the end of its trace on the log's calendar, or
+        its actual finish if later (calendar) [default: finish]
     start_week: Long-term users start in a random week of their activity (activity,
         the seed's) or at a random point of their cycle of activity and regeneration
         interval (cycle) [default: activity]
@@ -380,9 +394,10 @@ def calibrate(
     opening_think: Optional[str] = None,
     negative_think: Optional[str] = None,
     flow_forward: Optional[str] = None,
+    calendar_shift: Optional[str] = None,
     away: Optional[str] = None,
     continuation: Optional[str] = None,
-    patience: Optional[Union[int, str]] = None,
+    patience: Optional[str] = None,
     strikes: Optional[int] = None,
     weeks: Optional[int] = None,
     replications: Optional[int] = None,
@@ -450,16 +465,20 @@ def calibrate(
         take them as 0 (zero), or estimate them by an open-loop replay under a
         policy (replay[:POLICY], EASY by default) [default: error]
     opening_think: The think time of jobs that opened a session in the log: calendar
-        (the session keeps its logged start: the logged break when on time or ahead,
-        at most the session threshold after a late result), capped (the logged
-        break, at most the threshold), original (the logged break) or zero [default:
-        calendar]
+        (the session keeps its logged start: the break shortens down to the session
+        threshold after a late result and lengthens by as much at most after an
+        early one), keep-lead (as calendar for a late result, the logged break after
+        an early one), capped (the logged break, at most the threshold), original
+        (the logged break) or zero [default: calendar]
     negative_think: Jobs submitted while the user's previous job still ran keep
         their logged spacing from the previous submission (spacing) or are submitted
         with it (together) [default: spacing]
-    flow_forward: A job may flow forward into the session before its own (next, the
-        seed's) or into any earlier window its ready time falls in (any) [default:
-        next]
+    flow_forward: A job may flow forward into any earlier window its ready time
+        falls in (any), or only into the session before its own (next) [default:
+        any]
+    calendar_shift: A user's calendar moves with the time it gains by going on where
+        the log broke off, or loses by breaking off where the log went on (moves),
+        or stays the log's, the next break making it up (fixed) [default: moves]
     away: Where a user whose next job is ready outside its session windows comes
         back: at its next usual hour of the week (from the log) or its next window
         if sooner (usual-hour), or at its next window (next-window, the seed's text
@@ -469,8 +488,10 @@ def calibrate(
         fitted from the log, the default; a file such as
         models/continuation-kth.toml; 'off': sessions keep the log's length whatever
         the service) [default: fit]
-    patience: A user whose jobs wait longer than this, --strikes times, leaves for
-        good (frustrated). Off by default
+    patience: A user whose jobs wait longer than the log's own service gave them by
+        more than this, --strikes times, leaves for good (frustrated): 'fit' (the
+        default), the log's longest wait, at least the session threshold; a
+        duration; or 'off' [default: fit]
     strikes: Waits over --patience after which a user leaves [default: 3]
     weeks: Measured weeks, after the --warmup and before a cool-down (--cooldown,
         one week when 0) that are simulated too [default: 52]
@@ -481,9 +502,9 @@ def calibrate(
         --population)
     regenerate_after: A long-term user whose trace ended comes back after at least
         this long [default: the time it was inactive in the log]
-    regenerate_from: That time runs from the end of the user's trace on the log's
-        calendar, or from its actual finish if later (calendar), or from its actual
-        finish (finish) [default: calendar]
+    regenerate_from: That time runs from the user's actual finish, ahead of its log
+        or behind (finish), or from the end of its trace on the log's calendar, or
+        its actual finish if later (calendar) [default: finish]
     start_week: Long-term users start in a random week of their activity (activity,
         the seed's) or at a random point of their cycle of activity and regeneration
         interval (cycle) [default: activity]
@@ -537,9 +558,10 @@ def sweep(
     opening_think: Optional[str] = None,
     negative_think: Optional[str] = None,
     flow_forward: Optional[str] = None,
+    calendar_shift: Optional[str] = None,
     away: Optional[str] = None,
     continuation: Optional[str] = None,
-    patience: Optional[Union[int, str]] = None,
+    patience: Optional[str] = None,
     strikes: Optional[int] = None,
     weeks: Optional[int] = None,
     replications: Optional[int] = None,
@@ -610,16 +632,20 @@ def sweep(
         take them as 0 (zero), or estimate them by an open-loop replay under a
         policy (replay[:POLICY], EASY by default) [default: error]
     opening_think: The think time of jobs that opened a session in the log: calendar
-        (the session keeps its logged start: the logged break when on time or ahead,
-        at most the session threshold after a late result), capped (the logged
-        break, at most the threshold), original (the logged break) or zero [default:
-        calendar]
+        (the session keeps its logged start: the break shortens down to the session
+        threshold after a late result and lengthens by as much at most after an
+        early one), keep-lead (as calendar for a late result, the logged break after
+        an early one), capped (the logged break, at most the threshold), original
+        (the logged break) or zero [default: calendar]
     negative_think: Jobs submitted while the user's previous job still ran keep
         their logged spacing from the previous submission (spacing) or are submitted
         with it (together) [default: spacing]
-    flow_forward: A job may flow forward into the session before its own (next, the
-        seed's) or into any earlier window its ready time falls in (any) [default:
-        next]
+    flow_forward: A job may flow forward into any earlier window its ready time
+        falls in (any), or only into the session before its own (next) [default:
+        any]
+    calendar_shift: A user's calendar moves with the time it gains by going on where
+        the log broke off, or loses by breaking off where the log went on (moves),
+        or stays the log's, the next break making it up (fixed) [default: moves]
     away: Where a user whose next job is ready outside its session windows comes
         back: at its next usual hour of the week (from the log) or its next window
         if sooner (usual-hour), or at its next window (next-window, the seed's text
@@ -629,8 +655,10 @@ def sweep(
         fitted from the log, the default; a file such as
         models/continuation-kth.toml; 'off': sessions keep the log's length whatever
         the service) [default: fit]
-    patience: A user whose jobs wait longer than this, --strikes times, leaves for
-        good (frustrated). Off by default
+    patience: A user whose jobs wait longer than the log's own service gave them by
+        more than this, --strikes times, leaves for good (frustrated): 'fit' (the
+        default), the log's longest wait, at least the session threshold; a
+        duration; or 'off' [default: fit]
     strikes: Waits over --patience after which a user leaves [default: 3]
     weeks: Measured weeks, after the --warmup and before a cool-down (--cooldown,
         one week when 0) that are simulated too [default: 52]
@@ -641,9 +669,9 @@ def sweep(
         --population)
     regenerate_after: A long-term user whose trace ended comes back after at least
         this long [default: the time it was inactive in the log]
-    regenerate_from: That time runs from the end of the user's trace on the log's
-        calendar, or from its actual finish if later (calendar), or from its actual
-        finish (finish) [default: calendar]
+    regenerate_from: That time runs from the user's actual finish, ahead of its log
+        or behind (finish), or from the end of its trace on the log's calendar, or
+        its actual finish if later (calendar) [default: finish]
     start_week: Long-term users start in a random week of their activity (activity,
         the seed's) or at a random point of their cycle of activity and regeneration
         interval (cycle) [default: activity]
