@@ -24,9 +24,9 @@
 //! the policy is exactly EASY (a property test checks this on random workloads). With
 //! `alpha = 1` critical jobs always go first, at the risk of starving the others.
 
-use super::priority::PriorityEasy;
-use super::{RunningJob, Scheduler, SystemView};
-use crate::job::{JobId, JobRequest};
+use super::SystemView;
+use super::priority::{Priority, PriorityEasy, Rank};
+use crate::job::JobRequest;
 use crate::time::Time;
 
 /// CREASY's knobs.
@@ -86,74 +86,27 @@ impl CreasyParams {
     }
 }
 
-/// CREASY: EASY with priority to critical interactive jobs.
-#[derive(Debug, Clone)]
-pub struct Creasy {
-    params: CreasyParams,
-    easy: PriorityEasy,
-}
+/// CREASY: EASY with priority to critical interactive jobs, ranked by [`CreasyParams`].
+pub type Creasy = PriorityEasy<CreasyParams>;
 
 impl Creasy {
     /// CREASY with `params` (checked by [`CreasyParams::check`]).
     pub fn new(params: CreasyParams) -> Self {
-        Creasy {
-            params,
-            easy: PriorityEasy::new(params.alpha > 0.0),
-        }
-    }
-
-    /// Whether `job` is critical: submitted within its user's session, predicted short.
-    pub fn critical(&self, job: &JobRequest) -> bool {
-        self.params.critical(job)
-    }
-
-    /// The priority of `job` at `now`: higher goes first.
-    pub fn priority(&self, job: &JobRequest, now: Time) -> f64 {
-        self.params.priority(job, now)
+        PriorityEasy::with_rule(params)
     }
 }
 
-impl Scheduler for Creasy {
-    fn name(&self) -> &str {
-        "creasy"
+impl Rank for CreasyParams {
+    const NAME: &'static str = "creasy";
+
+    /// With `alpha = 0` the priority is the wait alone: EASY itself.
+    fn by_arrival(&self) -> bool {
+        self.alpha == 0.0
     }
 
-    fn sync(&mut self, view: &SystemView<'_>) {
-        self.easy.sync(view);
-    }
-
-    fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
-        self.easy.on_submit(job, view);
-    }
-
-    fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
-        self.easy.on_end(job, view);
-    }
-
-    fn on_replan(
-        &mut self,
-        job: &JobRequest,
-        old_plan: Time,
-        started: Option<Time>,
-        view: &SystemView<'_>,
-    ) {
-        self.easy.on_replan(job, old_plan, started, view);
-    }
-
-    fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
-        let (now, params) = (view.now, self.params);
-        self.easy
-            .pass(view, &|job: &JobRequest| params.priority(job, now), starts);
-    }
-
-    /// With `alpha = 0` the head's reservation is EASY's promise; otherwise a more
-    /// critical arrival may take the head's place, so nothing is promised.
-    fn promises(&self, out: &mut Vec<(JobId, Time)>) {
-        if self.params.alpha == 0.0
-            && let Some(r) = self.easy.reservation()
-        {
-            out.push((r.head, r.shadow));
-        }
+    fn rank(&self, view: &SystemView<'_>, pass: &mut dyn FnMut(Priority<'_>)) {
+        let now = view.now;
+        pass(&|job: &JobRequest| self.priority(job, now));
     }
 }
 
@@ -163,7 +116,7 @@ mod tests {
 
     fn job(seq: u64, submit: Time, plan: Time, think: Time) -> JobRequest {
         JobRequest {
-            id: seq as JobId,
+            id: seq as crate::job::JobId,
             seq,
             submit,
             size: 1,
@@ -179,10 +132,10 @@ mod tests {
 
     #[test]
     fn priority_mixes_waiting_time_and_fading_criticality() {
-        let c = Creasy::new(CreasyParams {
+        let c = CreasyParams {
             alpha: 0.5,
             ..CreasyParams::default()
-        });
+        };
         let interactive = job(0, 0, 300, 60);
         let long = job(1, 0, 7200, 60);
         let opening = job(2, 0, 300, Time::MAX);
@@ -203,10 +156,10 @@ mod tests {
     fn a_non_critical_job_overtakes_a_fresh_critical_one_at_the_crossover_wait() {
         // The grid of docs/MODELS.md: wait_scale * alpha / (1 - alpha), 1 h scale.
         for (alpha, hours) in [(0.5, 1), (0.75, 3), (0.9, 9), (0.99, 99), (0.999, 999)] {
-            let c = Creasy::new(CreasyParams {
+            let c = CreasyParams {
                 alpha,
                 ..CreasyParams::default()
-            });
+            };
             let fresh = c.priority(&job(0, 0, 300, 60), 0);
             let long = job(1, 0, 7200, 60);
             let crossover = hours * 3600;

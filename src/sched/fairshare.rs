@@ -20,10 +20,10 @@
 
 use rustc_hash::FxHashSet;
 
-use super::priority::PriorityEasy;
+use super::priority::{Priority, PriorityEasy, Rank};
 use super::usage::{Shares, Usage};
-use super::{RunningJob, Scheduler, SystemView};
-use crate::job::{JobId, JobRequest};
+use super::{RunningJob, SystemView};
+use crate::job::JobRequest;
 use crate::time::Time;
 
 /// The weights and windows of the multifactor priority.
@@ -86,37 +86,39 @@ impl FairshareParams {
     }
 }
 
-/// Fair-share multifactor priority over EASY backfilling.
+/// The fair-share rule: the multifactor priority over the usage of recent jobs.
 #[derive(Debug, Clone)]
-pub struct Fairshare {
+pub struct FairshareRank {
     params: FairshareParams,
-    easy: PriorityEasy,
     usage: Usage,
     /// Users who have submitted: each holds one share.
     users: FxHashSet<i64>,
 }
 
+/// Fair-share multifactor priority over EASY backfilling.
+pub type Fairshare = PriorityEasy<FairshareRank>;
+
 impl Fairshare {
     /// The policy with `params` (checked by [`FairshareParams::check`]).
     pub fn new(params: FairshareParams) -> Self {
-        Fairshare {
+        PriorityEasy::with_rule(FairshareRank {
             params,
-            easy: PriorityEasy::new(true),
             usage: Usage::new(params.half_life),
             users: FxHashSet::default(),
-        }
+        })
     }
 }
 
-impl Scheduler for Fairshare {
-    fn name(&self) -> &str {
-        "fairshare"
+impl Rank for FairshareRank {
+    const NAME: &'static str = "fairshare";
+
+    fn by_arrival(&self) -> bool {
+        false
     }
 
-    /// Adopts the machine; past usage is not known and starts from nothing, and the
-    /// users are those with jobs in the system.
+    /// The usage of jobs that ended before is not known and starts from nothing; the
+    /// users of the jobs waiting and running hold their shares.
     fn sync(&mut self, view: &SystemView<'_>) {
-        self.easy.sync(view);
         self.usage.clear();
         self.users.clear();
         let running = view.running().iter().map(|j| &j.request);
@@ -124,30 +126,18 @@ impl Scheduler for Fairshare {
             .extend(view.queue().iter().chain(running).map(|j| j.user));
     }
 
-    fn on_submit(&mut self, job: &JobRequest, _view: &SystemView<'_>) {
+    fn on_submit(&mut self, job: &JobRequest) {
         self.users.insert(job.user);
     }
 
-    fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
-        self.easy.on_end(job, view);
-        self.usage.charge(job, view.now);
+    fn on_end(&mut self, job: &RunningJob, now: Time) {
+        self.usage.charge(job, now);
     }
 
-    fn on_replan(
-        &mut self,
-        job: &JobRequest,
-        old_plan: Time,
-        started: Option<Time>,
-        view: &SystemView<'_>,
-    ) {
-        self.easy.on_replan(job, old_plan, started, view);
-    }
-
-    fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
+    fn rank(&self, view: &SystemView<'_>, pass: &mut dyn FnMut(Priority<'_>)) {
         let (now, params, total, users) = (view.now, self.params, view.total, self.users.len());
         let shares = self.usage.shares(view);
-        let priority = |job: &JobRequest| params.priority(job, now, total, users, shares.as_ref());
-        self.easy.pass(view, &priority, starts);
+        pass(&|job: &JobRequest| params.priority(job, now, total, users, shares.as_ref()));
     }
 }
 

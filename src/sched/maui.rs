@@ -18,10 +18,10 @@
 //! (Maui's `FSINTERVAL`, `FSDEPTH` and `FSDECAY` windows, summarised by one half-life;
 //! [`super::usage`]).
 
-use super::priority::PriorityEasy;
+use super::priority::{Priority, PriorityEasy, Rank};
 use super::usage::{Shares, Usage};
-use super::{RunningJob, Scheduler, SystemView};
-use crate::job::{JobId, JobRequest};
+use super::{RunningJob, SystemView};
+use crate::job::JobRequest;
 use crate::time::Time;
 
 /// The weights of Maui's priority components.
@@ -83,73 +83,48 @@ impl MauiParams {
     }
 }
 
-/// Maui.
+/// Maui's rule: its priority function over the usage of recent jobs.
 #[derive(Debug, Clone)]
-pub struct Maui {
+pub struct MauiRank {
     params: MauiParams,
-    easy: PriorityEasy,
     usage: Usage,
 }
+
+/// Maui: EASY over [`MauiRank`]'s order.
+pub type Maui = PriorityEasy<MauiRank>;
 
 impl Maui {
     /// Maui with `params` (checked by [`MauiParams::check`]).
     pub fn new(params: MauiParams) -> Self {
-        Maui {
+        PriorityEasy::with_rule(MauiRank {
             params,
-            easy: PriorityEasy::new(!params.ranks_by_arrival()),
             usage: Usage::new(params.half_life),
-        }
+        })
     }
 }
 
-impl Scheduler for Maui {
-    fn name(&self) -> &str {
-        "maui"
+impl Rank for MauiRank {
+    const NAME: &'static str = "maui";
+
+    fn by_arrival(&self) -> bool {
+        self.params.ranks_by_arrival()
     }
 
-    /// Adopts the machine; the usage of jobs that ended before is not known and starts
-    /// from nothing.
-    fn sync(&mut self, view: &SystemView<'_>) {
-        self.easy.sync(view);
+    /// The usage of jobs that ended before is not known and starts from nothing.
+    fn sync(&mut self, _view: &SystemView<'_>) {
         self.usage.clear();
     }
 
-    fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
-        self.easy.on_submit(job, view);
+    fn on_end(&mut self, job: &RunningJob, now: Time) {
+        self.usage.charge(job, now);
     }
 
-    fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
-        self.easy.on_end(job, view);
-        self.usage.charge(job, view.now);
-    }
-
-    fn on_replan(
-        &mut self,
-        job: &JobRequest,
-        old_plan: Time,
-        started: Option<Time>,
-        view: &SystemView<'_>,
-    ) {
-        self.easy.on_replan(job, old_plan, started, view);
-    }
-
-    fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
+    fn rank(&self, view: &SystemView<'_>, pass: &mut dyn FnMut(Priority<'_>)) {
         let (now, params) = (view.now, self.params);
         let shares = (params.fairshare != 0.0)
             .then(|| self.usage.shares(view))
             .flatten();
-        let priority = |job: &JobRequest| params.priority(job, now, shares.as_ref());
-        self.easy.pass(view, &priority, starts);
-    }
-
-    /// Ranked by arrival, the head's reservation is EASY's promise; otherwise a job of
-    /// higher priority may take the head's place, so nothing is promised.
-    fn promises(&self, out: &mut Vec<(JobId, Time)>) {
-        if self.params.ranks_by_arrival()
-            && let Some(r) = self.easy.reservation()
-        {
-            out.push((r.head, r.shadow));
-        }
+        pass(&|job: &JobRequest| params.priority(job, now, shares.as_ref()));
     }
 }
 

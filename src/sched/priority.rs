@@ -13,9 +13,101 @@ use super::{RunningByEnd, RunningJob, Scheduler, SystemView};
 use crate::job::{JobId, JobRequest};
 use crate::time::Time;
 
+/// A priority function over the waiting jobs (higher goes first).
+pub type Priority<'a> = &'a dyn Fn(&JobRequest) -> f64;
+
+/// How a policy ranks the queue for [`PriorityEasy`]: its priority function and what it
+/// learns from the jobs that come and go. A policy file holds only its rule.
+pub trait Rank: std::fmt::Debug + Clone + Send + 'static {
+    /// The policy's name, as given on the command line.
+    const NAME: &'static str;
+
+    /// Whether the priority ranks the queue in submission order, so that the passes are
+    /// EASY's own and the head's reservation is EASY's promise.
+    fn by_arrival(&self) -> bool;
+
+    /// Adopts the machine in `view` (what was learned of jobs ended before is lost).
+    fn sync(&mut self, _view: &SystemView<'_>) {}
+
+    /// A job has joined the queue.
+    fn on_submit(&mut self, _job: &JobRequest) {}
+
+    /// A running job ended at `now`.
+    fn on_end(&mut self, _job: &RunningJob, _now: Time) {}
+
+    /// Hands `pass` the priority of each waiting job at `view` (higher goes first).
+    fn rank(&self, view: &SystemView<'_>, pass: &mut dyn FnMut(Priority<'_>));
+}
+
+/// EASY backfilling over the priority order of the rule `R`.
+#[derive(Debug, Clone)]
+pub struct PriorityEasy<R: Rank> {
+    rule: R,
+    pass: Pass,
+}
+
+impl<R: Rank> PriorityEasy<R> {
+    /// The policy of `rule`.
+    pub fn with_rule(rule: R) -> Self {
+        let pass = Pass::new(!rule.by_arrival());
+        PriorityEasy { rule, pass }
+    }
+
+    /// Its rule.
+    pub fn rule(&self) -> &R {
+        &self.rule
+    }
+}
+
+impl<R: Rank> Scheduler for PriorityEasy<R> {
+    fn name(&self) -> &str {
+        R::NAME
+    }
+
+    fn sync(&mut self, view: &SystemView<'_>) {
+        self.pass.sync(view);
+        self.rule.sync(view);
+    }
+
+    fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
+        self.pass.on_submit(job, view);
+        self.rule.on_submit(job);
+    }
+
+    fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
+        self.pass.on_end(job, view);
+        self.rule.on_end(job, view.now);
+    }
+
+    fn on_replan(
+        &mut self,
+        job: &JobRequest,
+        old_plan: Time,
+        started: Option<Time>,
+        view: &SystemView<'_>,
+    ) {
+        self.pass.on_replan(job, old_plan, started, view);
+    }
+
+    fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
+        let PriorityEasy { rule, pass } = self;
+        rule.rank(view, &mut |priority| pass.pass(view, priority, starts));
+    }
+
+    /// Ranked by arrival, the head's reservation is EASY's promise; otherwise a job of
+    /// higher priority may take the head's place, so nothing is promised.
+    fn promises(&self, out: &mut Vec<(JobId, Time)>) {
+        if self.rule.by_arrival()
+            && let Some(r) = self.pass.reservation()
+        {
+            out.push((r.head, r.shadow));
+        }
+    }
+}
+
 /// An EASY pass in priority order, or in the queue's order.
 #[derive(Debug, Clone)]
-pub(super) enum PriorityEasy {
+enum Pass {
     /// Ranked by a priority at every pass: the running jobs, the reservation, and scratch
     /// space for the ranking (the jobs' priorities and places in the queue).
     Ranked {
@@ -27,24 +119,24 @@ pub(super) enum PriorityEasy {
     InOrder(Easy),
 }
 
-impl PriorityEasy {
+impl Pass {
     /// Passes ranked by priority, or (`ranked` false) in the queue's order.
-    pub(super) fn new(ranked: bool) -> Self {
+    fn new(ranked: bool) -> Self {
         if ranked {
-            PriorityEasy::Ranked {
+            Pass::Ranked {
                 running: RunningByEnd::new(),
                 reservation: None,
                 ranked: Vec::new(),
             }
         } else {
-            PriorityEasy::InOrder(Easy::new())
+            Pass::InOrder(Easy::new())
         }
     }
 
     /// Adopts the state of `view`.
-    pub(super) fn sync(&mut self, view: &SystemView<'_>) {
+    fn sync(&mut self, view: &SystemView<'_>) {
         match self {
-            PriorityEasy::Ranked {
+            Pass::Ranked {
                 running,
                 reservation,
                 ..
@@ -56,29 +148,27 @@ impl PriorityEasy {
                 }
                 *reservation = None;
             }
-            PriorityEasy::InOrder(easy) => easy.sync(view),
+            Pass::InOrder(easy) => easy.sync(view),
         }
     }
 
     /// A job has joined the queue.
-    pub(super) fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
-        if let PriorityEasy::InOrder(easy) = self {
+    fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
+        if let Pass::InOrder(easy) = self {
             easy.on_submit(job, view);
         }
     }
 
     /// A running job ended.
-    pub(super) fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
+    fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
         match self {
-            PriorityEasy::Ranked { running, .. } => {
-                running.remove(job.planned_end(), job.request.seq)
-            }
-            PriorityEasy::InOrder(easy) => easy.on_end(job, view),
+            Pass::Ranked { running, .. } => running.remove(job.planned_end(), job.request.seq),
+            Pass::InOrder(easy) => easy.on_end(job, view),
         }
     }
 
     /// A job's plan changed; a running one is held until its new planned end.
-    pub(super) fn on_replan(
+    fn on_replan(
         &mut self,
         job: &JobRequest,
         old_plan: Time,
@@ -86,39 +176,39 @@ impl PriorityEasy {
         view: &SystemView<'_>,
     ) {
         match self {
-            PriorityEasy::Ranked { running, .. } => {
+            Pass::Ranked { running, .. } => {
                 if let Some(start) = started {
                     running.remove(start + old_plan, job.seq);
                     running.insert(start + job.plan, job.seq, job.id, job.size);
                 }
             }
-            PriorityEasy::InOrder(easy) => easy.on_replan(job, old_plan, started, view),
+            Pass::InOrder(easy) => easy.on_replan(job, old_plan, started, view),
         }
     }
 
     /// The head's reservation after the last pass.
-    pub(super) fn reservation(&self) -> Option<Reservation> {
+    fn reservation(&self) -> Option<Reservation> {
         match self {
-            PriorityEasy::Ranked { reservation, .. } => *reservation,
-            PriorityEasy::InOrder(easy) => easy.reservation(),
+            Pass::Ranked { reservation, .. } => *reservation,
+            Pass::InOrder(easy) => easy.reservation(),
         }
     }
 
     /// One pass over `view`'s queue ranked by `priority` (in the queue's order, `priority`
     /// unused, for passes in order).
-    pub(super) fn pass(
+    fn pass(
         &mut self,
         view: &SystemView<'_>,
         priority: &dyn Fn(&JobRequest) -> f64,
         starts: &mut Vec<JobId>,
     ) {
         let (running, reservation, ranked) = match self {
-            PriorityEasy::Ranked {
+            Pass::Ranked {
                 running,
                 reservation,
                 ranked,
             } => (running, reservation, ranked),
-            PriorityEasy::InOrder(easy) => return easy.schedule(view, starts),
+            Pass::InOrder(easy) => return easy.schedule(view, starts),
         };
         let queue = view.queue();
         ranked.clear();
