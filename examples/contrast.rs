@@ -3,7 +3,7 @@
 //! swept axis, replication by replication, (scheduler − reference) in the first
 //! experiment minus (scheduler − reference) in the second. Feitelson 2021, Fig. 21 is
 //! such a contrast: CREASY's gain over EASY with jobs only in work hours, against its
-//! gain without a daily cycle (docs/VALIDATION.md, "Fig. 21").
+//! gain without a daily cycle (docs/VALIDATION-SITE.md, "Fig. 21").
 //!
 //! ```text
 //! cargo run --release --example contrast -- results/creasy-work-hours results/creasy-flat-day

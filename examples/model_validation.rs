@@ -1,4 +1,4 @@
-//! Reproduces the "Model-based site" section of `docs/VALIDATION.md`, and the tables of
+//! Reproduces the "Model-based site" section of `docs/VALIDATION-SITE.md`, and the tables of
 //! `docs/MODELS.md`, "Model-based site" (the calibrations, the closed loop's rules, the
 //! runtime mapping's alternatives, with their intervals): the site of 128
 //! processors as the thesis and the fit give its layers (not calibrated, users not

@@ -242,7 +242,7 @@ fn the_analytic_calibration_fits_what_a_plan_drawn_once_generates() {
 
 /// The default site over 40 replications, as the default scenario runs it (the
 /// utilization's 95% interval is about ±4 points of the site's 70%): it submits Table
-/// 28's workload, keeps its calendar, and is stationary (docs/VALIDATION.md, "The model
+/// 28's workload, keeps its calendar, and is stationary (docs/VALIDATION-SITE.md, "The model
 /// site against Table 28"): its utilization in each quarter after the warm-up stays
 /// within 5 points of the year's (the thesis's site, whose users never leave, climbs
 /// from 52% in its first quarter to 76% in its last).

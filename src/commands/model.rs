@@ -105,7 +105,7 @@ struct CalibrationKey {
 /// Trial runs per round of a closed-loop calibration. Every site size draws its trial
 /// plans from the same seeds, so their sampling error moves every size alike: with 8,
 /// sites of 256 to 2,048 processors all submitted 2 to 5% more than Table 28; with 16,
-/// within 4.1% at every size (docs/VALIDATION.md, "The model site against Table 28").
+/// within 4.1% at every size (docs/VALIDATION-SITE.md, "The model site against Table 28").
 const TRIALS: u32 = 16;
 /// Plans per round of a closed-loop calibration (the first [`TRIALS`] of them run).
 const PLANS: u32 = 16;
