@@ -15,13 +15,14 @@
 //!
 //! The plan keeps each user's weekly calendar (Talby 2006, Listing 5): its sessions are
 //! drawn to lie apart as they would last on a machine that starts every job at once
-//! ([`super::plan::CollisionRoom`]). By default ([`BusyUser::GiveUp`]) every session
-//! opens at its planned start: a user whose previous session still has jobs to submit
-//! then gives up the rest of it (the machine made it wait past its next session), so the
-//! daily cycle of the plan reaches the machine and congestion throttles the work users
-//! submit ("when the system is clogged, users will submit fewer new jobs", §14.2). A
-//! session's jobs still running when the next opens end as they will. The other rules
-//! queue such sessions ([`BusyUser::Queue`]) or skip them ([`BusyUser::Skip`]).
+//! ([`super::plan::CollisionRoom`]). By default ([`BusyUser::Waiting`]) a session due
+//! while its user has jobs waiting in the queue is skipped; otherwise it opens at its
+//! planned start, and a user whose previous session still has jobs to submit gives up
+//! the rest of it, so congestion throttles the work users submit ("when the system is
+//! clogged, users will submit fewer new jobs", §14.2) while the plan's daily cycle
+//! reaches the machine. A session's jobs still running when the next opens end as they
+//! will. The other rules open every session on time ([`BusyUser::GiveUp`]), queue such
+//! sessions ([`BusyUser::Queue`]) or skip them ([`BusyUser::Skip`]).
 //! With work hours ([`super::DayCycle::Window`]) a session opens only within them,
 //! and with `all_jobs` every job arrives within them. No session opens and no job is
 //! submitted after the horizon.
