@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs every shipped scenario (shortened: 2 replications, 8 weeks) and replay, feedback,
-# resample and sweep on KTH with one sitesim binary, writing each command's printed text
-# and output files under OUT. Run it with the binaries of two commits and compare:
+# Runs every shipped scenario (shortened: 2 replications, 8 weeks, a warm-up of 10 weeks
+# or more cut to 2) and replay, feedback, resample and sweep on KTH with one sitesim
+# binary, writing each command's printed text and output files under OUT. Run it with the binaries of two commits and compare:
 #
 #   scripts/compare-outputs.sh OLD_BIN /tmp/before
 #   scripts/compare-outputs.sh target/release/sitesim /tmp/after
@@ -26,7 +26,10 @@ trap 'rm -rf "$SHORT"' EXIT
 
 run() { # NAME ARGS...: the printed text in NAME.txt, files in NAME/
   local name=$1; shift
-  "$BIN" "$@" --out "$OUT/$name" >"$OUT/$name.txt" 2>"$OUT/$name.err"
+  "$BIN" "$@" --out "$OUT/$name" >"$OUT/$name.txt" 2>"$OUT/$name.err" || {
+    echo "compare-outputs: $name failed: $(head -c 400 "$OUT/$name.err")" >&2
+    exit 1
+  }
 }
 
 for s in scenarios/*.toml; do
@@ -34,10 +37,14 @@ for s in scenarios/*.toml; do
   dir="$OUT/scenarios/$name"
   # The shortened copy lives elsewhere: its log paths, relative to scenarios/, made absolute.
   sed -e 's/^replications = .*/replications = 2/' -e 's/^duration = .*/duration = "8w"/' \
+    -e 's/^warmup = "[0-9][0-9]w"/warmup = "2w"/' \
     -e "s|^path = \"\([^/][^\"]*\)\"|path = \"$PWD/scenarios/\1\"|" \
     -e "s|^#* *dir = .*|dir = \"$dir\"|" "$s" >"$SHORT/$name.toml"
   grep -q '^\[output\]' "$SHORT/$name.toml" || printf '\n[output]\ndir = "%s"\n' "$dir" >>"$SHORT/$name.toml"
-  "$BIN" run "$SHORT/$name.toml" >"$dir.txt" 2>"$dir.err"
+  "$BIN" run "$SHORT/$name.toml" >"$dir.txt" 2>"$dir.err" || {
+    echo "compare-outputs: scenario $name failed: $(head -c 400 "$dir.err")" >&2
+    exit 1
+  }
   if [ -f "$OUT/scenarios/$name/experiment.json" ]; then
     "$BIN" report "$OUT/scenarios/$name" >/dev/null
   fi

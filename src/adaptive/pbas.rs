@@ -5,9 +5,9 @@ use std::str::FromStr;
 use rustc_hash::FxHashMap;
 
 use super::shadow::{KnownRuntimes, Period, ShadowRun};
-use super::{AdaptiveReport, Candidate, Candidates};
-use crate::job::{JobId, JobRequest};
-use crate::sched::{BuildContext, RunningJob, Scheduler, SystemView};
+use super::{Candidate, Candidates, Rule, Switching};
+use crate::job::JobRequest;
+use crate::sched::{BuildContext, RunningJob, SystemView};
 use crate::sim::Snapshot;
 use crate::time::Time;
 
@@ -187,15 +187,16 @@ impl Window {
 /// period. The history window is the switch period, as in the thesis.
 ///
 /// Every candidate, the active one included, is scored as if it had taken over at the
-/// start of the period, so for a policy whose [`Scheduler::sync`] rebuilds its plan
+/// start of the period, so for a policy whose `Scheduler::sync` rebuilds its plan
 /// (conservative backfilling) the score of the active candidate is that of a fresh copy,
 /// not of its real history. The active candidate is not re-synced when it is kept.
 ///
-/// Between switches PBAS only records arrivals and the runtimes of ended jobs. It reports
-/// no promises: a switch legitimately moves reservations.
+/// Between switches PBAS only records arrivals and the runtimes of ended jobs.
+pub type Pbas = Switching<PbasRule>;
+
+/// PBAS's rule: the current period and what its candidates are scored by.
 #[derive(Clone)]
-pub struct Pbas {
-    candidates: Candidates,
+pub struct PbasRule {
     period: Time,
     metric: PbasMetric,
     procs: u32,
@@ -203,11 +204,22 @@ pub struct Pbas {
     window: Option<Window>,
 }
 
-impl Pbas {
-    /// PBAS for `ctx` (`params` checked by [`PbasParams::check`]).
-    pub fn new(params: &PbasParams, ctx: &BuildContext) -> Self {
-        Pbas {
-            candidates: Candidates::new(&params.candidates, ctx),
+impl PbasRule {
+    fn window(&mut self) -> &mut Window {
+        self.window.as_mut().expect("begun")
+    }
+}
+
+impl Rule for PbasRule {
+    const NAME: &'static str = "pbas";
+    type Params = PbasParams;
+
+    fn candidates(params: &PbasParams) -> Vec<&Candidate> {
+        params.candidates.iter().collect()
+    }
+
+    fn new(params: &PbasParams, ctx: &BuildContext) -> Self {
+        PbasRule {
             period: params.period,
             metric: params.metric,
             procs: ctx.procs,
@@ -215,129 +227,71 @@ impl Pbas {
         }
     }
 
-    /// Starts the first period at the first event, from `snapshot`.
-    fn begin(&mut self, snapshot: impl FnOnce() -> Snapshot) {
-        if self.window.is_none() {
-            let snapshot = snapshot();
-            self.candidates.begin(snapshot.time, 0);
-            self.window = Some(Window::new(snapshot, self.period));
-        }
+    /// Starts the first period at the first event (before an arrival the machine was
+    /// empty).
+    fn begin(&mut self, view: &SystemView<'_>, arrival: bool) -> usize {
+        let snapshot = if arrival {
+            Snapshot::empty(view.now)
+        } else {
+            Snapshot::of(view)
+        };
+        self.window = Some(Window::new(snapshot, self.period));
+        0
     }
 
-    fn window(&mut self) -> &mut Window {
-        self.window.as_mut().expect("begun")
+    fn on_submit(&mut self, job: &JobRequest) {
+        self.window().arrivals.push(*job);
     }
 
-    /// A switch time: scores every candidate over the period that ends at `view.now`,
-    /// activates the best, and starts the next period.
-    fn switch(&mut self, view: &SystemView<'_>) {
-        let now = view.now;
-        let mut window = self.window.take().expect("begun");
-        let current = self.candidates.active;
-        let best = if self.candidates.prototypes.len() > 1 {
+    fn on_end(&mut self, job: &RunningJob, now: Time) {
+        self.window()
+            .runtimes
+            .insert(job.request.seq, now - job.start);
+    }
+
+    /// Starts a new period at `view.now` with the active candidate.
+    fn sync(&mut self, view: &SystemView<'_>, active: usize) -> usize {
+        self.window = Some(Window::new(Snapshot::of(view), self.period));
+        active
+    }
+
+    fn switch_at(&self) -> Option<Time> {
+        self.window.as_ref().map(|w| w.switch_at)
+    }
+
+    /// Scores every candidate over the period that ends at `view.now`, picks the best, and
+    /// starts the next period.
+    fn choose(&mut self, view: &SystemView<'_>, candidates: &mut Candidates) -> usize {
+        let (now, metric, procs, period) = (view.now, self.metric, self.procs, self.period);
+        let window = self.window();
+        let current = candidates.active;
+        let best = if candidates.prototypes.len() > 1 {
             let known = KnownRuntimes::new(&window.runtimes, view);
             // The period's snapshot goes to its last shadow run; the next one is taken
             // below.
             let snapshot = std::mem::replace(&mut window.snapshot, Snapshot::empty(now));
-            let period = Period::new(self.procs, snapshot, &window.arrivals, &known, now);
-            let (last, others) = self
-                .candidates
-                .prototypes
-                .split_last()
-                .expect("a candidate");
+            let shadow = Period::new(procs, snapshot, &window.arrivals, &known, now);
+            let (last, others) = candidates.prototypes.split_last().expect("a candidate");
             let mut scores: Vec<Option<f64>> = others
                 .iter()
-                .map(|prototype| self.metric.measure(&period.simulate(prototype.clone())?))
+                .map(|prototype| metric.measure(&shadow.simulate(prototype.clone())?))
                 .collect();
             scores.push(
-                period
+                shadow
                     .simulate_last(last.clone())
-                    .and_then(|run| self.metric.measure(&run)),
+                    .and_then(|run| metric.measure(&run)),
             );
-            let best = self.metric.best(&scores, current);
-            self.candidates.last_scores = scores;
+            let best = metric.best(&scores, current);
+            candidates.last_scores = scores;
             best
         } else {
             current
         };
-        self.candidates.switch(best, view);
         window.snapshot = Snapshot::of(view);
         window.arrivals.clear();
         window.runtimes.clear();
-        window.switch_at = now + self.period;
-        self.window = Some(window);
-    }
-
-    /// How the candidates were used.
-    pub fn report(&self) -> AdaptiveReport {
-        self.candidates.report("pbas")
-    }
-}
-
-impl Scheduler for Pbas {
-    fn fault(&self) -> Option<String> {
-        self.candidates.scheduler.fault()
-    }
-
-    fn run_report(&self) -> Option<serde_json::Value> {
-        serde_json::to_value(Pbas::report(self)).ok()
-    }
-
-    fn name(&self) -> &str {
-        "pbas"
-    }
-
-    /// Adopts the state in `view` with the active candidate, and starts a new period
-    /// there.
-    fn sync(&mut self, view: &SystemView<'_>) {
-        self.candidates.sync(self.candidates.active, view);
-        self.window = Some(Window::new(Snapshot::of(view), self.period));
-    }
-
-    fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
-        // The first event: the machine was empty before this arrival.
-        self.begin(|| Snapshot::empty(view.now));
-        self.window().arrivals.push(*job);
-        self.candidates.scheduler.on_submit(job, view);
-    }
-
-    fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
-        self.begin(|| Snapshot::of(view));
-        self.window()
-            .runtimes
-            .insert(job.request.seq, view.now - job.start);
-        self.candidates.scheduler.on_end(job, view);
-    }
-
-    fn on_replan(
-        &mut self,
-        job: &JobRequest,
-        old_plan: Time,
-        started: Option<Time>,
-        view: &SystemView<'_>,
-    ) {
-        self.begin(|| Snapshot::of(view));
-        self.candidates
-            .scheduler
-            .on_replan(job, old_plan, started, view);
-    }
-
-    fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
-        self.begin(|| Snapshot::of(view));
-        self.candidates.pass(view);
-        if view.now >= self.window().switch_at {
-            self.switch(view);
-        }
-        self.candidates.scheduler.schedule(view, starts);
-    }
-
-    fn accepts_predictions(&self) -> bool {
-        self.candidates.accepts_predictions()
-    }
-
-    fn wake_at(&self) -> Option<Time> {
-        self.candidates
-            .wake_at(self.window.as_ref().map(|w| w.switch_at))
+        window.switch_at = now + period;
+        best
     }
 }
 

@@ -1,9 +1,8 @@
 //! Switching on a schedule: one policy during the local working hours, another at night.
 
-use super::{AdaptiveReport, Candidate, Candidates};
-use crate::job::{JobId, JobRequest};
+use super::{Candidate, Candidates, Rule, Switching};
 use crate::localtime::SiteClock;
-use crate::sched::{BuildContext, RunningJob, Scheduler, SystemView};
+use crate::sched::{BuildContext, SystemView};
 use crate::time::{DAY, HOUR, Time};
 
 /// The parameters of [`TimeOfDay`].
@@ -38,11 +37,11 @@ impl TimeOfDayParams {
 /// `[day_start, day_end)` of every day, the `night` policy otherwise. The hand-over happens
 /// at the hour boundary (a pass is asked for then), on the site's clock, so daylight
 /// saving time is followed.
-///
-/// It reports no promises: a switch legitimately moves reservations.
-#[derive(Clone)]
-pub struct TimeOfDay {
-    candidates: Candidates,
+pub type TimeOfDay = Switching<TimeOfDayRule>;
+
+/// Time-of-day's rule: the hours and the site's clock.
+#[derive(Debug, Clone)]
+pub struct TimeOfDayRule {
     clock: SiteClock,
     day_start: u8,
     day_end: u8,
@@ -50,20 +49,9 @@ pub struct TimeOfDay {
     next_switch: Option<Time>,
 }
 
-impl TimeOfDay {
+impl TimeOfDayRule {
     const DAY: usize = 0;
     const NIGHT: usize = 1;
-
-    /// Time-of-day switching for `ctx` (`params` checked by [`TimeOfDayParams::check`]).
-    pub fn new(params: &TimeOfDayParams, ctx: &BuildContext) -> Self {
-        TimeOfDay {
-            candidates: Candidates::new([&params.day, &params.night], ctx),
-            clock: ctx.clock.clone(),
-            day_start: params.day_start,
-            day_end: params.day_end,
-            next_switch: None,
-        }
-    }
 
     /// Whether local hour `hour` is in the day.
     fn is_day_hour(&self, hour: u8) -> bool {
@@ -98,78 +86,45 @@ impl TimeOfDay {
         None
     }
 
-    fn begin(&mut self, now: Time) {
-        if !self.candidates.started() {
-            self.candidates.begin(now, self.wanted(now));
-            self.next_switch = self.next_change(now);
-        }
-    }
-
-    /// How the policies were used.
-    pub fn report(&self) -> AdaptiveReport {
-        self.candidates.report("time-of-day")
+    /// The candidate of `now`, with the next switch after it.
+    fn at(&mut self, now: Time) -> usize {
+        self.next_switch = self.next_change(now);
+        self.wanted(now)
     }
 }
 
-impl Scheduler for TimeOfDay {
-    fn fault(&self) -> Option<String> {
-        self.candidates.scheduler.fault()
+impl Rule for TimeOfDayRule {
+    const NAME: &'static str = "time-of-day";
+    type Params = TimeOfDayParams;
+
+    fn candidates(params: &TimeOfDayParams) -> Vec<&Candidate> {
+        vec![&params.day, &params.night]
     }
 
-    fn run_report(&self) -> Option<serde_json::Value> {
-        serde_json::to_value(TimeOfDay::report(self)).ok()
+    fn new(params: &TimeOfDayParams, ctx: &BuildContext) -> Self {
+        TimeOfDayRule {
+            clock: ctx.clock.clone(),
+            day_start: params.day_start,
+            day_end: params.day_end,
+            next_switch: None,
+        }
     }
 
-    fn name(&self) -> &str {
-        "time-of-day"
+    fn begin(&mut self, view: &SystemView<'_>, _arrival: bool) -> usize {
+        self.at(view.now)
     }
 
     /// Adopts the state in `view` under the policy of `view.now`.
-    fn sync(&mut self, view: &SystemView<'_>) {
-        self.candidates.sync(self.wanted(view.now), view);
-        self.next_switch = self.next_change(view.now);
+    fn sync(&mut self, view: &SystemView<'_>, _active: usize) -> usize {
+        self.at(view.now)
     }
 
-    fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
-        self.begin(view.now);
-        self.candidates.scheduler.on_submit(job, view);
+    fn switch_at(&self) -> Option<Time> {
+        self.next_switch
     }
 
-    fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
-        self.begin(view.now);
-        self.candidates.scheduler.on_end(job, view);
-    }
-
-    fn on_replan(
-        &mut self,
-        job: &JobRequest,
-        old_plan: Time,
-        started: Option<Time>,
-        view: &SystemView<'_>,
-    ) {
-        self.begin(view.now);
-        self.candidates
-            .scheduler
-            .on_replan(job, old_plan, started, view);
-    }
-
-    fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
-        let now = view.now;
-        self.begin(now);
-        self.candidates.pass(view);
-        if self.next_switch.is_some_and(|t| now >= t) {
-            self.candidates.switch(self.wanted(now), view);
-            self.next_switch = self.next_change(now);
-        }
-        self.candidates.scheduler.schedule(view, starts);
-    }
-
-    fn accepts_predictions(&self) -> bool {
-        self.candidates.accepts_predictions()
-    }
-
-    fn wake_at(&self) -> Option<Time> {
-        self.candidates.wake_at(self.next_switch)
+    fn choose(&mut self, view: &SystemView<'_>, _candidates: &mut Candidates) -> usize {
+        self.at(view.now)
     }
 }
 
@@ -186,14 +141,14 @@ mod tests {
             day_start: 8,
             day_end: 18,
         };
-        let t = TimeOfDay::new(&params, &BuildContext::new(4));
+        let t = TimeOfDayRule::new(&params, &BuildContext::new(4));
         // Time 0 is midnight UTC.
-        assert_eq!(t.wanted(7 * HOUR + 3599), TimeOfDay::NIGHT);
-        assert_eq!(t.wanted(8 * HOUR), TimeOfDay::DAY);
+        assert_eq!(t.wanted(7 * HOUR + 3599), TimeOfDayRule::NIGHT);
+        assert_eq!(t.wanted(8 * HOUR), TimeOfDayRule::DAY);
         assert_eq!(t.next_change(100), Some(8 * HOUR));
         assert_eq!(t.next_change(8 * HOUR), Some(18 * HOUR));
         assert_eq!(t.next_change(20 * HOUR), Some(DAY + 8 * HOUR));
-        let over_midnight = TimeOfDay::new(
+        let over_midnight = TimeOfDayRule::new(
             &TimeOfDayParams {
                 day_start: 22,
                 day_end: 6,
@@ -201,10 +156,10 @@ mod tests {
             },
             &BuildContext::new(4),
         );
-        assert_eq!(over_midnight.wanted(HOUR), TimeOfDay::DAY);
-        assert_eq!(over_midnight.wanted(12 * HOUR), TimeOfDay::NIGHT);
+        assert_eq!(over_midnight.wanted(HOUR), TimeOfDayRule::DAY);
+        assert_eq!(over_midnight.wanted(12 * HOUR), TimeOfDayRule::NIGHT);
         for (start, end) in [(0, 24), (5, 5)] {
-            let never = TimeOfDay::new(
+            let never = TimeOfDayRule::new(
                 &TimeOfDayParams {
                     day_start: start,
                     day_end: end,

@@ -1,8 +1,8 @@
 //! The workload-based adaptive scheduler, WBAS (Talby 2006, §7.4, Figure 12).
 
-use super::{AdaptiveReport, Candidate, Candidates};
-use crate::job::{JobId, JobRequest};
-use crate::sched::{BuildContext, RunningJob, Scheduler, SystemView};
+use super::{Candidate, Candidates, Rule, Switching};
+use crate::job::JobRequest;
+use crate::sched::{BuildContext, SystemView};
 use crate::time::Time;
 
 /// The parameters of [`Wbas`].
@@ -41,14 +41,13 @@ impl WbasParams {
 /// arrival as `avg += (size − avg) / maf` (the first arrival sets it). Every `period`, if
 /// the jobs that arrived in the period just ended asked for more processors per job on
 /// average than that long-term average, `high` takes over; otherwise `low` does; a period
-/// without arrivals changes nothing. `low` is active at first.
-///
-/// The thesis switches between Flex (high) and Maui (low), which sitesim does not have;
-/// the defaults (`easy`, `sjbf`) are ours. It reports no promises: a switch legitimately
-/// moves reservations.
-#[derive(Clone)]
-pub struct Wbas {
-    candidates: Candidates,
+/// without arrivals changes nothing. `low` is active at first. The thesis switches between
+/// Flex (high) and Maui (low), the defaults.
+pub type Wbas = Switching<WbasRule>;
+
+/// WBAS's rule: the long-term average and the current period's arrivals.
+#[derive(Debug, Clone)]
+pub struct WbasRule {
     period: Time,
     maf: f64,
     /// The long-term average of processors per job.
@@ -60,14 +59,28 @@ pub struct Wbas {
     switch_at: Option<Time>,
 }
 
-impl Wbas {
+impl WbasRule {
     const HIGH: usize = 0;
     const LOW: usize = 1;
 
-    /// WBAS for `ctx` (`params` checked by [`WbasParams::check`]).
-    pub fn new(params: &WbasParams, ctx: &BuildContext) -> Self {
-        Wbas {
-            candidates: Candidates::new([&params.high, &params.low], ctx),
+    /// Starts a period at `now`.
+    fn new_period(&mut self, now: Time) {
+        self.window_procs = 0;
+        self.window_jobs = 0;
+        self.switch_at = Some(now + self.period);
+    }
+}
+
+impl Rule for WbasRule {
+    const NAME: &'static str = "wbas";
+    type Params = WbasParams;
+
+    fn candidates(params: &WbasParams) -> Vec<&Candidate> {
+        vec![&params.high, &params.low]
+    }
+
+    fn new(params: &WbasParams, _ctx: &BuildContext) -> Self {
+        WbasRule {
             period: params.period,
             maf: params.maf,
             average: None,
@@ -77,48 +90,12 @@ impl Wbas {
         }
     }
 
-    fn begin(&mut self, now: Time) {
-        if self.switch_at.is_none() {
-            self.candidates.begin(now, Self::LOW);
-            self.switch_at = Some(now + self.period);
-        }
-    }
-
-    /// The long-term average of processors per job (`None` before the first arrival).
-    pub fn average(&self) -> Option<f64> {
-        self.average
-    }
-
-    /// How the policies were used.
-    pub fn report(&self) -> AdaptiveReport {
-        self.candidates.report("wbas")
-    }
-}
-
-impl Scheduler for Wbas {
-    fn fault(&self) -> Option<String> {
-        self.candidates.scheduler.fault()
-    }
-
-    fn run_report(&self) -> Option<serde_json::Value> {
-        serde_json::to_value(Wbas::report(self)).ok()
-    }
-
-    fn name(&self) -> &str {
-        "wbas"
-    }
-
-    /// Adopts the state in `view` with the active policy, and starts a new period there
-    /// (the long-term average is kept: it describes the workload, not the machine).
-    fn sync(&mut self, view: &SystemView<'_>) {
-        self.candidates.sync(self.candidates.active, view);
-        self.window_procs = 0;
-        self.window_jobs = 0;
+    fn begin(&mut self, view: &SystemView<'_>, _arrival: bool) -> usize {
         self.switch_at = Some(view.now + self.period);
+        Self::LOW
     }
 
-    fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
-        self.begin(view.now);
+    fn on_submit(&mut self, job: &JobRequest) {
         let size = f64::from(job.size);
         self.average = Some(match self.average {
             None => size,
@@ -126,55 +103,31 @@ impl Scheduler for Wbas {
         });
         self.window_procs += u64::from(job.size);
         self.window_jobs += 1;
-        self.candidates.scheduler.on_submit(job, view);
     }
 
-    fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
-        self.begin(view.now);
-        self.candidates.scheduler.on_end(job, view);
+    /// Starts a new period at `view.now` with the active policy (the long-term average is
+    /// kept: it describes the workload, not the machine).
+    fn sync(&mut self, view: &SystemView<'_>, active: usize) -> usize {
+        self.new_period(view.now);
+        active
     }
 
-    fn on_replan(
-        &mut self,
-        job: &JobRequest,
-        old_plan: Time,
-        started: Option<Time>,
-        view: &SystemView<'_>,
-    ) {
-        self.begin(view.now);
-        self.candidates
-            .scheduler
-            .on_replan(job, old_plan, started, view);
+    fn switch_at(&self) -> Option<Time> {
+        self.switch_at
     }
 
-    fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
-        let now = view.now;
-        self.begin(now);
-        self.candidates.pass(view);
-        if self.switch_at.is_some_and(|t| now >= t) {
-            let choice = match self.average {
-                Some(avg) if self.window_jobs > 0 => {
-                    if self.window_procs as f64 / self.window_jobs as f64 > avg {
-                        Self::HIGH
-                    } else {
-                        Self::LOW
-                    }
+    fn choose(&mut self, view: &SystemView<'_>, candidates: &mut Candidates) -> usize {
+        let choice = match self.average {
+            Some(avg) if self.window_jobs > 0 => {
+                if self.window_procs as f64 / self.window_jobs as f64 > avg {
+                    Self::HIGH
+                } else {
+                    Self::LOW
                 }
-                _ => self.candidates.active,
-            };
-            self.candidates.switch(choice, view);
-            self.window_procs = 0;
-            self.window_jobs = 0;
-            self.switch_at = Some(now + self.period);
-        }
-        self.candidates.scheduler.schedule(view, starts);
-    }
-
-    fn accepts_predictions(&self) -> bool {
-        self.candidates.accepts_predictions()
-    }
-
-    fn wake_at(&self) -> Option<Time> {
-        self.candidates.wake_at(self.switch_at)
+            }
+            _ => candidates.active,
+        };
+        self.new_period(view.now);
+        choice
     }
 }
