@@ -13,9 +13,10 @@ use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use sitesim::commands::calibrate::calibrate;
-use sitesim::commands::feedback::{ContinuationSource, FeedbackOptions};
+use sitesim::commands::feedback::FeedbackOptions;
 use sitesim::commands::replay::ReplayOptions;
 use sitesim::commands::resample::{ResampleOptions, Resampler};
+use sitesim::commands::user_options::ContinuationSource;
 use sitesim::results::replicate::with_threads;
 use sitesim::swf::LogSource;
 use sitesim::time::WEEK;
@@ -79,7 +80,7 @@ fn resample_year(c: &mut Criterion) {
     let defaults = resample_options(1, Some(1));
     let off = {
         let mut o = defaults.clone();
-        o.users.continuation = ContinuationSource::Off;
+        o.users.users.reaction.continuation = ContinuationSource::Off;
         o
     };
     for (id, opts) in [("easy", defaults), ("easy-no-reactions", off)] {

@@ -22,9 +22,11 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use sitesim::commands::feedback::{ContinuationSource, FeedbackOptions, FeedbackSummary, feedback};
+use sitesim::commands::feedback::{FeedbackOptions, FeedbackSummary, feedback};
 use sitesim::commands::replay::ReplayOptions;
 use sitesim::commands::resample::{ResampleOptions, Resampler};
+use sitesim::commands::user_options::ContinuationSource;
+use sitesim::commands::user_options::{Reaction, UserOptions};
 use sitesim::registry::SchedulerSpec;
 use sitesim::results::metric::{MetricStats, Replication};
 use sitesim::results::replicate::with_threads;
@@ -44,37 +46,41 @@ type Alternative = (&'static str, fn(&mut ResampleOptions));
 
 const ALTERNATIVES: [Alternative; 17] = [
     ("defaults", |_| {}),
-    ("--away next-window", |o| o.users.away = Return::NextWindow),
+    ("--away next-window", |o| {
+        o.users.users.away = Return::NextWindow
+    }),
     ("--dependence sessions", |o| {
-        o.users.trace.dependence = Dependence::Sessions
+        o.users.users.split.dependence = Dependence::Sessions
     }),
     ("--dependence submit", |o| {
-        o.users.trace.dependence = Dependence::Submit
+        o.users.users.split.dependence = Dependence::Submit
     }),
     ("--dependence start", |o| {
-        o.users.trace.dependence = Dependence::Start
+        o.users.users.split.dependence = Dependence::Start
     }),
     ("--opening-think keep-lead", |o| {
-        o.users.opening = OpeningThink::KeepLead
+        o.users.users.opening_think = OpeningThink::KeepLead
     }),
     ("--opening-think original", |o| {
-        o.users.opening = OpeningThink::Original
+        o.users.users.opening_think = OpeningThink::Original
     }),
     ("--opening-think capped", |o| {
-        o.users.opening = OpeningThink::Capped
+        o.users.users.opening_think = OpeningThink::Capped
     }),
     ("--opening-think zero", |o| {
-        o.users.opening = OpeningThink::Zero
+        o.users.users.opening_think = OpeningThink::Zero
     }),
-    ("--flow-forward next", |o| o.users.flow = FlowForward::Next),
+    ("--flow-forward next", |o| {
+        o.users.users.flow_forward = FlowForward::Next
+    }),
     ("--calendar-shift fixed", |o| {
-        o.users.shift = CalendarShift::Fixed
+        o.users.users.calendar_shift = CalendarShift::Fixed
     }),
     ("--window-end last-submit", |o| {
-        o.users.trace.window_end = WindowEnd::LastSubmit
+        o.users.users.split.window_end = WindowEnd::LastSubmit
     }),
     ("--negative-think together", |o| {
-        o.users.negative = NegativeThink::Together
+        o.users.users.negative_think = NegativeThink::Together
     }),
     ("--regenerate-from calendar", |o| {
         o.population.regenerate_from = RegenerateFrom::Calendar
@@ -83,10 +89,10 @@ const ALTERNATIVES: [Alternative; 17] = [
         o.population.start_week = StartWeek::Cycle
     }),
     ("--patience off", |o| {
-        o.users.patience.limit = PatienceLimit::Off
+        o.users.users.reaction.patience = PatienceLimit::Off
     }),
     ("--continuation off", |o| {
-        o.users.continuation = ContinuationSource::Off
+        o.users.users.reaction.continuation = ContinuationSource::Off
     }),
 ];
 
@@ -265,7 +271,13 @@ fn alternatives(log: &Log, replications: u32) -> Result<()> {
         // purpose.
         let fluid = ResampleOptions {
             users: FeedbackOptions {
-                continuation: ContinuationSource::Off,
+                users: UserOptions {
+                    reaction: Reaction {
+                        continuation: ContinuationSource::Off,
+                        ..opts.users.users.reaction.clone()
+                    },
+                    ..opts.users.users.clone()
+                },
                 ..opts.users.clone()
             },
             ..opts.clone()

@@ -10,8 +10,10 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
-use sitesim::commands::feedback::{ContinuationSource, FeedbackOptions, FeedbackSummary, feedback};
+use sitesim::commands::feedback::{FeedbackOptions, FeedbackSummary, feedback};
 use sitesim::commands::replay::{ReplayOptions, ReplaySummary, machine_size, replay};
+use sitesim::commands::user_options::ContinuationSource;
+use sitesim::commands::user_options::{Reaction, UserOptions};
 use sitesim::metrics::Week;
 use sitesim::plot::chart::{LineChart, Series, XTicks, line_chart_svg};
 use sitesim::results::output::write_atomic;
@@ -38,12 +40,17 @@ fn run_feedback(
             check: false,
             ..ReplayOptions::default()
         },
-        continuation: if continuation {
-            ContinuationSource::Fit
-        } else {
-            ContinuationSource::Off
+        users: UserOptions {
+            reaction: Reaction {
+                continuation: if continuation {
+                    ContinuationSource::Fit
+                } else {
+                    ContinuationSource::Off
+                },
+                ..Reaction::default()
+            },
+            ..UserOptions::default()
         },
-        ..FeedbackOptions::default()
     };
     Ok(feedback(&LogSource::file(log)?, &opts)?)
 }

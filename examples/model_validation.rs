@@ -21,12 +21,12 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use sitesim::commands::feedback::UnknownWaits;
 use sitesim::commands::fit::read_log;
 use sitesim::commands::model::{
     ModelFiles, ModelOptions, ModelReplication, ModelSummary, run_model,
 };
 use sitesim::commands::replay::ReplayOptions;
+use sitesim::commands::user_options::UnknownWaits;
 use sitesim::localtime::{LocalTime, SiteClock, WEEKDAYS};
 use sitesim::model::fit::{DAYTIME_END, DAYTIME_START, FitLog, classify};
 use sitesim::model::plan::PlanConfig;
@@ -548,7 +548,7 @@ fn table_28(files: &ModelFiles) -> Result<String> {
             writeln!(
                 out,
                 "| {procs} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                calibrate.name(),
+                sitesim::options::name(&calibrate),
                 if c.is_none() {
                     "x1 (the thesis's)".to_owned()
                 } else {

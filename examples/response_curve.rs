@@ -269,7 +269,7 @@ fn saturation(kth: &Path, replications: u32, plots: &Path) -> Result<()> {
     // Five times the users with nobody leaving: the queue has nothing to settle it.
     saturation_row(
         "×5, patience off",
-        &run(5.0).replications(|o| o.users.patience.limit = PatienceLimit::Off)?,
+        &run(5.0).replications(|o| o.users.users.reaction.patience = PatienceLimit::Off)?,
     );
     let [work, utilization, wait, frustrated] = curves;
     for (file, title, y_label, points) in [

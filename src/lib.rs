@@ -1,7 +1,7 @@
 //! sitesim: a closed-loop, site-level simulator for parallel job scheduling on HPC
 //! machines.
 //!
-//! The layers follow `docs/ARCHITECTURE.md`, from the bottom: [`time`], [`textfmt`],
+//! The layers follow `docs/ARCHITECTURE.md`, from the bottom: [`time`], [`textfmt`], [`options`],
 //! [`seed`] (small helpers) and [`model_files`] (the model files built into the binary);
 //! [`swf`] (the Standard Workload Format), [`engine`] (clock, event queue, run loop),
 //! [`session`] (the think-time session rule) and [`localtime`] (the site's clock); [`job`]
@@ -26,6 +26,7 @@ pub mod localtime;
 pub mod metrics;
 pub mod model;
 pub mod model_files;
+pub mod options;
 pub mod plot;
 pub mod predict;
 pub mod registry;

@@ -20,7 +20,17 @@ use crate::time::{MINUTE, Time};
 pub const DEFAULT_THRESHOLD: Time = 20 * MINUTE;
 
 /// Which earlier job a think time is measured from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    clap::ValueEnum,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum SessionRule {
     /// The user's previous job in submission order (the papers' wording).
@@ -38,21 +48,6 @@ impl SessionRule {
             "latest" => Ok(SessionRule::Latest),
             _ => Err(format!("'{text}' is not a session rule (previous, latest)")),
         }
-    }
-
-    /// The rule's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            SessionRule::Previous => "previous",
-            SessionRule::Latest => "latest",
-        }
-    }
-}
-
-impl std::str::FromStr for SessionRule {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        SessionRule::parse(s)
     }
 }
 

@@ -12,11 +12,12 @@ use std::sync::atomic::AtomicBool;
 
 use common::shared_log;
 use sitesim::commands::calibrate::calibrate;
-use sitesim::commands::feedback::{
-    ContinuationSource, FeedbackOptions, FeedbackSummary, UnknownWaits, feedback,
-};
+use sitesim::commands::feedback::{FeedbackOptions, FeedbackSummary, feedback};
 use sitesim::commands::replay::ReplayOptions;
 use sitesim::commands::resample::{ResampleOptions, Resampler};
+use sitesim::commands::user_options::{
+    ContinuationSource, LogSplit, Reaction, UnknownWaits, UserOptions,
+};
 use sitesim::results::RunError;
 use sitesim::results::metric::{MetricStats, Replication};
 use sitesim::results::replicate::with_threads;
@@ -60,9 +61,17 @@ fn feedback_with(
             check: false,
             ..ReplayOptions::default()
         },
-        unknown_waits,
-        continuation,
-        ..FeedbackOptions::default()
+        users: UserOptions {
+            split: LogSplit {
+                unknown_waits,
+                ..LogSplit::default()
+            },
+            reaction: Reaction {
+                continuation,
+                ..Reaction::default()
+            },
+            ..UserOptions::default()
+        },
     };
     feedback(&LogSource::file(log).unwrap(), &opts)
 }

@@ -7,8 +7,10 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{Collect, shared_log, users_of};
-use sitesim::commands::feedback::{ContinuationSource, FeedbackOptions, FeedbackSummary, feedback};
+use sitesim::commands::feedback::{FeedbackOptions, FeedbackSummary, feedback};
 use sitesim::commands::replay::{ReplayOptions, ReplaySummary, replay};
+use sitesim::commands::user_options::ContinuationSource;
+use sitesim::commands::user_options::{Reaction, UserOptions};
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
 use sitesim::sim::{Simulation, SiteConfig};
@@ -36,7 +38,13 @@ fn run_feedback_with(
     continuation: ContinuationSource,
 ) -> FeedbackSummary {
     let opts = FeedbackOptions {
-        continuation,
+        users: UserOptions {
+            reaction: Reaction {
+                continuation,
+                ..Reaction::default()
+            },
+            ..UserOptions::default()
+        },
         run: ReplayOptions {
             policy: policy.into(),
             procs,
@@ -44,7 +52,6 @@ fn run_feedback_with(
             check: false,
             ..ReplayOptions::default()
         },
-        ..FeedbackOptions::default()
     };
     feedback(&LogSource::file(path).unwrap(), &opts).expect("the feedback replay runs")
 }

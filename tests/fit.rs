@@ -5,8 +5,8 @@ mod common;
 
 use std::path::PathBuf;
 
-use sitesim::commands::feedback::UnknownWaits;
 use sitesim::commands::fit::fit_logs;
+use sitesim::commands::user_options::UnknownWaits;
 use sitesim::model::{JobLayer, SessionClass};
 
 fn shipped(name: &str) -> JobLayer {

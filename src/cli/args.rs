@@ -12,9 +12,11 @@ use clap::{Args, Command, FromArgMatches};
 use crate::commands::analyze::AnalyzeOptions;
 use crate::commands::estimates::EstimatesInput;
 use crate::commands::export::ExportOptions;
-use crate::commands::feedback::{ContinuationSource, FeedbackOptions, UnknownWaits};
+use crate::commands::feedback::FeedbackOptions;
 use crate::commands::replay::ReplayOptions;
 use crate::commands::resample::{ResampleOptions, resampled_cooldown};
+use crate::commands::user_options::UnknownWaits;
+use crate::commands::user_options::{LogSplit, UserOptions};
 use crate::experiment::study::{Shard, sweep_command};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
@@ -23,19 +25,13 @@ use crate::predict::estimates::EstimateModel;
 use crate::registry::SchedulerSpec;
 use crate::report::ScheduleView;
 use crate::results::replicate::MAX_REPLICATIONS;
-use crate::session::SessionRule;
 use crate::swf::batsim::ProfileStyle;
 use crate::time::{MAX_WEEKS, Time, parse_duration};
 use crate::users::analysis::DEFAULT_FLURRY_FACTOR;
 use crate::users::pools::PoolConfig;
 use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
-use crate::users::{
-    CalendarShift, FlowForward, NegativeThink, OpeningThink, Patience, PatienceLimit,
-    PatienceOption, Return,
-};
 use crate::workload::SyntheticConfig;
 use crate::workload::questionable::{Policies, PolicySetting};
-use crate::workload::trace::{Dependence, TraceConfig, WindowEnd};
 
 /// What `replay` and `feedback` share: the log, the site, the scheduler, the metrics and
 /// the outputs.
@@ -115,49 +111,9 @@ pub struct FeedbackArgs {
     /// The log, the site, the scheduler, the metrics and the outputs.
     #[command(flatten)]
     pub site: SiteArgs,
-    /// How the log is split into users.
+    /// The users: how the log is split into them, how they think, come back and react.
     #[command(flatten)]
-    pub users: UserArgs,
-    /// The think time of jobs that opened a session in the log: calendar (the session
-    /// keeps its logged start: the break shortens down to the session threshold after a
-    /// late result and lengthens by as much at most after an early one), keep-lead (as
-    /// calendar for a late result, the logged break after an early one), capped (the
-    /// logged break, at most the threshold), original (the logged break) or zero.
-    #[arg(long, default_value = "calendar", value_name = "RULE")]
-    pub opening_think: OpeningThink,
-    /// Jobs submitted while the user's previous job still ran keep their logged spacing
-    /// from the previous submission (spacing) or are submitted with it (together).
-    #[arg(long, default_value = "spacing", value_name = "RULE")]
-    pub negative_think: NegativeThink,
-    /// A job may flow forward into any earlier window its ready time falls in (any), or
-    /// only into the session before its own (next).
-    #[arg(long, default_value = "any", value_name = "RULE")]
-    pub flow_forward: FlowForward,
-    /// A user's calendar moves with the time it gains by going on where the log broke
-    /// off, or loses by breaking off where the log went on (moves), or stays the log's,
-    /// the next break making it up (fixed).
-    #[arg(long, default_value = "moves", value_name = "RULE")]
-    pub calendar_shift: CalendarShift,
-    /// Where a user whose next job is ready outside its session windows comes back: at
-    /// its next usual hour of the week (from the log) or its next window if sooner
-    /// (usual-hour), or at its next window (next-window, the seed's text taken
-    /// literally).
-    #[arg(long, default_value = "usual-hour", value_name = "RULE")]
-    pub away: Return,
-    /// How users react to service: the continuation curve that breaks sessions after
-    /// long responses and extends them after short ones ('fit': fitted from the log, the
-    /// default; a file such as models/continuation-kth.toml; 'off': sessions keep the
-    /// log's length whatever the service).
-    #[arg(long, default_value = "fit", value_name = "FILE|fit|off")]
-    pub continuation: ContinuationSource,
-    /// A user whose jobs wait longer than the log's own service gave them by more than
-    /// this, --strikes times, leaves for good (frustrated): 'fit' (the default), the
-    /// log's longest wait, at least the session threshold; a duration; or 'off'.
-    #[arg(long, default_value = "fit", value_name = "DURATION|fit|off")]
-    pub patience: PatienceLimit,
-    /// Waits over --patience after which a user leaves.
-    #[arg(long, default_value_t = Patience::DEFAULT_STRIKES, value_parser = clap::value_parser!(u32).range(1..))]
-    pub strikes: u32,
+    pub users: UserOptions,
 }
 
 /// What `resample` and `sweep` share.
@@ -230,50 +186,6 @@ pub struct ResampleArgs {
 
 /// Replications of `resample` and `sweep` unless --replications says otherwise.
 pub const RESAMPLE_REPLICATIONS: u32 = 10;
-
-/// How a log is split into users, sessions and dependencies.
-#[derive(Args)]
-pub struct UserArgs {
-    /// Session threshold: a think time this long or longer starts a new session.
-    #[arg(long, default_value = "20m", value_parser = parse_duration, value_name = "DURATION")]
-    pub threshold: Time,
-    /// Think time measured from the previous job's end (previous) or from the latest end
-    /// among all earlier jobs (latest).
-    #[arg(long, default_value = "previous", value_name = "RULE")]
-    pub session_rule: SessionRule,
-    /// The earlier results a job waits for: the one its think time is measured from
-    /// (think), the last to end in each earlier session (sessions, the seed's shortcut),
-    /// every one that had ended by its submission (submit) or by its start (start, the
-    /// seed's literal wording).
-    #[arg(long, default_value = "think", value_name = "RULE")]
-    pub dependence: Dependence,
-    /// Session windows end at the last end of the session's jobs (last-end) or at its
-    /// last submission (last-submit).
-    #[arg(long, default_value = "last-end", value_name = "END")]
-    pub window_end: WindowEnd,
-    /// The site's time zone (UTC, an IANA name, +HH:MM or seconds east of UTC)
-    /// [default: the log header's TimeZoneString, else TimeZone, else UTC].
-    #[arg(long, value_name = "ZONE")]
-    pub time_zone: Option<String>,
-    /// Jobs whose logged wait is unknown (-1): refuse the log (error), take them as 0
-    /// (zero), or estimate them by an open-loop replay under a policy
-    /// (replay[:POLICY], EASY by default).
-    #[arg(long, default_value = "error", value_name = "RULE")]
-    pub unknown_waits: UnknownWaits,
-}
-
-impl UserArgs {
-    /// How the log is split into users; refuses a threshold under 1 second.
-    pub fn trace_config(&self) -> Result<TraceConfig, String> {
-        Ok(TraceConfig {
-            rule: self.session_rule,
-            dependence: self.dependence,
-            window_end: self.window_end,
-            ..TraceConfig::with_threshold(self.threshold)
-                .map_err(|e| format!("--threshold: {e}"))?
-        })
-    }
-}
 
 /// A finite number above 0.
 pub fn positive_factor(s: &str) -> Result<f64, String> {
@@ -363,17 +275,7 @@ impl FeedbackArgs {
     pub fn options(&self) -> Result<FeedbackOptions, String> {
         Ok(FeedbackOptions {
             run: self.site.options(1.0)?,
-            trace: self.users.trace_config()?,
-            opening: self.opening_think,
-            negative: self.negative_think,
-            flow: self.flow_forward,
-            shift: self.calendar_shift,
-            away: self.away,
-            time_zone: self.users.time_zone.clone(),
-            continuation: self.continuation.clone(),
-            patience: PatienceOption::new(self.patience, Some(self.strikes))
-                .map_err(|e| format!("--strikes: {e}"))?,
-            unknown_waits: self.users.unknown_waits.clone(),
+            users: self.users.clone(),
         })
     }
 }
@@ -438,7 +340,7 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "FILE")]
     pub swf: PathBuf,
     #[command(flatten)]
-    pub users: UserArgs,
+    pub split: LogSplit,
     /// Processors, for the oversize check [default: the log's MaxProcs].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub procs: Option<u32>,
@@ -481,9 +383,7 @@ impl AnalyzeArgs {
         Ok(AnalyzeOptions {
             procs: self.procs,
             questionable,
-            trace: self.users.trace_config()?,
-            time_zone: self.users.time_zone.clone(),
-            unknown_waits: self.users.unknown_waits.clone(),
+            split: self.split.clone(),
             flurry_factor: self.flurry_factor,
             pools: PoolConfig {
                 long_term_share: self.long_term_share,
@@ -801,6 +701,7 @@ pub(crate) fn clap_message(e: clap::Error) -> String {
 mod tests {
     use super::*;
     use crate::time::WEEK;
+    use crate::users::PatienceOption;
 
     fn argv(args: &[&str]) -> Vec<String> {
         args.iter().map(|&s| s.to_owned()).collect()
@@ -860,11 +761,11 @@ mod tests {
             parse::<ResampleArgs>("resample", &argv(&args)).and_then(|a| a.options())
         };
         let (from_cli, from_scenario) = (cli(&[]).unwrap(), scenario("", "").unwrap());
-        assert_eq!(from_cli.users.trace, from_scenario.users.trace);
+        assert_eq!(from_cli.users.users, from_scenario.users.users);
         assert_eq!(from_cli.users.run.bsld, from_scenario.users.run.bsld);
         assert_eq!(from_cli.users.run.cooldown, WEEK);
         assert_eq!(from_scenario.users.run.cooldown, WEEK);
-        let patience = |o: ResampleOptions| o.users.patience;
+        let patience = |o: ResampleOptions| o.users.users.reaction.patience();
         assert_eq!(
             patience(cli(&["--patience", "1h"]).unwrap()),
             patience(scenario("patience = \"1h\"", "").unwrap())
@@ -875,7 +776,7 @@ mod tests {
         let e = cli(&["--strikes", "0"]).err().unwrap();
         assert!(e.contains("--strikes"), "{e}");
         let e = scenario("strikes = 0", "").err().unwrap();
-        assert!(e.contains("strikes must be at least 1"), "{e}");
+        assert!(e.contains("must be at least 1"), "{e}");
         for (flags, users, metrics, rule) in [
             (
                 &["--threshold", "0"][..],

@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::commands::feedback::{UnknownWaits, read_trace};
+use crate::commands::feedback::read_trace;
 use crate::commands::replay::{ReplayOptions, machine_size};
+use crate::commands::user_options::LogSplit;
 use crate::localtime::SiteClock;
 use crate::plot::chart::{Proportion, Series, ShareChart, share_chart_svg};
 use crate::results::output::write_named;
@@ -18,7 +19,6 @@ use crate::users::continuation::Bucket;
 use crate::users::pools::{PoolConfig, Pools};
 use crate::workload::peak::MachineCheck;
 use crate::workload::questionable::Policies;
-use crate::workload::trace::TraceConfig;
 
 /// What `sitesim analyze` reads and prints.
 #[derive(Debug, Clone)]
@@ -27,12 +27,8 @@ pub struct AnalyzeOptions {
     pub procs: Option<u32>,
     /// The questionable-job policies.
     pub questionable: Policies,
-    /// How the log is split into sessions and dependencies.
-    pub trace: TraceConfig,
-    /// The site's time zone, overriding the header's.
-    pub time_zone: Option<String>,
-    /// What to do with jobs whose logged wait is unknown.
-    pub unknown_waits: UnknownWaits,
+    /// How the log is split into users, sessions and dependencies.
+    pub split: LogSplit,
     /// The flurry threshold ([`crate::users::analysis::DEFAULT_FLURRY_FACTOR`]).
     pub flurry_factor: f64,
     /// How users are sorted into resampling pools.
@@ -100,7 +96,7 @@ pub fn analyze_log(swf: &Path, opts: &AnalyzeOptions) -> Result<Analyzed, String
         Some(p) => p,
         None => machine_size(&name, header).map_err(|e| e.to_string())?,
     };
-    let (clock, warnings) = SiteClock::of_log(header.calendar(), opts.time_zone.as_deref())?;
+    let (clock, warnings) = SiteClock::of_log(header.calendar(), opts.split.time_zone.as_deref())?;
     let ctx = BuildContext {
         procs,
         clock: clock.clone(),
@@ -109,8 +105,14 @@ pub fn analyze_log(swf: &Path, opts: &AnalyzeOptions) -> Result<Analyzed, String
         questionable: opts.questionable,
         ..ReplayOptions::default()
     };
-    let (trace, _, _) = read_trace(&source, &ctx, &run, opts.trace, &opts.unknown_waits)
-        .map_err(|e| e.to_string())?;
+    let (trace, _, _) = read_trace(
+        &source,
+        &ctx,
+        &run,
+        opts.split.trace(),
+        &opts.split.unknown_waits,
+    )
+    .map_err(|e| e.to_string())?;
     // The curve and its plots name the log by its file name, wherever it was read from.
     let file = swf
         .file_name()

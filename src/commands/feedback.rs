@@ -6,7 +6,6 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::PathBuf;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -15,14 +14,15 @@ use crate::commands::replay::{
     InputInfo, Outputs, ReplayOptions, ReplaySummary, log_jobs, machine_size, render_run,
     schedule_note, site,
 };
+use crate::commands::user_options::{ContinuationSource, UnknownWaits, UserOptions};
 use crate::job::JobOutcome;
 use crate::localtime::{SiteClock, ZoneSource};
 use crate::metrics::{
     CycleRecorder, CycleSummary, MetricsConfig, Recorder, SessionRecord, SessionRecorder,
     SessionsSummary, UserRecord, write_sessions_csv,
 };
+use crate::options::name;
 use crate::predict::estimates::{EstimateModel, ModalReport};
-use crate::registry::SchedulerSpec;
 use crate::results::RunError;
 use crate::results::lock::lock_folder;
 use crate::results::terminal::verbose;
@@ -33,94 +33,14 @@ use crate::textfmt::{Fixed, write_csv};
 use crate::time::{HOUR, Hms, Time, WEEK};
 use crate::users::{
     Behaviour, CalendarShift, ContinuationCurve, Drift, FlowForward, LatenessSummary,
-    NegativeThink, OpeningThink, Patience, PatienceOption, Return, UserConfig, UserState,
+    NegativeThink, OpeningThink, Patience, Return, UserConfig, UserState,
 };
 use crate::users::{PopulationSummary, TraceUsers};
 use crate::workload::LogReplay;
 use crate::workload::peak::MachineCheck;
 use crate::workload::questionable::Report;
-use crate::workload::trace::{MissingWaits, Trace, TraceConfig};
+use crate::workload::trace::{Trace, TraceConfig};
 use std::path::Path;
-
-/// Where the continuation curve that makes users react to service comes from
-/// ([`crate::users::reaction`]).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum ContinuationSource {
-    /// Fitted from the log being replayed (the default: users react as the log's own
-    /// users did).
-    #[default]
-    Fit,
-    /// Read from a file (see `models/`).
-    File(PathBuf),
-    /// No reaction: sessions keep the log's length whatever the service (for
-    /// comparison).
-    Off,
-}
-
-impl std::str::FromStr for ContinuationSource {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "fit" => Ok(ContinuationSource::Fit),
-            "off" => Ok(ContinuationSource::Off),
-            "" => Err("give a curve file, 'fit' or 'off'".into()),
-            path => Ok(ContinuationSource::File(path.into())),
-        }
-    }
-}
-
-/// What a run of a log's users takes for jobs whose logged wait is unknown (SWF field 3
-/// is -1): the log's own service, from which its users' think times are measured.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub enum UnknownWaits {
-    /// Refuse the log, naming the first such line (the default: never 0 silently).
-    #[default]
-    Error,
-    /// Take them as 0.
-    Zero,
-    /// Estimate them by an open-loop replay of the log under this policy, on the
-    /// simulated machine.
-    Replay(SchedulerSpec),
-}
-
-impl std::str::FromStr for UnknownWaits {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "error" => Ok(UnknownWaits::Error),
-            "zero" => Ok(UnknownWaits::Zero),
-            "replay" => Ok(UnknownWaits::Replay("easy".parse()?)),
-            _ => match s.strip_prefix("replay:") {
-                Some(spec) => Ok(UnknownWaits::Replay(spec.parse()?)),
-                None => Err(format!(
-                    "'{s}' is not a rule for unknown waits (error, zero, replay[:POLICY])"
-                )),
-            },
-        }
-    }
-}
-
-impl UnknownWaits {
-    /// What [`Trace::read`] gives jobs whose wait is unknown, `estimated` being the
-    /// replay's waits under [`UnknownWaits::Replay`].
-    pub fn missing<'a>(&self, estimated: Option<&'a FxHashMap<u64, Time>>) -> MissingWaits<'a> {
-        match (self, estimated) {
-            (_, Some(waits)) => MissingWaits::Estimated(waits),
-            (UnknownWaits::Zero, None) => MissingWaits::Zero,
-            (UnknownWaits::Error | UnknownWaits::Replay(_), None) => MissingWaits::Refuse,
-        }
-    }
-}
-
-impl std::fmt::Display for UnknownWaits {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            UnknownWaits::Error => f.write_str("error"),
-            UnknownWaits::Zero => f.write_str("zero"),
-            UnknownWaits::Replay(spec) => write!(f, "replay:{spec}"),
-        }
-    }
-}
 
 /// The logged waits an open-loop replay of the log gives its jobs, by log line.
 #[derive(Default)]
@@ -139,26 +59,8 @@ pub struct FeedbackOptions {
     /// The site, scheduler, estimates, predictor, metrics and outputs, as for `replay`
     /// (the interarrival factor must stay 1: users set the pace).
     pub run: ReplayOptions,
-    /// How the log is split into users, sessions and dependencies.
-    pub trace: TraceConfig,
-    /// Think time of session openers.
-    pub opening: OpeningThink,
-    /// Spacing of jobs submitted while the previous one ran.
-    pub negative: NegativeThink,
-    /// How far jobs may flow forward into earlier sessions.
-    pub flow: FlowForward,
-    /// Whether a user's calendar moves with what its reactions gain or lose.
-    pub shift: CalendarShift,
-    /// Where a user away comes back.
-    pub away: Return,
-    /// The site's zone, overriding the log's header.
-    pub time_zone: Option<String>,
-    /// Sessions broken after long responses, if on.
-    pub continuation: ContinuationSource,
-    /// Users leaving after long waits.
-    pub patience: PatienceOption,
-    /// What jobs whose logged wait is unknown are given.
-    pub unknown_waits: UnknownWaits,
+    /// The users: how the log is split into them, how they think, come back and react.
+    pub users: UserOptions,
 }
 
 /// The user model of a run, as reported.
@@ -488,7 +390,7 @@ pub(crate) fn log_users<I: Records>(
     source: &LogSource<'_, I>,
     opts: &FeedbackOptions,
 ) -> Result<LogUsers, RunError> {
-    let several_passes = matches!(opts.unknown_waits, UnknownWaits::Replay(_))
+    let several_passes = matches!(opts.users.split.unknown_waits, UnknownWaits::Replay(_))
         || matches!(opts.run.estimates, EstimateModel::Modal { .. });
     if !several_passes {
         return read_users(source, opts);
@@ -507,7 +409,9 @@ fn read_users<I: Records>(
 ) -> Result<LogUsers, RunError> {
     let file = source.name();
     let header = source.header();
-    let run = &opts.run;
+    let (run, users) = (&opts.run, &opts.users);
+    let trace_config = users.split.trace();
+    let patience = users.reaction.patience();
     if run.interarrival_factor != 1.0 {
         return Err(RunError::Options(
             "a run of users takes no interarrival factor: its users set the pace".into(),
@@ -517,14 +421,14 @@ fn read_users<I: Records>(
         Some(p) => p,
         None => machine_size(file, header)?,
     };
-    let (clock, warnings) = SiteClock::of_log(header.calendar(), opts.time_zone.as_deref())
+    let (clock, warnings) = SiteClock::of_log(header.calendar(), users.split.time_zone.as_deref())
         .map_err(RunError::Options)?;
     let ctx = BuildContext {
         procs,
         clock: clock.clone(),
     };
     let (trace, log, modal_estimates) =
-        read_trace(source, &ctx, run, opts.trace, &opts.unknown_waits)?;
+        read_trace(source, &ctx, run, trace_config, &users.split.unknown_waits)?;
     let extra = log.records().ignored();
     let questionable = *log.report();
     let records = log
@@ -532,18 +436,18 @@ fn read_users<I: Records>(
         .map(|by_line| TraceUsers::records_by_tag(&trace, &by_line.borrow()));
     drop(log);
     let machine = MachineCheck::new(procs, header.max_procs, trace.logged_peak);
-    let patience = opts.patience.resolve(|| {
+    let patience = patience.resolve(|| {
         Patience::of_waits(
             trace
                 .users
                 .iter()
                 .flat_map(|u| &u.jobs)
                 .map(|j| j.start - j.submit),
-            opts.trace.threshold,
+            trace_config.threshold,
             Patience::DEFAULT_STRIKES,
         )
     });
-    let continuation = match &opts.continuation {
+    let continuation = match &users.reaction.continuation {
         ContinuationSource::Off => None,
         ContinuationSource::Fit => Some(ContinuationCurve::fit(&trace, file)),
         ContinuationSource::File(p) => {
@@ -555,15 +459,15 @@ fn read_users<I: Records>(
         }
     };
     let settings = UserSettings {
-        trace: opts.trace,
-        opening_think: opts.opening,
-        negative_think: opts.negative,
-        flow_forward: opts.flow,
-        calendar_shift: opts.shift,
-        away: opts.away,
+        trace: trace_config,
+        opening_think: users.opening_think,
+        negative_think: users.negative_think,
+        flow_forward: users.flow_forward,
+        calendar_shift: users.calendar_shift,
+        away: users.away,
         time_zone: clock.zone_name().to_owned(),
         time_zone_source: clock.source(),
-        continuation: match (&opts.continuation, &continuation) {
+        continuation: match (&users.reaction.continuation, &continuation) {
             (ContinuationSource::Fit, _) => Some(format!("fitted from {file}")),
             (ContinuationSource::File(p), Some(c)) => {
                 Some(format!("{} (fitted from {})", p.display(), c.source))
@@ -571,15 +475,15 @@ fn read_users<I: Records>(
             _ => None,
         },
         patience,
-        unknown_waits: opts.unknown_waits.to_string(),
+        unknown_waits: users.split.unknown_waits.to_string(),
     };
     let user_cfg = UserConfig {
-        opening: opts.opening,
-        negative: opts.negative,
-        flow: opts.flow,
-        shift: opts.shift,
-        away: opts.away,
-        threshold: opts.trace.threshold,
+        opening: users.opening_think,
+        negative: users.negative_think,
+        flow: users.flow_forward,
+        shift: users.calendar_shift,
+        away: users.away,
+        threshold: trace_config.threshold,
         behaviour: Behaviour {
             continuation,
             patience,
@@ -723,7 +627,7 @@ pub(crate) fn feedback_of(
         Recorder::new(metrics, per_job),
         (
             (
-                SessionRecorder::new(opts.trace.rule, opts.trace.threshold),
+                SessionRecorder::new(settings.trace.rule, settings.trace.threshold),
                 CycleRecorder::new(clock.clone(), procs),
             ),
             EndsBy {
@@ -842,14 +746,14 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
         let _ = writeln!(
             w,
             "  user options  session rule {}, dependencies up to {}, windows end at {}, opener think time {}, negative think time {}, flow forward {}, calendar {}, away until {}",
-            u.trace.rule.name(),
-            u.trace.dependence.name(),
-            u.trace.window_end.name(),
-            u.opening_think.name(),
-            u.negative_think.name(),
-            u.flow_forward.name(),
-            u.calendar_shift.name(),
-            u.away.name(),
+            name(&u.trace.rule),
+            name(&u.trace.dependence),
+            name(&u.trace.window_end),
+            name(&u.opening_think),
+            name(&u.negative_think),
+            name(&u.flow_forward),
+            name(&u.calendar_shift),
+            name(&u.away),
         );
     }
     let p = &s.population;

@@ -13,3 +13,4 @@ pub mod generate;
 pub mod model;
 pub mod replay;
 pub mod resample;
+pub mod user_options;

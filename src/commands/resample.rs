@@ -223,7 +223,7 @@ impl Resampler {
             pools: Arc::new(pools),
             procs,
             header: header.clone(),
-            time_zone: opts.users.time_zone.clone(),
+            time_zone: opts.users.users.split.time_zone.clone(),
             settings,
             user_cfg,
             warnings,
@@ -343,7 +343,7 @@ impl Resampler {
             warmup: run.warmup,
             cooldown: run.cooldown,
         };
-        let trace = &opts.users.trace;
+        let trace = &self.settings.trace;
         let observers = (
             Recorder::summary_only(metrics),
             (SessionRecorder::new(trace.rule, trace.threshold), observer),

@@ -241,7 +241,10 @@ impl Scenario {
                 self.single_run("feedback")?;
                 Run::Feedback {
                     log: path.clone(),
-                    opts: users.options(opts)?,
+                    opts: FeedbackOptions {
+                        run: opts,
+                        users: (**users).clone(),
+                    },
                 }
             }
             WorkloadSection::Resample { path, .. } => Run::Resample {

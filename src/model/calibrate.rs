@@ -44,7 +44,9 @@ use crate::time::{DAY, Time, WEEK};
 
 /// What a model site's user counts and runtimes are fitted to (scenario key
 /// `calibrate`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Calibrate {
     /// What its users submit in the closed loop, reacting to service under EASY (the
@@ -57,31 +59,6 @@ pub enum Calibrate {
     Generated,
     /// Nothing: the thesis's user counts and the fitted runtimes.
     Off,
-}
-
-impl Calibrate {
-    /// The option's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Calibrate::Submitted => "submitted",
-            Calibrate::Generated => "generated",
-            Calibrate::Off => "off",
-        }
-    }
-}
-
-impl std::str::FromStr for Calibrate {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "submitted" => Ok(Calibrate::Submitted),
-            "generated" => Ok(Calibrate::Generated),
-            "off" => Ok(Calibrate::Off),
-            _ => Err(format!(
-                "'{s}' is not a calibration (submitted, generated, off)"
-            )),
-        }
-    }
 }
 
 /// What a site is fitted to and how.

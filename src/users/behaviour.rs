@@ -143,15 +143,6 @@ impl Default for PatienceOption {
 }
 
 impl PatienceOption {
-    /// The limit `limit` with `strikes` (3 unless given); refuses no strike at all.
-    pub fn new(limit: PatienceLimit, strikes: Option<u32>) -> Result<Self, String> {
-        let strikes = strikes.unwrap_or(Patience::DEFAULT_STRIKES);
-        if strikes == 0 {
-            return Err("strikes must be at least 1".into());
-        }
-        Ok(PatienceOption { limit, strikes })
-    }
-
     /// The patience this option gives, `fitted` giving the fitted limit (its strikes are
     /// the option's).
     pub fn resolve(&self, fitted: impl FnOnce() -> Option<Patience>) -> Option<Patience> {
@@ -225,9 +216,11 @@ mod tests {
                 .unwrap_err()
                 .contains("'fit', 'off'")
         );
-        assert!(PatienceOption::new(PatienceLimit::Fit, Some(0)).is_err());
         let fitted = || Patience::new(50, Some(9)).ok();
-        let o = PatienceOption::new(PatienceLimit::Fit, Some(4)).unwrap();
+        let o = PatienceOption {
+            limit: PatienceLimit::Fit,
+            strikes: 4,
+        };
         assert_eq!(
             o.resolve(fitted),
             Some(Patience {
@@ -235,7 +228,10 @@ mod tests {
                 strikes: 4
             })
         );
-        let o = PatienceOption::new(PatienceLimit::Given(7), None).unwrap();
+        let o = PatienceOption {
+            limit: PatienceLimit::Given(7),
+            ..PatienceOption::default()
+        };
         assert_eq!(
             o.resolve(fitted),
             Some(Patience {
@@ -243,7 +239,10 @@ mod tests {
                 strikes: 3
             })
         );
-        let o = PatienceOption::new(PatienceLimit::Off, None).unwrap();
+        let o = PatienceOption {
+            limit: PatienceLimit::Off,
+            ..PatienceOption::default()
+        };
         assert_eq!(o.resolve(fitted), None);
     }
 }

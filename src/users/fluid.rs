@@ -18,7 +18,9 @@ use crate::workload::trace::{TraceUser, Window};
 /// The think time given to a job that opened a session in the log, whose logged think
 /// time is a break rather than a pause (notes §8.5, open point). It applies to every
 /// think time of the session threshold or more.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum OpeningThink {
     /// The session keeps its logged start, the break taking up the difference both ways
@@ -51,17 +53,6 @@ pub enum OpeningThink {
 }
 
 impl OpeningThink {
-    /// The option's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            OpeningThink::Calendar => "calendar",
-            OpeningThink::KeepLead => "keep-lead",
-            OpeningThink::Original => "original",
-            OpeningThink::Capped => "capped",
-            OpeningThink::Zero => "zero",
-        }
-    }
-
     /// When a job is ready after a result that came at `end`, its logged think time
     /// after that result being `think`, its logged submission `logged`, and the session
     /// threshold `threshold`. A think time under the threshold is kept as it is.
@@ -85,7 +76,9 @@ impl OpeningThink {
 
 /// How far a job may flow forward into an earlier session than its own (Feitelson 2021, §4.3,
 /// open point).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum FlowForward {
     /// Into any earlier window its ready time falls in (the default): the seed's "allow
@@ -102,30 +95,11 @@ pub enum FlowForward {
     Next,
 }
 
-impl FlowForward {
-    /// The option's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            FlowForward::Next => "next",
-            FlowForward::Any => "any",
-        }
-    }
-}
-
-impl std::str::FromStr for FlowForward {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "next" => Ok(FlowForward::Next),
-            "any" => Ok(FlowForward::Any),
-            _ => Err(format!("'{s}' is not a flow-forward rule (next, any)")),
-        }
-    }
-}
-
 /// Whether a user's calendar moves with the time its reactions to service gain or lose
 /// (docs/MODELS.md, "The fluid model and its open points").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum CalendarShift {
     /// It moves (the default): a user that went on with its next job where the log broke
@@ -139,30 +113,11 @@ pub enum CalendarShift {
     Fixed,
 }
 
-impl CalendarShift {
-    /// The option's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            CalendarShift::Moves => "moves",
-            CalendarShift::Fixed => "fixed",
-        }
-    }
-}
-
-impl std::str::FromStr for CalendarShift {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "moves" => Ok(CalendarShift::Moves),
-            "fixed" => Ok(CalendarShift::Fixed),
-            _ => Err(format!("'{s}' is not a calendar shift (moves, fixed)")),
-        }
-    }
-}
-
 /// What a job submitted while the user's previous job still ran (a negative think time)
 /// keeps of the log (notes §8.5, open point).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum NegativeThink {
     /// Its logged distance from the previous submission (the default): a burst keeps its
@@ -173,48 +128,11 @@ pub enum NegativeThink {
     Together,
 }
 
-impl NegativeThink {
-    /// The option's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            NegativeThink::Spacing => "spacing",
-            NegativeThink::Together => "together",
-        }
-    }
-}
-
-impl std::str::FromStr for NegativeThink {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "spacing" => Ok(NegativeThink::Spacing),
-            "together" => Ok(NegativeThink::Together),
-            _ => Err(format!(
-                "'{s}' is not a negative-think rule (spacing, together)"
-            )),
-        }
-    }
-}
-
-impl std::str::FromStr for OpeningThink {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "calendar" => Ok(OpeningThink::Calendar),
-            "keep-lead" => Ok(OpeningThink::KeepLead),
-            "original" => Ok(OpeningThink::Original),
-            "capped" => Ok(OpeningThink::Capped),
-            "zero" => Ok(OpeningThink::Zero),
-            _ => Err(format!(
-                "'{s}' is not an opening think time (calendar, keep-lead, original, capped, zero)"
-            )),
-        }
-    }
-}
-
 /// Where a user whose next job is ready outside its session windows comes back: the
 /// rule by which time lost between windows is lost (notes §8.5, open point).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Return {
     /// At its next **usual hour**, an hour of the week in which it worked in the log
@@ -230,29 +148,6 @@ pub enum Return {
     /// session"). For a user whose sessions are weeks apart a result an hour late costs
     /// weeks, while an early one gains at most the time to the window before.
     NextWindow,
-}
-
-impl Return {
-    /// The option's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Return::UsualHour => "usual-hour",
-            Return::NextWindow => "next-window",
-        }
-    }
-}
-
-impl std::str::FromStr for Return {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "usual-hour" => Ok(Return::UsualHour),
-            "next-window" => Ok(Return::NextWindow),
-            _ => Err(format!(
-                "'{s}' is not a return rule (usual-hour, next-window)"
-            )),
-        }
-    }
 }
 
 /// Where a ready job was placed.

@@ -88,7 +88,9 @@ impl Default for PopulationConfig {
 }
 
 /// What a long-term user's regeneration interval runs from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum RegenerateFrom {
     /// When the instance actually submitted its last job (the default): a user that
@@ -105,21 +107,10 @@ pub enum RegenerateFrom {
     Calendar,
 }
 
-impl std::str::FromStr for RegenerateFrom {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "calendar" => Ok(RegenerateFrom::Calendar),
-            "finish" => Ok(RegenerateFrom::Finish),
-            _ => Err(format!(
-                "'{s}' is not a regeneration rule (calendar, finish)"
-            )),
-        }
-    }
-}
-
 /// Where a long-term user starts the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum StartWeek {
     /// In a random week of its traced activity (the default; Feitelson 2021, §4.2: "each user
@@ -131,27 +122,6 @@ pub enum StartWeek {
     /// regeneration: active with the share of the time it is active in steady state,
     /// else starting from its first job once a random part of the interval has passed.
     Cycle,
-}
-
-impl StartWeek {
-    /// The option's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            StartWeek::Activity => "activity",
-            StartWeek::Cycle => "cycle",
-        }
-    }
-}
-
-impl std::str::FromStr for StartWeek {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "activity" => Ok(StartWeek::Activity),
-            "cycle" => Ok(StartWeek::Cycle),
-            _ => Err(format!("'{s}' is not a start rule (activity, cycle)")),
-        }
-    }
 }
 
 /// A long-term slot: one long-term user kept through the run, and its current instance.

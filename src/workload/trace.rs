@@ -35,7 +35,9 @@ use crate::time::Time;
 /// 2021, §4.3, "potential dependence"; notes §8.4). Whichever they are, a job is also
 /// submitted after the user's previous one (the order constraint) and keeps its logged
 /// think time after the result it is measured from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Dependence {
     /// The result its think time is measured from, if the log's user submitted it after
@@ -68,35 +70,12 @@ impl Dependence {
         Dependence::Submit,
         Dependence::Start,
     ];
-
-    /// The option's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Dependence::Think => "think",
-            Dependence::Sessions => "sessions",
-            Dependence::Submit => "submit",
-            Dependence::Start => "start",
-        }
-    }
-}
-
-impl std::str::FromStr for Dependence {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "think" => Ok(Dependence::Think),
-            "sessions" => Ok(Dependence::Sessions),
-            "submit" => Ok(Dependence::Submit),
-            "start" => Ok(Dependence::Start),
-            _ => Err(format!(
-                "'{s}' is not a dependence rule (think, sessions, submit, start)"
-            )),
-        }
-    }
 }
 
 /// Where a session window ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum WindowEnd {
     /// At the session's last submission: the user leaves as it submits its last job. A
@@ -109,27 +88,6 @@ pub enum WindowEnd {
     /// machine that ran every job as the log did reproduces the log.
     #[default]
     LastEnd,
-}
-
-impl WindowEnd {
-    /// The option's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            WindowEnd::LastSubmit => "last-submit",
-            WindowEnd::LastEnd => "last-end",
-        }
-    }
-}
-
-impl std::str::FromStr for WindowEnd {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "last-submit" => Ok(WindowEnd::LastSubmit),
-            "last-end" => Ok(WindowEnd::LastEnd),
-            _ => Err(format!("'{s}' is not a window end (last-submit, last-end)")),
-        }
-    }
 }
 
 /// What a trace takes for a job whose logged wait is unknown (SWF field 3 is -1). The

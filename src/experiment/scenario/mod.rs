@@ -28,26 +28,25 @@ mod experiment;
 
 pub use experiment::{CapacitySection, Contender, ExperimentSection, SweepSection, check_capacity};
 
-use crate::commands::feedback::{FeedbackOptions, UnknownWaits};
+use crate::commands::feedback::FeedbackOptions;
 use crate::commands::model::{ModelFiles, ModelOptions};
 use crate::commands::replay::ReplayOptions;
 use crate::commands::resample::{ResampleOptions, Resampler, resampled_cooldown};
+use crate::commands::user_options::ContinuationSource;
+use crate::commands::user_options::{Reaction, UserOptions};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Lifetime, Parameterization, TalbyModel,
 };
+use crate::options;
 use crate::registry::SchedulerSpec;
 use crate::results::replicate::MAX_REPLICATIONS;
 use crate::time::{Time, WEEK, parse_duration};
 use crate::users::pools::PoolConfig;
 use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
-use crate::users::{
-    Behaviour, CalendarShift, ContinuationCurve, FlowForward, KTH_CONTINUATION, NegativeThink,
-    OpeningThink, Patience, PatienceLimit, PatienceOption, Return,
-};
+use crate::users::{Behaviour, ContinuationCurve, KTH_CONTINUATION, Patience};
 use crate::workload::questionable::{Policies, PolicySetting};
-use crate::workload::trace::TraceConfig;
 
 /// The default scenario, built into the binary so that `sitesim run` works anywhere.
 pub const DEFAULT_SCENARIO: &str = include_str!("../../../scenarios/default.toml");
@@ -145,7 +144,7 @@ pub enum WorkloadSection {
         questionable: BTreeMap<String, String>,
         /// How users behave.
         #[serde(default)]
-        users: Box<UsersSection>,
+        users: Box<UserOptions>,
     },
     /// Populations resampled from a log's users, each user with feedback (Feitelson 2021,
     /// §4.2; see `sitesim resample --help`).
@@ -160,7 +159,7 @@ pub enum WorkloadSection {
         questionable: BTreeMap<String, String>,
         /// How users behave.
         #[serde(default)]
-        users: Box<UsersSection>,
+        users: Box<UserOptions>,
         /// Users submit at their logged times, without feedback.
         #[serde(default)]
         open_loop: bool,
@@ -210,7 +209,7 @@ pub enum WorkloadSection {
         user_lifetime: Lifetime,
         /// How users react to bad service.
         #[serde(default)]
-        users: BehaviourSection,
+        users: Reaction,
     },
     /// The synthetic benchmark workload.
     Synthetic {
@@ -260,58 +259,33 @@ fn day_cycle(
     }
 }
 
-/// `[workload.users]` of a model-based site: how users react to service.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BehaviourSection {
-    /// A continuation curve file (`sitesim analyze --fit-continuation` writes one), or
-    /// `"off"`; absent, the curve fitted from KTH that is built in
-    /// (`models/continuation-kth.toml`).
-    pub continuation: Option<String>,
-    /// Patience: `"fit"` (the default: the one the continuation curve's log gives, or
-    /// the built-in KTH curve's), `"off"` or a duration.
-    pub patience: Option<String>,
-    /// Waits over the patience after which a user leaves.
-    pub strikes: Option<u32>,
-}
-
-impl BehaviourSection {
-    fn behaviour(&self) -> Result<Behaviour, String> {
-        let continuation = match self.continuation.as_deref() {
-            Some("off") => None,
-            Some(p) => {
-                let text = crate::model_files::read(Path::new(p))?;
-                Some(ContinuationCurve::parse(&text, p)?)
-            }
-            None => Some(
-                ContinuationCurve::parse(KTH_CONTINUATION, "models/continuation-kth.toml")
-                    .expect("the built-in curve parses"),
-            ),
-        };
-        let limit = match self.patience.as_deref() {
-            Some(p) => p
-                .parse()
-                .map_err(|e| format!("[workload.users] patience: {e}"))?,
-            None => PatienceLimit::Fit,
-        };
-        let option = PatienceOption::new(limit, self.strikes)
-            .map_err(|e| format!("[workload.users] patience: {e}"))?;
-        let patience = option.resolve(|| {
-            let fitted =
-                |c: &ContinuationCurve| c.patience.map(|limit| Patience { limit, strikes: 1 });
-            match &continuation {
-                Some(c) => fitted(c),
-                None => fitted(
-                    &ContinuationCurve::parse(KTH_CONTINUATION, "models/continuation-kth.toml")
-                        .expect("the built-in curve parses"),
-                ),
-            }
-        });
-        Ok(Behaviour {
-            continuation,
-            patience,
-        })
-    }
+/// How the users of a model site react to service (its `[workload.users]`): a continuation
+/// curve that is `fit` stands for the curve fitted from KTH that is built in
+/// (`models/continuation-kth.toml`), whose patience a `fit` patience is.
+fn model_behaviour(reaction: &Reaction) -> Result<Behaviour, String> {
+    let kth = || {
+        ContinuationCurve::parse(KTH_CONTINUATION, "models/continuation-kth.toml")
+            .expect("the built-in curve parses")
+    };
+    let continuation = match &reaction.continuation {
+        ContinuationSource::Off => None,
+        ContinuationSource::Fit => Some(kth()),
+        ContinuationSource::File(p) => {
+            let text = crate::model_files::read(p)?;
+            Some(ContinuationCurve::parse(&text, &p.display().to_string())?)
+        }
+    };
+    let patience = reaction.patience().resolve(|| {
+        let fitted = |c: &ContinuationCurve| c.patience.map(|limit| Patience { limit, strikes: 1 });
+        match &continuation {
+            Some(c) => fitted(c),
+            None => fitted(&kth()),
+        }
+    });
+    Ok(Behaviour {
+        continuation,
+        patience,
+    })
 }
 
 /// `[population]`: multipliers of a model or resampled population; every key is
@@ -329,9 +303,9 @@ pub struct PopulationSection {
     /// own inactive time in the log when absent.
     pub regenerate_after: Option<String>,
     /// Resample: `calendar` or `finish`, what that time runs from.
-    pub regenerate_from: Option<String>,
+    pub regenerate_from: Option<RegenerateFrom>,
     /// Resample: `activity` or `cycle`, where long-term users start.
-    pub start_week: Option<String>,
+    pub start_week: Option<StartWeek>,
     /// Resample: a user is long-term when its activity spans this share of the log.
     pub long_term_share: Option<f64>,
     /// Resample: users within this long of an end of the log are excluded.
@@ -401,18 +375,8 @@ impl PopulationSection {
                     Some(v) => Some(duration("regenerate_after", v)?),
                     None => None,
                 },
-                regenerate_from: match &self.regenerate_from {
-                    Some(v) => v
-                        .parse()
-                        .map_err(|e| format!("[population] regenerate_from: {e}"))?,
-                    None => RegenerateFrom::default(),
-                },
-                start_week: match &self.start_week {
-                    Some(v) => v
-                        .parse()
-                        .map_err(|e| format!("[population] start_week: {e}"))?,
-                    None => StartWeek::default(),
-                },
+                regenerate_from: self.regenerate_from.unwrap_or_default(),
+                start_week: self.start_week.unwrap_or_default(),
                 weights,
                 flurry_weight: match self.flurry_weight {
                     Some(w) => Some(multiplier("flurry_weight", Some(w))?),
@@ -431,105 +395,6 @@ impl PopulationSection {
     }
 }
 
-/// `[workload.users]`: the user model of a feedback replay; every key is optional.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UsersSection {
-    /// Session threshold, as a duration (`"20m"`).
-    pub threshold: Option<String>,
-    /// `previous` or `latest`.
-    pub session_rule: Option<String>,
-    /// `submit` or `start`.
-    pub dependence: Option<String>,
-    /// `last-end` or `last-submit`.
-    pub window_end: Option<String>,
-    /// `calendar`, `capped`, `original` or `zero`.
-    pub opening_think: Option<String>,
-    /// `spacing` or `together`.
-    pub negative_think: Option<String>,
-    /// `any` or `next`.
-    pub flow_forward: Option<String>,
-    /// `moves` or `fixed`.
-    pub calendar_shift: Option<String>,
-    /// `usual-hour` or `next-window`.
-    pub away: Option<String>,
-    /// The site's zone.
-    pub time_zone: Option<String>,
-    /// A continuation curve file, `"fit"` (the default) or `"off"`.
-    pub continuation: Option<String>,
-    /// Patience: `"fit"` (the default), `"off"` or a duration.
-    pub patience: Option<String>,
-    /// Waits over the patience after which a user leaves.
-    pub strikes: Option<u32>,
-    /// Jobs whose logged wait is unknown: `error`, `zero` or `replay[:POLICY]`.
-    pub unknown_waits: Option<String>,
-}
-
-impl UsersSection {
-    /// The feedback options this section stands for, on top of `run`.
-    pub fn options(&self, run: ReplayOptions) -> Result<FeedbackOptions, String> {
-        fn pick<T: std::str::FromStr<Err = String>>(
-            key: &str,
-            v: &Option<String>,
-            default: T,
-        ) -> Result<T, String> {
-            match v {
-                Some(v) => v
-                    .parse()
-                    .map_err(|e| format!("[workload.users] {key}: {e}")),
-                None => Ok(default),
-            }
-        }
-        let duration = |key: &str, v: &str| {
-            parse_duration(v).map_err(|e| format!("[workload.users] {key}: {e}"))
-        };
-        let d = match &self.threshold {
-            Some(t) => TraceConfig::with_threshold(duration("threshold", t)?)
-                .map_err(|e| format!("[workload.users] threshold: {e}"))?,
-            None => TraceConfig::default(),
-        };
-        let patience = PatienceOption::new(
-            pick("patience", &self.patience, PatienceLimit::Fit)?,
-            self.strikes,
-        )
-        .map_err(|e| format!("[workload.users] patience: {e}"))?;
-        Ok(FeedbackOptions {
-            run,
-            trace: TraceConfig {
-                threshold: d.threshold,
-                rule: pick("session_rule", &self.session_rule, d.rule)?,
-                dependence: pick("dependence", &self.dependence, d.dependence)?,
-                window_end: pick("window_end", &self.window_end, d.window_end)?,
-            },
-            opening: pick(
-                "opening_think",
-                &self.opening_think,
-                OpeningThink::default(),
-            )?,
-            negative: pick(
-                "negative_think",
-                &self.negative_think,
-                NegativeThink::default(),
-            )?,
-            flow: pick("flow_forward", &self.flow_forward, FlowForward::default())?,
-            shift: pick(
-                "calendar_shift",
-                &self.calendar_shift,
-                CalendarShift::default(),
-            )?,
-            away: pick("away", &self.away, Return::default())?,
-            time_zone: self.time_zone.clone(),
-            continuation: pick("continuation", &self.continuation, Default::default())?,
-            patience,
-            unknown_waits: pick(
-                "unknown_waits",
-                &self.unknown_waits,
-                UnknownWaits::default(),
-            )?,
-        })
-    }
-}
-
 fn one() -> f64 {
     1.0
 }
@@ -545,7 +410,7 @@ fn calibrate_setting<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Calibrate
     match Setting::deserialize(d)? {
         Setting::Flag(true) => Ok(Calibrate::Submitted),
         Setting::Flag(false) => Ok(Calibrate::Off),
-        Setting::Name(s) => s.parse().map_err(serde::de::Error::custom),
+        Setting::Name(s) => options::parse("a calibration", &s).map_err(serde::de::Error::custom),
     }
 }
 fn yes() -> bool {
@@ -643,10 +508,59 @@ fn unknown_key_line(text: &str, error: &str) -> Option<(String, usize)> {
     Some((key.to_owned(), line + 1))
 }
 
+/// The key of `[workload.users]` whose value the parser refused, with why: inside the
+/// tagged `[workload]` table the parser names neither key nor line, so each key is read
+/// alone.
+fn refused_user_key(text: &str) -> Option<(String, String)> {
+    let doc: toml::Table = text.parse().ok()?;
+    let workload = doc.get("workload")?;
+    let model = workload.get("source")?.as_str()? == "model";
+    let users = workload.get("users")?.as_table()?;
+    users.iter().find_map(|(key, value)| {
+        let alone = toml::Value::Table(toml::Table::from_iter([(key.clone(), value.clone())]));
+        let refused = if model {
+            alone.try_into::<Reaction>().err()
+        } else {
+            alone.try_into::<UserOptions>().err()
+        };
+        refused.map(|e| (key.clone(), e.message().to_owned()))
+    })
+}
+
+/// Refuses a key of `[workload.users]` that is not one of [`UserOptions`] (serde cannot
+/// refuse them itself in a struct that flattens others), naming its line.
+fn check_user_keys(text: &str, name: &str) -> Result<(), String> {
+    let Ok(doc) = text.parse::<toml::Table>() else {
+        return Ok(());
+    };
+    let users = doc
+        .get("workload")
+        .filter(|w| w.get("source").and_then(|s| s.as_str()) != Some("model"))
+        .and_then(|w| w.get("users"))
+        .and_then(|u| u.as_table());
+    let keys = options::keys::<UserOptions>();
+    match users
+        .into_iter()
+        .flat_map(|u| u.keys())
+        .find(|k| !keys.contains(k))
+    {
+        None => Ok(()),
+        Some(key) => {
+            let error = format!("unknown field `{key}`");
+            let at = unknown_key_line(text, &error)
+                .map_or_else(String::new, |(_, line)| format!(" at line {line}"));
+            Err(format!(
+                "{name}: unknown key `{key}`{at} of [workload.users]; it takes {}",
+                keys.join(", ")
+            ))
+        }
+    }
+}
+
 impl Scenario {
     /// Parses a scenario; `name` names the file in errors, which give the key and line.
     pub fn parse(text: &str, name: &str) -> Result<Scenario, String> {
-        toml::from_str(text).map_err(|e: toml::de::Error| {
+        let scenario = toml::from_str(text).map_err(|e: toml::de::Error| {
             // A section every scenario needs, missing: said by its name, not at line 1.
             if let Some(field) = e
                 .message()
@@ -659,12 +573,19 @@ impl Scenario {
                      scenario needs; scenarios/default.toml has them all)"
                 );
             }
+            if let Some((key, refused)) = refused_user_key(text) {
+                let at = unknown_key_line(text, &format!("unknown field `{key}`"))
+                    .map_or_else(String::new, |(_, line)| format!(" at line {line}"));
+                return format!("{name}: [workload.users] {key}{at}: {refused}");
+            }
             let e = e.to_string();
             match unknown_key_line(text, &e) {
                 Some((key, line)) => format!("{name}: unknown key `{key}` at line {line}; {e}"),
                 None => format!("{name}: {e}"),
             }
-        })
+        })?;
+        check_user_keys(text, name)?;
+        Ok(scenario)
     }
 
     /// One setting of the command line, `KEY=VALUE` (`sitesim run --set`), as the
@@ -740,16 +661,17 @@ impl Scenario {
     /// that did (the file's own errors, when it is read, name the file's line and field).
     fn check_inputs(&self, name: &str, own: &str) -> Result<(), String> {
         let mut inputs: Vec<(&str, &Path)> = Vec::new();
-        fn curve(c: &Option<String>) -> Option<(&'static str, &Path)> {
-            c.as_deref()
-                .filter(|c| !matches!(*c, "fit" | "off"))
-                .map(|c| ("users.continuation", Path::new(c)))
+        fn curve(c: &ContinuationSource) -> Option<(&'static str, &Path)> {
+            match c {
+                ContinuationSource::File(p) => Some(("users.continuation", p)),
+                ContinuationSource::Fit | ContinuationSource::Off => None,
+            }
         }
         match &self.workload {
             WorkloadSection::Swf { path, .. } => inputs.push(("path", path)),
             WorkloadSection::Feedback { path, users, .. }
             | WorkloadSection::Resample { path, users, .. } => {
-                inputs.extend(curve(&users.continuation));
+                inputs.extend(curve(&users.reaction.continuation));
                 inputs.push(("path", path));
             }
             WorkloadSection::Model {
@@ -793,7 +715,10 @@ impl Scenario {
         let set: Vec<String> = settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let named = format!("{name} with {} set", set.join(", "));
         match toml::from_str::<Scenario>(&text) {
-            Ok(scenario) => Ok((scenario, text)),
+            Ok(scenario) => {
+                check_user_keys(&text, &named)?;
+                Ok((scenario, text))
+            }
             Err(e) => {
                 // A setting the scenario refuses is named, in the scenario's words and
                 // not at a line of the text rewritten with it.
@@ -823,12 +748,9 @@ impl Scenario {
             }
         };
         // A curve names a file unless it is a keyword.
-        let curve = |c: &mut Option<String>| {
-            if let Some(name) = c
-                && !matches!(name.as_str(), "fit" | "off")
-                && Path::new(name.as_str()).is_relative()
-            {
-                *name = base.join(name.as_str()).display().to_string();
+        let curve = |c: &mut ContinuationSource| {
+            if let ContinuationSource::File(p) = c {
+                file(p);
             }
         };
         match &mut self.workload {
@@ -836,7 +758,7 @@ impl Scenario {
             WorkloadSection::Feedback { path, users, .. }
             | WorkloadSection::Resample { path, users, .. } => {
                 file(path);
-                curve(&mut users.continuation);
+                curve(&mut users.reaction.continuation);
             }
             WorkloadSection::Model {
                 model, jobs, users, ..
@@ -1006,7 +928,10 @@ impl Scenario {
                 "flurry_weight",
             ],
         )?;
-        let mut fopts = users.options(opts)?;
+        let mut fopts = FeedbackOptions {
+            run: opts,
+            users: (**users).clone(),
+        };
         fopts.run.cooldown = resampled_cooldown(fopts.run.cooldown);
         let out = fopts.run.out.take();
         let measured = self.length()? - fopts.run.warmup - fopts.run.cooldown;
@@ -1097,7 +1022,7 @@ impl Scenario {
                 work_hours_for.as_deref(),
             )?,
             users: multiplier("users", self.population.users)?,
-            behaviour: users.behaviour()?,
+            behaviour: model_behaviour(users)?,
             length,
             replications: self.runs(),
             threads: self.threads,

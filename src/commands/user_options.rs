@@ -1,0 +1,252 @@
+//! The options of a log's users, as one document: each group is a struct whose fields are
+//! both the flags of the commands that replay a log's users (`clap::Args`) and the keys
+//! of a scenario's `[workload.users]` (serde), with their defaults in the flags' attributes
+//! alone (`crate::options`). The models they choose between are in `crate::users` and
+//! `docs/MODELS.md`, "Users from a log".
+
+use std::path::PathBuf;
+
+use clap::Args;
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+
+use crate::options;
+use crate::registry::SchedulerSpec;
+use crate::session::SessionRule;
+use crate::time::{Time, parse_duration};
+use crate::users::{
+    CalendarShift, FlowForward, NegativeThink, OpeningThink, Patience, PatienceLimit,
+    PatienceOption, Return,
+};
+use crate::workload::trace::{Dependence, MissingWaits, TraceConfig, WindowEnd};
+
+/// How a log is split into users, sessions and dependencies (Feitelson 2021, §4.3; notes
+/// §8.3-8.5): `analyze`'s flags, and part of [`UserOptions`].
+#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[serde(default)]
+pub struct LogSplit {
+    /// Session threshold: a think time this long or longer starts a new session.
+    #[arg(long, default_value = "20m", value_parser = session_threshold, value_name = "DURATION")]
+    #[serde(deserialize_with = "threshold_key")]
+    pub threshold: Time,
+    /// Think time measured from the previous job's end (previous) or from the latest end
+    /// among all earlier jobs (latest).
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub session_rule: SessionRule,
+    /// The earlier results a job waits for: the one its think time is measured from
+    /// (think), the last to end in each earlier session (sessions, the seed's shortcut),
+    /// every one that had ended by its submission (submit) or by its start (start, the
+    /// seed's literal wording).
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub dependence: Dependence,
+    /// Session windows end at the last end of the session's jobs (last-end) or at its
+    /// last submission (last-submit).
+    #[arg(long, value_enum, default_value_t, value_name = "END")]
+    pub window_end: WindowEnd,
+    /// The site's time zone (UTC, an IANA name, +HH:MM or seconds east of UTC)
+    /// [default: the log header's TimeZoneString, else TimeZone, else UTC].
+    #[arg(long, value_name = "ZONE")]
+    pub time_zone: Option<String>,
+    /// Jobs whose logged wait is unknown (-1): refuse the log (error), take them as 0
+    /// (zero), or estimate them by an open-loop replay under a policy
+    /// (replay[:POLICY], EASY by default).
+    #[arg(long, default_value = "error", value_name = "RULE")]
+    #[serde(deserialize_with = "options::from_text")]
+    pub unknown_waits: UnknownWaits,
+}
+
+impl Default for LogSplit {
+    fn default() -> Self {
+        options::defaults()
+    }
+}
+
+/// A session threshold: a duration of at least 1 second.
+fn session_threshold(text: &str) -> Result<Time, String> {
+    TraceConfig::with_threshold(parse_duration(text)?).map(|c| c.threshold)
+}
+
+fn threshold_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Time, D::Error> {
+    options::parsed(d, session_threshold)
+}
+
+impl LogSplit {
+    /// How the log is split into users.
+    pub fn trace(&self) -> TraceConfig {
+        TraceConfig {
+            threshold: self.threshold,
+            rule: self.session_rule,
+            dependence: self.dependence,
+            window_end: self.window_end,
+        }
+    }
+}
+
+/// The users of a log and how they think, come back and react to service (Feitelson
+/// 2021, §4.3-4.4): the flags of `feedback`, `resample`, `calibrate` and `sweep`, and the
+/// keys of a scenario's `[workload.users]`.
+#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[serde(default)]
+pub struct UserOptions {
+    /// How the log is split into users.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub split: LogSplit,
+    /// The think time of jobs that opened a session in the log: calendar (the session
+    /// keeps its logged start: the break shortens down to the session threshold after a
+    /// late result and lengthens by as much at most after an early one), keep-lead (as
+    /// calendar for a late result, the logged break after an early one), capped (the
+    /// logged break, at most the threshold), original (the logged break) or zero.
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub opening_think: OpeningThink,
+    /// Jobs submitted while the user's previous job still ran keep their logged spacing
+    /// from the previous submission (spacing) or are submitted with it (together).
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub negative_think: NegativeThink,
+    /// A job may flow forward into any earlier window its ready time falls in (any), or
+    /// only into the session before its own (next).
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub flow_forward: FlowForward,
+    /// A user's calendar moves with the time it gains by going on where the log broke
+    /// off, or loses by breaking off where the log went on (moves), or stays the log's,
+    /// the next break making it up (fixed).
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub calendar_shift: CalendarShift,
+    /// Where a user whose next job is ready outside its session windows comes back: at
+    /// its next usual hour of the week (from the log) or its next window if sooner
+    /// (usual-hour), or at its next window (next-window, the seed's text taken
+    /// literally).
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub away: Return,
+    /// How users react to service.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub reaction: Reaction,
+}
+
+/// How users react to the service they get (Feitelson 2021, §4.4 and Fig. 18): part of
+/// [`UserOptions`], and the keys of a model site's `[workload.users]`.
+#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Reaction {
+    /// How users react to service: the continuation curve that breaks sessions after
+    /// long responses and extends them after short ones ('fit': fitted from the log, the
+    /// default, or for a model site the curve fitted from KTH that is built in; a file
+    /// such as models/continuation-kth.toml; 'off': sessions keep their length whatever
+    /// the service).
+    #[arg(long, default_value = "fit", value_name = "FILE|fit|off")]
+    #[serde(deserialize_with = "options::from_text")]
+    pub continuation: ContinuationSource,
+    /// A user whose jobs wait longer than the log's own service gave them by more than
+    /// this, --strikes times, leaves for good (frustrated): 'fit' (the default), the
+    /// log's longest wait, at least the session threshold; a duration; or 'off'.
+    #[arg(long, default_value = "fit", value_name = "DURATION|fit|off")]
+    #[serde(deserialize_with = "options::from_text")]
+    pub patience: PatienceLimit,
+    /// Waits over --patience after which a user leaves.
+    #[arg(long, default_value_t = Patience::DEFAULT_STRIKES, value_parser = clap::value_parser!(u32).range(1..))]
+    #[serde(deserialize_with = "options::at_least_one")]
+    pub strikes: u32,
+}
+
+impl Default for Reaction {
+    fn default() -> Self {
+        options::defaults()
+    }
+}
+
+impl Reaction {
+    /// Patience as chosen (its limit resolved when the log is read).
+    pub fn patience(&self) -> PatienceOption {
+        PatienceOption {
+            limit: self.patience,
+            strikes: self.strikes,
+        }
+    }
+}
+
+impl Default for UserOptions {
+    fn default() -> Self {
+        options::defaults()
+    }
+}
+
+/// Where the continuation curve that makes users react to service comes from
+/// ([`crate::users::reaction`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ContinuationSource {
+    /// Fitted from the log being replayed (the default: users react as the log's own
+    /// users did).
+    #[default]
+    Fit,
+    /// Read from a file (see `models/`).
+    File(PathBuf),
+    /// No reaction: sessions keep the log's length whatever the service (for
+    /// comparison).
+    Off,
+}
+
+impl std::str::FromStr for ContinuationSource {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "fit" => Ok(ContinuationSource::Fit),
+            "off" => Ok(ContinuationSource::Off),
+            "" => Err("give a curve file, 'fit' or 'off'".into()),
+            path => Ok(ContinuationSource::File(path.into())),
+        }
+    }
+}
+
+/// What a run of a log's users takes for jobs whose logged wait is unknown (SWF field 3
+/// is -1): the log's own service, from which its users' think times are measured.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum UnknownWaits {
+    /// Refuse the log, naming the first such line (the default: never 0 silently).
+    #[default]
+    Error,
+    /// Take them as 0.
+    Zero,
+    /// Estimate them by an open-loop replay of the log under this policy, on the
+    /// simulated machine.
+    Replay(SchedulerSpec),
+}
+
+impl std::str::FromStr for UnknownWaits {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "error" => Ok(UnknownWaits::Error),
+            "zero" => Ok(UnknownWaits::Zero),
+            "replay" => Ok(UnknownWaits::Replay("easy".parse()?)),
+            _ => match s.strip_prefix("replay:") {
+                Some(spec) => Ok(UnknownWaits::Replay(spec.parse()?)),
+                None => Err(format!(
+                    "'{s}' is not a rule for unknown waits (error, zero, replay[:POLICY])"
+                )),
+            },
+        }
+    }
+}
+
+impl UnknownWaits {
+    /// What [`Trace::read`] gives jobs whose wait is unknown, `estimated` being the
+    /// replay's waits under [`UnknownWaits::Replay`].
+    pub fn missing<'a>(&self, estimated: Option<&'a FxHashMap<u64, Time>>) -> MissingWaits<'a> {
+        match (self, estimated) {
+            (_, Some(waits)) => MissingWaits::Estimated(waits),
+            (UnknownWaits::Zero, None) => MissingWaits::Zero,
+            (UnknownWaits::Error | UnknownWaits::Replay(_), None) => MissingWaits::Refuse,
+        }
+    }
+}
+
+impl std::fmt::Display for UnknownWaits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UnknownWaits::Error => f.write_str("error"),
+            UnknownWaits::Zero => f.write_str("zero"),
+            UnknownWaits::Replay(spec) => write!(f, "replay:{spec}"),
+        }
+    }
+}
