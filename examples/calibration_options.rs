@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use sitesim::commands::feedback::{FeedbackOptions, FeedbackSummary, feedback};
+use sitesim::commands::options::ContinuationSource;
+use sitesim::commands::options::{Reaction, UserOptions};
 use sitesim::commands::replay::ReplayOptions;
 use sitesim::commands::resample::{ResampleOptions, Resampler};
-use sitesim::commands::user_options::ContinuationSource;
-use sitesim::commands::user_options::{Reaction, UserOptions};
 use sitesim::registry::SchedulerSpec;
 use sitesim::results::metric::{MetricStats, Replication};
 use sitesim::results::replicate::with_threads;

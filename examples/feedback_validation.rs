@@ -11,9 +11,9 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use sitesim::commands::feedback::{FeedbackOptions, FeedbackSummary, feedback};
+use sitesim::commands::options::ContinuationSource;
+use sitesim::commands::options::{Reaction, UserOptions};
 use sitesim::commands::replay::{ReplayOptions, ReplaySummary, machine_size, replay};
-use sitesim::commands::user_options::ContinuationSource;
-use sitesim::commands::user_options::{Reaction, UserOptions};
 use sitesim::metrics::Week;
 use sitesim::plot::chart::{LineChart, Series, XTicks, line_chart_svg};
 use sitesim::results::output::write_atomic;

@@ -25,8 +25,8 @@ use sitesim::commands::fit::read_log;
 use sitesim::commands::model::{
     ModelFiles, ModelOptions, ModelReplication, ModelSummary, run_model,
 };
+use sitesim::commands::options::UnknownWaits;
 use sitesim::commands::replay::ReplayOptions;
-use sitesim::commands::user_options::UnknownWaits;
 use sitesim::localtime::{LocalTime, SiteClock, WEEKDAYS};
 use sitesim::model::fit::{DAYTIME_END, DAYTIME_START, FitLog, classify};
 use sitesim::model::plan::PlanConfig;

@@ -75,11 +75,12 @@ pub struct JobRequest {
 }
 
 /// What happens to a job that runs longer than its estimate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum OverrunPolicy {
     /// The job is killed when its estimate runs out, as production EASY does
     /// (Tsafrir et al. 2005, §1: "jobs that violate their estimates are killed").
+    #[default]
     Kill,
     /// The estimate is raised to the runtime when the job is submitted, so no job ever
     /// runs past what the scheduler planned for.

@@ -7,6 +7,7 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
+use clap::ValueEnum;
 use common::{Collect, job, job_of};
 use proptest::prelude::*;
 use sitesim::adaptive::{
@@ -441,7 +442,7 @@ proptest! {
         period in 60i64..2000,
         metric in 0usize..4,
     ) {
-        let metric = PbasMetric::ALL[metric].name();
+        let metric = sitesim::options::name(&PbasMetric::value_variants()[metric]);
         for policy in ["easy", "sjbf", "fcfs", "conservative"] {
             for overrun in [OverrunPolicy::Kill, OverrunPolicy::Extend] {
                 let plain = run_spec(&swf, procs, policy, overrun);
@@ -487,7 +488,7 @@ proptest! {
         metric in 0usize..4,
         hours in (0u8..=24, 0u8..=24),
     ) {
-        let metric = PbasMetric::ALL[metric].name();
+        let metric = sitesim::options::name(&PbasMetric::value_variants()[metric]);
         let specs = [
             format!(
                 r#"pbas:candidates=["fcfs","easy","sjbf","conservative","creasy"],period={period},metric={metric}"#
@@ -673,7 +674,7 @@ proptest! {
         hours in (0u8..=24, 0u8..=24),
     ) {
         let ctx = BuildContext::new(procs);
-        let metric = PbasMetric::ALL[metric];
+        let metric = PbasMetric::value_variants()[metric];
         let pbas = Pbas::new(
             &PbasParams {
                 candidates: vec![spec("fcfs").into(), spec("easy").into(), spec("conservative").into()],

@@ -13,11 +13,11 @@ use std::sync::atomic::AtomicBool;
 use common::shared_log;
 use sitesim::commands::calibrate::calibrate;
 use sitesim::commands::feedback::{FeedbackOptions, FeedbackSummary, feedback};
-use sitesim::commands::replay::ReplayOptions;
-use sitesim::commands::resample::{ResampleOptions, Resampler};
-use sitesim::commands::user_options::{
+use sitesim::commands::options::{
     ContinuationSource, LogSplit, Reaction, UnknownWaits, UserOptions,
 };
+use sitesim::commands::replay::ReplayOptions;
+use sitesim::commands::resample::{ResampleOptions, Resampler};
 use sitesim::results::RunError;
 use sitesim::results::metric::{MetricStats, Replication};
 use sitesim::results::replicate::with_threads;

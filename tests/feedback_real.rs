@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use common::{Collect, shared_log, users_of};
 use sitesim::commands::feedback::{FeedbackOptions, FeedbackSummary, feedback};
+use sitesim::commands::options::ContinuationSource;
+use sitesim::commands::options::{Reaction, UserOptions};
 use sitesim::commands::replay::{ReplayOptions, ReplaySummary, replay};
-use sitesim::commands::user_options::ContinuationSource;
-use sitesim::commands::user_options::{Reaction, UserOptions};
 use sitesim::job::OverrunPolicy;
 use sitesim::sched::Policy;
 use sitesim::sim::{Simulation, SiteConfig};

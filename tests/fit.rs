@@ -6,7 +6,7 @@ mod common;
 use std::path::PathBuf;
 
 use sitesim::commands::fit::fit_logs;
-use sitesim::commands::user_options::UnknownWaits;
+use sitesim::commands::options::UnknownWaits;
 use sitesim::model::{JobLayer, SessionClass};
 
 fn shipped(name: &str) -> JobLayer {

@@ -1598,8 +1598,8 @@ fn bounded(mut args: PopulationArgs, population: f64) -> Option<PopulationArgs> 
     args.threads = Some(1);
     let multipliers = [args.long_term, args.temporary].map(|m| m.unwrap_or(population));
     let site = &args.feedback.site;
-    let out =
-        too_long(args.weeks, site.warmup, site.cooldown) || multipliers.into_iter().any(too_big);
+    let out = too_long(args.weeks, site.metrics.warmup, site.metrics.cooldown)
+        || multipliers.into_iter().any(too_big);
     (!out).then_some(args)
 }
 

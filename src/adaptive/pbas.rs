@@ -1,7 +1,5 @@
 //! The performance-based adaptive scheduler, PBAS (Talby 2006, §7.3, Figure 8).
 
-use std::str::FromStr;
-
 use rustc_hash::FxHashMap;
 
 use super::shadow::{KnownRuntimes, Period, ShadowRun};
@@ -12,7 +10,9 @@ use crate::sim::Snapshot;
 use crate::time::Time;
 
 /// What PBAS compares its candidates by, over the last switch period.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, clap::ValueEnum, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum PbasMetric {
     /// Mean wait of the jobs that started in the period, and of those still waiting at
@@ -30,24 +30,6 @@ pub enum PbasMetric {
 }
 
 impl PbasMetric {
-    /// Every metric.
-    pub const ALL: [PbasMetric; 4] = [
-        PbasMetric::Wait,
-        PbasMetric::Response,
-        PbasMetric::Bsld,
-        PbasMetric::Utilization,
-    ];
-
-    /// The metric's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            PbasMetric::Wait => "wait",
-            PbasMetric::Response => "response",
-            PbasMetric::Bsld => "bsld",
-            PbasMetric::Utilization => "utilization",
-        }
-    }
-
     fn higher_is_better(self) -> bool {
         self == PbasMetric::Utilization
     }
@@ -105,19 +87,6 @@ impl PbasMetric {
             }
         }
         best
-    }
-}
-
-impl FromStr for PbasMetric {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        PbasMetric::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                format!("pbas: metric must be wait, response, bsld or utilization, not '{s}'")
-            })
     }
 }
 

@@ -13,13 +13,11 @@ use crate::commands::analyze::AnalyzeOptions;
 use crate::commands::estimates::EstimatesInput;
 use crate::commands::export::ExportOptions;
 use crate::commands::feedback::FeedbackOptions;
+use crate::commands::options::UnknownWaits;
+use crate::commands::options::{LogSplit, MetricsOptions, SiteOptions, UserOptions};
 use crate::commands::replay::ReplayOptions;
 use crate::commands::resample::{ResampleOptions, resampled_cooldown};
-use crate::commands::user_options::UnknownWaits;
-use crate::commands::user_options::{LogSplit, UserOptions};
 use crate::experiment::study::{Shard, sweep_command};
-use crate::job::OverrunPolicy;
-use crate::metrics::{Bsld, BsldForm};
 use crate::predict::PredictorSpec;
 use crate::predict::estimates::EstimateModel;
 use crate::registry::SchedulerSpec;
@@ -46,9 +44,9 @@ pub struct SiteArgs {
     /// Processors of the simulated machine [default: the log's MaxProcs].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub procs: Option<u32>,
-    /// What happens to jobs that run longer than their estimate.
-    #[arg(long, value_enum, default_value = "kill")]
-    pub overrun: OverrunPolicy,
+    /// The site's rules.
+    #[command(flatten)]
+    pub rules: SiteOptions,
     /// The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]), scaled:K
     /// (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir et al.).
     #[arg(long, default_value = "log", value_name = "MODEL")]
@@ -67,21 +65,9 @@ pub struct SiteArgs {
     /// oversize=skip|clamp|error, missing-estimate=runtime|max-runtime|skip|error.
     #[arg(long, value_name = "KIND=ACTION")]
     pub questionable: Vec<PolicySetting>,
-    /// Bounded slowdown form.
-    #[arg(long, value_enum, default_value = "clamped")]
-    pub bsld: BsldForm,
-    /// Bounded slowdown threshold, seconds.
-    #[arg(long, default_value_t = Bsld::DEFAULT_THRESHOLD)]
-    pub bsld_threshold: i64,
-    /// Exclude jobs submitted during this long after the first submission (e.g. 1w).
-    #[arg(long, default_value = "0", value_parser = parse_duration)]
-    pub warmup: Time,
-    /// Exclude jobs submitted during this long before the last submission (e.g. 1w).
-    #[arg(long, default_value = "0", value_parser = parse_duration)]
-    pub cooldown: Time,
-    /// Verify the scheduling invariants after every pass (always on in debug builds).
-    #[arg(long)]
-    pub check: bool,
+    /// What is measured.
+    #[command(flatten)]
+    pub metrics: MetricsOptions,
     /// Write summary.json, jobs.csv and schedule.swf (and, for feedback, users.csv,
     /// sessions.csv and cycles.csv) into this directory.
     #[arg(long, value_name = "DIR")]
@@ -227,17 +213,16 @@ impl SiteArgs {
         Ok(ReplayOptions {
             policy: self.scheduler.clone(),
             procs: self.procs,
-            overrun: self.overrun,
+            overrun: self.rules.overrun,
             questionable,
             interarrival_factor,
-            bsld: Bsld::new(self.bsld, self.bsld_threshold)
-                .map_err(|e| format!("--bsld-threshold: {e}"))?,
-            warmup: self.warmup,
-            cooldown: self.cooldown,
+            bsld: self.metrics.bsld()?,
+            warmup: self.metrics.warmup,
+            cooldown: self.metrics.cooldown,
             estimates: self.estimates.clone(),
             predictor: self.predictor.clone(),
             seed: self.seed,
-            check: self.check || cfg!(debug_assertions),
+            check: self.rules.check || cfg!(debug_assertions),
             out: self.out.clone(),
         })
     }
@@ -700,6 +685,7 @@ pub(crate) fn clap_message(e: clap::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::OverrunPolicy;
     use crate::time::WEEK;
     use crate::users::PatienceOption;
 

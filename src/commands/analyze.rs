@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::commands::feedback::read_trace;
+use crate::commands::options::LogSplit;
 use crate::commands::replay::{ReplayOptions, machine_size};
-use crate::commands::user_options::LogSplit;
 use crate::localtime::SiteClock;
 use crate::plot::chart::{Proportion, Series, ShareChart, share_chart_svg};
 use crate::results::output::write_named;

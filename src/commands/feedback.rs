@@ -10,11 +10,11 @@ use std::io::Write as _;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use crate::commands::options::{ContinuationSource, UnknownWaits, UserOptions};
 use crate::commands::replay::{
     InputInfo, Outputs, ReplayOptions, ReplaySummary, log_jobs, machine_size, render_run,
     schedule_note, site,
 };
-use crate::commands::user_options::{ContinuationSource, UnknownWaits, UserOptions};
 use crate::job::JobOutcome;
 use crate::localtime::{SiteClock, ZoneSource};
 use crate::metrics::{

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::commands::feedback::estimate_waits;
+use crate::commands::options::UnknownWaits;
 use crate::commands::replay::{ReplayOptions, machine_size};
-use crate::commands::user_options::UnknownWaits;
 use crate::localtime::SiteClock;
 use crate::model::JobLayer;
 use crate::model::fit::{FitLog, fit};

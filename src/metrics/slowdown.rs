@@ -5,11 +5,14 @@ use serde::Serialize;
 use crate::time::Time;
 
 /// Which formula of bounded slowdown to use, with threshold τ (10 s in the papers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum BsldForm {
     /// `max(1, (wait + run) / max(run, τ))`: the form most papers since Feitelson et al.
     /// (1997) use, and the default.
+    #[default]
     Clamped,
     /// `(wait + run) / max(run, τ)`, as Mu'alem and Feitelson define it (2001, §3.1); a
     /// job shorter than τ that barely waits scores below 1.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::params::{Configure, Params};
 use super::spec::SchedulerSpec;
 use crate::adaptive::{Candidate, Pbas, PbasParams, TimeOfDay, TimeOfDayParams, Wbas, WbasParams};
+use crate::options;
 use crate::sched::builder;
 use crate::time::{DAY, HOUR};
 
@@ -51,7 +52,8 @@ fn pbas_params(p: &Params) -> Result<PbasParams, String> {
         period: p
             .duration("period", Some(12 * HOUR))?
             .ok_or("pbas: period cannot be none")?,
-        metric: p.string("metric", "response")?.parse()?,
+        metric: options::parse("a pbas metric", &p.string("metric", "response")?)
+            .map_err(|e| format!("pbas: metric: {e}"))?,
     };
     params.check()?;
     Ok(params)

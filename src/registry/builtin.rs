@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use super::params::{Configure, Params};
+use crate::options;
 use crate::sched::{
     BuildContext, Builder, Conservative, Creasy, CreasyParams, Fairshare, FairshareParams,
     FlexParams, Jitter, Limits, Logged, Maui, MauiParams, Policy, Scheduler, UserLimits, builder,
@@ -125,10 +126,8 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
         let depth = p.u64("depth", d.depth as u64)?;
         let params = FlexParams {
             slack_factor: p.f64("slack_factor", d.slack_factor)?,
-            grade: p
-                .string("grade", "wait")?
-                .parse()
-                .map_err(|e| format!("flex: {e}"))?,
+            grade: options::parse("a flex grade", &p.string("grade", "wait")?)
+                .map_err(|e| format!("flex: grade: {e}"))?,
             depth: usize::try_from(depth)
                 .map_err(|_| format!("flex: depth {depth} is too large"))?,
         };

@@ -32,14 +32,13 @@
 //!   10 s), or 1 for every job that must wait (`"waiting"`). The lowest grade wins; ties
 //!   go to the place nearer the end (fewer jobs moved).
 
-use std::str::FromStr;
-
 use super::Profile;
 use crate::job::{JobId, JobRequest};
 use crate::time::Time;
 
 /// How a candidate schedule is graded: the penalty of each waiting job, summed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Grade {
     /// Its planned wait, seconds.
     Wait,
@@ -47,18 +46,6 @@ pub enum Grade {
     Bsld,
     /// 1 if it must wait.
     Waiting,
-}
-
-impl FromStr for Grade {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "wait" => Ok(Grade::Wait),
-            "bsld" => Ok(Grade::Bsld),
-            "waiting" => Ok(Grade::Waiting),
-            _ => Err(format!("grade '{s}' is not wait, bsld or waiting")),
-        }
-    }
 }
 
 impl Grade {

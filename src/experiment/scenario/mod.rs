@@ -30,12 +30,10 @@ pub use experiment::{CapacitySection, Contender, ExperimentSection, SweepSection
 
 use crate::commands::feedback::FeedbackOptions;
 use crate::commands::model::{ModelFiles, ModelOptions};
+use crate::commands::options::ContinuationSource;
+use crate::commands::options::{MetricsOptions, Reaction, SiteOptions, UserOptions};
 use crate::commands::replay::ReplayOptions;
 use crate::commands::resample::{ResampleOptions, Resampler, resampled_cooldown};
-use crate::commands::user_options::ContinuationSource;
-use crate::commands::user_options::{Reaction, UserOptions};
-use crate::job::OverrunPolicy;
-use crate::metrics::{Bsld, BsldForm};
 use crate::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Lifetime, Parameterization, TalbyModel,
 };
@@ -82,10 +80,10 @@ pub struct Scenario {
     pub population: PopulationSection,
     /// Site rules.
     #[serde(default)]
-    pub site: SiteSection,
+    pub site: SiteOptions,
     /// What to measure.
     #[serde(default)]
-    pub metrics: MetricsSection,
+    pub metrics: MetricsOptions,
     /// Where results go.
     #[serde(default)]
     pub output: OutputSection,
@@ -423,70 +421,6 @@ fn log_estimates() -> String {
     "log".into()
 }
 
-/// `[site]`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SiteSection {
-    /// Jobs running past their estimate.
-    #[serde(default = "kill")]
-    pub overrun: OverrunPolicy,
-    /// Run the invariant checker.
-    #[serde(default)]
-    pub check: bool,
-}
-
-fn kill() -> OverrunPolicy {
-    OverrunPolicy::Kill
-}
-
-impl Default for SiteSection {
-    fn default() -> Self {
-        SiteSection {
-            overrun: OverrunPolicy::Kill,
-            check: false,
-        }
-    }
-}
-
-/// `[metrics]`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MetricsSection {
-    /// Bounded slowdown form.
-    #[serde(default = "clamped")]
-    pub bsld: BsldForm,
-    /// Bounded slowdown threshold, seconds.
-    #[serde(default = "default_bsld_threshold")]
-    pub bsld_threshold: Time,
-    /// Warm-up, as a duration (`"1w"`).
-    #[serde(default = "zero")]
-    pub warmup: String,
-    /// Cool-down, as a duration.
-    #[serde(default = "zero")]
-    pub cooldown: String,
-}
-
-fn clamped() -> BsldForm {
-    BsldForm::Clamped
-}
-fn default_bsld_threshold() -> Time {
-    Bsld::DEFAULT_THRESHOLD
-}
-fn zero() -> String {
-    "0".into()
-}
-
-impl Default for MetricsSection {
-    fn default() -> Self {
-        MetricsSection {
-            bsld: BsldForm::Clamped,
-            bsld_threshold: 10,
-            warmup: zero(),
-            cooldown: zero(),
-        }
-    }
-}
-
 /// `[output]`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -773,8 +707,6 @@ impl Scenario {
 
     /// The replay options this scenario stands for (for the workload given separately).
     pub fn replay_options(&self) -> Result<ReplayOptions, String> {
-        let duration =
-            |key: &str, v: &str| parse_duration(v).map_err(|e| format!("[metrics] {key}: {e}"));
         if self.machine.procs == Some(0) {
             return Err("[machine] procs must be at least 1".into());
         }
@@ -831,10 +763,12 @@ impl Scenario {
             overrun: self.site.overrun,
             questionable,
             interarrival_factor,
-            bsld: Bsld::new(self.metrics.bsld, self.metrics.bsld_threshold)
+            bsld: self
+                .metrics
+                .bsld()
                 .map_err(|e| format!("[metrics] bsld_threshold: {e}"))?,
-            warmup: duration("warmup", &self.metrics.warmup)?,
-            cooldown: duration("cooldown", &self.metrics.cooldown)?,
+            warmup: self.metrics.warmup,
+            cooldown: self.metrics.cooldown,
             estimates,
             predictor,
             seed: self.seed,

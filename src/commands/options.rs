@@ -1,8 +1,11 @@
-//! The options of a log's users, as one document: each group is a struct whose fields are
-//! both the flags of the commands that replay a log's users (`clap::Args`) and the keys
-//! of a scenario's `[workload.users]` (serde), with their defaults in the flags' attributes
-//! alone (`crate::options`). The models they choose between are in `crate::users` and
-//! `docs/MODELS.md`, "Users from a log".
+//! The options document: each group of options is one struct whose fields are both the
+//! flags of the commands (`clap::Args`, flattened into each command's arguments) and the
+//! keys of a scenario's section (serde), a flag being its key in kebab case, with their
+//! defaults and checks in the flags' attributes alone (`crate::options`). The site's rules
+//! are `[site]` ([`SiteOptions`]), what is measured `[metrics]` ([`MetricsOptions`]), a
+//! log's users `[workload.users]` ([`UserOptions`], a model site's [`Reaction`]). The
+//! models the users' options choose between are in `crate::users` and `docs/MODELS.md`,
+//! "Users from a log".
 
 use std::path::PathBuf;
 
@@ -10,6 +13,8 @@ use clap::Args;
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
+use crate::job::OverrunPolicy;
+use crate::metrics::{Bsld, BsldForm};
 use crate::options;
 use crate::registry::SchedulerSpec;
 use crate::session::SessionRule;
@@ -19,6 +24,74 @@ use crate::users::{
     PatienceOption, Return,
 };
 use crate::workload::trace::{Dependence, MissingWaits, TraceConfig, WindowEnd};
+
+/// The site's rules (`[site]`).
+#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SiteOptions {
+    /// What happens to jobs that run longer than their estimate.
+    #[arg(long, value_enum, default_value_t)]
+    pub overrun: OverrunPolicy,
+    /// Verify the scheduling invariants after every pass (always on in debug builds).
+    #[arg(long)]
+    pub check: bool,
+}
+
+impl Default for SiteOptions {
+    fn default() -> Self {
+        options::defaults()
+    }
+}
+
+/// What a run measures (`[metrics]`): the bounded slowdown (Feitelson et al. 1997;
+/// Mu'alem and Feitelson 2001, §3.1) and the jobs left out at either end.
+#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MetricsOptions {
+    /// Bounded slowdown form.
+    #[arg(long, value_enum, default_value_t)]
+    pub bsld: BsldForm,
+    /// Bounded slowdown threshold, seconds.
+    #[arg(long, default_value_t = Bsld::DEFAULT_THRESHOLD, value_parser = bsld_threshold, allow_negative_numbers = true)]
+    #[serde(deserialize_with = "bsld_threshold_key")]
+    pub bsld_threshold: Time,
+    /// Exclude jobs submitted during this long after the first submission (e.g. 1w).
+    #[arg(long, default_value = "0", value_parser = parse_duration, value_name = "DURATION")]
+    #[serde(deserialize_with = "options::duration")]
+    pub warmup: Time,
+    /// Exclude jobs submitted during this long before the last submission (e.g. 1w).
+    #[arg(long, default_value = "0", value_parser = parse_duration, value_name = "DURATION")]
+    #[serde(deserialize_with = "options::duration")]
+    pub cooldown: Time,
+}
+
+impl Default for MetricsOptions {
+    fn default() -> Self {
+        options::defaults()
+    }
+}
+
+impl MetricsOptions {
+    /// The bounded slowdown measured.
+    pub fn bsld(&self) -> Result<Bsld, String> {
+        Bsld::new(self.bsld, self.bsld_threshold)
+    }
+}
+
+/// A bounded slowdown threshold: a whole number of seconds, at least 1.
+fn bsld_threshold(text: &str) -> Result<Time, String> {
+    let t = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a whole number of seconds"))?;
+    Bsld::new(BsldForm::default(), t).map(|_| t)
+}
+
+fn bsld_threshold_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Time, D::Error> {
+    let t = Time::deserialize(d)?;
+    Bsld::new(BsldForm::default(), t)
+        .map(|_| t)
+        .map_err(serde::de::Error::custom)
+}
 
 /// How a log is split into users, sessions and dependencies (Feitelson 2021, §4.3; notes
 /// §8.3-8.5): `analyze`'s flags, and part of [`UserOptions`].
