@@ -31,12 +31,23 @@ pub fn keys<A: Args>() -> Vec<String> {
         .collect()
 }
 
-/// A key whose value is text, read by `parse` as its flag reads it.
+/// A key whose value is text, read by `parse` as its flag reads it; a whole number is
+/// read as its digits are (`warmup = 3600` as `--warmup 3600`).
 pub fn parsed<'de, D: Deserializer<'de>, T>(
     d: D,
     parse: impl FnOnce(&str) -> Result<T, String>,
 ) -> Result<T, D::Error> {
-    parse(&String::deserialize(d)?).map_err(serde::de::Error::custom)
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Text {
+        Number(i64),
+        Text(String),
+    }
+    let text = match Text::deserialize(d)? {
+        Text::Number(n) => n.to_string(),
+        Text::Text(t) => t,
+    };
+    parse(&text).map_err(serde::de::Error::custom)
 }
 
 /// A duration key, `"20m"`, read as its flag reads it.

@@ -162,7 +162,10 @@ fn limits_need_a_limit_and_name_their_parameters() {
     let e = "fairshare:age=-1".parse::<SchedulerSpec>().unwrap_err();
     assert!(e.contains("weights"), "{e}");
     let e = "flex:grade=fast".parse::<SchedulerSpec>().unwrap_err();
-    assert!(e.contains("grade") && e.contains("wait, bsld, waiting"), "{e}");
+    assert!(
+        e.contains("grade") && e.contains("wait, bsld, waiting"),
+        "{e}"
+    );
     let e = "flex:slack_factor=-1".parse::<SchedulerSpec>().unwrap_err();
     assert!(e.contains("slack_factor"), "{e}");
 }

@@ -323,3 +323,125 @@ impl std::fmt::Display for UnknownWaits {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Debug;
+
+    use clap::{Command, FromArgMatches};
+    use serde::de::DeserializeOwned;
+
+    use super::*;
+
+    /// The flags of the group `G`: each one's key and its default as the key's value.
+    fn flags<G: Args>() -> Vec<(String, Option<toml::Value>)> {
+        let command = G::augment_args(Command::new("group"));
+        command
+            .get_arguments()
+            .map(|arg| {
+                let key = arg.get_id().as_str().to_owned();
+                assert_eq!(
+                    arg.get_long(),
+                    Some(key.replace('_', "-").as_str()),
+                    "the flag of `{key}` is its key"
+                );
+                let default = match arg.get_default_values() {
+                    [] => None,
+                    [v] => {
+                        let text = v.to_str().expect("a default is text");
+                        Some(match text.parse::<i64>() {
+                            Ok(n) => toml::Value::Integer(n),
+                            Err(_) => match text.parse::<bool>() {
+                                Ok(b) => toml::Value::Boolean(b),
+                                Err(_) => toml::Value::String(text.to_owned()),
+                            },
+                        })
+                    }
+                    more => panic!("`{key}` has several defaults: {more:?}"),
+                };
+                (key, default)
+            })
+            .collect()
+    }
+
+    /// Every flag of `G` is a key of its section: each flag's default, written as its key,
+    /// reads back as the group's default.
+    fn flags_are_keys<G>() -> Vec<String>
+    where
+        G: Args + FromArgMatches + DeserializeOwned + Default + PartialEq + Debug,
+    {
+        let flags = flags::<G>();
+        let table: toml::Table = flags
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), v.clone()?)))
+            .collect();
+        let read: G = toml::Value::Table(table.clone())
+            .try_into()
+            .unwrap_or_else(|e| panic!("{table}: {e}"));
+        assert_eq!(read, G::default(), "{table}");
+        flags.into_iter().map(|(k, _)| k).collect()
+    }
+
+    /// The keys a section of `G` takes, from the error on a key it does not take.
+    fn keys_of<G: DeserializeOwned + Debug>() -> Vec<String> {
+        let unknown = toml::Value::Table(toml::Table::from_iter([(
+            "no_such_key".to_owned(),
+            toml::Value::Boolean(true),
+        )]));
+        let e = unknown
+            .try_into::<G>()
+            .expect_err("an unknown key is refused");
+        let message = e.message();
+        // "expected `a`", "expected `a` or `b`", "expected one of `a`, `b`, `c`".
+        let expected = message
+            .split("expected ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{message}"));
+        expected
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn every_key_is_a_flag_and_every_flag_a_key() {
+        assert_eq!(flags_are_keys::<SiteOptions>(), keys_of::<SiteOptions>());
+        assert_eq!(
+            flags_are_keys::<MetricsOptions>(),
+            keys_of::<MetricsOptions>()
+        );
+        assert_eq!(flags_are_keys::<Reaction>(), keys_of::<Reaction>());
+        // `UserOptions` flattens `LogSplit` and `Reaction`, which serde cannot refuse
+        // unknown keys in: the scenario checks them against the flags
+        // (`crate::options::keys`), so its keys are its flags by construction.
+        let users = flags_are_keys::<UserOptions>();
+        assert_eq!(users, options::keys::<UserOptions>());
+        let split = flags_are_keys::<LogSplit>();
+        assert!(split.iter().all(|k| users.contains(k)));
+    }
+
+    #[test]
+    fn keys_are_read_as_their_flags_read_them() {
+        let users: UserOptions = toml::from_str(
+            "threshold = 900\nopening_think = \"keep-lead\"\ncontinuation = \"off\"\n\
+             patience = \"2d\"\nunknown_waits = \"replay:fcfs\"",
+        )
+        .unwrap();
+        assert_eq!(users.split.threshold, 900);
+        assert_eq!(users.opening_think, OpeningThink::KeepLead);
+        assert_eq!(users.reaction.continuation, ContinuationSource::Off);
+        assert_eq!(users.reaction.patience, PatienceLimit::Given(2 * 86_400));
+        assert_eq!(users.split.unknown_waits.to_string(), "replay:fcfs");
+        let metrics: MetricsOptions = toml::from_str("warmup = \"1w\"\ncooldown = 0").unwrap();
+        assert_eq!((metrics.warmup, metrics.cooldown), (604_800, 0));
+        for (text, refused) in [
+            ("bsld_threshold = 0", "at least 1 second"),
+            ("warmup = \"soon\"", "not a duration"),
+        ] {
+            let e = toml::from_str::<MetricsOptions>(text).unwrap_err();
+            assert!(e.message().contains(refused), "{text}: {e}");
+        }
+    }
+}
