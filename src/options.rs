@@ -31,21 +31,23 @@ pub fn keys<A: Args>() -> Vec<String> {
         .collect()
 }
 
-/// A key whose value is text, read by `parse` as its flag reads it; a whole number is
-/// read as its digits are (`warmup = 3600` as `--warmup 3600`).
+/// A key whose value is text, read by `parse` as its flag reads it; a number is read as
+/// its digits are (`warmup = 3600` as `--warmup 3600`).
 pub fn parsed<'de, D: Deserializer<'de>, T>(
     d: D,
     parse: impl FnOnce(&str) -> Result<T, String>,
 ) -> Result<T, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
-    enum Text {
-        Number(i64),
+    enum Value {
+        Whole(i64),
+        Number(f64),
         Text(String),
     }
-    let text = match Text::deserialize(d)? {
-        Text::Number(n) => n.to_string(),
-        Text::Text(t) => t,
+    let text = match Value::deserialize(d)? {
+        Value::Whole(n) => n.to_string(),
+        Value::Number(x) => x.to_string(),
+        Value::Text(t) => t,
     };
     parse(&text).map_err(serde::de::Error::custom)
 }
@@ -66,6 +68,73 @@ pub fn at_least_one<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
         0 => Err(serde::de::Error::custom("must be at least 1")),
         n => Ok(n),
     }
+}
+
+/// A finite number above 0.
+pub fn positive_factor(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("'{s}' must be a positive number"))
+    }
+}
+
+/// A finite number of 0 or more.
+pub fn non_negative_factor(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a number of 0 or more")),
+    }
+}
+
+/// A share in (0, 1].
+pub fn share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a share in (0, 1]")),
+    }
+}
+
+/// `USER=WEIGHT`.
+pub fn user_weight(s: &str) -> Result<(i64, f64), String> {
+    let (user, weight) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}' is not USER=WEIGHT"))?;
+    let user = user
+        .parse()
+        .map_err(|_| format!("'{user}' is not a user number"))?;
+    Ok((user, non_negative_factor(weight)?))
+}
+
+/// A key `F` whose value [`non_negative_factor`] reads.
+pub fn non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    parsed(d, non_negative_factor)
+}
+
+/// An optional key whose value [`non_negative_factor`] reads.
+pub fn some_non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    parsed(d, non_negative_factor).map(Some)
+}
+
+/// A key whose value [`share`] reads.
+pub fn share_key<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    parsed(d, share)
+}
+
+/// An optional duration key.
+pub fn some_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Time>, D::Error> {
+    parsed(d, parse_duration).map(Some)
+}
+
+/// Weights of users, a table `{ "17" = 0, "3" = 2.5 }`, as the repeated flag
+/// `--weight USER=WEIGHT` gives them.
+pub fn user_weights<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(i64, f64)>, D::Error> {
+    std::collections::BTreeMap::<String, f64>::deserialize(d)?
+        .into_iter()
+        .map(|(user, weight)| user_weight(&format!("{user}={weight}")))
+        .collect::<Result<_, _>>()
+        .map_err(serde::de::Error::custom)
 }
 
 /// The name of `value`, as its flag, its key and outputs give it.

@@ -1593,10 +1593,11 @@ fn clear_error(message: &str, argv: &[String], dir: &Path) {
 /// the targets' scope: its cost is what was asked for) past 8 weeks measured or 8 weeks
 /// of warm-up and cool-down ([`too_long`]), or a population multiplier over 4
 /// ([`too_big`]).
-fn bounded(mut args: PopulationArgs, population: f64) -> Option<PopulationArgs> {
+fn bounded(mut args: PopulationArgs) -> Option<PopulationArgs> {
     args.replications = Some(args.replications.unwrap_or(2).min(2));
     args.threads = Some(1);
-    let multipliers = [args.long_term, args.temporary].map(|m| m.unwrap_or(population));
+    let p = &args.population;
+    let multipliers = [p.long_term, p.temporary].map(|m| m.unwrap_or(p.users));
     let site = &args.feedback.site;
     let out = too_long(args.weeks, site.metrics.warmup, site.metrics.cooldown)
         || multipliers.into_iter().any(too_big);
@@ -1726,10 +1727,11 @@ fn sweep_args(bytes: &[u8]) -> bool {
                 return Some(Err(e));
             }
             let mut args = sweep_in(dir, args)?;
-            args.population_args = bounded(args.population_args, 1.0)?;
+            args.population_args = bounded(args.population_args)?;
             let runs = args.populations.len() * args.schedulers.len().max(1);
             let p = &args.population_args;
-            let base = [p.long_term, p.temporary].map(|m| m.unwrap_or(1.0));
+            let p = &p.population;
+            let base = [p.long_term, p.temporary].map(|m| m.unwrap_or(p.users));
             let within = runs <= 8
                 && !(args.populations.iter()).any(|&p| base.iter().any(|&m| too_big(p * m)));
             within.then_some(Ok(args))
@@ -1824,7 +1826,7 @@ fn resample_args(bytes: &[u8]) -> bool {
                 return Some(Err(e));
             }
             let mut args = resample_in(dir, args)?;
-            args.population_args = bounded(args.population_args, args.population)?;
+            args.population_args = bounded(args.population_args)?;
             Some(Ok(args))
         },
         |args| {
@@ -1880,7 +1882,7 @@ fn calibrate_args(bytes: &[u8]) -> bool {
                 return Some(Err(e));
             }
             let p = population_in(dir, args.population_args)?;
-            args.population_args = bounded(p, args.population)?;
+            args.population_args = bounded(p)?;
             Some(Ok(args))
         },
         |args| {

@@ -14,10 +14,13 @@ use crate::commands::estimates::EstimatesInput;
 use crate::commands::export::ExportOptions;
 use crate::commands::feedback::FeedbackOptions;
 use crate::commands::options::UnknownWaits;
-use crate::commands::options::{LogSplit, MetricsOptions, SiteOptions, UserOptions};
+use crate::commands::options::{
+    LogSplit, MetricsOptions, PopulationOptions, SiteOptions, UserOptions,
+};
 use crate::commands::replay::ReplayOptions;
 use crate::commands::resample::{ResampleOptions, resampled_cooldown};
 use crate::experiment::study::{Shard, sweep_command};
+use crate::options::{non_negative_factor, positive_factor, share};
 use crate::predict::PredictorSpec;
 use crate::predict::estimates::EstimateModel;
 use crate::registry::SchedulerSpec;
@@ -27,7 +30,6 @@ use crate::swf::batsim::ProfileStyle;
 use crate::time::{MAX_WEEKS, Time, parse_duration};
 use crate::users::analysis::DEFAULT_FLURRY_FACTOR;
 use crate::users::pools::PoolConfig;
-use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::workload::SyntheticConfig;
 use crate::workload::questionable::{Policies, PolicySetting};
 
@@ -116,41 +118,9 @@ pub struct PopulationArgs {
     /// 100, per resampled row].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_REPLICATIONS)))]
     pub replications: Option<u32>,
-    /// Multiplier on the long-term users (default: --population).
-    #[arg(long, value_parser = non_negative_factor)]
-    pub long_term: Option<f64>,
-    /// Multiplier on the temporary users and their weekly arrivals (default: --population).
-    #[arg(long, value_parser = non_negative_factor)]
-    pub temporary: Option<f64>,
-    /// A long-term user whose trace ended comes back after at least this long
-    /// [default: the time it was inactive in the log].
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
-    pub regenerate_after: Option<Time>,
-    /// That time runs from the user's actual finish, ahead of its log or behind (finish),
-    /// or from the end of its trace on the log's calendar, or its actual finish if later
-    /// (calendar).
-    #[arg(long, default_value = "finish", value_name = "RULE")]
-    pub regenerate_from: RegenerateFrom,
-    /// Long-term users start in a random week of their activity (activity, the seed's)
-    /// or at a random point of their cycle of activity and regeneration interval (cycle).
-    #[arg(long, default_value = "activity", value_name = "RULE")]
-    pub start_week: StartWeek,
-    /// A user is long-term when its activity spans at least this share of the log.
-    #[arg(long, default_value_t = 0.5, value_parser = share)]
-    pub long_term_share: f64,
-    /// Users whose whole activity lies within this long of either end of the log are
-    /// left out [default: 2 weeks, or a 24th of the log's span if that is shorter].
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
-    pub edge: Option<Time>,
-    /// Weight of one log user, as USER=WEIGHT (0 leaves it out, 3 draws it three times as
-    /// often); repeatable.
-    #[arg(long, value_name = "USER=WEIGHT", value_parser = user_weight)]
-    pub weight: Vec<(i64, f64)>,
-    /// Weight of every user with a flurry (a week of more than twice the jobs of every
-    /// other user's busiest week, as `analyze` lists them) not given one by --weight:
-    /// 0 leaves them out (Feitelson 2021, Fig. 6) [default: 1, like any user].
-    #[arg(long, value_name = "WEIGHT", value_parser = non_negative_factor)]
-    pub flurry_weight: Option<f64>,
+    /// Who the users are.
+    #[command(flatten)]
+    pub population: PopulationOptions,
     /// Users submit at their logged times (shifted with them), without feedback.
     #[arg(long)]
     pub no_feedback: bool,
@@ -165,23 +135,10 @@ pub struct ResampleArgs {
     /// The population's arguments, as for `sweep`.
     #[command(flatten)]
     pub population_args: PopulationArgs,
-    /// Multiplier on the whole population (long-term users and temporary arrivals).
-    #[arg(long, default_value_t = 1.0, value_parser = non_negative_factor)]
-    pub population: f64,
 }
 
 /// Replications of `resample` and `sweep` unless --replications says otherwise.
 pub const RESAMPLE_REPLICATIONS: u32 = 10;
-
-/// A finite number above 0.
-pub fn positive_factor(s: &str) -> Result<f64, String> {
-    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(format!("'{s}' must be a positive number"))
-    }
-}
 
 impl SiteArgs {
     /// The combination no run can have, if these options make it with `schedulers` (this
@@ -228,33 +185,6 @@ impl SiteArgs {
     }
 }
 
-/// A finite number of 0 or more.
-pub fn non_negative_factor(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("'{s}' is not a number of 0 or more")),
-    }
-}
-
-/// A share in (0, 1].
-pub fn share(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v > 0.0 && v <= 1.0 => Ok(v),
-        _ => Err(format!("'{s}' is not a share in (0, 1]")),
-    }
-}
-
-/// `USER=WEIGHT`.
-pub fn user_weight(s: &str) -> Result<(i64, f64), String> {
-    let (user, weight) = s
-        .split_once('=')
-        .ok_or_else(|| format!("'{s}' is not USER=WEIGHT"))?;
-    let user = user
-        .parse()
-        .map_err(|_| format!("'{user}' is not a user number"))?;
-    Ok((user, non_negative_factor(weight)?))
-}
-
 impl FeedbackArgs {
     /// The feedback options.
     pub fn options(&self) -> Result<FeedbackOptions, String> {
@@ -271,29 +201,16 @@ impl PopulationArgs {
         &self.feedback.site.swf
     }
 
-    /// The resampling options, with `population` as the multiplier of the users
-    /// --long-term and --temporary do not set, and `replications` unless --replications
-    /// says otherwise.
-    pub fn options(&self, population: f64, replications: u32) -> Result<ResampleOptions, String> {
+    /// The resampling options, with `replications` unless --replications says otherwise.
+    pub fn options(&self, replications: u32) -> Result<ResampleOptions, String> {
         let mut users = self.feedback.options()?;
         users.run.cooldown = resampled_cooldown(users.run.cooldown);
         users.run.out = None;
+        let (population, pools) = self.population.resampled();
         Ok(ResampleOptions {
             users,
-            pools: PoolConfig {
-                long_term_share: self.long_term_share,
-                edge: self.edge,
-            },
-            population: PopulationConfig {
-                long_term: self.long_term.unwrap_or(population),
-                temporary: self.temporary.unwrap_or(population),
-                regenerate_after: self.regenerate_after,
-                regenerate_from: self.regenerate_from,
-                weights: self.weight.clone(),
-                flurry_weight: self.flurry_weight,
-                start_week: self.start_week,
-                ..PopulationConfig::default()
-            },
+            pools,
+            population,
             weeks: self.weeks,
             replications: self.replications.unwrap_or(replications),
             threads: self.threads.map(|t| t as usize),
@@ -313,8 +230,7 @@ impl ReplayArgs {
 impl ResampleArgs {
     /// The resampling options (10 replications unless --replications says otherwise).
     pub fn options(&self) -> Result<ResampleOptions, String> {
-        self.population_args
-            .options(self.population, RESAMPLE_REPLICATIONS)
+        self.population_args.options(RESAMPLE_REPLICATIONS)
     }
 }
 
@@ -575,9 +491,6 @@ pub struct CalibrateArgs {
     /// The population's arguments, as for `resample`.
     #[command(flatten)]
     pub population_args: PopulationArgs,
-    /// Multiplier on the whole population (the log's own population by default).
-    #[arg(long, default_value_t = 1.0, value_parser = non_negative_factor)]
-    pub population: f64,
 }
 
 /// Replications of each resampled row of `calibrate` (Feitelson 2021, Fig. 15 takes a
@@ -588,8 +501,7 @@ impl CalibrateArgs {
     /// The resampling options of each resampled row (100 replications unless
     /// --replications says otherwise).
     pub fn options(&self) -> Result<ResampleOptions, String> {
-        self.population_args
-            .options(self.population, CALIBRATE_REPLICATIONS)
+        self.population_args.options(CALIBRATE_REPLICATIONS)
     }
 }
 
@@ -630,7 +542,7 @@ impl SweepArgs {
     /// Runs the sweep as the experiment it is (`--out` is its results directory).
     pub fn run(&self) -> Result<(), String> {
         let p = &self.population_args;
-        let opts = p.options(1.0, RESAMPLE_REPLICATIONS)?;
+        let opts = p.options(RESAMPLE_REPLICATIONS)?;
         let schedulers = if self.schedulers.is_empty() {
             vec![opts.users.run.policy.clone()]
         } else {

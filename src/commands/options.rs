@@ -19,6 +19,8 @@ use crate::options;
 use crate::registry::SchedulerSpec;
 use crate::session::SessionRule;
 use crate::time::{Time, parse_duration};
+use crate::users::pools::PoolConfig;
+use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::users::{
     CalendarShift, FlowForward, NegativeThink, OpeningThink, Patience, PatienceLimit,
     PatienceOption, Return,
@@ -91,6 +93,113 @@ fn bsld_threshold_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Time, D:
     Bsld::new(BsldForm::default(), t)
         .map(|_| t)
         .map_err(serde::de::Error::custom)
+}
+
+/// Who the users are (`[population]`): multipliers of a resampled population (Feitelson
+/// 2021, §4.2) or of a model site's users (Talby 2006, §14.2), and how a log's users are
+/// sorted into the pools resampling draws from.
+#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PopulationOptions {
+    /// Multiplier on the whole population: a resampled run's long-term users and
+    /// temporary arrivals (unless --long-term or --temporary say otherwise), a model
+    /// site's start-up users and new users per week (also --population).
+    #[arg(long, visible_alias = "population", default_value_t = 1.0, value_parser = options::non_negative_factor, value_name = "FACTOR")]
+    #[serde(deserialize_with = "options::non_negative")]
+    pub users: f64,
+    /// Multiplier on the long-term users [default: --users].
+    #[arg(long, value_parser = options::non_negative_factor, value_name = "FACTOR")]
+    #[serde(deserialize_with = "options::some_non_negative")]
+    pub long_term: Option<f64>,
+    /// Multiplier on the temporary users and their weekly arrivals [default: --users].
+    #[arg(long, value_parser = options::non_negative_factor, value_name = "FACTOR")]
+    #[serde(deserialize_with = "options::some_non_negative")]
+    pub temporary: Option<f64>,
+    /// A long-term user whose trace ended comes back after at least this long
+    /// [default: the time it was inactive in the log].
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    #[serde(deserialize_with = "options::some_duration")]
+    pub regenerate_after: Option<Time>,
+    /// That time runs from the user's actual finish, ahead of its log or behind (finish),
+    /// or from the end of its trace on the log's calendar, or its actual finish if later
+    /// (calendar).
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub regenerate_from: RegenerateFrom,
+    /// Long-term users start in a random week of their activity (activity, the seed's)
+    /// or at a random point of their cycle of activity and regeneration interval (cycle).
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub start_week: StartWeek,
+    /// A user is long-term when its activity spans at least this share of the log.
+    #[arg(long, default_value_t = PoolConfig::default().long_term_share, value_parser = options::share)]
+    #[serde(deserialize_with = "options::share_key")]
+    pub long_term_share: f64,
+    /// Users whose whole activity lies within this long of either end of the log are
+    /// left out [default: 2 weeks, or a 24th of the log's span if that is shorter].
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    #[serde(deserialize_with = "options::some_duration")]
+    pub edge: Option<Time>,
+    /// Weight of one log user, as USER=WEIGHT (0 leaves it out, 3 draws it three times as
+    /// often); repeatable. As a key, a table: `weight = { "17" = 0 }`.
+    #[arg(long, value_name = "USER=WEIGHT", value_parser = options::user_weight)]
+    #[serde(deserialize_with = "options::user_weights")]
+    pub weight: Vec<(i64, f64)>,
+    /// Weight of every user with a flurry (a week of more than twice the jobs of every
+    /// other user's busiest week, as `analyze` lists them) not given one by --weight:
+    /// 0 leaves them out (Feitelson 2021, Fig. 6) [default: 1, like any user].
+    #[arg(long, value_name = "WEIGHT", value_parser = options::non_negative_factor)]
+    #[serde(deserialize_with = "options::some_non_negative")]
+    pub flurry_weight: Option<f64>,
+}
+
+impl Default for PopulationOptions {
+    fn default() -> Self {
+        options::defaults()
+    }
+}
+
+impl PopulationOptions {
+    /// The keys set to other than their defaults that a model site does not take: all
+    /// but `users`.
+    pub fn resampling_keys(&self) -> Vec<&'static str> {
+        let d = PopulationOptions::default();
+        [
+            ("long_term", self.long_term != d.long_term),
+            ("temporary", self.temporary != d.temporary),
+            (
+                "regenerate_after",
+                self.regenerate_after != d.regenerate_after,
+            ),
+            ("regenerate_from", self.regenerate_from != d.regenerate_from),
+            ("start_week", self.start_week != d.start_week),
+            ("long_term_share", self.long_term_share != d.long_term_share),
+            ("edge", self.edge != d.edge),
+            ("weight", self.weight != d.weight),
+            ("flurry_weight", self.flurry_weight != d.flurry_weight),
+        ]
+        .into_iter()
+        .filter_map(|(key, set)| set.then_some(key))
+        .collect()
+    }
+
+    /// The resampled population and the pools it is drawn from.
+    pub fn resampled(&self) -> (PopulationConfig, PoolConfig) {
+        (
+            PopulationConfig {
+                long_term: self.long_term.unwrap_or(self.users),
+                temporary: self.temporary.unwrap_or(self.users),
+                regenerate_after: self.regenerate_after,
+                regenerate_from: self.regenerate_from,
+                weights: self.weight.clone(),
+                flurry_weight: self.flurry_weight,
+                start_week: self.start_week,
+                ..PopulationConfig::default()
+            },
+            PoolConfig {
+                long_term_share: self.long_term_share,
+                edge: self.edge,
+            },
+        )
+    }
 }
 
 /// How a log is split into users, sessions and dependencies (Feitelson 2021, §4.3; notes
@@ -413,6 +522,10 @@ mod tests {
             keys_of::<MetricsOptions>()
         );
         assert_eq!(flags_are_keys::<Reaction>(), keys_of::<Reaction>());
+        assert_eq!(
+            flags_are_keys::<PopulationOptions>(),
+            keys_of::<PopulationOptions>()
+        );
         // `UserOptions` flattens `LogSplit` and `Reaction`, which serde cannot refuse
         // unknown keys in: the scenario checks them against the flags
         // (`crate::options::keys`), so its keys are its flags by construction.

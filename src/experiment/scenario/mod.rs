@@ -31,7 +31,9 @@ pub use experiment::{CapacitySection, Contender, ExperimentSection, SweepSection
 use crate::commands::feedback::FeedbackOptions;
 use crate::commands::model::{ModelFiles, ModelOptions};
 use crate::commands::options::ContinuationSource;
-use crate::commands::options::{MetricsOptions, Reaction, SiteOptions, UserOptions};
+use crate::commands::options::{
+    MetricsOptions, PopulationOptions, Reaction, SiteOptions, UserOptions,
+};
 use crate::commands::replay::ReplayOptions;
 use crate::commands::resample::{ResampleOptions, Resampler, resampled_cooldown};
 use crate::model::{
@@ -41,8 +43,6 @@ use crate::options;
 use crate::registry::SchedulerSpec;
 use crate::results::replicate::MAX_REPLICATIONS;
 use crate::time::{Time, WEEK, parse_duration};
-use crate::users::pools::PoolConfig;
-use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
 use crate::users::{Behaviour, ContinuationCurve, KTH_CONTINUATION, Patience};
 use crate::workload::questionable::{Policies, PolicySetting};
 
@@ -77,7 +77,7 @@ pub struct Scenario {
     pub workload: WorkloadSection,
     /// Who the users are: multipliers of a model or resampled population.
     #[serde(default)]
-    pub population: PopulationSection,
+    pub population: PopulationOptions,
     /// Site rules.
     #[serde(default)]
     pub site: SiteOptions,
@@ -284,113 +284,6 @@ fn model_behaviour(reaction: &Reaction) -> Result<Behaviour, String> {
         continuation,
         patience,
     })
-}
-
-/// `[population]`: multipliers of a model or resampled population; every key is
-/// optional.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PopulationSection {
-    /// Model: multiplier on start-up users and new users per week.
-    pub users: Option<f64>,
-    /// Resample: multiplier on long-term users.
-    pub long_term: Option<f64>,
-    /// Resample: multiplier on temporary users.
-    pub temporary: Option<f64>,
-    /// Resample: least time before a long-term user is regenerated (a duration); its
-    /// own inactive time in the log when absent.
-    pub regenerate_after: Option<String>,
-    /// Resample: `calendar` or `finish`, what that time runs from.
-    pub regenerate_from: Option<RegenerateFrom>,
-    /// Resample: `activity` or `cycle`, where long-term users start.
-    pub start_week: Option<StartWeek>,
-    /// Resample: a user is long-term when its activity spans this share of the log.
-    pub long_term_share: Option<f64>,
-    /// Resample: users within this long of an end of the log are excluded.
-    pub edge: Option<String>,
-    /// Resample: weights of chosen log users, `"17" = 0` excludes user 17.
-    #[serde(default)]
-    pub weights: BTreeMap<String, f64>,
-    /// Resample: the weight of every user with a flurry not given one in `weights`.
-    pub flurry_weight: Option<f64>,
-}
-
-/// A multiplier: a finite number of 0 or more.
-fn multiplier(key: &str, v: Option<f64>) -> Result<f64, String> {
-    match v {
-        None => Ok(1.0),
-        Some(x) if x.is_finite() && x >= 0.0 => Ok(x),
-        Some(x) => Err(format!(
-            "[population] {key} must be a number of 0 or more, not {x}"
-        )),
-    }
-}
-
-impl PopulationSection {
-    /// Refuses keys of the other kind of population.
-    fn only(&self, source: &str, allowed: &[&str]) -> Result<(), String> {
-        let given = [
-            ("users", self.users.is_some()),
-            ("long_term", self.long_term.is_some()),
-            ("temporary", self.temporary.is_some()),
-            ("regenerate_after", self.regenerate_after.is_some()),
-            ("regenerate_from", self.regenerate_from.is_some()),
-            ("start_week", self.start_week.is_some()),
-            ("long_term_share", self.long_term_share.is_some()),
-            ("edge", self.edge.is_some()),
-            ("weights", !self.weights.is_empty()),
-            ("flurry_weight", self.flurry_weight.is_some()),
-        ];
-        match given.iter().find(|(k, set)| *set && !allowed.contains(k)) {
-            Some((k, _)) => Err(format!(
-                "[population] {k} does not apply to source = \"{source}\""
-            )),
-            None => Ok(()),
-        }
-    }
-
-    /// The resampled population and pools this section stands for.
-    fn resample(&self) -> Result<(PopulationConfig, PoolConfig), String> {
-        let duration =
-            |key: &str, v: &str| parse_duration(v).map_err(|e| format!("[population] {key}: {e}"));
-        let mut weights = Vec::new();
-        for (user, &w) in &self.weights {
-            let id = user
-                .parse()
-                .map_err(|_| format!("[population.weights] '{user}' is not a user number"))?;
-            weights.push((id, multiplier(&format!("weights.{user}"), Some(w))?));
-        }
-        let d = PoolConfig::default();
-        let share = self.long_term_share.unwrap_or(d.long_term_share);
-        if !(share > 0.0 && share <= 1.0) {
-            return Err("[population] long_term_share must be a share in (0, 1]".into());
-        }
-        Ok((
-            PopulationConfig {
-                long_term: multiplier("long_term", self.long_term)?,
-                temporary: multiplier("temporary", self.temporary)?,
-                regenerate_after: match &self.regenerate_after {
-                    Some(v) => Some(duration("regenerate_after", v)?),
-                    None => None,
-                },
-                regenerate_from: self.regenerate_from.unwrap_or_default(),
-                start_week: self.start_week.unwrap_or_default(),
-                weights,
-                flurry_weight: match self.flurry_weight {
-                    Some(w) => Some(multiplier("flurry_weight", Some(w))?),
-                    None => None,
-                },
-                ..PopulationConfig::default()
-            },
-            PoolConfig {
-                long_term_share: share,
-                edge: match &self.edge {
-                    Some(v) => Some(duration("edge", v)?),
-                    None => d.edge,
-                },
-            },
-        ))
-    }
 }
 
 fn one() -> f64 {
@@ -825,7 +718,24 @@ impl Scenario {
                 "{k} applies to source = \"model\" and \"resample\", not \"{source}\""
             ));
         }
-        self.population.only(source, &[])
+        self.population_keys(source, &[])
+    }
+
+    /// Refuses the keys of `[population]` set to other than their defaults that `source`
+    /// does not take (`allowed` are the ones it does).
+    fn population_keys(&self, source: &str, allowed: &[&str]) -> Result<(), String> {
+        let p = &self.population;
+        let users = (p.users != PopulationOptions::default().users).then_some("users");
+        match users
+            .into_iter()
+            .chain(p.resampling_keys())
+            .find(|k| !allowed.contains(k))
+        {
+            Some(k) => Err(format!(
+                "[population] {k} does not apply to source = \"{source}\""
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The resampler and options of a `source = "resample"` scenario (its output
@@ -848,20 +758,7 @@ impl Scenario {
             return Err("the scenario's source is not \"resample\"".into());
         };
         let opts = self.replay_options()?;
-        self.population.only(
-            "resample",
-            &[
-                "long_term",
-                "temporary",
-                "regenerate_after",
-                "regenerate_from",
-                "start_week",
-                "long_term_share",
-                "edge",
-                "weights",
-                "flurry_weight",
-            ],
-        )?;
+
         let mut fopts = FeedbackOptions {
             run: opts,
             users: (**users).clone(),
@@ -875,7 +772,7 @@ impl Scenario {
                          and cool-down (1 week when 0) is {measured} s"
             ));
         }
-        let (population, pools) = self.population.resample()?;
+        let (population, pools) = self.population.resampled();
         Ok(ResampleOptions {
             users: fopts,
             pools,
@@ -909,7 +806,7 @@ impl Scenario {
             return Err("the scenario's source is not \"model\"".into());
         };
         let opts = self.replay_options()?;
-        self.population.only("model", &["users"])?;
+        self.population_keys("model", &["users"])?;
         let procs = opts
             .procs
             .ok_or("[machine] procs is required for a model-based site")?;
@@ -955,7 +852,7 @@ impl Scenario {
                 work_hours.as_deref(),
                 work_hours_for.as_deref(),
             )?,
-            users: multiplier("users", self.population.users)?,
+            users: self.population.users,
             behaviour: model_behaviour(users)?,
             length,
             replications: self.runs(),
