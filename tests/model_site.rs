@@ -408,7 +408,7 @@ fn model_scenarios_are_checked() {
             with("users = 1.0", "long_term = 2.0"),
         ),
         (
-            "[population] users must be a number of 0 or more",
+            "'-1' is not a number of 0 or more",
             with("users = 1.0", "users = -1.0"),
         ),
         (

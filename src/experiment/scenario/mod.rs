@@ -921,11 +921,12 @@ mod tests {
         let err = Scenario::parse(&text, "s.toml").unwrap_err();
         assert!(err.contains("unknown field `machine2`"), "{err}");
         let text = DEFAULT_SCENARIO.replace("warmup = \"1w\"", "warmup = \"1y\"");
-        let err = Scenario::parse(&text, "s.toml")
-            .unwrap()
-            .replay_options()
-            .unwrap_err();
-        assert!(err.starts_with("[metrics] warmup:"), "{err}");
+        let err = Scenario::parse(&text, "s.toml").unwrap_err();
+        let line = 1 + text.lines().position(|l| l.starts_with("warmup")).unwrap();
+        assert!(
+            err.contains(&format!("line {line},")) && err.contains("'1y' counts years"),
+            "{err}"
+        );
     }
 
     #[test]
