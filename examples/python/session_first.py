@@ -31,7 +31,7 @@ def compare(log, replications=10, weeks=8, population=1.0):
     """Each policy's resampled runs: the scheduler's label and its statistics."""
     return {
         policy if isinstance(policy, str) else "session-first": sitesim.resample(
-            log, policy, replications=replications, weeks=weeks, population=population
+            log, policy, replications=replications, weeks=weeks, users=population
         ).stats
         for policy in ("easy", SessionFirst())
     }

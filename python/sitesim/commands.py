@@ -28,6 +28,7 @@ def replay(
     *,
     procs: Optional[int] = None,
     overrun: Optional[Literal['kill', 'extend', 'overrun']] = None,
+    check: bool = False,
     estimates: Optional[str] = None,
     predictor: Optional[str] = None,
     seed: Optional[int] = None,
@@ -36,7 +37,6 @@ def replay(
     bsld_threshold: Optional[Union[int, str]] = None,
     warmup: Optional[Union[int, str]] = None,
     cooldown: Optional[Union[int, str]] = None,
-    check: bool = False,
     out: Optional[PathLike] = None,
     report: bool = False,
     interarrival_factor: Optional[float] = None,
@@ -51,6 +51,8 @@ def replay(
     procs: Processors of the simulated machine [default: the log's MaxProcs]
     overrun: What happens to jobs that run longer than their estimate [default:
         kill]
+    check: Verify the scheduling invariants after every pass (always on in debug
+        builds)
     estimates: The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]),
         scaled:K (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir
         et al.) [default: log]
@@ -70,8 +72,6 @@ def replay(
         1w) [default: 0]
     cooldown: Exclude jobs submitted during this long before the last submission
         (e.g. 1w) [default: 0]
-    check: Verify the scheduling invariants after every pass (always on in debug
-        builds)
     out: Write summary.json, jobs.csv and schedule.swf (and, for feedback,
         users.csv, sessions.csv and cycles.csv) into this directory
     report: Also write the report of --out (DIR/report/index.html), as `sitesim
@@ -93,6 +93,7 @@ def feedback(
     *,
     procs: Optional[int] = None,
     overrun: Optional[Literal['kill', 'extend', 'overrun']] = None,
+    check: bool = False,
     estimates: Optional[str] = None,
     predictor: Optional[str] = None,
     seed: Optional[int] = None,
@@ -101,20 +102,19 @@ def feedback(
     bsld_threshold: Optional[Union[int, str]] = None,
     warmup: Optional[Union[int, str]] = None,
     cooldown: Optional[Union[int, str]] = None,
-    check: bool = False,
     out: Optional[PathLike] = None,
     report: bool = False,
     threshold: Optional[Union[int, str]] = None,
-    session_rule: Optional[str] = None,
-    dependence: Optional[str] = None,
-    window_end: Optional[str] = None,
+    session_rule: Optional[Literal['previous', 'latest']] = None,
+    dependence: Optional[Literal['think', 'sessions', 'submit', 'start']] = None,
+    window_end: Optional[Literal['last-submit', 'last-end']] = None,
     time_zone: Optional[str] = None,
     unknown_waits: Optional[str] = None,
-    opening_think: Optional[str] = None,
-    negative_think: Optional[str] = None,
-    flow_forward: Optional[str] = None,
-    calendar_shift: Optional[str] = None,
-    away: Optional[str] = None,
+    opening_think: Optional[Literal['calendar', 'keep-lead', 'original', 'capped', 'zero']] = None,
+    negative_think: Optional[Literal['spacing', 'together']] = None,
+    flow_forward: Optional[Literal['any', 'next']] = None,
+    calendar_shift: Optional[Literal['moves', 'fixed']] = None,
+    away: Optional[Literal['usual-hour', 'next-window']] = None,
     continuation: Optional[str] = None,
     patience: Optional[str] = None,
     strikes: Optional[int] = None,
@@ -129,6 +129,8 @@ def feedback(
     procs: Processors of the simulated machine [default: the log's MaxProcs]
     overrun: What happens to jobs that run longer than their estimate [default:
         kill]
+    check: Verify the scheduling invariants after every pass (always on in debug
+        builds)
     estimates: The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]),
         scaled:K (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir
         et al.) [default: log]
@@ -148,8 +150,6 @@ def feedback(
         1w) [default: 0]
     cooldown: Exclude jobs submitted during this long before the last submission
         (e.g. 1w) [default: 0]
-    check: Verify the scheduling invariants after every pass (always on in debug
-        builds)
     out: Write summary.json, jobs.csv and schedule.swf (and, for feedback,
         users.csv, sessions.csv and cycles.csv) into this directory
     report: Also write the report of --out (DIR/report/index.html), as `sitesim
@@ -190,9 +190,9 @@ def feedback(
         taken literally) [default: usual-hour]
     continuation: How users react to service: the continuation curve that breaks
         sessions after long responses and extends them after short ones ('fit':
-        fitted from the log, the default; a file such as
-        models/continuation-kth.toml; 'off': sessions keep the log's length whatever
-        the service) [default: fit]
+        fitted from the log, the default, or for a model site the curve fitted from
+        KTH that is built in; a file such as models/continuation-kth.toml; 'off':
+        sessions keep their length whatever the service) [default: fit]
     patience: A user whose jobs wait longer than the log's own service gave them by
         more than this, --strikes times, leaves for good (frustrated): 'fit' (the
         default), the log's longest wait, at least the session threshold; a
@@ -211,6 +211,7 @@ def resample(
     *,
     procs: Optional[int] = None,
     overrun: Optional[Literal['kill', 'extend', 'overrun']] = None,
+    check: bool = False,
     estimates: Optional[str] = None,
     predictor: Optional[str] = None,
     seed: Optional[int] = None,
@@ -219,37 +220,36 @@ def resample(
     bsld_threshold: Optional[Union[int, str]] = None,
     warmup: Optional[Union[int, str]] = None,
     cooldown: Optional[Union[int, str]] = None,
-    check: bool = False,
     out: Optional[PathLike] = None,
     report: bool = False,
     threshold: Optional[Union[int, str]] = None,
-    session_rule: Optional[str] = None,
-    dependence: Optional[str] = None,
-    window_end: Optional[str] = None,
+    session_rule: Optional[Literal['previous', 'latest']] = None,
+    dependence: Optional[Literal['think', 'sessions', 'submit', 'start']] = None,
+    window_end: Optional[Literal['last-submit', 'last-end']] = None,
     time_zone: Optional[str] = None,
     unknown_waits: Optional[str] = None,
-    opening_think: Optional[str] = None,
-    negative_think: Optional[str] = None,
-    flow_forward: Optional[str] = None,
-    calendar_shift: Optional[str] = None,
-    away: Optional[str] = None,
+    opening_think: Optional[Literal['calendar', 'keep-lead', 'original', 'capped', 'zero']] = None,
+    negative_think: Optional[Literal['spacing', 'together']] = None,
+    flow_forward: Optional[Literal['any', 'next']] = None,
+    calendar_shift: Optional[Literal['moves', 'fixed']] = None,
+    away: Optional[Literal['usual-hour', 'next-window']] = None,
     continuation: Optional[str] = None,
     patience: Optional[str] = None,
     strikes: Optional[int] = None,
     weeks: Optional[int] = None,
     replications: Optional[int] = None,
+    users: Optional[float] = None,
     long_term: Optional[float] = None,
     temporary: Optional[float] = None,
     regenerate_after: Optional[Union[int, str]] = None,
-    regenerate_from: Optional[str] = None,
-    start_week: Optional[str] = None,
+    regenerate_from: Optional[Literal['finish', 'calendar']] = None,
+    start_week: Optional[Literal['activity', 'cycle']] = None,
     long_term_share: Optional[float] = None,
     edge: Optional[Union[int, str]] = None,
     weight: Optional[Union[Sequence[str], Mapping[str, Any]]] = None,
     flurry_weight: Optional[float] = None,
     no_feedback: bool = False,
     threads: Optional[int] = None,
-    population: Optional[float] = None,
 ) -> Result:
     """Resample a log's users into new populations (long-term users kept, temporary ones arriving every week), run with feedback in parallel replications
 
@@ -261,6 +261,8 @@ def resample(
     procs: Processors of the simulated machine [default: the log's MaxProcs]
     overrun: What happens to jobs that run longer than their estimate [default:
         kill]
+    check: Verify the scheduling invariants after every pass (always on in debug
+        builds)
     estimates: The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]),
         scaled:K (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir
         et al.) [default: log]
@@ -280,8 +282,6 @@ def resample(
         1w) [default: 0]
     cooldown: Exclude jobs submitted during this long before the last submission
         (e.g. 1w) [default: 0]
-    check: Verify the scheduling invariants after every pass (always on in debug
-        builds)
     out: Write summary.json, jobs.csv and schedule.swf (and, for feedback,
         users.csv, sessions.csv and cycles.csv) into this directory
     report: Also write the report of --out (DIR/report/index.html), as `sitesim
@@ -322,9 +322,9 @@ def resample(
         taken literally) [default: usual-hour]
     continuation: How users react to service: the continuation curve that breaks
         sessions after long responses and extends them after short ones ('fit':
-        fitted from the log, the default; a file such as
-        models/continuation-kth.toml; 'off': sessions keep the log's length whatever
-        the service) [default: fit]
+        fitted from the log, the default, or for a model site the curve fitted from
+        KTH that is built in; a file such as models/continuation-kth.toml; 'off':
+        sessions keep their length whatever the service) [default: fit]
     patience: A user whose jobs wait longer than the log's own service gave them by
         more than this, --strikes times, leaves for good (frustrated): 'fit' (the
         default), the log's longest wait, at least the session threshold; a
@@ -334,9 +334,13 @@ def resample(
         one week when 0) that are simulated too [default: 52]
     replications: Replications (seeds derived from --seed), at most 100000 [default:
         10; calibrate: 100, per resampled row]
-    long_term: Multiplier on the long-term users (default: --population)
-    temporary: Multiplier on the temporary users and their weekly arrivals (default:
-        --population)
+    users: Multiplier on the whole population: a resampled run's long-term users and
+        temporary arrivals (unless --long-term or --temporary say otherwise), a
+        model site's start-up users and new users per week (also --population)
+        [default: 1]
+    long_term: Multiplier on the long-term users [default: --users]
+    temporary: Multiplier on the temporary users and their weekly arrivals [default:
+        --users]
     regenerate_after: A long-term user whose trace ended comes back after at least
         this long [default: the time it was inactive in the log]
     regenerate_from: That time runs from the user's actual finish, ahead of its log
@@ -351,7 +355,8 @@ def resample(
         are left out [default: 2 weeks, or a 24th of the log's span if that is
         shorter]
     weight: Weight of one log user, as USER=WEIGHT (0 leaves it out, 3 draws it
-        three times as often); repeatable
+        three times as often); repeatable. As a key, a table: `weight = { "17" = 0
+        }`
     flurry_weight: Weight of every user with a flurry (a week of more than twice the
         jobs of every other user's busiest week, as `analyze` lists them) not given
         one by --weight: 0 leaves them out (Feitelson 2021, Fig. 6) [default: 1,
@@ -359,8 +364,6 @@ def resample(
     no_feedback: Users submit at their logged times (shifted with them), without
         feedback
     threads: Worker threads [default: all cores]
-    population: Multiplier on the whole population (long-term users and temporary
-        arrivals) [default: 1]
 
     Returns: A :class:`sitesim.Result`: the summary, the tables as DataFrames, ``stats`` for a replicated run, and ``dir`` when ``out`` keeps it.
     """
@@ -374,6 +377,7 @@ def calibrate(
     *,
     procs: Optional[int] = None,
     overrun: Optional[Literal['kill', 'extend', 'overrun']] = None,
+    check: bool = False,
     estimates: Optional[str] = None,
     predictor: Optional[str] = None,
     seed: Optional[int] = None,
@@ -382,37 +386,36 @@ def calibrate(
     bsld_threshold: Optional[Union[int, str]] = None,
     warmup: Optional[Union[int, str]] = None,
     cooldown: Optional[Union[int, str]] = None,
-    check: bool = False,
     out: Optional[PathLike] = None,
     report: bool = False,
     threshold: Optional[Union[int, str]] = None,
-    session_rule: Optional[str] = None,
-    dependence: Optional[str] = None,
-    window_end: Optional[str] = None,
+    session_rule: Optional[Literal['previous', 'latest']] = None,
+    dependence: Optional[Literal['think', 'sessions', 'submit', 'start']] = None,
+    window_end: Optional[Literal['last-submit', 'last-end']] = None,
     time_zone: Optional[str] = None,
     unknown_waits: Optional[str] = None,
-    opening_think: Optional[str] = None,
-    negative_think: Optional[str] = None,
-    flow_forward: Optional[str] = None,
-    calendar_shift: Optional[str] = None,
-    away: Optional[str] = None,
+    opening_think: Optional[Literal['calendar', 'keep-lead', 'original', 'capped', 'zero']] = None,
+    negative_think: Optional[Literal['spacing', 'together']] = None,
+    flow_forward: Optional[Literal['any', 'next']] = None,
+    calendar_shift: Optional[Literal['moves', 'fixed']] = None,
+    away: Optional[Literal['usual-hour', 'next-window']] = None,
     continuation: Optional[str] = None,
     patience: Optional[str] = None,
     strikes: Optional[int] = None,
     weeks: Optional[int] = None,
     replications: Optional[int] = None,
+    users: Optional[float] = None,
     long_term: Optional[float] = None,
     temporary: Optional[float] = None,
     regenerate_after: Optional[Union[int, str]] = None,
-    regenerate_from: Optional[str] = None,
-    start_week: Optional[str] = None,
+    regenerate_from: Optional[Literal['finish', 'calendar']] = None,
+    start_week: Optional[Literal['activity', 'cycle']] = None,
     long_term_share: Optional[float] = None,
     edge: Optional[Union[int, str]] = None,
     weight: Optional[Union[Sequence[str], Mapping[str, Any]]] = None,
     flurry_weight: Optional[float] = None,
     no_feedback: bool = False,
     threads: Optional[int] = None,
-    population: Optional[float] = None,
 ) -> Result:
     """The check before a closed-loop study of a log: the log's own figures beside its users fed the log's own service (which must give back the log), resampled under that service, under a scheduler with and without feedback, and what makes the congestion of resampled workloads (Feitelson 2021, Figs. 15, 17)
 
@@ -424,6 +427,8 @@ def calibrate(
     procs: Processors of the simulated machine [default: the log's MaxProcs]
     overrun: What happens to jobs that run longer than their estimate [default:
         kill]
+    check: Verify the scheduling invariants after every pass (always on in debug
+        builds)
     estimates: The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]),
         scaled:K (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir
         et al.) [default: log]
@@ -443,8 +448,6 @@ def calibrate(
         1w) [default: 0]
     cooldown: Exclude jobs submitted during this long before the last submission
         (e.g. 1w) [default: 0]
-    check: Verify the scheduling invariants after every pass (always on in debug
-        builds)
     out: Write summary.json, jobs.csv and schedule.swf (and, for feedback,
         users.csv, sessions.csv and cycles.csv) into this directory
     report: Also write the report of --out (DIR/report/index.html), as `sitesim
@@ -485,9 +488,9 @@ def calibrate(
         taken literally) [default: usual-hour]
     continuation: How users react to service: the continuation curve that breaks
         sessions after long responses and extends them after short ones ('fit':
-        fitted from the log, the default; a file such as
-        models/continuation-kth.toml; 'off': sessions keep the log's length whatever
-        the service) [default: fit]
+        fitted from the log, the default, or for a model site the curve fitted from
+        KTH that is built in; a file such as models/continuation-kth.toml; 'off':
+        sessions keep their length whatever the service) [default: fit]
     patience: A user whose jobs wait longer than the log's own service gave them by
         more than this, --strikes times, leaves for good (frustrated): 'fit' (the
         default), the log's longest wait, at least the session threshold; a
@@ -497,9 +500,13 @@ def calibrate(
         one week when 0) that are simulated too [default: 52]
     replications: Replications (seeds derived from --seed), at most 100000 [default:
         10; calibrate: 100, per resampled row]
-    long_term: Multiplier on the long-term users (default: --population)
-    temporary: Multiplier on the temporary users and their weekly arrivals (default:
-        --population)
+    users: Multiplier on the whole population: a resampled run's long-term users and
+        temporary arrivals (unless --long-term or --temporary say otherwise), a
+        model site's start-up users and new users per week (also --population)
+        [default: 1]
+    long_term: Multiplier on the long-term users [default: --users]
+    temporary: Multiplier on the temporary users and their weekly arrivals [default:
+        --users]
     regenerate_after: A long-term user whose trace ended comes back after at least
         this long [default: the time it was inactive in the log]
     regenerate_from: That time runs from the user's actual finish, ahead of its log
@@ -514,7 +521,8 @@ def calibrate(
         are left out [default: 2 weeks, or a 24th of the log's span if that is
         shorter]
     weight: Weight of one log user, as USER=WEIGHT (0 leaves it out, 3 draws it
-        three times as often); repeatable
+        three times as often); repeatable. As a key, a table: `weight = { "17" = 0
+        }`
     flurry_weight: Weight of every user with a flurry (a week of more than twice the
         jobs of every other user's busiest week, as `analyze` lists them) not given
         one by --weight: 0 leaves them out (Feitelson 2021, Fig. 6) [default: 1,
@@ -522,8 +530,6 @@ def calibrate(
     no_feedback: Users submit at their logged times (shifted with them), without
         feedback
     threads: Worker threads [default: all cores]
-    population: Multiplier on the whole population (the log's own population by
-        default) [default: 1]
 
     Returns: A :class:`sitesim.Result`: the summary, the tables as DataFrames, ``stats`` for a replicated run, and ``dir`` when ``out`` keeps it.
     """
@@ -538,6 +544,7 @@ def sweep(
     *,
     procs: Optional[int] = None,
     overrun: Optional[Literal['kill', 'extend', 'overrun']] = None,
+    check: bool = False,
     estimates: Optional[str] = None,
     predictor: Optional[str] = None,
     seed: Optional[int] = None,
@@ -546,30 +553,30 @@ def sweep(
     bsld_threshold: Optional[Union[int, str]] = None,
     warmup: Optional[Union[int, str]] = None,
     cooldown: Optional[Union[int, str]] = None,
-    check: bool = False,
     out: Optional[PathLike] = None,
     report: bool = False,
     threshold: Optional[Union[int, str]] = None,
-    session_rule: Optional[str] = None,
-    dependence: Optional[str] = None,
-    window_end: Optional[str] = None,
+    session_rule: Optional[Literal['previous', 'latest']] = None,
+    dependence: Optional[Literal['think', 'sessions', 'submit', 'start']] = None,
+    window_end: Optional[Literal['last-submit', 'last-end']] = None,
     time_zone: Optional[str] = None,
     unknown_waits: Optional[str] = None,
-    opening_think: Optional[str] = None,
-    negative_think: Optional[str] = None,
-    flow_forward: Optional[str] = None,
-    calendar_shift: Optional[str] = None,
-    away: Optional[str] = None,
+    opening_think: Optional[Literal['calendar', 'keep-lead', 'original', 'capped', 'zero']] = None,
+    negative_think: Optional[Literal['spacing', 'together']] = None,
+    flow_forward: Optional[Literal['any', 'next']] = None,
+    calendar_shift: Optional[Literal['moves', 'fixed']] = None,
+    away: Optional[Literal['usual-hour', 'next-window']] = None,
     continuation: Optional[str] = None,
     patience: Optional[str] = None,
     strikes: Optional[int] = None,
     weeks: Optional[int] = None,
     replications: Optional[int] = None,
+    users: Optional[float] = None,
     long_term: Optional[float] = None,
     temporary: Optional[float] = None,
     regenerate_after: Optional[Union[int, str]] = None,
-    regenerate_from: Optional[str] = None,
-    start_week: Optional[str] = None,
+    regenerate_from: Optional[Literal['finish', 'calendar']] = None,
+    start_week: Optional[Literal['activity', 'cycle']] = None,
     long_term_share: Optional[float] = None,
     edge: Optional[Union[int, str]] = None,
     weight: Optional[Union[Sequence[str], Mapping[str, Any]]] = None,
@@ -591,6 +598,8 @@ def sweep(
     procs: Processors of the simulated machine [default: the log's MaxProcs]
     overrun: What happens to jobs that run longer than their estimate [default:
         kill]
+    check: Verify the scheduling invariants after every pass (always on in debug
+        builds)
     estimates: The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]),
         scaled:K (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir
         et al.) [default: log]
@@ -610,8 +619,6 @@ def sweep(
         1w) [default: 0]
     cooldown: Exclude jobs submitted during this long before the last submission
         (e.g. 1w) [default: 0]
-    check: Verify the scheduling invariants after every pass (always on in debug
-        builds)
     out: Write summary.json, jobs.csv and schedule.swf (and, for feedback,
         users.csv, sessions.csv and cycles.csv) into this directory
     report: Also write the report of --out (DIR/report/index.html), as `sitesim
@@ -652,9 +659,9 @@ def sweep(
         taken literally) [default: usual-hour]
     continuation: How users react to service: the continuation curve that breaks
         sessions after long responses and extends them after short ones ('fit':
-        fitted from the log, the default; a file such as
-        models/continuation-kth.toml; 'off': sessions keep the log's length whatever
-        the service) [default: fit]
+        fitted from the log, the default, or for a model site the curve fitted from
+        KTH that is built in; a file such as models/continuation-kth.toml; 'off':
+        sessions keep their length whatever the service) [default: fit]
     patience: A user whose jobs wait longer than the log's own service gave them by
         more than this, --strikes times, leaves for good (frustrated): 'fit' (the
         default), the log's longest wait, at least the session threshold; a
@@ -664,9 +671,13 @@ def sweep(
         one week when 0) that are simulated too [default: 52]
     replications: Replications (seeds derived from --seed), at most 100000 [default:
         10; calibrate: 100, per resampled row]
-    long_term: Multiplier on the long-term users (default: --population)
-    temporary: Multiplier on the temporary users and their weekly arrivals (default:
-        --population)
+    users: Multiplier on the whole population: a resampled run's long-term users and
+        temporary arrivals (unless --long-term or --temporary say otherwise), a
+        model site's start-up users and new users per week (also --population)
+        [default: 1]
+    long_term: Multiplier on the long-term users [default: --users]
+    temporary: Multiplier on the temporary users and their weekly arrivals [default:
+        --users]
     regenerate_after: A long-term user whose trace ended comes back after at least
         this long [default: the time it was inactive in the log]
     regenerate_from: That time runs from the user's actual finish, ahead of its log
@@ -681,7 +692,8 @@ def sweep(
         are left out [default: 2 weeks, or a 24th of the log's span if that is
         shorter]
     weight: Weight of one log user, as USER=WEIGHT (0 leaves it out, 3 draws it
-        three times as often); repeatable
+        three times as often); repeatable. As a key, a table: `weight = { "17" = 0
+        }`
     flurry_weight: Weight of every user with a flurry (a week of more than twice the
         jobs of every other user's busiest week, as `analyze` lists them) not given
         one by --weight: 0 leaves them out (Feitelson 2021, Fig. 6) [default: 1,
@@ -721,9 +733,9 @@ def analyze(
     swf: Log,
     *,
     threshold: Optional[Union[int, str]] = None,
-    session_rule: Optional[str] = None,
-    dependence: Optional[str] = None,
-    window_end: Optional[str] = None,
+    session_rule: Optional[Literal['previous', 'latest']] = None,
+    dependence: Optional[Literal['think', 'sessions', 'submit', 'start']] = None,
+    window_end: Optional[Literal['last-submit', 'last-end']] = None,
     time_zone: Optional[str] = None,
     unknown_waits: Optional[str] = None,
     procs: Optional[int] = None,

@@ -71,7 +71,7 @@ def test_feedback_equals_the_cli(kth, cli, tmp_path):
 def test_resample_equals_the_cli(kth, cli, tmp_path):
     cli("resample", "--swf", kth, "--weeks", "3", "--replications", "3",
         "--population", "1.5", "--threads", "2", "--out", tmp_path)
-    r = sitesim.resample(kth, weeks=3, replications=3, population=1.5, threads=2, **CHECK)
+    r = sitesim.resample(kth, weeks=3, replications=3, users=1.5, threads=2, **CHECK)
     assert r.summary == read_summary(tmp_path)
     assert len(r.summary["replications"]) == 3
     assert_table(r.replications, tmp_path / "replications.csv")

@@ -62,7 +62,7 @@ def test_resampled_episodes_have_common_random_numbers(kth):
     assert first == again
     assert first["replications"] != shortest["replications"]
     assert first["replications"][0]["seed"] == shortest["replications"][0]["seed"]
-    easy = sitesim.resample(kth, "easy", replications=1, weeks=3, population=1.5, seed=7)
+    easy = sitesim.resample(kth, "easy", replications=1, weeks=3, users=1.5, seed=7)
     assert first["replications"] == easy.summary["replications"]
 
 
