@@ -557,11 +557,16 @@ impl SweepArgs {
             ..opts.clone()
         };
         identity.users.run.check = false;
+        let populations: Vec<String> = self.populations.iter().map(f64::to_string).collect();
+        let schedulers_flags: String = schedulers
+            .iter()
+            .map(|s| format!(" --schedulers '{}'", s.label()))
+            .collect();
         let text = format!(
-            "sitesim sweep --swf {} --populations {:?} --schedulers {:?}\n{identity:#?}\n",
+            "sitesim sweep --swf {} --populations {}{schedulers_flags}\n{}\n",
             p.swf().display(),
-            self.populations,
-            schedulers.iter().map(|s| s.label()).collect::<Vec<_>>(),
+            populations.join(","),
+            serde_json::to_string_pretty(&identity).expect("options serialize"),
         );
         sweep_command(
             p.swf(),

@@ -54,7 +54,7 @@ impl Observer for WaitsByLine {
 }
 
 /// Everything a feedback replay needs besides the log.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct FeedbackOptions {
     /// The site, scheduler, estimates, predictor, metrics and outputs, as for `replay`
     /// (the interarrival factor must stay 1: users set the pace).

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use rustc_hash::FxHashMap;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
@@ -28,7 +28,7 @@ use crate::users::{
 use crate::workload::trace::{Dependence, MissingWaits, TraceConfig, WindowEnd};
 
 /// The site's rules (`[site]`).
-#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Args, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SiteOptions {
     /// What happens to jobs that run longer than their estimate.
@@ -47,7 +47,7 @@ impl Default for SiteOptions {
 
 /// What a run measures (`[metrics]`): the bounded slowdown (Feitelson et al. 1997;
 /// Mu'alem and Feitelson 2001, §3.1) and the jobs left out at either end.
-#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Args, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MetricsOptions {
     /// Bounded slowdown form.
@@ -98,7 +98,7 @@ fn bsld_threshold_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Time, D:
 /// Who the users are (`[population]`): multipliers of a resampled population (Feitelson
 /// 2021, §4.2) or of a model site's users (Talby 2006, §14.2), and how a log's users are
 /// sorted into the pools resampling draws from.
-#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Args, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PopulationOptions {
     /// Multiplier on the whole population: a resampled run's long-term users and
@@ -204,7 +204,7 @@ impl PopulationOptions {
 
 /// How a log is split into users, sessions and dependencies (Feitelson 2021, §4.3; notes
 /// §8.3-8.5): `analyze`'s flags, and part of [`UserOptions`].
-#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Args, Deserialize, Serialize)]
 #[serde(default)]
 pub struct LogSplit {
     /// Session threshold: a think time this long or longer starts a new session.
@@ -267,7 +267,7 @@ impl LogSplit {
 /// The users of a log and how they think, come back and react to service (Feitelson
 /// 2021, §4.3-4.4): the flags of `feedback`, `resample`, `calibrate` and `sweep`, and the
 /// keys of a scenario's `[workload.users]`.
-#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Args, Deserialize, Serialize)]
 #[serde(default)]
 pub struct UserOptions {
     /// How the log is split into users.
@@ -308,7 +308,7 @@ pub struct UserOptions {
 
 /// How users react to the service they get (Feitelson 2021, §4.4 and Fig. 18): part of
 /// [`UserOptions`], and the keys of a model site's `[workload.users]`.
-#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Args, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Reaction {
     /// How users react to service: the continuation curve that breaks sessions after
@@ -420,6 +420,28 @@ impl UnknownWaits {
             (UnknownWaits::Zero, None) => MissingWaits::Zero,
             (UnknownWaits::Error | UnknownWaits::Replay(_), None) => MissingWaits::Refuse,
         }
+    }
+}
+
+impl Serialize for UnknownWaits {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl std::fmt::Display for ContinuationSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ContinuationSource::Fit => f.write_str("fit"),
+            ContinuationSource::Off => f.write_str("off"),
+            ContinuationSource::File(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+impl Serialize for ContinuationSource {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 

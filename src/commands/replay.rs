@@ -28,7 +28,7 @@ use crate::workload::questionable::{Policies, Report};
 use crate::workload::{LogReplay, ReplayConfig};
 
 /// Everything a replay needs besides the log.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ReplayOptions {
     /// The policy.
     pub policy: SchedulerSpec,

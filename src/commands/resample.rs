@@ -52,7 +52,7 @@ pub fn resampled_cooldown(cooldown: Time) -> Time {
 }
 
 /// Everything a resampled run needs besides the log.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ResampleOptions {
     /// The site, scheduler and user model, as for `feedback` (its warm-up and cool-down
     /// bound the measurement window; its seed is the run's).

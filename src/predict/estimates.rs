@@ -40,6 +40,12 @@ pub enum EstimateModel {
     },
 }
 
+impl serde::Serialize for EstimateModel {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl fmt::Display for EstimateModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

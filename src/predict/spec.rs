@@ -122,6 +122,12 @@ pub struct PredictorSpec {
     settings: Vec<(String, String)>,
 }
 
+impl serde::Serialize for PredictorSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl fmt::Display for PredictorSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name)?;
