@@ -88,7 +88,7 @@ pub struct UserSettings {
     pub patience: Option<Patience>,
     /// What jobs whose logged wait was unknown were given (`error`, `zero`,
     /// `replay:POLICY`).
-    pub unknown_waits: String,
+    pub unknown_waits: UnknownWaits,
 }
 
 /// Throughput over the log's own span, from its first to its last submission: the
@@ -475,7 +475,7 @@ fn read_users<I: Records>(
             _ => None,
         },
         patience,
-        unknown_waits: users.split.unknown_waits.to_string(),
+        unknown_waits: users.split.unknown_waits.clone(),
     };
     let user_cfg = UserConfig {
         opening: users.opening_think,

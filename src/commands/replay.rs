@@ -152,17 +152,17 @@ pub struct ReplaySummary {
     /// Machine size.
     pub procs: u32,
     /// The policy.
-    pub scheduler: String,
+    pub scheduler: SchedulerSpec,
     /// Jobs running past their estimate.
     pub overrun: OverrunPolicy,
     /// Interarrival scaling.
     pub interarrival_factor: f64,
     /// The estimate model.
-    pub estimates: String,
+    pub estimates: EstimateModel,
     /// What the modal estimate model was built from, if it was used.
     pub modal_estimates: Option<ModalReport>,
     /// The predictor, if any.
-    pub predictor: Option<String>,
+    pub predictor: Option<PredictorSpec>,
     /// Seed of the estimate models.
     pub seed: u64,
     /// Questionable-job policies.
@@ -571,12 +571,12 @@ impl ReplaySummary {
             warnings: input.warnings(),
             input,
             procs,
-            scheduler: opts.policy.label(),
+            scheduler: opts.policy.clone(),
             overrun: opts.overrun,
             interarrival_factor: opts.interarrival_factor,
-            estimates: opts.estimates.to_string(),
+            estimates: opts.estimates.clone(),
             modal_estimates,
-            predictor: opts.predictor.as_ref().map(ToString::to_string),
+            predictor: opts.predictor.clone(),
             seed: opts.seed,
             questionable_policies: opts.questionable,
             questionable,
