@@ -90,17 +90,6 @@ pub enum OverrunPolicy {
     Overrun,
 }
 
-impl OverrunPolicy {
-    /// The name used on the command line and in outputs.
-    pub fn name(self) -> &'static str {
-        match self {
-            OverrunPolicy::Kill => "kill",
-            OverrunPolicy::Extend => "extend",
-            OverrunPolicy::Overrun => "overrun",
-        }
-    }
-}
-
 /// Runtime classes of the papers' breakdowns (Feitelson 2021, Figure 20).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]

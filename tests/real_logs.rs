@@ -281,7 +281,11 @@ fn real_logs_agree_with_the_lean_reference() {
                     common::run_full(&swf, procs, policy, overrun, &[], "log", None)
                         .expect("the log runs");
                 let (starts, backfilled) = common::lean_starts(&swf, procs, overrun, policy);
-                let case = format!("{log} under {} ({})", policy.name(), overrun.name());
+                let case = format!(
+                    "{log} under {} ({})",
+                    policy.name(),
+                    sitesim::options::name(&overrun)
+                );
                 assert_eq!(jobs.len(), starts.len(), "{case}");
                 for (j, s) in jobs.iter().zip(&starts) {
                     assert_eq!(j.start, *s, "{case}: job {}", j.job);

@@ -719,7 +719,7 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
         r.predictor
             .as_ref()
             .map_or(String::new(), |p| format!(" with predictor {p}")),
-        r.overrun.name(),
+        name(&r.overrun),
         r.estimates,
     );
     let u = &s.users;

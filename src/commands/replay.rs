@@ -319,7 +319,7 @@ pub(crate) fn schedule_note(what: &str, procs: u32, opts: &ReplayOptions) -> Str
          interarrival factor {}; fields 2-5 and 9 hold simulated values",
         env!("CARGO_PKG_VERSION"),
         opts.policy.name(),
-        opts.overrun.name(),
+        crate::options::name(&opts.overrun),
         procs,
         opts.interarrival_factor
     )
@@ -397,7 +397,7 @@ pub fn render(s: &ReplaySummary) -> String {
         s.predictor
             .as_ref()
             .map_or(String::new(), |p| format!(" with predictor {p}")),
-        s.overrun.name(),
+        crate::options::name(&s.overrun),
         s.estimates,
         if s.interarrival_factor == 1.0 {
             String::new()

@@ -11,8 +11,10 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+use crate::options;
+
 /// What to do with one kind of questionable job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Action {
     /// Simulate the job as it is.
@@ -32,36 +34,9 @@ pub enum Action {
     MaxRuntime,
 }
 
-impl Action {
-    /// The name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Action::Keep => "keep",
-            Action::Skip => "skip",
-            Action::Error => "error",
-            Action::Clamp => "clamp",
-            Action::Fallback => "fallback",
-            Action::Runtime => "runtime",
-            Action::MaxRuntime => "max-runtime",
-        }
-    }
-
-    fn parse(text: &str) -> Option<Action> {
-        Some(match text {
-            "keep" => Action::Keep,
-            "skip" => Action::Skip,
-            "error" => Action::Error,
-            "clamp" => Action::Clamp,
-            "fallback" => Action::Fallback,
-            "runtime" => Action::Runtime,
-            "max-runtime" => Action::MaxRuntime,
-            _ => return None,
-        })
-    }
-}
-
 /// The kinds of questionable job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Kind {
     /// Runtime below zero (unknown, `-1`).
     NegativeRuntime,
@@ -84,17 +59,6 @@ impl Kind {
         Kind::ZeroRuntime,
         Kind::MissingEstimate,
     ];
-
-    /// The name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::NegativeRuntime => "negative-runtime",
-            Kind::ZeroRuntime => "zero-runtime",
-            Kind::BadSize => "bad-size",
-            Kind::Oversize => "oversize",
-            Kind::MissingEstimate => "missing-estimate",
-        }
-    }
 
     /// The actions that make sense for this kind; the first is the default.
     pub fn actions(self) -> &'static [Action] {
@@ -196,7 +160,7 @@ impl FromStr for PolicySetting {
         let kinds = || {
             Kind::ALL
                 .iter()
-                .map(|k| k.name())
+                .map(options::name)
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -208,16 +172,17 @@ impl FromStr for PolicySetting {
         })?;
         let kind = Kind::ALL
             .into_iter()
-            .find(|kind| kind.name() == k)
+            .find(|kind| options::name(kind) == k)
             .ok_or_else(|| format!("unknown kind '{k}' (kinds: {})", kinds()))?;
         let allowed = || {
             kind.actions()
                 .iter()
-                .map(|a| a.name())
+                .map(options::name)
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let action = Action::parse(a)
+        let action = <Action as clap::ValueEnum>::from_str(a, false)
+            .ok()
             .filter(|a| kind.actions().contains(a))
             .ok_or_else(|| format!("'{a}' is not an action for {k} (use {})", allowed()))?;
         Ok(PolicySetting { kind, action })
@@ -280,7 +245,7 @@ impl fmt::Display for Report {
                 writeln!(
                     f,
                     "  {:<22} {:>8} jobs, {:>8} skipped (first at line {})",
-                    kind.name(),
+                    options::name(&kind),
                     t.jobs,
                     t.skipped,
                     t.first_line

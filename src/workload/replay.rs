@@ -156,7 +156,7 @@ impl<I: Iterator<Item = Result<Located, SwfError>>> LogReplay<I> {
             return Err(self.error(
                 line,
                 field,
-                format!("{what} (policy {}=error)", kind.name()),
+                format!("{what} (policy {}=error)", crate::options::name(&kind)),
             ));
         }
         self.report
