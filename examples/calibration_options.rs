@@ -47,7 +47,7 @@ type Alternative = (&'static str, fn(&mut ResampleOptions));
 const ALTERNATIVES: [Alternative; 17] = [
     ("defaults", |_| {}),
     ("--away next-window", |o| {
-        o.users.users.away = Return::NextWindow
+        o.users.users.rules.away = Return::NextWindow
     }),
     ("--dependence sessions", |o| {
         o.users.users.split.dependence = Dependence::Sessions
@@ -59,28 +59,28 @@ const ALTERNATIVES: [Alternative; 17] = [
         o.users.users.split.dependence = Dependence::Start
     }),
     ("--opening-think keep-lead", |o| {
-        o.users.users.opening_think = OpeningThink::KeepLead
+        o.users.users.rules.opening_think = OpeningThink::KeepLead
     }),
     ("--opening-think original", |o| {
-        o.users.users.opening_think = OpeningThink::Original
+        o.users.users.rules.opening_think = OpeningThink::Original
     }),
     ("--opening-think capped", |o| {
-        o.users.users.opening_think = OpeningThink::Capped
+        o.users.users.rules.opening_think = OpeningThink::Capped
     }),
     ("--opening-think zero", |o| {
-        o.users.users.opening_think = OpeningThink::Zero
+        o.users.users.rules.opening_think = OpeningThink::Zero
     }),
     ("--flow-forward next", |o| {
-        o.users.users.flow_forward = FlowForward::Next
+        o.users.users.rules.flow_forward = FlowForward::Next
     }),
     ("--calendar-shift fixed", |o| {
-        o.users.users.calendar_shift = CalendarShift::Fixed
+        o.users.users.rules.calendar_shift = CalendarShift::Fixed
     }),
     ("--window-end last-submit", |o| {
         o.users.users.split.window_end = WindowEnd::LastSubmit
     }),
     ("--negative-think together", |o| {
-        o.users.users.negative_think = NegativeThink::Together
+        o.users.users.rules.negative_think = NegativeThink::Together
     }),
     ("--regenerate-from calendar", |o| {
         o.population.regenerate_from = RegenerateFrom::Calendar

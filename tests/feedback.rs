@@ -9,7 +9,7 @@ use sitesim::registry::SchedulerSpec;
 use sitesim::sched::Policy;
 use sitesim::users::{
     Behaviour, ContinuationCurve, FlowForward, NegativeThink, OpeningThink, Return, Rule,
-    UserConfig,
+    ThinkRules, UserConfig,
 };
 use sitesim::workload::trace::{Dependence, TraceConfig};
 
@@ -46,7 +46,10 @@ fn a_job_ready_after_its_window_closed_waits_for_the_users_return() {
     let config = TraceConfig::default();
     let run = |away| {
         let users = UserConfig {
-            away,
+            rules: ThinkRules {
+                away,
+                ..ThinkRules::default()
+            },
             ..users_of(&config)
         };
         feedback_run(trace_of(&log, 1, config), 1, Policy::Fcfs, users, None)
@@ -82,7 +85,10 @@ fn a_faster_machine_lets_the_next_session_flow_forward() {
     let config = TraceConfig::default();
     let run = |opening| {
         let users = UserConfig {
-            opening,
+            rules: ThinkRules {
+                opening_think: opening,
+                ..ThinkRules::default()
+            },
             ..users_of(&config)
         };
         feedback_run(trace_of(&log, 1, config), 1, Policy::Fcfs, users, None)
@@ -132,8 +138,11 @@ fn a_job_flows_forward_into_the_session_before_its_own_only() {
     // The logged break after each early result, so that only the flow rule holds a job.
     let run = |flow| {
         let users = UserConfig {
-            flow,
-            opening: OpeningThink::KeepLead,
+            rules: ThinkRules {
+                flow_forward: flow,
+                opening_think: OpeningThink::KeepLead,
+                ..ThinkRules::default()
+            },
             ..users_of(&config)
         };
         feedback_run(
@@ -169,7 +178,10 @@ fn a_late_user_keeps_its_next_session_start_or_comes_back_a_threshold_after_its_
     let config = TraceConfig::default();
     let run = |opening| {
         let users = UserConfig {
-            opening,
+            rules: ThinkRules {
+                opening_think: opening,
+                ..ThinkRules::default()
+            },
             ..users_of(&config)
         };
         feedback_run(
@@ -201,7 +213,10 @@ fn concurrent_submissions_keep_their_spacing_or_go_together() {
     let config = TraceConfig::default();
     let run = |negative| {
         let users = UserConfig {
-            negative,
+            rules: ThinkRules {
+                negative_think: negative,
+                ..ThinkRules::default()
+            },
             ..users_of(&config)
         };
         feedback_run(trace_of(&log, 2, config), 2, Policy::Fcfs, users, None).1
@@ -358,7 +373,10 @@ fn a_user_gives_up_a_session_after_a_longer_response_than_the_logs() {
     assert_eq!((c.gave_up, c.extended), (1, 0));
     assert_eq!(c.drift.late[Rule::GaveUp as usize], 1);
     let literal = UserConfig {
-        away: Return::NextWindow,
+        rules: ThinkRules {
+            away: Return::NextWindow,
+            ..ThinkRules::default()
+        },
         ..reacting(&config, step_curve(1.0))
     };
     let (_, jobs) = run(literal);
@@ -411,7 +429,10 @@ fn a_user_goes_on_at_most_into_the_session_before_its_own() {
     .concat();
     let config = TraceConfig::default();
     let next = UserConfig {
-        flow: FlowForward::Next,
+        rules: ThinkRules {
+            flow_forward: FlowForward::Next,
+            ..ThinkRules::default()
+        },
         ..reacting(&config, step_curve(1.0))
     };
     let (users, jobs) = feedback_run(trace_of(&log, 1, config), 1, Policy::Fcfs, next, None);

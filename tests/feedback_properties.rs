@@ -13,7 +13,7 @@ use sitesim::sched::Policy;
 use sitesim::session::{opens_session, think_time};
 use sitesim::sim::{Simulation, SiteConfig};
 use sitesim::users::TraceUsers;
-use sitesim::users::{OpeningThink, Return, UserConfig};
+use sitesim::users::{OpeningThink, Return, ThinkRules, UserConfig};
 use sitesim::workload::trace::{Dependence, Trace, TraceConfig, TraceUser};
 
 /// A logged job: user, submit, wait, runtime, size.
@@ -81,7 +81,7 @@ proptest! {
             .flat_map(|(d, a)| Policy::ALL.map(|p| (d, a, p)))
         {
             let cfg = TraceConfig { dependence, ..TraceConfig::default() };
-            let users = UserConfig { away, ..users_of(&cfg) };
+            let users = UserConfig { rules: ThinkRules { away, ..ThinkRules::default() }, ..users_of(&cfg) };
             let trace = trace_of(&swf, procs, cfg);
             let (population, ended) =
                 feedback_run(trace.clone(), procs, policy, users.clone(), None);
@@ -199,11 +199,7 @@ proptest! {
             j.spec.runtime = 0;
         }
         // By the literal rule: the user comes back only at its next window.
-        let users = UserConfig {
-            opening: OpeningThink::Original,
-            away: Return::NextWindow,
-            ..users_of(&cfg)
-        };
+        let users = UserConfig { rules: ThinkRules { opening_think: OpeningThink::Original, away: Return::NextWindow, ..ThinkRules::default() }, ..users_of(&cfg) };
         let (_, ended) = feedback_run(trace, 1, Policy::Fcfs, users, None);
         let simulated: Vec<Logged> = ended.iter().map(|j| (1, j.submit, 0, 0, 1)).collect();
         // The same sessions, each opening at its logged time.

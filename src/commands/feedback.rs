@@ -32,8 +32,8 @@ use crate::swf::{Ignored, KeptRecords, LogSource, Records, SwfHeader};
 use crate::textfmt::{Fixed, write_csv};
 use crate::time::{HOUR, Hms, Time, WEEK};
 use crate::users::{
-    Behaviour, CalendarShift, ContinuationCurve, Drift, FlowForward, LatenessSummary,
-    NegativeThink, OpeningThink, Patience, Return, UserConfig, UserState,
+    Behaviour, ContinuationCurve, Drift, LatenessSummary, Patience, ThinkRules, UserConfig,
+    UserState,
 };
 use crate::users::{PopulationSummary, TraceUsers};
 use crate::workload::LogReplay;
@@ -68,16 +68,9 @@ pub struct FeedbackOptions {
 pub struct UserSettings {
     /// Sessions and dependencies.
     pub trace: TraceConfig,
-    /// Think time of session openers.
-    pub opening_think: OpeningThink,
-    /// Spacing of jobs submitted while the previous one ran.
-    pub negative_think: NegativeThink,
-    /// How far jobs may flow forward into earlier sessions.
-    pub flow_forward: FlowForward,
-    /// Whether a user's calendar moves with what its reactions gain or lose.
-    pub calendar_shift: CalendarShift,
-    /// Where a user away comes back.
-    pub away: Return,
+    /// How they think and come back.
+    #[serde(flatten)]
+    pub rules: ThinkRules,
     /// The zone local times are taken in.
     pub time_zone: String,
     /// Where it came from.
@@ -460,11 +453,7 @@ fn read_users<I: Records>(
     };
     let settings = UserSettings {
         trace: trace_config,
-        opening_think: users.opening_think,
-        negative_think: users.negative_think,
-        flow_forward: users.flow_forward,
-        calendar_shift: users.calendar_shift,
-        away: users.away,
+        rules: users.rules,
         time_zone: clock.zone_name().to_owned(),
         time_zone_source: clock.source(),
         continuation: match (&users.reaction.continuation, &continuation) {
@@ -478,11 +467,7 @@ fn read_users<I: Records>(
         unknown_waits: users.split.unknown_waits.clone(),
     };
     let user_cfg = UserConfig {
-        opening: users.opening_think,
-        negative: users.negative_think,
-        flow: users.flow_forward,
-        shift: users.calendar_shift,
-        away: users.away,
+        rules: users.rules,
         threshold: trace_config.threshold,
         behaviour: Behaviour {
             continuation,
@@ -749,11 +734,11 @@ pub fn render_feedback(s: &FeedbackSummary) -> String {
             name(&u.trace.rule),
             name(&u.trace.dependence),
             name(&u.trace.window_end),
-            name(&u.opening_think),
-            name(&u.negative_think),
-            name(&u.flow_forward),
-            name(&u.calendar_shift),
-            name(&u.away),
+            name(&u.rules.opening_think),
+            name(&u.rules.negative_think),
+            name(&u.rules.flow_forward),
+            name(&u.rules.calendar_shift),
+            name(&u.rules.away),
         );
     }
     let p = &s.population;

@@ -21,10 +21,7 @@ use crate::session::SessionRule;
 use crate::time::{Time, parse_duration};
 use crate::users::pools::PoolConfig;
 use crate::users::population::{PopulationConfig, RegenerateFrom, StartWeek};
-use crate::users::{
-    CalendarShift, FlowForward, NegativeThink, OpeningThink, Patience, PatienceLimit,
-    PatienceOption, Return,
-};
+use crate::users::{Patience, PatienceLimit, PatienceOption, ThinkRules};
 use crate::workload::trace::{Dependence, MissingWaits, TraceConfig, WindowEnd};
 
 /// The site's rules (`[site]`).
@@ -274,32 +271,10 @@ pub struct UserOptions {
     #[command(flatten)]
     #[serde(flatten)]
     pub split: LogSplit,
-    /// The think time of jobs that opened a session in the log: calendar (the session
-    /// keeps its logged start: the break shortens down to the session threshold after a
-    /// late result and lengthens by as much at most after an early one), keep-lead (as
-    /// calendar for a late result, the logged break after an early one), capped (the
-    /// logged break, at most the threshold), original (the logged break) or zero.
-    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
-    pub opening_think: OpeningThink,
-    /// Jobs submitted while the user's previous job still ran keep their logged spacing
-    /// from the previous submission (spacing) or are submitted with it (together).
-    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
-    pub negative_think: NegativeThink,
-    /// A job may flow forward into any earlier window its ready time falls in (any), or
-    /// only into the session before its own (next).
-    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
-    pub flow_forward: FlowForward,
-    /// A user's calendar moves with the time it gains by going on where the log broke
-    /// off, or loses by breaking off where the log went on (moves), or stays the log's,
-    /// the next break making it up (fixed).
-    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
-    pub calendar_shift: CalendarShift,
-    /// Where a user whose next job is ready outside its session windows comes back: at
-    /// its next usual hour of the week (from the log) or its next window if sooner
-    /// (usual-hour), or at its next window (next-window, the seed's text taken
-    /// literally).
-    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
-    pub away: Return,
+    /// How they think and come back.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub rules: ThinkRules,
     /// How users react to service.
     #[command(flatten)]
     #[serde(flatten)]
@@ -565,7 +540,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(users.split.threshold, 900);
-        assert_eq!(users.opening_think, OpeningThink::KeepLead);
+        assert_eq!(
+            users.rules.opening_think,
+            crate::users::OpeningThink::KeepLead
+        );
         assert_eq!(users.reaction.continuation, ContinuationSource::Off);
         assert_eq!(users.reaction.patience, PatienceLimit::Given(2 * 86_400));
         assert_eq!(users.split.unknown_waits.to_string(), "replay:fcfs");

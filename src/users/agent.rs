@@ -394,7 +394,7 @@ impl TraceAgent {
         // The order constraint, and the spacing of a submission made no later than the
         // previous job ended.
         match (previous, self.last_submit, job.think) {
-            (Some(p), Some(last), Some(think)) if think <= 0 => match cfg.negative {
+            (Some(p), Some(last), Some(think)) if think <= 0 => match cfg.rules.negative_think {
                 NegativeThink::Spacing => {
                     bound(&mut floor, last + (job.submit - p.submit), Rule::Order)
                 }
@@ -405,7 +405,7 @@ impl TraceAgent {
         }
         bound(&mut floor, now, Rule::Clock);
         // A job flows forward into the session before its own at the earliest.
-        if cfg.flow == FlowForward::Next
+        if cfg.rules.flow_forward == FlowForward::Next
             && let Some(before) = (job.session as usize).checked_sub(1)
         {
             bound(
@@ -419,7 +419,10 @@ impl TraceAgent {
         // whichever job it is measured from, and the opening rule applies to it.
         let anchor = logged + self.offset;
         let after = |end: Time, think: Time, rule: Rule| {
-            let t = cfg.opening.ready_after(end, think, anchor, cfg.threshold);
+            let t = cfg
+                .rules
+                .opening_think
+                .ready_after(end, think, anchor, cfg.threshold);
             (
                 t,
                 if think >= cfg.threshold {
@@ -449,10 +452,10 @@ impl TraceAgent {
                 Some((Reaction::GiveUp, _)) => {
                     if let Some(back) =
                         self.windows
-                            .after_break(at - shift, cfg.threshold, cfg.away)
+                            .after_break(at - shift, cfg.threshold, cfg.rules.away)
                     {
                         self.counts.gave_up += 1;
-                        if cfg.shift == CalendarShift::Moves {
+                        if cfg.rules.calendar_shift == CalendarShift::Moves {
                             self.offset += (back + shift - at).max(0);
                         }
                         (at, rule) = (back + shift, Rule::GaveUp);
@@ -468,7 +471,7 @@ impl TraceAgent {
                     bound(&mut extended, end + curve.continued_think(), Rule::Extended);
                     if extended.0 < at && at - extended.0 <= MAX_EXTENDED_BREAK {
                         self.counts.extended += 1;
-                        if cfg.shift == CalendarShift::Moves {
+                        if cfg.rules.calendar_shift == CalendarShift::Moves {
                             self.offset -= at - extended.0;
                         }
                         (at, rule) = extended;
@@ -477,7 +480,9 @@ impl TraceAgent {
                 Some((Reaction::AsPlanned, _)) | None => {}
             }
         }
-        let (placed, placement) = self.windows.place(at - shift, cfg.away, &mut self.cursor);
+        let (placed, placement) = self
+            .windows
+            .place(at - shift, cfg.rules.away, &mut self.cursor);
         let placed = placed + shift;
         if placed != at {
             rule = match placement {

@@ -10,10 +10,44 @@
 //! fed uniformly slower service, no user gets ahead of its logged calendar; fed faster
 //! service, no user gets further ahead than the response time it was saved.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::time::{HOUR, Time, WEEK};
 use crate::workload::trace::{TraceUser, Window};
+
+/// How a log's users think and come back, the open points of the fluid model (Feitelson
+/// 2021, §4.3; notes §8.5): flags of every command that replays a log's users, keys of
+/// `[workload.users]`, and what every agent follows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::Args, Deserialize, Serialize)]
+#[serde(default)]
+pub struct ThinkRules {
+    /// The think time of jobs that opened a session in the log: calendar (the session
+    /// keeps its logged start: the break shortens down to the session threshold after a
+    /// late result and lengthens by as much at most after an early one), keep-lead (as
+    /// calendar for a late result, the logged break after an early one), capped (the
+    /// logged break, at most the threshold), original (the logged break) or zero.
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub opening_think: OpeningThink,
+    /// Jobs submitted while the user's previous job still ran keep their logged spacing
+    /// from the previous submission (spacing) or are submitted with it (together).
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub negative_think: NegativeThink,
+    /// A job may flow forward into any earlier window its ready time falls in (any), or
+    /// only into the session before its own (next).
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub flow_forward: FlowForward,
+    /// A user's calendar moves with the time it gains by going on where the log broke
+    /// off, or loses by breaking off where the log went on (moves), or stays the log's,
+    /// the next break making it up (fixed).
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub calendar_shift: CalendarShift,
+    /// Where a user whose next job is ready outside its session windows comes back: at
+    /// its next usual hour of the week (from the log) or its next window if sooner
+    /// (usual-hour), or at its next window (next-window, the seed's text taken
+    /// literally).
+    #[arg(long, value_enum, default_value_t, value_name = "RULE")]
+    pub away: Return,
+}
 
 /// The think time given to a job that opened a session in the log, whose logged think
 /// time is a break rather than a pause (notes §8.5, open point). It applies to every

@@ -28,7 +28,7 @@ pub use continuation::ContinuationCurve;
 pub use drift::{Drift, Lateness, LatenessSummary, Rule};
 pub use feedback::{PopulationSummary, TraceUsers};
 pub use fluid::{
-    CalendarShift, FlowForward, NegativeThink, OpeningThink, Placement, Return, Windows,
+    CalendarShift, FlowForward, NegativeThink, OpeningThink, Placement, Return, ThinkRules, Windows,
 };
 
 use crate::textfmt::short_number;
@@ -37,16 +37,8 @@ use crate::time::Time;
 /// How trace users behave.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UserConfig {
-    /// Think time of session openers.
-    pub opening: OpeningThink,
-    /// Spacing of jobs submitted while the previous one ran.
-    pub negative: NegativeThink,
-    /// How far jobs may flow forward into earlier sessions.
-    pub flow: FlowForward,
-    /// Whether the user's calendar moves with what its reactions gain or lose.
-    pub shift: CalendarShift,
-    /// Where a user away (its next job ready outside its windows) comes back.
-    pub away: Return,
+    /// How they think and come back.
+    pub rules: ThinkRules,
     /// The session threshold, seconds (for [`OpeningThink::Capped`]).
     pub threshold: Time,
     /// Reactions to bad service.
