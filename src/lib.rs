@@ -1,7 +1,10 @@
 //! sitesim: a closed-loop, site-level simulator for parallel job scheduling on HPC
 //! machines.
 //!
-//! The layers follow `docs/ARCHITECTURE.md`, from the bottom: [`time`], [`textfmt`], [`options`],
+//! The layers follow `docs/ARCHITECTURE.md`, in three crates whose dependencies are the
+//! layers' (an upward import is a compile error): `sitesim-core`, `sitesim-users` and this
+//! one, which re-exports the modules of the two below, so that a path is the same
+//! everywhere. From the bottom: [`time`], [`textfmt`], [`options`],
 //! [`seed`] (small helpers) and [`model_files`] (the model files built into the binary);
 //! [`swf`] (the Standard Workload Format), [`engine`] (clock, event queue, run loop),
 //! [`session`] (the think-time session rule) and [`localtime`] (the site's clock); [`job`]
@@ -13,32 +16,15 @@
 //! users and the closed-loop sources that drive them); [`model`] (the model-based site);
 //! [`report`] (charts and pages); [`experiment`] (each command's code, and the one-way
 //! pipeline of an experiment: scenario, plan, runs, records, summary, report); [`cli`]
-//! (the command line). A module uses only modules of its own layer or below
-//! (`tests/layers.rs` checks it).
+//! (the command line). A module uses only modules of its own layer or below.
 
-pub mod adaptive;
+pub use sitesim_users::{
+    adaptive, engine, job, localtime, metrics, model, model_files, options, plot, predict,
+    registry, sched, seed, session, sim, spec, swf, textfmt, time, users, workload,
+};
+
 pub mod cli;
 pub mod commands;
-pub mod engine;
 pub mod experiment;
-pub mod job;
-pub mod localtime;
-pub mod metrics;
-pub mod model;
-pub mod model_files;
-pub mod options;
-pub mod plot;
-pub mod predict;
-pub mod registry;
 pub mod report;
 pub mod results;
-pub mod sched;
-pub mod seed;
-pub mod session;
-pub mod sim;
-pub mod spec;
-pub mod swf;
-pub mod textfmt;
-pub mod time;
-pub mod users;
-pub mod workload;

@@ -1,4 +1,4 @@
-//! EASY's and SJBF's indexed passes (`src/sched/backfill.rs`) against the scan they replace:
+//! EASY's and SJBF's indexed passes (`crates/core/src/sched/backfill.rs`) against the scan they replace:
 //! random sequences of arrivals, ends, replans, resyncs and passes drive the schedulers as
 //! a simulation would, and at every pass the jobs started, in their order, and the
 //! reservation are those of the straightforward scan of the queue (`sched::easy_pass` over

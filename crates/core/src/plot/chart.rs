@@ -310,7 +310,7 @@ const PLOT_AREA: (f64, f64) = (700.0, 340.0);
 fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        let bytes: &'static [u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
+        let bytes: &'static [u8] = include_bytes!("../../../../assets/fonts/DejaVuSans-subset.ttf");
         // The embedded font is known to parse (a unit test draws with it).
         let _ = plotters::style::register_font(FONT, FontStyle::Normal, bytes);
     });

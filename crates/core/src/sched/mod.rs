@@ -44,7 +44,7 @@ pub use profile::Profile;
 pub use queue::Queue;
 pub use running::RunningByEnd;
 pub use usage::{Shares, Usage};
-pub(crate) use users::DENSE_USERS;
+pub use users::DENSE_USERS;
 pub use users::{UserActivity, UserTable};
 
 use crate::job::{JobId, JobRequest};

@@ -9,8 +9,8 @@
 //! specs too); a program adds its own with [`register`] before it reads scenarios:
 //!
 //! ```
-//! use sitesim::registry::{SchedulerSpec, register};
-//! use sitesim::sched::{Fcfs, builder};
+//! use sitesim_core::registry::{SchedulerSpec, register};
+//! use sitesim_core::sched::{Fcfs, builder};
 //! register("my-fcfs", "FCFS under another name", |params| {
 //!     params.finish()?;
 //!     Ok(builder(|_ctx| Fcfs))

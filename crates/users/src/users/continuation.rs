@@ -506,7 +506,7 @@ mod tests {
     /// (`fuzz/regressions/continuation/`); now the file is refused by name.
     #[test]
     fn huge_bucket_counts_are_refused_not_overflowed() {
-        let text = include_str!("../../models/continuation-kth.toml").replacen(
+        let text = include_str!("../../../../models/continuation-kth.toml").replacen(
             "jobs = 2357",
             "jobs = 18446744073709551615",
             1,

@@ -29,23 +29,23 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
 }
 
 /// `models/continuation-curie.toml`.
-pub const CONTINUATION_CURIE: &str = include_str!("../models/continuation-curie.toml");
+pub const CONTINUATION_CURIE: &str = include_str!("../../../models/continuation-curie.toml");
 /// `models/continuation-kth.toml`.
-pub const CONTINUATION_KTH: &str = include_str!("../models/continuation-kth.toml");
+pub const CONTINUATION_KTH: &str = include_str!("../../../models/continuation-kth.toml");
 /// `models/curie-sessions.toml`.
-pub const CURIE_SESSIONS: &str = include_str!("../models/curie-sessions.toml");
+pub const CURIE_SESSIONS: &str = include_str!("../../../models/curie-sessions.toml");
 /// `models/estimates-tsafrir2005.toml`.
-pub const ESTIMATES_TSAFRIR2005: &str = include_str!("../models/estimates-tsafrir2005.toml");
+pub const ESTIMATES_TSAFRIR2005: &str = include_str!("../../../models/estimates-tsafrir2005.toml");
 /// `models/kth-sessions.toml`.
-pub const KTH_SESSIONS: &str = include_str!("../models/kth-sessions.toml");
+pub const KTH_SESSIONS: &str = include_str!("../../../models/kth-sessions.toml");
 /// `models/pooled-sessions.toml`.
-pub const POOLED_SESSIONS: &str = include_str!("../models/pooled-sessions.toml");
+pub const POOLED_SESSIONS: &str = include_str!("../../../models/pooled-sessions.toml");
 /// `models/predictors.toml`.
-pub const PREDICTORS: &str = include_str!("../models/predictors.toml");
+pub const PREDICTORS: &str = include_str!("../../../models/predictors.toml");
 /// `models/synthetic.toml`.
-pub const SYNTHETIC: &str = include_str!("../models/synthetic.toml");
+pub const SYNTHETIC: &str = include_str!("../../../models/synthetic.toml");
 /// `models/talby2006.toml`.
-pub const TALBY2006: &str = include_str!("../models/talby2006.toml");
+pub const TALBY2006: &str = include_str!("../../../models/talby2006.toml");
 
 /// Every file of `models/`, by file name, as shipped with this binary.
 pub const MODELS: &[(&str, &str)] = &[
@@ -99,7 +99,7 @@ mod tests {
 
     #[test]
     fn every_file_of_models_is_built_in_as_it_is_on_disk() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
         let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

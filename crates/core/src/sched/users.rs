@@ -51,7 +51,7 @@ impl UserActivity {
 
 /// Users numbered below this are kept in a vector indexed by number (logs and populations
 /// number their users from 1 up); others in a hash map.
-pub(crate) const DENSE_USERS: usize = 1 << 16;
+pub const DENSE_USERS: usize = 1 << 16;
 
 /// Every user's [`UserActivity`], kept by the simulation.
 ///
