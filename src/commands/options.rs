@@ -547,6 +547,27 @@ mod tests {
         assert_eq!(users.reaction.continuation, ContinuationSource::Off);
         assert_eq!(users.reaction.patience, PatienceLimit::Given(2 * 86_400));
         assert_eq!(users.split.unknown_waits.to_string(), "replay:fcfs");
+        let population: PopulationOptions = toml::from_str(
+            "users = 2\ntemporary = 0.5\nweight = { \"17\" = 0, \"3\" = 2.5 }\nedge = \"1d\"",
+        )
+        .unwrap();
+        let (config, pools) = population.resampled();
+        // `users` sets the multipliers not given; the table reads as --weight does.
+        assert_eq!((config.long_term, config.temporary), (2.0, 0.5));
+        assert_eq!(config.weights, [(17, 0.0), (3, 2.5)]);
+        assert_eq!(pools.edge, Some(86_400));
+        assert_eq!(
+            population.resampling_keys(),
+            ["temporary", "edge", "weight"]
+        );
+        for (text, refused) in [
+            ("users = -1", "not a number of 0 or more"),
+            ("weight = { \"x\" = 1 }", "not a user number"),
+            ("long_term_share = 0", "not a share"),
+        ] {
+            let e = toml::from_str::<PopulationOptions>(text).unwrap_err();
+            assert!(e.message().contains(refused), "{text}: {e}");
+        }
         let metrics: MetricsOptions = toml::from_str("warmup = \"1w\"\ncooldown = 0").unwrap();
         assert_eq!((metrics.warmup, metrics.cooldown), (604_800, 0));
         for (text, refused) in [
