@@ -40,17 +40,6 @@ pub enum SessionRule {
     Latest,
 }
 
-impl SessionRule {
-    /// Parses `previous` or `latest`.
-    pub fn parse(text: &str) -> Result<SessionRule, String> {
-        match text {
-            "previous" => Ok(SessionRule::Previous),
-            "latest" => Ok(SessionRule::Latest),
-            _ => Err(format!("'{text}' is not a session rule (previous, latest)")),
-        }
-    }
-}
-
 /// The think time of a job submitted at `submit`, offline: `previous_end` is the end of
 /// the user's previous job and `latest_end` the latest end among all earlier jobs (both
 /// `None` for the user's first job, which has no think time).

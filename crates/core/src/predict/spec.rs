@@ -314,7 +314,8 @@ impl PredictorSpec {
                     "bfs" => Search::BreadthFirst,
                     v => return Err(s.err("search", format!("'{v}' is not dfs or bfs"))),
                 };
-                let rule = SessionRule::parse(s.take("rule").unwrap_or("previous"))
+                let rule = s.take("rule").unwrap_or("previous");
+                let rule = crate::options::parse::<SessionRule>("a session rule", rule)
                     .map_err(|e| s.err("rule", e))?;
                 let params = SbhParams {
                     criteria,
