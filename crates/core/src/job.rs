@@ -74,6 +74,27 @@ pub struct JobRequest {
     pub opens_session: Option<bool>,
 }
 
+#[cfg(test)]
+impl JobRequest {
+    /// A job of the unit tests: `seq`-th submitted (its id too), asking for `size`
+    /// processors with `plan` as estimate and plan, the first of `user`'s (no think time).
+    pub(crate) fn submitted(seq: u64, submit: Time, size: u32, plan: Time, user: i64) -> Self {
+        JobRequest {
+            id: seq as JobId,
+            seq,
+            submit,
+            size,
+            estimate: plan,
+            plan,
+            user,
+            app: -1,
+            think: Time::MAX,
+            logged_wait: None,
+            opens_session: None,
+        }
+    }
+}
+
 /// What happens to a job that runs longer than its estimate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]

@@ -578,16 +578,7 @@ mod tests {
     fn request(id: JobId, seq: u64, (size, plan): (u32, Time)) -> JobRequest {
         JobRequest {
             id,
-            seq,
-            submit: 0,
-            size,
-            estimate: plan,
-            plan,
-            user: 0,
-            app: -1,
-            think: Time::MAX,
-            logged_wait: None,
-            opens_session: None,
+            ..JobRequest::submitted(seq, 0, size, plan, 0)
         }
     }
 

@@ -116,17 +116,8 @@ mod tests {
 
     fn job(seq: u64, submit: Time, plan: Time, think: Time) -> JobRequest {
         JobRequest {
-            id: seq as crate::job::JobId,
-            seq,
-            submit,
-            size: 1,
-            estimate: plan,
-            plan,
-            user: seq as i64,
-            app: -1,
             think,
-            logged_wait: None,
-            opens_session: None,
+            ..JobRequest::submitted(seq, submit, 1, plan, seq as i64)
         }
     }
 

@@ -483,19 +483,7 @@ mod tests {
     use crate::sched::{Queue, UserTable};
 
     fn job(seq: u64, size: u32, plan: Time) -> JobRequest {
-        JobRequest {
-            id: seq as JobId,
-            seq,
-            submit: 0,
-            size,
-            estimate: plan,
-            plan,
-            user: 1,
-            app: -1,
-            think: Time::MAX,
-            logged_wait: None,
-            opens_session: None,
-        }
+        JobRequest::submitted(seq, 0, size, plan, 1)
     }
 
     /// A queue of several blocks of the index: EASY and SJBF find the one job that may be

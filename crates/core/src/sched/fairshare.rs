@@ -146,19 +146,7 @@ mod tests {
     use super::*;
 
     fn job(submit: Time, size: u32, user: i64) -> JobRequest {
-        JobRequest {
-            id: 0,
-            seq: 0,
-            submit,
-            size,
-            estimate: 600,
-            plan: 600,
-            user,
-            app: -1,
-            think: Time::MAX,
-            logged_wait: None,
-            opens_session: None,
-        }
+        JobRequest::submitted(0, submit, size, 600, user)
     }
 
     #[test]

@@ -126,17 +126,8 @@ mod tests {
 
     fn job(seq: u64, submit: Time, wait: Time) -> JobRequest {
         JobRequest {
-            id: seq as JobId,
-            seq,
-            submit,
-            size: 1000,
-            estimate: 10,
-            plan: 10,
-            user: 1,
-            app: -1,
-            think: Time::MAX,
             logged_wait: Some(wait),
-            opens_session: None,
+            ..JobRequest::submitted(seq, submit, 1000, 10, 1)
         }
     }
 

@@ -133,19 +133,7 @@ mod tests {
     use super::*;
 
     fn job(submit: Time, size: u32, plan: Time, user: i64) -> JobRequest {
-        JobRequest {
-            id: 0,
-            seq: 0,
-            submit,
-            size,
-            estimate: plan,
-            plan,
-            user,
-            app: -1,
-            think: Time::MAX,
-            logged_wait: None,
-            opens_session: None,
-        }
+        JobRequest::submitted(0, submit, size, plan, user)
     }
 
     #[test]

@@ -117,19 +117,7 @@ mod tests {
 
     fn ran(user: i64, size: u32, start: Time) -> RunningJob {
         RunningJob {
-            request: JobRequest {
-                id: 0,
-                seq: 0,
-                submit: start,
-                size,
-                estimate: 100,
-                plan: 100,
-                user,
-                app: -1,
-                think: Time::MAX,
-                logged_wait: None,
-                opens_session: None,
-            },
+            request: JobRequest::submitted(0, start, size, 100, user),
             start,
         }
     }
