@@ -13,9 +13,8 @@ use crate::commands::analyze::AnalyzeOptions;
 use crate::commands::estimates::EstimatesInput;
 use crate::commands::export::ExportOptions;
 use crate::commands::feedback::FeedbackOptions;
-use crate::commands::options::UnknownWaits;
 use crate::commands::options::{
-    LogSplit, MetricsOptions, PopulationOptions, SiteOptions, UserOptions,
+    LogSplit, MetricsOptions, PopulationOptions, SiteOptions, UnknownWaits, UserOptions,
 };
 use crate::commands::replay::ReplayOptions;
 use crate::commands::resample::{ResampleOptions, resampled_cooldown};

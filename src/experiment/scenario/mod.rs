@@ -30,9 +30,8 @@ pub use experiment::{CapacitySection, Contender, ExperimentSection, SweepSection
 
 use crate::commands::feedback::FeedbackOptions;
 use crate::commands::model::{ModelFiles, ModelOptions};
-use crate::commands::options::ContinuationSource;
 use crate::commands::options::{
-    MetricsOptions, PopulationOptions, Reaction, SiteOptions, UserOptions,
+    ContinuationSource, MetricsOptions, PopulationOptions, Reaction, SiteOptions, UserOptions,
 };
 use crate::commands::replay::ReplayOptions;
 use crate::commands::resample::{ResampleOptions, Resampler, resampled_cooldown};
@@ -335,14 +334,19 @@ fn unknown_key_line(text: &str, error: &str) -> Option<(String, usize)> {
     Some((key.to_owned(), line + 1))
 }
 
+/// A scenario's `[workload.users]` table, and whether its source is a model site.
+fn users_table(doc: &toml::Table) -> Option<(bool, &toml::Table)> {
+    let workload = doc.get("workload")?;
+    let model = workload.get("source").and_then(|s| s.as_str()) == Some("model");
+    Some((model, workload.get("users")?.as_table()?))
+}
+
 /// The key of `[workload.users]` whose value the parser refused, with why: inside the
 /// tagged `[workload]` table the parser names neither key nor line, so each key is read
 /// alone.
 fn refused_user_key(text: &str) -> Option<(String, String)> {
     let doc: toml::Table = text.parse().ok()?;
-    let workload = doc.get("workload")?;
-    let model = workload.get("source")?.as_str()? == "model";
-    let users = workload.get("users")?.as_table()?;
+    let (model, users) = users_table(&doc)?;
     users.iter().find_map(|(key, value)| {
         let alone = toml::Value::Table(toml::Table::from_iter([(key.clone(), value.clone())]));
         let refused = if model {
@@ -360,11 +364,7 @@ fn check_user_keys(text: &str, name: &str) -> Result<(), String> {
     let Ok(doc) = text.parse::<toml::Table>() else {
         return Ok(());
     };
-    let users = doc
-        .get("workload")
-        .filter(|w| w.get("source").and_then(|s| s.as_str()) != Some("model"))
-        .and_then(|w| w.get("users"))
-        .and_then(|u| u.as_table());
+    let users = users_table(&doc).and_then(|(model, users)| (!model).then_some(users));
     let keys = options::keys::<UserOptions>();
     match users
         .into_iter()
