@@ -1343,15 +1343,15 @@ fn errors_name_the_file_the_setting_or_the_section() {
         stderr(&o)
     );
     // A scenario without a section it needs says which.
-    let s = temp("no-scheduler.toml");
+    let s = temp("no-workload.toml");
     std::fs::write(
         &s,
-        "name = \"x\"\n[machine]\nprocs = 8\n[workload]\nsource = \"model\"\n",
+        "name = \"x\"\n[machine]\nprocs = 8\n[scheduler]\npolicy = \"easy\"\n",
     )
     .unwrap();
     let o = sitesim(&["run", s.to_str().unwrap()]);
     assert!(
-        stderr(&o).contains("no-scheduler.toml: the scenario has no `scheduler`"),
+        stderr(&o).contains("no-workload.toml: the scenario has no `workload`"),
         "{}",
         stderr(&o)
     );

@@ -415,7 +415,10 @@ fn model_scenarios_are_checked() {
             "replications must be at least 1",
             with("replications = 40", "replications = 0"),
         ),
-        ("duration:", with("duration = \"52w\"", "duration = \"1y\"")),
+        (
+            "'1y' counts years",
+            with("duration = \"52w\"", "duration = \"1y\""),
+        ),
         (
             "unknown variant `drop`",
             with("# busy_user = \"waiting\"", "busy_user = \"drop\""),

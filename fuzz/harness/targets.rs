@@ -539,10 +539,10 @@ fn feedback_log(bytes: &[u8]) -> bool {
     let Ok(args) = parse::<FeedbackArgs>("feedback", &argv) else {
         return false;
     };
-    if args.site.refuse_conflicts().is_err() {
+    if args.site.scheduler.refuse_conflicts().is_err() {
         return false;
     }
-    let Ok(mut opts) = args.options() else {
+    let Ok(mut opts) = args.scenario().feedback_options() else {
         return false;
     };
     opts.run.check = true;
@@ -603,7 +603,8 @@ fn resample_options(bytes: &[u8], swf: &str) -> Option<ResampleOptions> {
     argv.extend(fuzz_args(bytes, "--unknown-waits zero --weeks 2"));
     let mut opts = parse::<ResampleArgs>("resample", &argv)
         .ok()?
-        .options()
+        .scenario()
+        .resample_options()
         .ok()?;
     let (p, run) = (&opts.population, &opts.users.run);
     if too_long(opts.weeks, run.warmup, run.cooldown)
@@ -1301,12 +1302,16 @@ fn args(bytes: &[u8]) -> bool {
     let argv: Vec<String> = words.collect();
     match command.as_str() {
         "replay" => parse::<ReplayArgs>("replay", &argv).is_ok_and(|a| {
-            a.site.refuse_conflicts().is_ok()
-                && a.options().is_ok_and(|o| o.interarrival_factor > 0.0)
+            a.site.scheduler.refuse_conflicts().is_ok()
+                && a.scenario()
+                    .replay_options()
+                    .is_ok_and(|o| o.interarrival_factor > 0.0)
         }),
-        "feedback" => parse::<FeedbackArgs>("feedback", &argv)
-            .is_ok_and(|a| a.site.refuse_conflicts().is_ok() && a.options().is_ok()),
-        "resample" => parse::<ResampleArgs>("resample", &argv).is_ok_and(|a| a.options().is_ok()),
+        "feedback" => parse::<FeedbackArgs>("feedback", &argv).is_ok_and(|a| {
+            a.site.scheduler.refuse_conflicts().is_ok() && a.scenario().feedback_options().is_ok()
+        }),
+        "resample" => parse::<ResampleArgs>("resample", &argv)
+            .is_ok_and(|a| a.scenario().resample_options().is_ok()),
         _ => false,
     }
 }
@@ -1486,7 +1491,12 @@ fn results_folders() -> &'static [(PathBuf, Vec<u8>)] {
         let (log, opts) = parse::<ResampleArgs>("resample", &argv)
             .ok()
             .and_then(|a| resample_in(&dir.0, a))
-            .and_then(|a| Some((a.population_args.swf().to_owned(), a.options().ok()?)))
+            .and_then(|a| {
+                Some((
+                    a.population_args.swf().to_owned(),
+                    a.scenario().resample_options().ok()?,
+                ))
+            })
             .expect("the seed resampling parses");
         if let Err(e) = resample_file(&log, &opts, &AtomicBool::new(false), &|| {}) {
             panic!("the seed resampling fails: {e}");
@@ -1822,7 +1832,13 @@ fn resample_args(bytes: &[u8]) -> bool {
                 Ok(a) => a,
                 Err(e) => return Some(Err(e)),
             };
-            if let Err(e) = args.population_args.feedback.site.refuse_conflicts() {
+            if let Err(e) = args
+                .population_args
+                .feedback
+                .site
+                .scheduler
+                .refuse_conflicts()
+            {
                 return Some(Err(e));
             }
             let mut args = resample_in(dir, args)?;
@@ -1832,7 +1848,8 @@ fn resample_args(bytes: &[u8]) -> bool {
         |args| {
             let site = &args.population_args.feedback.site;
             let outputs: Vec<PathBuf> = site.out.iter().cloned().collect();
-            args.options()
+            args.scenario()
+                .resample_options()
                 .and_then(|opts| {
                     Run::Resample {
                         log: site.swf.clone(),
@@ -1878,7 +1895,13 @@ fn calibrate_args(bytes: &[u8]) -> bool {
                 Ok(a) => a,
                 Err(e) => return Some(Err(e)),
             };
-            if let Err(e) = args.population_args.feedback.site.refuse_conflicts() {
+            if let Err(e) = args
+                .population_args
+                .feedback
+                .site
+                .scheduler
+                .refuse_conflicts()
+            {
                 return Some(Err(e));
             }
             let p = population_in(dir, args.population_args)?;

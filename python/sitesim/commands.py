@@ -26,11 +26,11 @@ def replay(
     swf: Log,
     scheduler: Policy = 'easy',
     *,
+    predictor: Optional[str] = None,
     procs: Optional[int] = None,
     overrun: Optional[Literal['kill', 'extend', 'overrun']] = None,
     check: bool = False,
     estimates: Optional[str] = None,
-    predictor: Optional[str] = None,
     seed: Optional[int] = None,
     questionable: Optional[Union[Sequence[str], Mapping[str, Any]]] = None,
     bsld: Optional[Literal['clamped', 'unclamped']] = None,
@@ -48,6 +48,10 @@ def replay(
     swf: The log, in the Standard Workload Format
     scheduler: The scheduling policy, `NAME[:key=value,...]` (`sitesim policies`
         lists them) [default: easy]
+    predictor: Plan with a runtime predictor instead of estimates, as
+        NAME[:key=value,...]: perfect, estimate, constant, infoless, ruh, easy++,
+        sbh, sbh-noest (see models/predictors.toml for the settings). Not with
+        conservative
     procs: Processors of the simulated machine [default: the log's MaxProcs]
     overrun: What happens to jobs that run longer than their estimate [default:
         kill]
@@ -56,10 +60,6 @@ def replay(
     estimates: The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]),
         scaled:K (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir
         et al.) [default: log]
-    predictor: Plan with a runtime predictor instead of estimates, as
-        NAME[:key=value,...]: perfect, estimate, constant, infoless, ruh, easy++,
-        sbh, sbh-noest (see models/predictors.toml for the settings). Not with
-        conservative
     seed: Seed of the estimate models' randomness [default: 1]
     questionable: What to do with one kind of questionable job, as KIND=ACTION;
         repeatable. Kinds and actions (first is the default):
@@ -91,11 +91,11 @@ def feedback(
     swf: Log,
     scheduler: Policy = 'easy',
     *,
+    predictor: Optional[str] = None,
     procs: Optional[int] = None,
     overrun: Optional[Literal['kill', 'extend', 'overrun']] = None,
     check: bool = False,
     estimates: Optional[str] = None,
-    predictor: Optional[str] = None,
     seed: Optional[int] = None,
     questionable: Optional[Union[Sequence[str], Mapping[str, Any]]] = None,
     bsld: Optional[Literal['clamped', 'unclamped']] = None,
@@ -126,6 +126,10 @@ def feedback(
     swf: The log, in the Standard Workload Format
     scheduler: The scheduling policy, `NAME[:key=value,...]` (`sitesim policies`
         lists them) [default: easy]
+    predictor: Plan with a runtime predictor instead of estimates, as
+        NAME[:key=value,...]: perfect, estimate, constant, infoless, ruh, easy++,
+        sbh, sbh-noest (see models/predictors.toml for the settings). Not with
+        conservative
     procs: Processors of the simulated machine [default: the log's MaxProcs]
     overrun: What happens to jobs that run longer than their estimate [default:
         kill]
@@ -134,10 +138,6 @@ def feedback(
     estimates: The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]),
         scaled:K (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir
         et al.) [default: log]
-    predictor: Plan with a runtime predictor instead of estimates, as
-        NAME[:key=value,...]: perfect, estimate, constant, infoless, ruh, easy++,
-        sbh, sbh-noest (see models/predictors.toml for the settings). Not with
-        conservative
     seed: Seed of the estimate models' randomness [default: 1]
     questionable: What to do with one kind of questionable job, as KIND=ACTION;
         repeatable. Kinds and actions (first is the default):
@@ -209,11 +209,11 @@ def resample(
     swf: Log,
     scheduler: Policy = 'easy',
     *,
+    predictor: Optional[str] = None,
     procs: Optional[int] = None,
     overrun: Optional[Literal['kill', 'extend', 'overrun']] = None,
     check: bool = False,
     estimates: Optional[str] = None,
-    predictor: Optional[str] = None,
     seed: Optional[int] = None,
     questionable: Optional[Union[Sequence[str], Mapping[str, Any]]] = None,
     bsld: Optional[Literal['clamped', 'unclamped']] = None,
@@ -258,6 +258,10 @@ def resample(
     swf: The log, in the Standard Workload Format
     scheduler: The scheduling policy, `NAME[:key=value,...]` (`sitesim policies`
         lists them) [default: easy]
+    predictor: Plan with a runtime predictor instead of estimates, as
+        NAME[:key=value,...]: perfect, estimate, constant, infoless, ruh, easy++,
+        sbh, sbh-noest (see models/predictors.toml for the settings). Not with
+        conservative
     procs: Processors of the simulated machine [default: the log's MaxProcs]
     overrun: What happens to jobs that run longer than their estimate [default:
         kill]
@@ -266,10 +270,6 @@ def resample(
     estimates: The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]),
         scaled:K (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir
         et al.) [default: log]
-    predictor: Plan with a runtime predictor instead of estimates, as
-        NAME[:key=value,...]: perfect, estimate, constant, infoless, ruh, easy++,
-        sbh, sbh-noest (see models/predictors.toml for the settings). Not with
-        conservative
     seed: Seed of the estimate models' randomness [default: 1]
     questionable: What to do with one kind of questionable job, as KIND=ACTION;
         repeatable. Kinds and actions (first is the default):
@@ -375,11 +375,11 @@ def calibrate(
     swf: Log,
     scheduler: Policy = 'easy',
     *,
+    predictor: Optional[str] = None,
     procs: Optional[int] = None,
     overrun: Optional[Literal['kill', 'extend', 'overrun']] = None,
     check: bool = False,
     estimates: Optional[str] = None,
-    predictor: Optional[str] = None,
     seed: Optional[int] = None,
     questionable: Optional[Union[Sequence[str], Mapping[str, Any]]] = None,
     bsld: Optional[Literal['clamped', 'unclamped']] = None,
@@ -424,6 +424,10 @@ def calibrate(
     swf: The log, in the Standard Workload Format
     scheduler: The scheduling policy, `NAME[:key=value,...]` (`sitesim policies`
         lists them) [default: easy]
+    predictor: Plan with a runtime predictor instead of estimates, as
+        NAME[:key=value,...]: perfect, estimate, constant, infoless, ruh, easy++,
+        sbh, sbh-noest (see models/predictors.toml for the settings). Not with
+        conservative
     procs: Processors of the simulated machine [default: the log's MaxProcs]
     overrun: What happens to jobs that run longer than their estimate [default:
         kill]
@@ -432,10 +436,6 @@ def calibrate(
     estimates: The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]),
         scaled:K (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir
         et al.) [default: log]
-    predictor: Plan with a runtime predictor instead of estimates, as
-        NAME[:key=value,...]: perfect, estimate, constant, infoless, ruh, easy++,
-        sbh, sbh-noest (see models/predictors.toml for the settings). Not with
-        conservative
     seed: Seed of the estimate models' randomness [default: 1]
     questionable: What to do with one kind of questionable job, as KIND=ACTION;
         repeatable. Kinds and actions (first is the default):
@@ -542,11 +542,11 @@ def sweep(
     populations: Sequence[float],
     scheduler: Policy = 'easy',
     *,
+    predictor: Optional[str] = None,
     procs: Optional[int] = None,
     overrun: Optional[Literal['kill', 'extend', 'overrun']] = None,
     check: bool = False,
     estimates: Optional[str] = None,
-    predictor: Optional[str] = None,
     seed: Optional[int] = None,
     questionable: Optional[Union[Sequence[str], Mapping[str, Any]]] = None,
     bsld: Optional[Literal['clamped', 'unclamped']] = None,
@@ -595,6 +595,10 @@ def sweep(
         population (--long-term, --temporary, both 1 by default)
     scheduler: The scheduling policy, `NAME[:key=value,...]` (`sitesim policies`
         lists them) [default: easy]
+    predictor: Plan with a runtime predictor instead of estimates, as
+        NAME[:key=value,...]: perfect, estimate, constant, infoless, ruh, easy++,
+        sbh, sbh-noest (see models/predictors.toml for the settings). Not with
+        conservative
     procs: Processors of the simulated machine [default: the log's MaxProcs]
     overrun: What happens to jobs that run longer than their estimate [default:
         kill]
@@ -603,10 +607,6 @@ def sweep(
     estimates: The jobs' estimates: log, exact, uniform:F (uniform in [r, F*r]),
         scaled:K (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir
         et al.) [default: log]
-    predictor: Plan with a runtime predictor instead of estimates, as
-        NAME[:key=value,...]: perfect, estimate, constant, infoless, ruh, easy++,
-        sbh, sbh-noest (see models/predictors.toml for the settings). Not with
-        conservative
     seed: Seed of the estimate models' randomness [default: 1]
     questionable: What to do with one kind of questionable job, as KIND=ACTION;
         repeatable. Kinds and actions (first is the default):
@@ -766,7 +766,7 @@ def analyze(
     unknown_waits: Jobs whose logged wait is unknown (-1): refuse the log (error),
         take them as 0 (zero), or estimate them by an open-loop replay under a
         policy (replay[:POLICY], EASY by default) [default: error]
-    procs: Processors, for the oversize check [default: the log's MaxProcs]
+    procs: Processors of the simulated machine [default: the log's MaxProcs]
     questionable: What to do with one kind of questionable job, as KIND=ACTION (see
         `replay`)
     flurry_factor: A user's week is a flurry when it has more than this many times

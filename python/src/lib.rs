@@ -97,18 +97,24 @@ pub(crate) fn command(name: &str, argv: &[String]) -> Result<String, String> {
     let (summary, site) = match name {
         "replay" => {
             let a: ReplayArgs = parse("replay", argv)?;
-            a.site.refuse_conflicts()?;
-            (json(&replay_file(&a.site.swf, &a.options()?)?)?, a.site)
+            a.site.scheduler.refuse_conflicts()?;
+            let opts = a.scenario().replay_options()?;
+            (json(&replay_file(&a.site.swf, &opts)?)?, a.site)
         }
         "feedback" => {
             let a: FeedbackArgs = parse("feedback", argv)?;
-            a.site.refuse_conflicts()?;
-            (json(&feedback_file(&a.site.swf, &a.options()?)?)?, a.site)
+            a.site.scheduler.refuse_conflicts()?;
+            let opts = a.scenario().feedback_options()?;
+            (json(&feedback_file(&a.site.swf, &opts)?)?, a.site)
         }
         "resample" => {
             let a: ResampleArgs = parse("resample", argv)?;
-            a.population_args.feedback.site.refuse_conflicts()?;
-            let opts = a.options()?;
+            a.population_args
+                .feedback
+                .site
+                .scheduler
+                .refuse_conflicts()?;
+            let opts = a.scenario().resample_options()?;
             let summary = json(&resample_file(
                 a.population_args.swf(),
                 &opts,

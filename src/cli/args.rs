@@ -12,21 +12,20 @@ use clap::{Args, Command, FromArgMatches};
 use crate::commands::analyze::AnalyzeOptions;
 use crate::commands::estimates::EstimatesInput;
 use crate::commands::export::ExportOptions;
-use crate::commands::feedback::FeedbackOptions;
 use crate::commands::options::{
-    LogSplit, MetricsOptions, PopulationOptions, SiteOptions, UnknownWaits, UserOptions,
+    LogSplit, MachineOptions, MetricsOptions, PopulationOptions, SchedulerOptions, SiteOptions,
+    UnknownWaits, UserOptions,
 };
-use crate::commands::replay::ReplayOptions;
 use crate::commands::resample::{ResampleOptions, resampled_cooldown};
+use crate::experiment::scenario::{OutputSection, Scenario, WorkloadSection};
 use crate::experiment::study::{Shard, sweep_command};
 use crate::options::{non_negative_factor, positive_factor, share};
-use crate::predict::PredictorSpec;
 use crate::predict::estimates::EstimateModel;
 use crate::registry::SchedulerSpec;
 use crate::report::ScheduleView;
 use crate::results::replicate::MAX_REPLICATIONS;
 use crate::swf::batsim::ProfileStyle;
-use crate::time::{MAX_WEEKS, Time, parse_duration};
+use crate::time::{MAX_WEEKS, Time, WEEK, parse_duration};
 use crate::users::analysis::DEFAULT_FLURRY_FACTOR;
 use crate::users::pools::PoolConfig;
 use crate::workload::SyntheticConfig;
@@ -39,12 +38,12 @@ pub struct SiteArgs {
     /// The log, in the Standard Workload Format.
     #[arg(long, value_name = "FILE")]
     pub swf: PathBuf,
-    /// The scheduling policy, `NAME[:key=value,...]` (`sitesim policies` lists them).
-    #[arg(long, default_value = "easy")]
-    pub scheduler: SchedulerSpec,
-    /// Processors of the simulated machine [default: the log's MaxProcs].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    pub procs: Option<u32>,
+    /// The scheduler and what it plans with.
+    #[command(flatten)]
+    pub scheduler: SchedulerOptions,
+    /// The machine.
+    #[command(flatten)]
+    pub machine: MachineOptions,
     /// The site's rules.
     #[command(flatten)]
     pub rules: SiteOptions,
@@ -52,11 +51,6 @@ pub struct SiteArgs {
     /// (K times the log's), or modal[:max=DURATION,share=PERCENT] (Tsafrir et al.).
     #[arg(long, default_value = "log", value_name = "MODEL")]
     pub estimates: EstimateModel,
-    /// Plan with a runtime predictor instead of estimates, as NAME[:key=value,...]:
-    /// perfect, estimate, constant, infoless, ruh, easy++, sbh, sbh-noest (see
-    /// models/predictors.toml for the settings). Not with conservative.
-    #[arg(long, value_name = "NAME")]
-    pub predictor: Option<PredictorSpec>,
     /// Seed of the estimate models' randomness.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -140,56 +134,57 @@ pub struct ResampleArgs {
 pub const RESAMPLE_REPLICATIONS: u32 = 10;
 
 impl SiteArgs {
-    /// The combination no run can have, if these options make it with `schedulers` (this
-    /// site's policy, or the ones a sweep compares): a predictor for a policy that plans
-    /// with estimates (conservative, logged). Refused before any log is read.
-    pub fn planning_conflict<'a>(
-        &self,
-        mut schedulers: impl Iterator<Item = &'a SchedulerSpec>,
-    ) -> Option<String> {
-        let predictor = self.predictor.as_ref()?;
-        let s = schedulers.find(|s| !s.accepts_predictions())?;
-        Some(format!(
-            "the scheduler '{s}' plans with estimates and cannot use --predictor {predictor}"
-        ))
-    }
-
-    /// [`SiteArgs::planning_conflict`] of this site's own policy, as an error.
-    pub fn refuse_conflicts(&self) -> Result<(), String> {
-        self.planning_conflict(std::iter::once(&self.scheduler))
-            .map_or(Ok(()), Err)
-    }
-
-    /// The replay options, with `interarrival_factor`.
-    pub fn options(&self, interarrival_factor: f64) -> Result<ReplayOptions, String> {
-        let mut questionable = Policies::default();
-        for s in &self.questionable {
-            questionable.set(s);
-        }
-        Ok(ReplayOptions {
-            policy: self.scheduler.clone(),
-            procs: self.procs,
-            overrun: self.rules.overrun,
-            questionable,
-            interarrival_factor,
-            bsld: self.metrics.bsld()?,
-            warmup: self.metrics.warmup,
-            cooldown: self.metrics.cooldown,
-            estimates: self.estimates.clone(),
-            predictor: self.predictor.clone(),
+    /// The scenario these flags stand for, with `workload` (the log and the command's own
+    /// keys): a command is the scenario its flags make, run as a scenario is.
+    fn scenario(&self, workload: WorkloadSection) -> Scenario {
+        Scenario {
+            name: None,
+            description: None,
             seed: self.seed,
-            check: self.rules.check || cfg!(debug_assertions),
-            out: self.out.clone(),
+            duration: None,
+            replications: None,
+            threads: None,
+            machine: self.machine.clone(),
+            scheduler: self.scheduler.clone(),
+            workload,
+            population: PopulationOptions::default(),
+            site: self.rules.clone(),
+            metrics: self.metrics.clone(),
+            output: OutputSection {
+                dir: self.out.clone(),
+            },
+            experiment: None,
+        }
+    }
+
+    /// The questionable-job policies of --questionable.
+    fn questionable(&self) -> Policies {
+        Policies::of(&self.questionable)
+    }
+}
+
+impl ReplayArgs {
+    /// The scenario of `replay`: its log replayed open-loop.
+    pub fn scenario(&self) -> Scenario {
+        let site = &self.site;
+        site.scenario(WorkloadSection::Swf {
+            path: site.swf.clone(),
+            estimates: site.estimates.clone(),
+            interarrival_factor: self.interarrival_factor,
+            questionable: site.questionable(),
         })
     }
 }
 
 impl FeedbackArgs {
-    /// The feedback options.
-    pub fn options(&self) -> Result<FeedbackOptions, String> {
-        Ok(FeedbackOptions {
-            run: self.site.options(1.0)?,
-            users: self.users.clone(),
+    /// The scenario of `feedback`: its log's users with feedback.
+    pub fn scenario(&self) -> Scenario {
+        let site = &self.site;
+        site.scenario(WorkloadSection::Feedback {
+            path: site.swf.clone(),
+            estimates: site.estimates.clone(),
+            questionable: site.questionable(),
+            users: Box::new(self.users.clone()),
         })
     }
 }
@@ -200,36 +195,38 @@ impl PopulationArgs {
         &self.feedback.site.swf
     }
 
+    /// The scenario of a resampled population, with `replications` unless
+    /// --replications says otherwise: its duration is --weeks measured after the warm-up
+    /// and before the cool-down.
+    pub fn scenario(&self, replications: u32) -> Scenario {
+        let site = &self.feedback.site;
+        let mut scenario = site.scenario(WorkloadSection::Resample {
+            path: site.swf.clone(),
+            estimates: site.estimates.clone(),
+            questionable: site.questionable(),
+            users: Box::new(self.feedback.users.clone()),
+            open_loop: self.no_feedback,
+        });
+        let metrics = &site.metrics;
+        scenario.duration = Some(
+            Time::from(self.weeks) * WEEK + metrics.warmup + resampled_cooldown(metrics.cooldown),
+        );
+        scenario.replications = Some(self.replications.unwrap_or(replications));
+        scenario.threads = self.threads.map(|t| t as usize);
+        scenario.population = self.population.clone();
+        scenario
+    }
+
     /// The resampling options, with `replications` unless --replications says otherwise.
     pub fn options(&self, replications: u32) -> Result<ResampleOptions, String> {
-        let mut users = self.feedback.options()?;
-        users.run.cooldown = resampled_cooldown(users.run.cooldown);
-        users.run.out = None;
-        let (population, pools) = self.population.resampled();
-        Ok(ResampleOptions {
-            users,
-            pools,
-            population,
-            weeks: self.weeks,
-            replications: self.replications.unwrap_or(replications),
-            threads: self.threads.map(|t| t as usize),
-            open_loop: self.no_feedback,
-            out: self.feedback.site.out.clone(),
-        })
-    }
-}
-
-impl ReplayArgs {
-    /// The replay options.
-    pub fn options(&self) -> Result<ReplayOptions, String> {
-        self.site.options(self.interarrival_factor)
+        self.scenario(replications).resample_options()
     }
 }
 
 impl ResampleArgs {
-    /// The resampling options (10 replications unless --replications says otherwise).
-    pub fn options(&self) -> Result<ResampleOptions, String> {
-        self.population_args.options(RESAMPLE_REPLICATIONS)
+    /// The scenario of `resample` (10 replications unless --replications says otherwise).
+    pub fn scenario(&self) -> Scenario {
+        self.population_args.scenario(RESAMPLE_REPLICATIONS)
     }
 }
 
@@ -241,9 +238,9 @@ pub struct AnalyzeArgs {
     pub swf: PathBuf,
     #[command(flatten)]
     pub split: LogSplit,
-    /// Processors, for the oversize check [default: the log's MaxProcs].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    pub procs: Option<u32>,
+    /// The machine: its processors, for the oversize check.
+    #[command(flatten)]
+    pub machine: MachineOptions,
     /// What to do with one kind of questionable job, as KIND=ACTION (see `replay`).
     #[arg(long, value_name = "KIND=ACTION")]
     pub questionable: Vec<PolicySetting>,
@@ -276,13 +273,9 @@ pub struct AnalyzeArgs {
 impl AnalyzeArgs {
     /// The options of `analyze`.
     pub fn options(&self) -> Result<AnalyzeOptions, String> {
-        let mut questionable = Policies::default();
-        for s in &self.questionable {
-            questionable.set(s);
-        }
         Ok(AnalyzeOptions {
-            procs: self.procs,
-            questionable,
+            procs: self.machine.procs,
+            questionable: Policies::of(&self.questionable),
             split: self.split.clone(),
             flurry_factor: self.flurry_factor,
             pools: PoolConfig {
@@ -526,14 +519,15 @@ pub struct SweepArgs {
 
 impl SweepArgs {
     /// Refuses an option combination no run of the sweep can have
-    /// ([`SiteArgs::planning_conflict`] of each of --schedulers, else
-    /// [`SiteArgs::refuse_conflicts`]).
+    /// ([`SchedulerOptions::planning_conflict`] of each of --schedulers, else
+    /// [`SchedulerOptions::refuse_conflicts`]).
     pub fn refuse_conflicts(&self) -> Result<(), String> {
-        let site = &self.population_args.feedback.site;
+        let scheduler = &self.population_args.feedback.site.scheduler;
         if self.schedulers.is_empty() {
-            site.refuse_conflicts()
+            scheduler.refuse_conflicts()
         } else {
-            site.planning_conflict(self.schedulers.iter())
+            scheduler
+                .planning_conflict(self.schedulers.iter())
                 .map_or(Ok(()), Err)
         }
     }
@@ -612,16 +606,65 @@ mod tests {
     #[test]
     fn defaults_are_the_command_lines() {
         let a: ReplayArgs = parse("replay", &argv(&["--swf", "log.swf"])).unwrap();
-        let opts = a.options().unwrap();
+        let opts = a.scenario().replay_options().unwrap();
         assert_eq!(opts.policy.label(), "easy");
         assert_eq!(opts.overrun, OverrunPolicy::Kill);
         assert_eq!(opts.seed, 1);
         assert_eq!(opts.out, None);
         let a: ResampleArgs = parse("resample", &argv(&["--swf", "log.swf"])).unwrap();
-        let opts = a.options().unwrap();
+        let opts = a.scenario().resample_options().unwrap();
         assert_eq!(opts.replications, RESAMPLE_REPLICATIONS);
         assert_eq!(opts.weeks, 52);
         assert_eq!(opts.users.run.cooldown, WEEK);
+    }
+
+    /// A command is the scenario its flags make: each flag sets its section's key.
+    #[test]
+    fn a_command_is_the_scenario_of_its_flags() {
+        use crate::experiment::scenario::Scenario;
+        let flags = [
+            "--swf",
+            "log.swf",
+            "--scheduler",
+            "sjbf",
+            "--predictor",
+            "ruh",
+            "--procs",
+            "64",
+            "--overrun",
+            "extend",
+            "--estimates",
+            "exact",
+            "--questionable",
+            "zero-runtime=skip",
+            "--warmup",
+            "1w",
+            "--seed",
+            "7",
+            "--patience",
+            "1h",
+            "--weeks",
+            "3",
+            "--replications",
+            "4",
+            "--users",
+            "2",
+            "--no-feedback",
+            "--out",
+            "results",
+        ];
+        let a: ResampleArgs = parse("resample", &argv(&flags)).unwrap();
+        let text = "seed = 7\nduration = \"5w\"\nreplications = 4\n\
+                    [machine]\nprocs = 64\n[scheduler]\npolicy = \"sjbf\"\npredictor = \"ruh\"\n\
+                    [site]\noverrun = \"extend\"\n[metrics]\nwarmup = \"1w\"\n\
+                    [population]\nusers = 2\n[output]\ndir = \"results\"\n\
+                    [workload]\nsource = \"resample\"\npath = \"log.swf\"\n\
+                    estimates = \"exact\"\nopen_loop = true\n\
+                    questionable = { zero-runtime = \"skip\" }\n\
+                    [workload.users]\npatience = \"1h\"\n";
+        assert_eq!(a.scenario(), Scenario::parse(text, "s.toml").unwrap());
+        // Three measured weeks between a week of warm-up and the week of cool-down.
+        assert_eq!(a.scenario().resample_options().unwrap().weeks, 3);
     }
 
     #[test]
@@ -660,7 +703,8 @@ mod tests {
         let cli = |extra: &[&str]| {
             let mut args = vec!["--swf", "log.swf"];
             args.extend_from_slice(extra);
-            parse::<ResampleArgs>("resample", &argv(&args)).and_then(|a| a.options())
+            parse::<ResampleArgs>("resample", &argv(&args))
+                .and_then(|a| a.scenario().resample_options())
         };
         let (from_cli, from_scenario) = (cli(&[]).unwrap(), scenario("", "").unwrap());
         assert_eq!(from_cli.users.users, from_scenario.users.users);

@@ -24,7 +24,7 @@ use crate::commands::estimates::estimates_command;
 use crate::commands::export::export_command;
 use crate::commands::fit::fit_command;
 use crate::commands::generate::generate_command;
-use crate::experiment::run::{Run, run_command};
+use crate::experiment::run::run_command;
 use crate::experiment::scenario::Scenario;
 use crate::experiment::study::Shard;
 use crate::registry::SchedulerSpec;
@@ -212,14 +212,14 @@ fn print_bytes(bytes: &[u8]) -> Result<(), String> {
 
 impl Command {
     /// Refuses, before any log is read, an option combination no run can have
-    /// ([`crate::cli::args::SiteArgs::planning_conflict`]). A usage error, with
+    /// ([`crate::commands::options::SchedulerOptions::planning_conflict`]). A usage error, with
     /// clap's exit code 2, shown with the usage of subcommand `name`.
     fn check(&self, name: &str) -> Result<(), clap::Error> {
         let conflict = match self {
-            Command::Replay(a) => a.site.refuse_conflicts(),
-            Command::Feedback(a) => a.site.refuse_conflicts(),
-            Command::Resample(a) => a.population_args.feedback.site.refuse_conflicts(),
-            Command::Calibrate(a) => a.population_args.feedback.site.refuse_conflicts(),
+            Command::Replay(a) => a.site.scheduler.refuse_conflicts(),
+            Command::Feedback(a) => a.site.scheduler.refuse_conflicts(),
+            Command::Resample(a) => a.population_args.feedback.site.scheduler.refuse_conflicts(),
+            Command::Calibrate(a) => a.population_args.feedback.site.scheduler.refuse_conflicts(),
             Command::Sweep(a) => a.refuse_conflicts(),
             _ => Ok(()),
         };
@@ -369,27 +369,15 @@ fn dispatch(command: Command) -> Result<(), String> {
             then_report(a.report, dir.as_deref())
         }
         Command::Replay(a) => {
-            Run::Replay {
-                log: a.site.swf.clone(),
-                opts: a.options()?,
-            }
-            .execute_and_print(Instant::now())?;
+            a.scenario().plan()?.execute_and_print(Instant::now())?;
             then_report(a.site.report, a.site.out.as_deref())
         }
         Command::Feedback(a) => {
-            Run::Feedback {
-                log: a.site.swf.clone(),
-                opts: a.options()?,
-            }
-            .execute_and_print(Instant::now())?;
+            a.scenario().plan()?.execute_and_print(Instant::now())?;
             then_report(a.site.report, a.site.out.as_deref())
         }
         Command::Resample(a) => {
-            Run::Resample {
-                log: a.population_args.swf().to_owned(),
-                opts: a.options()?,
-            }
-            .execute_and_print(Instant::now())?;
+            a.scenario().plan()?.execute_and_print(Instant::now())?;
             let site = &a.population_args.feedback.site;
             then_report(site.report, site.out.as_deref())
         }

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
 use crate::options;
+use crate::predict::PredictorSpec;
 use crate::registry::SchedulerSpec;
 use crate::session::SessionRule;
 use crate::time::{Time, parse_duration};
@@ -39,6 +40,75 @@ pub struct SiteOptions {
 impl Default for SiteOptions {
     fn default() -> Self {
         options::defaults()
+    }
+}
+
+/// The machine (`[machine]`).
+#[derive(Debug, Clone, PartialEq, Args, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MachineOptions {
+    /// Processors of the simulated machine [default: the log's MaxProcs].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[serde(deserialize_with = "some_processors")]
+    pub procs: Option<u32>,
+}
+
+impl Default for MachineOptions {
+    fn default() -> Self {
+        options::defaults()
+    }
+}
+
+/// `procs`, at least 1 as its flag takes it.
+fn some_processors<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    options::at_least_one(d).map(Some)
+}
+
+/// The flags named after their section, with the key each stands for: a section's main
+/// key takes the section's name as its flag. Every other flag is its key.
+pub const NAMED_AFTER_SECTION: [(&str, &str); 1] = [("scheduler", "policy")];
+
+/// The scheduler (`[scheduler]`): its policy, whose flag is the section's name
+/// (`--scheduler`, the key `policy`: [`NAMED_AFTER_SECTION`]), and what it plans with.
+#[derive(Debug, Clone, PartialEq, Args, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SchedulerOptions {
+    /// The scheduling policy, `NAME[:key=value,...]` (`sitesim policies` lists them).
+    #[arg(id = "scheduler", long = "scheduler", default_value = "easy")]
+    pub policy: SchedulerSpec,
+    /// Plan with a runtime predictor instead of estimates, as NAME[:key=value,...]:
+    /// perfect, estimate, constant, infoless, ruh, easy++, sbh, sbh-noest (see
+    /// models/predictors.toml for the settings). Not with conservative.
+    #[arg(long, value_name = "NAME")]
+    #[serde(deserialize_with = "options::some_from_text")]
+    pub predictor: Option<PredictorSpec>,
+}
+
+impl Default for SchedulerOptions {
+    fn default() -> Self {
+        options::defaults()
+    }
+}
+
+impl SchedulerOptions {
+    /// The combination no run can have, if this predictor is given with one of
+    /// `schedulers` (this policy, or the ones a sweep compares): a predictor for a policy
+    /// that plans with estimates (conservative, logged). Refused before any log is read.
+    pub fn planning_conflict<'a>(
+        &self,
+        mut schedulers: impl Iterator<Item = &'a SchedulerSpec>,
+    ) -> Option<String> {
+        let predictor = self.predictor.as_ref()?;
+        let s = schedulers.find(|s| !s.accepts_predictions())?;
+        Some(format!(
+            "the scheduler '{s}' plans with estimates and cannot use --predictor {predictor}"
+        ))
+    }
+
+    /// [`SchedulerOptions::planning_conflict`] of this policy, as an error.
+    pub fn refuse_conflicts(&self) -> Result<(), String> {
+        self.planning_conflict(std::iter::once(&self.policy))
+            .map_or(Ok(()), Err)
     }
 }
 
@@ -445,12 +515,17 @@ mod tests {
         command
             .get_arguments()
             .map(|arg| {
-                let key = arg.get_id().as_str().to_owned();
+                let id = arg.get_id().as_str();
                 assert_eq!(
                     arg.get_long(),
-                    Some(key.replace('_', "-").as_str()),
-                    "the flag of `{key}` is its key"
+                    Some(id.replace('_', "-").as_str()),
+                    "the flag of `{id}` is its id"
                 );
+                let key = NAMED_AFTER_SECTION
+                    .iter()
+                    .find(|(flag, _)| *flag == id)
+                    .map_or(id, |(_, key)| key)
+                    .to_owned();
                 let default = match arg.get_default_values() {
                     [] => None,
                     [v] => {
@@ -514,6 +589,14 @@ mod tests {
     #[test]
     fn every_key_is_a_flag_and_every_flag_a_key() {
         assert_eq!(flags_are_keys::<SiteOptions>(), keys_of::<SiteOptions>());
+        assert_eq!(
+            flags_are_keys::<MachineOptions>(),
+            keys_of::<MachineOptions>()
+        );
+        assert_eq!(
+            flags_are_keys::<SchedulerOptions>(),
+            keys_of::<SchedulerOptions>()
+        );
         assert_eq!(
             flags_are_keys::<MetricsOptions>(),
             keys_of::<MetricsOptions>()

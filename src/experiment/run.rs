@@ -237,16 +237,10 @@ impl Scenario {
                     opts,
                 }
             }
-            WorkloadSection::Feedback { path, users, .. } => {
-                self.single_run("feedback")?;
-                Run::Feedback {
-                    log: path.clone(),
-                    opts: FeedbackOptions {
-                        run: opts,
-                        users: (**users).clone(),
-                    },
-                }
-            }
+            WorkloadSection::Feedback { path, .. } => Run::Feedback {
+                log: path.clone(),
+                opts: self.feedback_options()?,
+            },
             WorkloadSection::Resample { path, .. } => Run::Resample {
                 log: path.clone(),
                 opts: self.resample_options()?,

@@ -62,6 +62,13 @@ pub fn from_text<'de, D: Deserializer<'de>, T: FromStr<Err = String>>(d: D) -> R
     parsed(d, str::parse)
 }
 
+/// An optional key whose value is text its type parses, read as its flag reads it.
+pub fn some_from_text<'de, D: Deserializer<'de>, T: FromStr<Err = String>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    parsed(d, str::parse).map(Some)
+}
+
 /// A count of at least 1, as a flag with `value_parser!(u32).range(1..)` takes it.
 pub fn at_least_one<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     match u32::deserialize(d)? {
@@ -105,6 +112,11 @@ pub fn user_weight(s: &str) -> Result<(i64, f64), String> {
         .parse()
         .map_err(|_| format!("'{user}' is not a user number"))?;
     Ok((user, non_negative_factor(weight)?))
+}
+
+/// A key whose value [`positive_factor`] reads.
+pub fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    parsed(d, positive_factor)
 }
 
 /// A key `F` whose value [`non_negative_factor`] reads.

@@ -18,7 +18,6 @@
 //! is run by [`crate::experiment::run`] (one run, or the replications of one source) or by
 //! [`crate::experiment::study`] (an `[experiment]`).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -31,7 +30,8 @@ pub use experiment::{CapacitySection, Contender, ExperimentSection, SweepSection
 use crate::commands::feedback::FeedbackOptions;
 use crate::commands::model::{ModelFiles, ModelOptions};
 use crate::commands::options::{
-    ContinuationSource, MetricsOptions, PopulationOptions, Reaction, SiteOptions, UserOptions,
+    ContinuationSource, MachineOptions, MetricsOptions, PopulationOptions, Reaction,
+    SchedulerOptions, SiteOptions, UserOptions,
 };
 use crate::commands::replay::ReplayOptions;
 use crate::commands::resample::{ResampleOptions, Resampler, resampled_cooldown};
@@ -39,11 +39,11 @@ use crate::model::{
     BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Lifetime, Parameterization, TalbyModel,
 };
 use crate::options;
-use crate::registry::SchedulerSpec;
+use crate::predict::estimates::EstimateModel;
 use crate::results::replicate::MAX_REPLICATIONS;
-use crate::time::{Time, WEEK, parse_duration};
+use crate::time::{Time, WEEK};
 use crate::users::{Behaviour, ContinuationCurve, KTH_CONTINUATION, Patience};
-use crate::workload::questionable::{Policies, PolicySetting};
+use crate::workload::questionable::{self, Policies};
 
 /// The default scenario, built into the binary so that `sitesim run` works anywhere.
 pub const DEFAULT_SCENARIO: &str = include_str!("../../../scenarios/default.toml");
@@ -62,16 +62,18 @@ pub struct Scenario {
     pub seed: u64,
     /// Simulated time of a model or resampled run, warm-up and cool-down included
     /// (`"52w"`, the default).
-    pub duration: Option<String>,
+    #[serde(default, deserialize_with = "options::some_duration")]
+    pub duration: Option<Time>,
     /// Replications of a model or resampled run (each from its own seed).
     pub replications: Option<u32>,
     /// Worker threads for replications; all cores when absent.
     pub threads: Option<usize>,
     /// The machine.
     #[serde(default)]
-    pub machine: MachineSection,
+    pub machine: MachineOptions,
     /// The scheduler.
-    pub scheduler: SchedulerSection,
+    #[serde(default)]
+    pub scheduler: SchedulerOptions,
     /// Where the jobs come from.
     pub workload: WorkloadSection,
     /// Who the users are: multipliers of a model or resampled population.
@@ -91,25 +93,6 @@ pub struct Scenario {
     pub experiment: Option<ExperimentSection>,
 }
 
-/// `[machine]`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MachineSection {
-    /// Processors; a log's own size when absent.
-    pub procs: Option<u32>,
-}
-
-/// `[scheduler]`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SchedulerSection {
-    /// The policy: a name, `NAME:key=value,...`, or a table with `name` and parameters.
-    pub policy: SchedulerSpec,
-    /// A runtime predictor (`NAME[:key=value,...]`); the policy plans with estimates
-    /// without one.
-    pub predictor: Option<String>,
-}
-
 /// `[workload]`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "source", rename_all = "kebab-case", deny_unknown_fields)]
@@ -119,14 +102,14 @@ pub enum WorkloadSection {
         /// The log.
         path: PathBuf,
         /// The estimate model.
-        #[serde(default = "log_estimates")]
-        estimates: String,
+        #[serde(default, deserialize_with = "options::from_text")]
+        estimates: EstimateModel,
         /// Interarrival scaling (see `sitesim replay --help`).
-        #[serde(default = "one")]
+        #[serde(default = "one", deserialize_with = "options::positive")]
         interarrival_factor: f64,
         /// Questionable-job policies, kind = action.
-        #[serde(default)]
-        questionable: BTreeMap<String, String>,
+        #[serde(default, deserialize_with = "questionable::table")]
+        questionable: Policies,
     },
     /// A log replayed with feedback: its users submit their jobs as the simulated
     /// machine finishes the ones they depend on (see `sitesim feedback --help`).
@@ -134,11 +117,11 @@ pub enum WorkloadSection {
         /// The log.
         path: PathBuf,
         /// The estimate model.
-        #[serde(default = "log_estimates")]
-        estimates: String,
+        #[serde(default, deserialize_with = "options::from_text")]
+        estimates: EstimateModel,
         /// Questionable-job policies, kind = action.
-        #[serde(default)]
-        questionable: BTreeMap<String, String>,
+        #[serde(default, deserialize_with = "questionable::table")]
+        questionable: Policies,
         /// How users behave.
         #[serde(default)]
         users: Box<UserOptions>,
@@ -149,11 +132,11 @@ pub enum WorkloadSection {
         /// The log.
         path: PathBuf,
         /// The estimate model.
-        #[serde(default = "log_estimates")]
-        estimates: String,
+        #[serde(default, deserialize_with = "options::from_text")]
+        estimates: EstimateModel,
         /// Questionable-job policies, kind = action.
-        #[serde(default)]
-        questionable: BTreeMap<String, String>,
+        #[serde(default, deserialize_with = "questionable::table")]
+        questionable: Policies,
         /// How users behave.
         #[serde(default)]
         users: Box<UserOptions>,
@@ -219,8 +202,8 @@ pub enum WorkloadSection {
         /// Model file; the shipped `models/synthetic.toml` when absent.
         model: Option<PathBuf>,
         /// The estimate model.
-        #[serde(default = "log_estimates")]
-        estimates: String,
+        #[serde(default, deserialize_with = "options::from_text")]
+        estimates: EstimateModel,
     },
 }
 
@@ -308,9 +291,6 @@ fn yes() -> bool {
 }
 fn one_u64() -> u64 {
     1
-}
-fn log_estimates() -> String {
-    "log".into()
 }
 
 /// `[output]`.
@@ -600,56 +580,32 @@ impl Scenario {
 
     /// The replay options this scenario stands for (for the workload given separately).
     pub fn replay_options(&self) -> Result<ReplayOptions, String> {
-        if self.machine.procs == Some(0) {
-            return Err("[machine] procs must be at least 1".into());
-        }
-        let mut questionable = Policies::default();
-        let mut interarrival_factor = 1.0;
-        let estimates = match &self.workload {
-            WorkloadSection::Swf { estimates, .. }
-            | WorkloadSection::Feedback { estimates, .. }
-            | WorkloadSection::Resample { estimates, .. }
-            | WorkloadSection::Synthetic { estimates, .. } => estimates
-                .parse()
-                .map_err(|e| format!("[workload] estimates: {e}"))?,
+        self.scheduler
+            .refuse_conflicts()
+            .map_err(|e| format!("[scheduler] predictor: {e}"))?;
+        let (estimates, questionable, interarrival_factor) = match &self.workload {
+            WorkloadSection::Swf {
+                estimates,
+                questionable,
+                interarrival_factor,
+                ..
+            } => (estimates.clone(), *questionable, *interarrival_factor),
+            WorkloadSection::Feedback {
+                estimates,
+                questionable,
+                ..
+            }
+            | WorkloadSection::Resample {
+                estimates,
+                questionable,
+                ..
+            } => (estimates.clone(), *questionable, 1.0),
+            WorkloadSection::Synthetic { estimates, .. } => {
+                (estimates.clone(), Policies::default(), 1.0)
+            }
             // The job layer gives each job its estimate.
-            WorkloadSection::Model { .. } => crate::predict::estimates::EstimateModel::Log,
+            WorkloadSection::Model { .. } => (EstimateModel::Log, Policies::default(), 1.0),
         };
-        let predictor = match &self.scheduler.predictor {
-            Some(_) if !self.scheduler.policy.accepts_predictions() => {
-                return Err(format!(
-                    "[scheduler] predictor: policy '{}' plans with estimates and cannot use a predictor",
-                    self.scheduler.policy.name()
-                ));
-            }
-            Some(p) => Some(
-                p.parse()
-                    .map_err(|e| format!("[scheduler] predictor: {e}"))?,
-            ),
-            None => None,
-        };
-        let settings = match &self.workload {
-            WorkloadSection::Swf { questionable, .. }
-            | WorkloadSection::Feedback { questionable, .. }
-            | WorkloadSection::Resample { questionable, .. } => Some(questionable),
-            WorkloadSection::Synthetic { .. } | WorkloadSection::Model { .. } => None,
-        };
-        for (kind, action) in settings.into_iter().flatten() {
-            let s: PolicySetting = format!("{kind}={action}")
-                .parse()
-                .map_err(|e| format!("[workload.questionable] {e}"))?;
-            questionable.set(&s);
-        }
-        if let WorkloadSection::Swf {
-            interarrival_factor: f,
-            ..
-        } = &self.workload
-        {
-            if !(f.is_finite() && *f > 0.0) {
-                return Err("[workload] interarrival_factor must be a positive number".into());
-            }
-            interarrival_factor = *f;
-        }
         Ok(ReplayOptions {
             policy: self.scheduler.policy.clone(),
             procs: self.machine.procs,
@@ -663,10 +619,22 @@ impl Scenario {
             warmup: self.metrics.warmup,
             cooldown: self.metrics.cooldown,
             estimates,
-            predictor,
+            predictor: self.scheduler.predictor.clone(),
             seed: self.seed,
             check: self.site.check || cfg!(debug_assertions),
             out: self.output.dir.clone(),
+        })
+    }
+
+    /// The options of a `source = "feedback"` scenario, a single run.
+    pub fn feedback_options(&self) -> Result<FeedbackOptions, String> {
+        let WorkloadSection::Feedback { users, .. } = &self.workload else {
+            return Err("the scenario's source is not \"feedback\"".into());
+        };
+        self.single_run("feedback")?;
+        Ok(FeedbackOptions {
+            run: self.replay_options()?,
+            users: (**users).clone(),
         })
     }
 
@@ -699,11 +667,8 @@ impl Scenario {
     }
 
     /// Simulated time of a replicated run, seconds (52 weeks by default).
-    fn length(&self) -> Result<Time, String> {
-        match &self.duration {
-            Some(d) => parse_duration(d).map_err(|e| format!("duration: {e}")),
-            None => Ok(52 * WEEK),
-        }
+    fn length(&self) -> Time {
+        self.duration.unwrap_or(52 * WEEK)
     }
 
     /// Refuses the keys of replicated runs for a single run.
@@ -765,7 +730,7 @@ impl Scenario {
         };
         fopts.run.cooldown = resampled_cooldown(fopts.run.cooldown);
         let out = fopts.run.out.take();
-        let measured = self.length()? - fopts.run.warmup - fopts.run.cooldown;
+        let measured = self.length() - fopts.run.warmup - fopts.run.cooldown;
         if measured < WEEK || measured % WEEK != 0 {
             return Err(format!(
                 "duration: a resampled run measures whole weeks; duration minus warm-up \
@@ -837,7 +802,7 @@ impl Scenario {
         talby
             .site(params)
             .map_err(|e| format!("[machine]/[workload]: {e}"))?;
-        let length = self.length()?;
+        let length = self.length();
         if length <= opts.warmup + opts.cooldown {
             return Err("duration must be longer than warm-up plus cool-down".into());
         }
@@ -933,12 +898,9 @@ mod tests {
     fn questionable_settings_are_checked() {
         let text = "[scheduler]\npolicy = \"fcfs\"\n[workload]\nsource = \"swf\"\npath = \"x\"\n\
                     [workload.questionable]\noversize = \"fallback\"\n";
-        let err = Scenario::parse(text, "s.toml")
-            .unwrap()
-            .replay_options()
-            .unwrap_err();
+        let err = Scenario::parse(text, "s.toml").unwrap_err();
         assert!(
-            err.contains("'fallback' is not an action for oversize"),
+            err.contains("line 3") && err.contains("'fallback' is not an action for oversize"),
             "{err}"
         );
     }
@@ -956,7 +918,7 @@ mod tests {
             .replay_options()
             .unwrap_err();
         assert!(
-            err.contains("policy 'conservative' plans with estimates"),
+            err.starts_with("[scheduler] predictor: the scheduler 'conservative' plans"),
             "{err}"
         );
         let easy = Scenario::parse(&scenario("easy"), "s.toml").unwrap();

@@ -21,9 +21,10 @@ use crate::spec::{Item, Spec};
 use crate::time::{LONGEST, Time, parse_duration};
 
 /// Which estimates the jobs carry.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub enum EstimateModel {
     /// As recorded in the log.
+    #[default]
     Log,
     /// The runtime.
     Exact,

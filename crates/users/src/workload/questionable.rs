@@ -143,6 +143,26 @@ impl Policies {
     pub fn set(&mut self, setting: &PolicySetting) {
         *self.get_mut(setting.kind) = setting.action;
     }
+
+    /// The defaults with `settings` applied in turn, as the repeated flag
+    /// `--questionable KIND=ACTION` gives them.
+    pub fn of(settings: &[PolicySetting]) -> Policies {
+        let mut policies = Policies::default();
+        settings.iter().for_each(|s| policies.set(s));
+        policies
+    }
+}
+
+/// The policies of a scenario's `questionable` table, `{ zero-runtime = "skip" }`, each
+/// entry read as the flag `--questionable zero-runtime=skip` reads it.
+pub fn table<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Policies, D::Error> {
+    let settings =
+        <std::collections::BTreeMap<String, String> as serde::Deserialize>::deserialize(d)?
+            .into_iter()
+            .map(|(kind, action)| format!("{kind}={action}").parse())
+            .collect::<Result<Vec<PolicySetting>, String>>()
+            .map_err(serde::de::Error::custom)?;
+    Ok(Policies::of(&settings))
 }
 
 /// One `kind=action` setting from the command line.
