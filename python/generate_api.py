@@ -41,6 +41,7 @@ COMMANDS = {
     "replay": ("Result", '_run.log_command("replay", args)', ()),
     "feedback": ("Result", '_run.log_command("feedback", args)', ()),
     "resample": ("Result", '_run.log_command("resample", args)', ()),
+    "model": ("Result", '_run.log_command("model", args)', ()),
     "calibrate": ("Result", "_run.calibrate(args)", ()),
     "sweep": ("Result", '_run.experiment("sweep", args)', ()),
     "merge": ("Result", '_run.experiment("merge", args)', ()),

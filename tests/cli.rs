@@ -22,6 +22,63 @@ const LOG: &str = "; MaxProcs: 8\n\
 2 5 0 50 8 -1 -1 8 60 -1 1 2 1 -1 -1 -1 -1 -1\n\
 3 9 0 20 2 -1 -1 2 30 -1 1 1 1 -1 -1 -1 -1 -1\n";
 
+/// `sitesim model` is the model site of a scenario with the same keys: the same files.
+#[test]
+fn the_model_command_runs_the_scenario_of_its_flags() {
+    let (flags, scenario) = (temp("model-flags"), temp("model-scenario"));
+    let o = sitesim(&[
+        "model",
+        "--procs",
+        "128",
+        "--scheduler",
+        "fcfs",
+        "--duration",
+        "3w",
+        "--warmup",
+        "1w",
+        "--replications",
+        "2",
+        "--users",
+        "1.5",
+        "--busy-user",
+        "queue",
+        "--daily-cycle",
+        "false",
+        "--patience",
+        "1d",
+        "--out",
+        flags.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = "seed = 1\nduration = \"3w\"\nreplications = 2\n[machine]\nprocs = 128\n\
+                [scheduler]\npolicy = \"fcfs\"\n[metrics]\nwarmup = \"1w\"\n\
+                [population]\nusers = 1.5\n[workload]\nsource = \"model\"\n\
+                busy_user = \"queue\"\ndaily_cycle = false\n[workload.users]\npatience = \"1d\"\n";
+    let file = temp("model.toml");
+    std::fs::write(&file, text).unwrap();
+    let o = sitesim(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        scenario.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for name in ["summary.json", "replications.csv", "weekly.csv"] {
+        assert_eq!(
+            std::fs::read(flags.join(name)).unwrap(),
+            std::fs::read(scenario.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    // Without its processors a model site is refused, naming the key.
+    let o = sitesim(&["model", "--duration", "3w"]);
+    assert!(
+        stderr(&o).contains("[machine] procs is required"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn usage_errors_exit_with_code_2() {
     for (args, needle) in [

@@ -991,7 +991,7 @@ fn scenario(bytes: &[u8]) -> bool {
         return false;
     }
     match &s.workload {
-        WorkloadSection::Model { model, jobs, .. } if model.is_none() && jobs.is_none() => {
+        WorkloadSection::Model(site) if site.model.is_none() && site.jobs.is_none() => {
             if s.model_setup().is_err() {
                 return false;
             }
@@ -1067,10 +1067,10 @@ fn model_site(bytes: &[u8]) -> bool {
     let Ok(s) = Scenario::parse(&text(bytes), "fuzz.toml") else {
         return false;
     };
-    let WorkloadSection::Model { model, jobs, .. } = &s.workload else {
+    let WorkloadSection::Model(site) = &s.workload else {
         return false;
     };
-    if model.is_some() || jobs.is_some() {
+    if site.model.is_some() || site.jobs.is_some() {
         return false;
     }
     let Ok((files, mut opts, out)) = s.model_setup() else {
@@ -1134,10 +1134,10 @@ fn study(bytes: &[u8]) -> bool {
     let Ok(s) = Scenario::parse(&text, "fuzz.toml") else {
         return false;
     };
-    let WorkloadSection::Model { model, jobs, .. } = &s.workload else {
+    let WorkloadSection::Model(site) = &s.workload else {
         return false;
     };
-    if model.is_some() || jobs.is_some() || s.experiment.is_none() {
+    if site.model.is_some() || site.jobs.is_some() || s.experiment.is_none() {
         return false;
     }
     let Ok((_, opts, _)) = s.model_setup() else {

@@ -2,7 +2,7 @@
 
 Every command of the ``sitesim`` binary is a function here, with the same options,
 defaults and errors (:mod:`sitesim.commands`, written from the command line's own
-definition): :func:`replay`, :func:`feedback`, :func:`resample`, :func:`calibrate`,
+definition): :func:`replay`, :func:`feedback`, :func:`resample`, :func:`model`, :func:`calibrate`,
 :func:`sweep`, :func:`analyze`, :func:`fit`, :func:`export`, :func:`report`,
 :func:`merge`, :func:`generate`, :func:`estimates`, and :func:`run` for scenarios. A run
 releases the GIL.
@@ -39,6 +39,7 @@ from .commands import (
     fit,
     generate,
     merge,
+    model,
     replay,
     report,
     resample,
@@ -67,6 +68,7 @@ __all__ = [
     "generate",
     "load",
     "merge",
+    "model",
     "read_swf",
     "replay",
     "report",

@@ -91,7 +91,7 @@ def _listed(value: Any) -> List[Any]:
 
 
 def log_command(name: str, args: Dict[str, Any]) -> Result:
-    """``replay``, ``feedback`` or ``resample``: the summary, and the tables read from
+    """``replay``, ``feedback``, ``resample`` or ``model``: the summary, and the tables read from
     ``out`` (kept) or a temporary directory (removed). A Python scheduler always runs
     under the invariant checker."""
     keep: List[Any] = []

@@ -20,7 +20,7 @@ from .logs import Log
 from .results import Result
 from .scheduler import Policy
 
-__all__ = ["analyze", "calibrate", "estimates", "export", "feedback", "fit", "generate", "merge", "replay", "report", "resample", "sweep"]
+__all__ = ["analyze", "calibrate", "estimates", "export", "feedback", "fit", "generate", "merge", "model", "replay", "report", "resample", "sweep"]
 
 def replay(
     swf: Log,
@@ -369,6 +369,110 @@ def resample(
     """
     args = dict(locals())
     return _run.log_command("resample", args)
+
+
+def model(
+    scheduler: Policy = 'easy',
+    *,
+    model: Optional[PathLike] = None,
+    jobs: Optional[PathLike] = None,
+    daily_cycle: bool = False,
+    work_hours: Optional[Union[Sequence[str], Mapping[str, Any]]] = None,
+    work_hours_for: Optional[Literal['sessions', 'jobs']] = None,
+    cpu_work: Optional[float] = None,
+    load: Optional[float] = None,
+    calibrate: Optional[Literal['submitted', 'generated', 'off']] = None,
+    collision_room: Optional[Literal['submissions', 'own-duration', 'class-median']] = None,
+    busy_user: Optional[Literal['waiting', 'give-up', 'queue', 'skip']] = None,
+    user_lifetime: Optional[Union[int, str]] = None,
+    continuation: Optional[str] = None,
+    patience: Optional[str] = None,
+    strikes: Optional[int] = None,
+    predictor: Optional[str] = None,
+    procs: Optional[int] = None,
+    overrun: Optional[Literal['kill', 'extend', 'overrun']] = None,
+    check: bool = False,
+    bsld: Optional[Literal['clamped', 'unclamped']] = None,
+    bsld_threshold: Optional[Union[int, str]] = None,
+    warmup: Optional[Union[int, str]] = None,
+    cooldown: Optional[Union[int, str]] = None,
+    users: Optional[float] = None,
+    duration: Optional[Union[int, str]] = None,
+    replications: Optional[int] = None,
+    threads: Optional[int] = None,
+    seed: Optional[int] = None,
+    out: Optional[PathLike] = None,
+    report: bool = False,
+) -> Result:
+    """Run a model-based site (Talby 2006, as `docs/MODELS.md` describes it): users and sessions drawn from the model, each user with feedback, in parallel replications; a scenario's `source = "model"`
+
+    Parameters:
+
+    scheduler: The scheduling policy, `NAME[:key=value,...]` (`sitesim policies`
+        lists them) [default: easy]
+    model: The user and session layers [default: the shipped models/talby2006.toml]
+    jobs: The job layer (`sitesim fit`) [default: the shipped
+        models/kth-sessions.toml]
+    daily_cycle: Sessions start by their class's daily cycle; false: at any hour
+        alike
+    work_hours: Sessions start only in these local hours, FROM,TO (8,18: 08:00 to
+        18:00), at any of them alike
+    work_hours_for: What keeps to --work-hours: sessions (their openings) or jobs
+        (every arrival: Feitelson 2021, Fig. 21's simple model) [default: sessions]
+    cpu_work: Median CPU work per job, seconds; with --load, parameterizes the model
+        instead of the machine size alone
+    load: CPU load, with --cpu-work
+    calibrate: Fit the user counts and the job layer's runtimes to the jobs per day,
+        median CPU work and load: of what the users submit in the closed loop
+        (submitted), of what the plan generates (generated), or not at all (off: the
+        thesis's user counts and the fitted runtimes). A scenario also takes true
+        (submitted) and false (off) [default: submitted]
+    collision_room: What a planned session occupies in the collision rule (Talby
+        2006, Listing 5) [default: submissions]
+    busy_user: What a user does with a session due while it is busy [default:
+        waiting]
+    user_lifetime: Weeks of activity after which a user leaves for good, the site
+        starting with the users of that many weeks of arrivals; never: the thesis's
+        first year of a site [default: 52w]
+    continuation: How users react to service: the continuation curve that breaks
+        sessions after long responses and extends them after short ones ('fit':
+        fitted from the log, the default, or for a model site the curve fitted from
+        KTH that is built in; a file such as models/continuation-kth.toml; 'off':
+        sessions keep their length whatever the service) [default: fit]
+    patience: A user whose jobs wait longer than the log's own service gave them by
+        more than this, --strikes times, leaves for good (frustrated): 'fit' (the
+        default), the log's longest wait, at least the session threshold; a
+        duration; or 'off' [default: fit]
+    strikes: Waits over --patience after which a user leaves [default: 3]
+    predictor: Plan with a runtime predictor instead of estimates, as
+        NAME[:key=value,...]: perfect, estimate, constant, infoless, ruh, easy++,
+        sbh, sbh-noest (see models/predictors.toml for the settings). Not with
+        conservative
+    procs: Processors of the simulated machine [default: the log's MaxProcs]
+    overrun: What happens to jobs that run longer than their estimate [default:
+        kill]
+    check: Verify the scheduling invariants after every pass (always on in debug
+        builds)
+    bsld: Bounded slowdown form [default: clamped]
+    bsld_threshold: Bounded slowdown threshold, seconds [default: 10]
+    warmup: Exclude jobs submitted during this long after the first submission (e.g.
+        1w) [default: 0]
+    cooldown: Exclude jobs submitted during this long before the last submission
+        (e.g. 1w) [default: 0]
+    users: Multiplier of the model's users (start-up and new ones), as `[population]
+        users` [default: 1]
+    duration: Simulated time, warm-up and cool-down included [default: 52w]
+    replications: Replications (seeds derived from --seed), at most 100000 [default:
+        10]
+    threads: Worker threads [default: all cores]
+    seed: Seed of the replications [default: 1]
+    out: Write summary.json and replications.csv into this directory
+    report: Also write the report of --out (DIR/report/index.html)
+
+    Returns: A :class:`sitesim.Result`: the summary, the tables as DataFrames, ``stats`` for a replicated run, and ``dir`` when ``out`` keeps it.
+    """
+    args = dict(locals())
+    return _run.log_command("model", args)
 
 
 def calibrate(

@@ -21,10 +21,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde::Serialize;
 
-use sitesim::cli::args::{FeedbackArgs, ReplayArgs, ResampleArgs, parse};
-use sitesim::commands::feedback::feedback_file;
-use sitesim::commands::replay::replay_file;
-use sitesim::commands::resample::resample_file;
+use sitesim::cli::args::{FeedbackArgs, ModelArgs, ReplayArgs, ResampleArgs, parse};
 use sitesim::experiment::run::{RunSummary, load_scenario, results_dir};
 use sitesim::experiment::scenario::Scenario;
 use sitesim::experiment::study::{Shard, Study};
@@ -91,21 +88,20 @@ fn json(summary: &impl Serialize) -> Result<String, String> {
     serde_json::to_string(summary).map_err(|e| format!("the summary: {e}"))
 }
 
-/// `sitesim COMMAND ARGV...` for `replay`, `feedback` and `resample`: the summary as
-/// JSON (with `--report`, the report of `--out` written too). Runs on the calling thread.
+/// `sitesim COMMAND ARGV...` for `replay`, `feedback`, `resample` and `model`: the
+/// scenario its options make, run as a scenario is; the summary as JSON (with `--report`,
+/// the report of `--out` written too). Runs on the calling thread.
 pub(crate) fn command(name: &str, argv: &[String]) -> Result<String, String> {
-    let (summary, site) = match name {
+    let (scenario, report) = match name {
         "replay" => {
             let a: ReplayArgs = parse("replay", argv)?;
             a.site.scheduler.refuse_conflicts()?;
-            let opts = a.scenario().replay_options()?;
-            (json(&replay_file(&a.site.swf, &opts)?)?, a.site)
+            (a.scenario(), a.site.report)
         }
         "feedback" => {
             let a: FeedbackArgs = parse("feedback", argv)?;
             a.site.scheduler.refuse_conflicts()?;
-            let opts = a.scenario().feedback_options()?;
-            (json(&feedback_file(&a.site.swf, &opts)?)?, a.site)
+            (a.scenario(), a.site.report)
         }
         "resample" => {
             let a: ResampleArgs = parse("resample", argv)?;
@@ -114,24 +110,22 @@ pub(crate) fn command(name: &str, argv: &[String]) -> Result<String, String> {
                 .site
                 .scheduler
                 .refuse_conflicts()?;
-            let opts = a.scenario().resample_options()?;
-            let summary = json(&resample_file(
-                a.population_args.swf(),
-                &opts,
-                stop_flag(),
-                &|| {},
-            )?)?;
-            (summary, a.population_args.feedback.site)
+            (a.scenario(), a.population_args.feedback.site.report)
+        }
+        "model" => {
+            let a: ModelArgs = parse("model", argv)?;
+            a.scheduler.refuse_conflicts()?;
+            (a.scenario(), a.report)
         }
         _ => return Err(format!("no command {name}")),
     };
-    if let (true, Some(out)) = (site.report, &site.out) {
+    let summary = run_json(&scenario.run(stop_flag(), &|| {})?)?;
+    if let (true, Some(out)) = (report, &scenario.output.dir) {
         write_report(out, ScheduleView::default())?;
     }
     Ok(summary)
 }
 
-/// `sitesim replay ARGV...`: the summary as JSON.
 #[pyfunction]
 fn replay(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
     detached(py, || command("replay", &argv))
@@ -147,6 +141,12 @@ fn feedback(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
 #[pyfunction]
 fn resample(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
     detached(py, || command("resample", &argv))
+}
+
+/// `sitesim model ARGV...`: the summary as JSON.
+#[pyfunction]
+fn model(py: Python<'_>, argv: Vec<String>) -> PyResult<String> {
+    detached(py, || command("model", &argv))
 }
 
 /// The summary of a scenario's run as JSON.
@@ -310,6 +310,7 @@ fn _sitesim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(feedback, m)?)?;
     m.add_function(wrap_pyfunction!(resample, m)?)?;
+    m.add_function(wrap_pyfunction!(model, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;

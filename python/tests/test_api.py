@@ -79,6 +79,15 @@ def test_resample_equals_the_cli(kth, cli, tmp_path):
     assert list(r.tables) == ["replications", "weekly"]
 
 
+def test_model_equals_the_cli(cli, tmp_path):
+    cli("model", "--procs", "128", "--duration", "3w", "--replications", "2",
+        "--busy-user", "queue", "--out", tmp_path)
+    r = sitesim.model(procs=128, duration="3w", replications=2, busy_user="queue", **CHECK)
+    assert r.summary == read_summary(tmp_path)
+    assert_table(r.replications, tmp_path / "replications.csv")
+    assert_table(r.weekly, tmp_path / "weekly.csv")
+
+
 def test_a_malformed_log_names_file_line_and_field(cli, tmp_path):
     log = tmp_path / "bad.swf"
     log.write_text(

@@ -13,8 +13,8 @@ use crate::commands::analyze::AnalyzeOptions;
 use crate::commands::estimates::EstimatesInput;
 use crate::commands::export::ExportOptions;
 use crate::commands::options::{
-    LogSplit, MachineOptions, MetricsOptions, PopulationOptions, SchedulerOptions, SiteOptions,
-    UnknownWaits, UserOptions,
+    LogSplit, MachineOptions, MetricsOptions, ModelSiteOptions, PopulationOptions,
+    SchedulerOptions, SiteOptions, UnknownWaits, UserOptions,
 };
 use crate::commands::resample::{ResampleOptions, resampled_cooldown};
 use crate::experiment::scenario::{OutputSection, Scenario, WorkloadSection};
@@ -227,6 +227,74 @@ impl ResampleArgs {
     /// The scenario of `resample` (10 replications unless --replications says otherwise).
     pub fn scenario(&self) -> Scenario {
         self.population_args.scenario(RESAMPLE_REPLICATIONS)
+    }
+}
+
+/// The arguments of `model`: a model-based site, as a scenario's `source = "model"`.
+#[derive(Args)]
+pub struct ModelArgs {
+    /// The model site.
+    #[command(flatten)]
+    pub model: ModelSiteOptions,
+    /// The scheduler and what it plans with.
+    #[command(flatten)]
+    pub scheduler: SchedulerOptions,
+    /// The machine (its processors are required).
+    #[command(flatten)]
+    pub machine: MachineOptions,
+    /// The site's rules.
+    #[command(flatten)]
+    pub rules: SiteOptions,
+    /// What is measured.
+    #[command(flatten)]
+    pub metrics: MetricsOptions,
+    /// Multiplier of the model's users (start-up and new ones), as `[population] users`.
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative_factor, value_name = "FACTOR")]
+    pub users: f64,
+    /// Simulated time, warm-up and cool-down included.
+    #[arg(long, default_value = "52w", value_parser = parse_duration, value_name = "DURATION")]
+    pub duration: Time,
+    /// Replications (seeds derived from --seed), at most 100000.
+    #[arg(long, default_value_t = RESAMPLE_REPLICATIONS, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_REPLICATIONS)))]
+    pub replications: u32,
+    /// Worker threads [default: all cores].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
+    /// Seed of the replications.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write summary.json and replications.csv into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Also write the report of --out (DIR/report/index.html).
+    #[arg(long, requires = "out")]
+    pub report: bool,
+}
+
+impl ModelArgs {
+    /// The scenario of `model`.
+    pub fn scenario(&self) -> Scenario {
+        Scenario {
+            name: None,
+            description: None,
+            seed: self.seed,
+            duration: Some(self.duration),
+            replications: Some(self.replications),
+            threads: self.threads.map(|t| t as usize),
+            machine: self.machine.clone(),
+            scheduler: self.scheduler.clone(),
+            workload: WorkloadSection::Model(Box::new(self.model.clone())),
+            population: PopulationOptions {
+                users: self.users,
+                ..PopulationOptions::default()
+            },
+            site: self.rules.clone(),
+            metrics: self.metrics.clone(),
+            output: OutputSection {
+                dir: self.out.clone(),
+            },
+            experiment: None,
+        }
     }
 }
 
@@ -665,6 +733,47 @@ mod tests {
         assert_eq!(a.scenario(), Scenario::parse(text, "s.toml").unwrap());
         // Three measured weeks between a week of warm-up and the week of cool-down.
         assert_eq!(a.scenario().resample_options().unwrap().weeks, 3);
+    }
+
+    /// `model` too: each flag sets its key, a model site's reaction its `[workload.users]`.
+    #[test]
+    fn a_model_site_is_the_scenario_of_its_flags() {
+        use crate::experiment::scenario::Scenario;
+        let flags = [
+            "--procs",
+            "256",
+            "--work-hours",
+            "8,18",
+            "--work-hours-for",
+            "jobs",
+            "--calibrate",
+            "off",
+            "--user-lifetime",
+            "never",
+            "--continuation",
+            "off",
+            "--users",
+            "0.5",
+            "--duration",
+            "10w",
+            "--replications",
+            "3",
+            "--cpu-work",
+            "600",
+            "--load",
+            "0.6",
+        ];
+        let a: ModelArgs = parse("model", &argv(&flags)).unwrap();
+        let text = "duration = \"10w\"\nreplications = 3\n[machine]\nprocs = 256\n\
+                    [population]\nusers = 0.5\n[workload]\nsource = \"model\"\n\
+                    work_hours = [8, 18]\nwork_hours_for = \"jobs\"\ncalibrate = false\n\
+                    user_lifetime = \"never\"\ncpu_work = 600\nload = 0.6\n\
+                    [workload.users]\ncontinuation = \"off\"\n";
+        assert_eq!(a.scenario(), Scenario::parse(text, "s.toml").unwrap());
+        let e = parse::<ModelArgs>("model", &argv(&["--procs", "128", "--load", "0.5"]))
+            .err()
+            .unwrap();
+        assert!(e.contains("--cpu-work"), "{e}");
     }
 
     #[test]

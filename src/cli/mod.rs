@@ -16,7 +16,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::cli::args::{
     AnalyzeArgs, CalibrateArgs, EstimatesArgs, ExportArgs, FeedbackArgs, FitArgs, GenerateArgs,
-    MergeArgs, ReplayArgs, ReportArgs, ResampleArgs, SweepArgs,
+    MergeArgs, ModelArgs, ReplayArgs, ReportArgs, ResampleArgs, SweepArgs,
 };
 use crate::commands::analyze::analyze_command;
 use crate::commands::calibrate::calibrate_command;
@@ -74,6 +74,10 @@ enum Command {
     /// "population"` over `source = "resample"` gives: its results directory is --out
     /// [default: results/sweep-LOG]; an interrupted sweep resumes, --shard splits it.
     Sweep(SweepArgs),
+    /// Run a model-based site (Talby 2006, as `docs/MODELS.md` describes it): users and
+    /// sessions drawn from the model, each user with feedback, in parallel replications;
+    /// a scenario's `source = "model"`.
+    Model(ModelArgs),
     /// The check before a closed-loop study of a log: the log's own figures beside its
     /// users fed the log's own service (which must give back the log), resampled under
     /// that service, under a scheduler with and without feedback, and what makes the
@@ -220,6 +224,7 @@ impl Command {
             Command::Feedback(a) => a.site.scheduler.refuse_conflicts(),
             Command::Resample(a) => a.population_args.feedback.site.scheduler.refuse_conflicts(),
             Command::Calibrate(a) => a.population_args.feedback.site.scheduler.refuse_conflicts(),
+            Command::Model(a) => a.scheduler.refuse_conflicts(),
             Command::Sweep(a) => a.refuse_conflicts(),
             _ => Ok(()),
         };
@@ -380,6 +385,10 @@ fn dispatch(command: Command) -> Result<(), String> {
             a.scenario().plan()?.execute_and_print(Instant::now())?;
             let site = &a.population_args.feedback.site;
             then_report(site.report, site.out.as_deref())
+        }
+        Command::Model(a) => {
+            a.scenario().plan()?.execute_and_print(Instant::now())?;
+            then_report(a.report, a.out.as_deref())
         }
         Command::Sweep(a) => {
             a.run()?;

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::job::OverrunPolicy;
 use crate::metrics::{Bsld, BsldForm};
+use crate::model::{BusyUser, Calibrate, CollisionRoom, DayCycle, Lifetime};
 use crate::options;
 use crate::predict::PredictorSpec;
 use crate::registry::SchedulerSpec;
@@ -109,6 +110,121 @@ impl SchedulerOptions {
     pub fn refuse_conflicts(&self) -> Result<(), String> {
         self.planning_conflict(std::iter::once(&self.policy))
             .map_or(Ok(()), Err)
+    }
+}
+
+/// A model-based site (Talby 2006; `docs/MODELS.md`): the `[workload]` of a scenario whose
+/// `source = "model"`, and the flags of `sitesim model`. Its users' reaction to service is
+/// its `[workload.users]` table, whose flags are flattened with the others.
+#[derive(Debug, Clone, PartialEq, Args, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelSiteOptions {
+    /// The user and session layers [default: the shipped models/talby2006.toml].
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// The job layer (`sitesim fit`) [default: the shipped models/kth-sessions.toml].
+    #[arg(long, value_name = "FILE")]
+    pub jobs: Option<PathBuf>,
+    /// Sessions start by their class's daily cycle; false: at any hour alike.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub daily_cycle: bool,
+    /// Sessions start only in these local hours, FROM,TO (8,18: 08:00 to 18:00), at any
+    /// of them alike.
+    #[arg(long, value_delimiter = ',', value_name = "FROM,TO")]
+    pub work_hours: Option<Vec<u8>>,
+    /// What keeps to --work-hours: sessions (their openings) or jobs (every arrival:
+    /// Feitelson 2021, Fig. 21's simple model) [default: sessions].
+    #[arg(long, value_enum)]
+    pub work_hours_for: Option<WorkHoursFor>,
+    /// Median CPU work per job, seconds; with --load, parameterizes the model instead of
+    /// the machine size alone.
+    #[arg(long, value_parser = options::positive_factor, requires = "load")]
+    #[serde(deserialize_with = "some_positive")]
+    pub cpu_work: Option<f64>,
+    /// CPU load, with --cpu-work.
+    #[arg(long, value_parser = options::positive_factor, requires = "cpu_work")]
+    #[serde(deserialize_with = "some_positive")]
+    pub load: Option<f64>,
+    /// Fit the user counts and the job layer's runtimes to the jobs per day, median CPU
+    /// work and load: of what the users submit in the closed loop (submitted), of what
+    /// the plan generates (generated), or not at all (off: the thesis's user counts and
+    /// the fitted runtimes). A scenario also takes true (submitted) and false (off).
+    #[arg(long, value_enum, default_value_t)]
+    #[serde(deserialize_with = "calibrate_setting")]
+    pub calibrate: Calibrate,
+    /// What a planned session occupies in the collision rule (Talby 2006, Listing 5).
+    #[arg(long, value_enum, default_value_t)]
+    pub collision_room: CollisionRoom,
+    /// What a user does with a session due while it is busy.
+    #[arg(long, value_enum, default_value_t)]
+    pub busy_user: BusyUser,
+    /// Weeks of activity after which a user leaves for good, the site starting with the
+    /// users of that many weeks of arrivals; never: the thesis's first year of a site.
+    #[arg(long, default_value = "52w", value_name = "DURATION")]
+    #[serde(deserialize_with = "options::from_text")]
+    pub user_lifetime: Lifetime,
+    /// How the users react to service (`[workload.users]`).
+    #[command(flatten)]
+    pub users: Reaction,
+}
+
+impl Default for ModelSiteOptions {
+    fn default() -> Self {
+        options::defaults()
+    }
+}
+
+/// What keeps to a model site's work hours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorkHoursFor {
+    /// The sessions' openings.
+    Sessions,
+    /// Every arrival.
+    Jobs,
+}
+
+impl ModelSiteOptions {
+    /// The day cycle of `daily_cycle`, `work_hours` and `work_hours_for`.
+    pub fn day_cycle(&self) -> Result<DayCycle, String> {
+        let all_jobs = match (&self.work_hours, self.work_hours_for) {
+            (_, None | Some(WorkHoursFor::Sessions)) => false,
+            (Some(_), Some(WorkHoursFor::Jobs)) => true,
+            (None, Some(_)) => return Err("[workload] work_hours_for needs work_hours".into()),
+        };
+        match (self.daily_cycle, self.work_hours.as_deref()) {
+            (true, None) => Ok(DayCycle::Fitted),
+            (false, None) => Ok(DayCycle::Flat),
+            (true, Some(&[from, to])) if from < to && to <= 24 => {
+                Ok(DayCycle::Window { from, to, all_jobs })
+            }
+            (true, Some(_)) => {
+                Err("[workload] work_hours is [from, to] with 0 <= from < to <= 24".into())
+            }
+            (false, Some(_)) => {
+                Err("[workload] work_hours needs daily_cycle = true (it is a daily cycle)".into())
+            }
+        }
+    }
+}
+
+/// An optional key whose value [`options::positive_factor`] reads.
+fn some_positive<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    options::positive(d).map(Some)
+}
+
+/// `calibrate = true | false | "submitted" | "generated" | "off"`.
+fn calibrate_setting<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Calibrate, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Setting {
+        Flag(bool),
+        Name(String),
+    }
+    match Setting::deserialize(d)? {
+        Setting::Flag(true) => Ok(Calibrate::Submitted),
+        Setting::Flag(false) => Ok(Calibrate::Off),
+        Setting::Name(s) => options::parse("a calibration", &s).map_err(serde::de::Error::custom),
     }
 }
 
@@ -606,6 +722,25 @@ mod tests {
             flags_are_keys::<PopulationOptions>(),
             keys_of::<PopulationOptions>()
         );
+        // A model site's reaction is its `users` table, whose flags are flattened.
+        let reaction = flags_are_keys::<Reaction>();
+        let model: Vec<(String, Option<toml::Value>)> = flags::<ModelSiteOptions>()
+            .into_iter()
+            .filter(|(k, _)| !reaction.contains(k))
+            .collect();
+        let mut table: toml::Table = model
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), v.clone()?)))
+            .collect();
+        table.insert("users".into(), toml::Value::Table(toml::Table::new()));
+        let read: ModelSiteOptions = toml::Value::Table(table).try_into().unwrap();
+        assert_eq!(read, ModelSiteOptions::default());
+        let mut keys: Vec<String> = model.into_iter().map(|(k, _)| k).collect();
+        keys.push("users".into());
+        keys.sort();
+        let mut expected = keys_of::<ModelSiteOptions>();
+        expected.sort();
+        assert_eq!(keys, expected);
         // `UserOptions` flattens `LogSplit` and `Reaction`, which serde cannot refuse
         // unknown keys in: the scenario checks them against the flags
         // (`crate::options::keys`), so its keys are its flags by construction.

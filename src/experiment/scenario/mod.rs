@@ -30,14 +30,12 @@ pub use experiment::{CapacitySection, Contender, ExperimentSection, SweepSection
 use crate::commands::feedback::FeedbackOptions;
 use crate::commands::model::{ModelFiles, ModelOptions};
 use crate::commands::options::{
-    ContinuationSource, MachineOptions, MetricsOptions, PopulationOptions, Reaction,
-    SchedulerOptions, SiteOptions, UserOptions,
+    ContinuationSource, MachineOptions, MetricsOptions, ModelSiteOptions, PopulationOptions,
+    Reaction, SchedulerOptions, SiteOptions, UserOptions,
 };
 use crate::commands::replay::ReplayOptions;
 use crate::commands::resample::{ResampleOptions, Resampler, resampled_cooldown};
-use crate::model::{
-    BusyUser, Calibrate, CollisionRoom, DayCycle, JobLayer, Lifetime, Parameterization, TalbyModel,
-};
+use crate::model::{JobLayer, Parameterization, TalbyModel};
 use crate::options;
 use crate::predict::estimates::EstimateModel;
 use crate::results::replicate::MAX_REPLICATIONS;
@@ -144,53 +142,9 @@ pub enum WorkloadSection {
         #[serde(default)]
         open_loop: bool,
     },
-    /// The model-based site of Talby's thesis (2006; `docs/MODELS.md`).
-    Model {
-        /// The user and session layers; the shipped `models/talby2006.toml` when absent.
-        model: Option<PathBuf>,
-        /// The job layer (`sitesim fit`); the shipped `models/kth-sessions.toml` when
-        /// absent.
-        jobs: Option<PathBuf>,
-        /// Sessions start by their class's daily cycle; `false`: at any hour alike.
-        #[serde(default = "yes")]
-        daily_cycle: bool,
-        /// Sessions start only in these local hours, `[from, to]` (`[8, 18]`: 08:00 to
-        /// 18:00), at any of them alike.
-        work_hours: Option<Vec<u8>>,
-        /// What keeps to the work hours: `"sessions"` (their openings, the default) or
-        /// `"jobs"` (every arrival: Feitelson 2021, Fig. 21's simple model).
-        work_hours_for: Option<String>,
-        /// Median CPU work per job, seconds; with `load`, parameterizes the model
-        /// instead of the machine size alone.
-        cpu_work: Option<f64>,
-        /// CPU load, with `cpu_work`.
-        load: Option<f64>,
-        /// Fit the user counts and the job layer's runtimes to the jobs per day, median
-        /// CPU work and load (`model::calibrate`): of what the users submit in the
-        /// closed loop (`true` or `"submitted"`, the default) or of what the plan
-        /// generates (`"generated"`); `false` or `"off"`: the thesis's user counts and
-        /// the fitted runtimes as they are.
-        #[serde(default, deserialize_with = "calibrate_setting")]
-        calibrate: Calibrate,
-        /// What a planned session occupies in the collision rule: `"submissions"` (its
-        /// submissions, its jobs run at once), `"own-duration"` (to its last job's end)
-        /// or `"class-median"` (its class's median duration).
-        #[serde(default)]
-        collision_room: CollisionRoom,
-        /// What a user does with a session due while it is busy: `"give-up"` (it opens
-        /// on time, the user giving up the rest of the previous one), `"queue"` (it opens
-        /// once the previous one is over) or `"skip"` (dropped once the next is due).
-        #[serde(default)]
-        busy_user: BusyUser,
-        /// How long a user stays: weeks of activity after which it leaves for good, the
-        /// site starting with the users of that many weeks of arrivals (`"52w"`, the
-        /// default), or `"never"` (the thesis's first year of a site).
-        #[serde(default)]
-        user_lifetime: Lifetime,
-        /// How users react to bad service.
-        #[serde(default)]
-        users: Reaction,
-    },
+    /// The model-based site of Talby's thesis (2006; `docs/MODELS.md`; see
+    /// `sitesim model --help`).
+    Model(Box<ModelSiteOptions>),
     /// The synthetic benchmark workload.
     Synthetic {
         /// Number of jobs.
@@ -205,38 +159,6 @@ pub enum WorkloadSection {
         #[serde(default, deserialize_with = "options::from_text")]
         estimates: EstimateModel,
     },
-}
-
-/// The day cycle of a model-based site's `daily_cycle`, `work_hours` and
-/// `work_hours_for` keys.
-fn day_cycle(
-    daily_cycle: bool,
-    work_hours: Option<&[u8]>,
-    work_hours_for: Option<&str>,
-) -> Result<DayCycle, String> {
-    let all_jobs = match (work_hours, work_hours_for) {
-        (_, None | Some("sessions")) => false,
-        (Some(_), Some("jobs")) => true,
-        (None, Some(_)) => return Err("[workload] work_hours_for needs work_hours".into()),
-        (Some(_), Some(other)) => {
-            return Err(format!(
-                "[workload] work_hours_for: '{other}' is not sessions or jobs"
-            ));
-        }
-    };
-    match (daily_cycle, work_hours) {
-        (true, None) => Ok(DayCycle::Fitted),
-        (false, None) => Ok(DayCycle::Flat),
-        (true, Some(&[from, to])) if from < to && to <= 24 => {
-            Ok(DayCycle::Window { from, to, all_jobs })
-        }
-        (true, Some(_)) => {
-            Err("[workload] work_hours is [from, to] with 0 <= from < to <= 24".into())
-        }
-        (false, Some(_)) => {
-            Err("[workload] work_hours needs daily_cycle = true (it is a daily cycle)".into())
-        }
-    }
 }
 
 /// How the users of a model site react to service (its `[workload.users]`): a continuation
@@ -272,23 +194,6 @@ fn one() -> f64 {
     1.0
 }
 
-/// `calibrate = true | false | "submitted" | "generated" | "off"`.
-fn calibrate_setting<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Calibrate, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Setting {
-        Flag(bool),
-        Name(String),
-    }
-    match Setting::deserialize(d)? {
-        Setting::Flag(true) => Ok(Calibrate::Submitted),
-        Setting::Flag(false) => Ok(Calibrate::Off),
-        Setting::Name(s) => options::parse("a calibration", &s).map_err(serde::de::Error::custom),
-    }
-}
-fn yes() -> bool {
-    true
-}
 fn one_u64() -> u64 {
     1
 }
@@ -481,12 +386,10 @@ impl Scenario {
                 inputs.extend(curve(&users.reaction.continuation));
                 inputs.push(("path", path));
             }
-            WorkloadSection::Model {
-                model, jobs, users, ..
-            } => {
-                inputs.extend(curve(&users.continuation));
-                inputs.extend(model.iter().map(|m| ("model", m.as_path())));
-                inputs.extend(jobs.iter().map(|j| ("jobs", j.as_path())));
+            WorkloadSection::Model(site) => {
+                inputs.extend(curve(&site.users.continuation));
+                inputs.extend(site.model.iter().map(|m| ("model", m.as_path())));
+                inputs.extend(site.jobs.iter().map(|j| ("jobs", j.as_path())));
             }
             WorkloadSection::Synthetic { model, .. } => {
                 inputs.extend(model.iter().map(|m| ("model", m.as_path())));
@@ -567,12 +470,10 @@ impl Scenario {
                 file(path);
                 curve(&mut users.reaction.continuation);
             }
-            WorkloadSection::Model {
-                model, jobs, users, ..
-            } => {
-                model.iter_mut().for_each(file);
-                jobs.iter_mut().for_each(file);
-                curve(&mut users.continuation);
+            WorkloadSection::Model(site) => {
+                site.model.iter_mut().for_each(file);
+                site.jobs.iter_mut().for_each(file);
+                curve(&mut site.users.continuation);
             }
             WorkloadSection::Synthetic { model, .. } => model.iter_mut().for_each(file),
         }
@@ -604,7 +505,7 @@ impl Scenario {
                 (estimates.clone(), Policies::default(), 1.0)
             }
             // The job layer gives each job its estimate.
-            WorkloadSection::Model { .. } => (EstimateModel::Log, Policies::default(), 1.0),
+            WorkloadSection::Model(_) => (EstimateModel::Log, Policies::default(), 1.0),
         };
         Ok(ReplayOptions {
             policy: self.scheduler.policy.clone(),
@@ -659,7 +560,7 @@ impl Scenario {
     /// Replications the scenario runs (1 for a single run).
     pub fn runs(&self) -> u32 {
         match self.workload {
-            WorkloadSection::Model { .. } | WorkloadSection::Resample { .. } => {
+            WorkloadSection::Model(_) | WorkloadSection::Resample { .. } => {
                 self.replications.unwrap_or(1)
             }
             _ => 1,
@@ -753,21 +654,7 @@ impl Scenario {
     /// The model files and options of a `source = "model"` scenario, and its output
     /// directory.
     pub fn model_setup(&self) -> Result<(ModelFiles, ModelOptions, Option<PathBuf>), String> {
-        let WorkloadSection::Model {
-            model,
-            jobs,
-            daily_cycle,
-            work_hours,
-            work_hours_for,
-            cpu_work,
-            load,
-            calibrate,
-            collision_room,
-            busy_user,
-            user_lifetime,
-            users,
-        } = &self.workload
-        else {
+        let WorkloadSection::Model(site) = &self.workload else {
             return Err("the scenario's source is not \"model\"".into());
         };
         let opts = self.replay_options()?;
@@ -775,7 +662,7 @@ impl Scenario {
         let procs = opts
             .procs
             .ok_or("[machine] procs is required for a model-based site")?;
-        let params = match (*cpu_work, *load) {
+        let params = match (site.cpu_work, site.load) {
             (None, None) => Parameterization::MachineSize(procs),
             (Some(cpu_work), Some(load)) => Parameterization::Explicit {
                 procs,
@@ -785,14 +672,14 @@ impl Scenario {
             _ => return Err("[workload] cpu_work and load go together".into()),
         };
         let read = crate::model_files::read;
-        let (talby, talby_name) = match model {
+        let (talby, talby_name) = match &site.model {
             Some(p) => (
                 TalbyModel::parse(&read(p)?, &p.display().to_string())?,
                 p.display().to_string(),
             ),
             None => (TalbyModel::shipped(), "models/talby2006.toml".to_owned()),
         };
-        let (jobs, jobs_name) = match jobs {
+        let (jobs, jobs_name) = match &site.jobs {
             Some(p) => (
                 JobLayer::parse(&read(p)?, &p.display().to_string())?,
                 p.display().to_string(),
@@ -812,22 +699,18 @@ impl Scenario {
         let mopts = ModelOptions {
             run,
             params,
-            day: day_cycle(
-                *daily_cycle,
-                work_hours.as_deref(),
-                work_hours_for.as_deref(),
-            )?,
+            day: site.day_cycle()?,
             users: self.population.users,
-            behaviour: model_behaviour(users)?,
+            behaviour: model_behaviour(&site.users)?,
             length,
             replications: self.runs(),
             threads: self.threads,
             record_sessions: false,
             machine: None,
-            calibrate: *calibrate,
-            room: *collision_room,
-            busy: *busy_user,
-            lifetime: *user_lifetime,
+            calibrate: site.calibrate,
+            room: site.collision_room,
+            busy: site.busy_user,
+            lifetime: site.user_lifetime,
         };
         // A site whose targets cannot be reached is refused here, by its keys (the
         // closed loop's trial runs wait for the run).

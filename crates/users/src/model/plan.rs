@@ -119,7 +119,7 @@ impl<'de> Deserialize<'de> for Lifetime {
 
 /// What a planned session occupies in the collision rule of Listing 5 (Talby 2006, §13.1),
 /// besides the collision gap.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum CollisionRoom {
     /// Its submissions, its jobs run at once ([`idle_span`]): from its first to its last

@@ -48,7 +48,7 @@ const WEEK_TOKEN: u64 = 1;
 /// previous one. The thesis's model is open loop (§13.1) and has no such case; its plan
 /// only keeps a user's sessions 20 minutes apart (Listing 5), and under bad service
 /// "users will submit fewer new jobs" (§14.2), which is the service's doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum BusyUser {
     /// A session due while its user has jobs waiting in the queue (submitted, not
