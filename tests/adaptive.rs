@@ -326,6 +326,33 @@ fn wbas_switches_to_high_after_wide_jobs() {
     assert!(fcfs[14].start >= 3000);
 }
 
+/// WBAS's first weeks: the long-term average starts as the running mean of the arrivals,
+/// not as the first job's size. 10 processors, high = EASY, low = FCFS, period 1000 s,
+/// MAF 100. A wide first job (8 procs) and nine narrow ones (1 proc) arrive in [0, 1000):
+/// the average is their mean, 1.7, and so is the period's, so FCFS stays. Three jobs of 3
+/// procs arrive in [1000, 2000): the average moves to 26/13 = 2, below the period's 3, so
+/// EASY takes over at 2000. Started from the first job (8) and moving by 1/100 an arrival,
+/// the average would still be above 7 and FCFS would stay.
+#[test]
+fn wbas_average_starts_as_the_mean_of_the_first_arrivals() {
+    let mut swf = job(1, 0, 10, 8, 10);
+    for i in 0..9 {
+        swf += &job(2 + i, 100 * (i + 1), 10, 1, 10);
+    }
+    for i in 0..3 {
+        swf += &job(11 + i, 1100 + 100 * i, 1500, 3, 1500);
+    }
+    let params = WbasParams {
+        high: spec("easy").into(),
+        low: spec("fcfs").into(),
+        period: 1000,
+        maf: 100.0,
+    };
+    let (_, report) = spy_run(&swf, 10, Wbas::new(&params, &BuildContext::new(10)));
+    assert_eq!(report.switches_taken, 1, "{report:?}");
+    assert_eq!(report.active, 0, "EASY from 2000: {report:?}");
+}
+
 #[test]
 fn parameters_are_checked_and_errors_name_them() {
     let err = |s: &str| s.parse::<SchedulerSpec>().unwrap_err();
