@@ -111,6 +111,22 @@ fn flex_takes_the_best_place_its_slacks_allow() {
     // keeps the new job last.
     let waiting = run(&swf, 10, spec("flex:grade=waiting"), Kill);
     assert_eq!(starts(&waiting), starts(&tight));
+    // The talby2006 preset's slack, 0.2 mean waits (10 s), still lets 3 move to 210; a key
+    // given with the preset overrides it.
+    let preset = run(&swf, 10, spec("flex:preset=talby2006"), Kill);
+    assert_eq!(starts(&preset), starts(&flex));
+    let overridden = run(
+        &swf,
+        10,
+        spec("flex:preset=talby2006,slack_factor=0.1"),
+        Kill,
+    );
+    assert_eq!(starts(&overridden), starts(&tight));
+    let e = "flex:preset=best".parse::<SchedulerSpec>().unwrap_err();
+    assert!(
+        e.contains("'best' is not a preset (none, talby2006)"),
+        "{e}"
+    );
 }
 
 /// The summary carries what the scheduler said of its run: the jobs limits held, and

@@ -122,7 +122,8 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
         }) as Builder)
     });
     let flex: Configure = Arc::new(|p: &Params| {
-        let d = FlexParams::default();
+        let preset = p.string("preset", "none")?;
+        let d = FlexParams::preset(&preset).map_err(|e| format!("flex: {e}"))?;
         let depth = p.u64("depth", d.depth as u64)?;
         let params = FlexParams {
             slack_factor: p.f64("slack_factor", d.slack_factor)?,
@@ -159,7 +160,8 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
             "flex",
             "Flex (Talby and Feitelson 1999): conservative backfilling whose queue order \
              is chosen at each arrival by a grade, no job delayed past its slack \
-             (slack_factor = 1 mean wait, grade = wait | bsld | waiting, depth = 0: all)",
+             (slack_factor = 1 mean wait, grade = wait | bsld | waiting, depth = 0: all; \
+             preset = talby2006: slack_factor 0.2, fitted to Talby 2006, Table 8, KTH)",
             flex,
         ),
         (

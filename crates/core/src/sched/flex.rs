@@ -85,6 +85,24 @@ impl Default for FlexParams {
 }
 
 impl FlexParams {
+    /// The parameters of a named preset, which explicit keys then override: `none` (the
+    /// defaults, chosen by the text: a slack of one mean wait, as no seed gives it) or
+    /// `talby2006`, a calibration: the slack factor (0.2, from a grid of 0, 0.1, 0.2,
+    /// 0.5, 1, 2 and 4) whose KTH replay comes nearest Talby 2006, Table 8's Flex row
+    /// (docs/VALIDATION.md gives the fit).
+    pub fn preset(name: &str) -> Result<FlexParams, String> {
+        match name {
+            "none" => Ok(FlexParams::default()),
+            "talby2006" => Ok(FlexParams {
+                slack_factor: 0.2,
+                ..FlexParams::default()
+            }),
+            other => Err(format!(
+                "preset: '{other}' is not a preset (none, talby2006)"
+            )),
+        }
+    }
+
     /// Checks the ranges.
     pub fn check(&self) -> Result<(), String> {
         if !(self.slack_factor.is_finite() && self.slack_factor >= 0.0) {
