@@ -129,6 +129,29 @@ fn flex_takes_the_best_place_its_slacks_allow() {
     );
 }
 
+/// Flex compares the queues at an end too (Talby 2006, §2). 10 processors. A (all 10,
+/// estimate 1000) ends early at 100. B (all 10, 1000 s) arrives at 1, reserved at 1000;
+/// C (all 10, 10 s) at 2: ahead of B it would push B past its guarantee (the slack is 0:
+/// no job has waited yet), so it goes last, at 2000. At A's end the compression moves B
+/// to 100 and C to 1100; compared again, C first (at 100, B at 110, within B's guarantee
+/// of 1000) makes 98 + 109 s of waiting against 99 + 1098, and wins. Compared at arrivals
+/// only (the default), the compressed schedule stays, as under conservative backfilling.
+#[test]
+fn flex_at_every_event_compares_the_queues_again_when_a_job_ends_early() {
+    let swf = [
+        job(1, 0, 100, 10, 1000),
+        job(2, 1, 1000, 10, 1000),
+        job(3, 2, 10, 10, 10),
+    ]
+    .concat();
+    let events = run(&swf, 10, spec("flex:regrade=events"), Kill);
+    assert_eq!(starts(&events), [(1, 0), (2, 110), (3, 100)]);
+    let arrivals = run(&swf, 10, spec("flex"), Kill);
+    assert_eq!(starts(&arrivals), [(1, 0), (2, 100), (3, 1100)]);
+    let conservative = run(&swf, 10, Policy::Conservative, Kill);
+    assert_eq!(starts(&conservative), starts(&arrivals));
+}
+
 /// The summary carries what the scheduler said of its run: the jobs limits held, and
 /// an adaptive scheduler's candidates, each with its time active.
 #[test]

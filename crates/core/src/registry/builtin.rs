@@ -127,8 +127,16 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
         let depth = p.u64("depth", d.depth as u64)?;
         let params = FlexParams {
             slack_factor: p.f64("slack_factor", d.slack_factor)?,
-            grade: options::parse("a flex grade", &p.string("grade", "wait")?)
-                .map_err(|e| format!("flex: grade: {e}"))?,
+            grade: options::parse(
+                "a flex grade",
+                &p.string("grade", &options::name(&d.grade))?,
+            )
+            .map_err(|e| format!("flex: grade: {e}"))?,
+            regrade: options::parse(
+                "a flex regrade",
+                &p.string("regrade", &options::name(&d.regrade))?,
+            )
+            .map_err(|e| format!("flex: regrade: {e}"))?,
             depth: usize::try_from(depth)
                 .map_err(|_| format!("flex: depth {depth} is too large"))?,
         };
@@ -160,8 +168,9 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
             "flex",
             "Flex (Talby and Feitelson 1999): conservative backfilling whose queue order \
              is chosen at each arrival by a grade, no job delayed past its slack \
-             (slack_factor = 1 mean wait, grade = wait | bsld | waiting, depth = 0: all; \
-             preset = talby2006: slack_factor 0.2, fitted to Talby 2006, Table 8, KTH)",
+             (slack_factor = 1 mean wait, grade = wait | bsld | waiting, regrade = arrivals | \
+             events (also at early ends), depth = 0: all; preset = talby2006: slack_factor \
+             0.2, fitted to Talby 2006, Table 8, KTH)",
             flex,
         ),
         (

@@ -19,7 +19,7 @@
 //!   ([`Scheduler::wake_at`]), since a compression can leave a job placed where another
 //!   job's slot used to end, a time at which no event would otherwise happen.
 
-use super::flex::{Flex, FlexParams};
+use super::flex::{Flex, FlexParams, Regrade};
 use super::profile::NoWindows;
 use super::{Profile, RunningByEnd, RunningJob, Scheduler, SystemView};
 use crate::job::{JobId, JobRequest};
@@ -288,9 +288,13 @@ impl Scheduler for Conservative {
                 self.compress_one(job, now);
             }
         }
+        let regrade = self.compress && !repairing;
         self.compress = false;
         if let (Some(f), Some(order)) = (flex.as_mut(), order) {
             f.order = order;
+            if regrade && f.params.regrade == Regrade::Events {
+                self.flex_regrade(f, now);
+            }
         }
         let mut arrivals = std::mem::take(&mut self.arrivals);
         for job in arrivals.drain(..) {
@@ -371,6 +375,86 @@ impl Scheduler for Conservative {
 }
 
 impl Conservative {
+    /// Flex's decision at an end before the estimate (Talby 2006, §2: "whenever a decision
+    /// has to be made (job arrival, termination or cancellation events), all possible
+    /// queues are compared"; a job cancelled in a log is one that ends). After the
+    /// compression, each waiting job that the processors free now could start, but that
+    /// is reserved later, is tried at the front of the queue, starting now, and the other
+    /// jobs are placed again in Flex's order at their earliest fits. The candidate with
+    /// the lowest grade in which every job keeps its guarantee replaces the compressed
+    /// schedule; ties keep the compressed one.
+    fn flex_regrade(&mut self, flex: &mut Flex, now: Time) {
+        let grade = flex.params.grade;
+        let busy: u32 = self.running.iter().map(|(_, _, s)| s).sum();
+        let free = self.total.saturating_sub(busy);
+        let is_mover = |job: &JobRequest| {
+            job.size <= free && self.reservation(job.id).is_some_and(|r| r.start > now)
+        };
+        if !flex.order.iter().any(is_mover) {
+            return;
+        }
+        // The compressed schedule's grade, and the profile of the running jobs alone.
+        let mut base = std::mem::replace(&mut flex.base, Profile::new(0));
+        base.copy_from(&self.profile);
+        let mut current = 0.0;
+        for job in &flex.order {
+            if let Some(r) = self.reservation(job.id) {
+                current += grade.penalty(job, r.start, now);
+                base.add(r.start, r.start + r.duration, i64::from(r.size));
+            }
+        }
+        // The best mover and its grade; the starts of the queue with it first (the
+        // candidate's, and the best's, buffers kept between ends).
+        let mut best: Option<(usize, f64)> = None;
+        let mut starts = std::mem::take(&mut flex.starts);
+        let mut best_starts = std::mem::take(&mut flex.best_starts);
+        for m in 0..flex.order.len() {
+            let mover = flex.order[m];
+            if !is_mover(&mover) {
+                continue;
+            }
+            let mut profile = std::mem::replace(&mut flex.candidate, Profile::new(0));
+            profile.copy_from(&base);
+            profile.reserve(now, now + mover.plan, mover.size);
+            starts.clear();
+            starts.push(now);
+            let mut total = grade.penalty(&mover, now, now);
+            let bound = best.map_or(current, |b| b.1);
+            let feasible =
+                flex.order
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, _)| i != m)
+                    .all(|(_, job)| {
+                        let start = profile
+                            .earliest_fit(now, job.size, job.plan)
+                            .expect("a job no larger than the machine always fits eventually");
+                        profile.reserve(start, start + job.plan, job.size);
+                        starts.push(start);
+                        total += grade.penalty(job, start, now);
+                        start <= flex.latest(job.id) && total < bound
+                    });
+            flex.candidate = profile;
+            if feasible {
+                best = Some((m, total));
+                std::mem::swap(&mut starts, &mut best_starts);
+            }
+        }
+        flex.base = base;
+        if let Some((m, _)) = best {
+            let mover = flex.order.remove(m);
+            flex.order.insert(0, mover);
+            for job in &flex.order {
+                self.take_reservation(job.id);
+            }
+            for (job, &start) in flex.order.iter().zip(&best_starts) {
+                self.place_at(job, start);
+            }
+        }
+        flex.starts = starts;
+        flex.best_starts = best_starts;
+    }
+
     /// Flex's placement of an arrival: the best feasible place in the queue
     /// ([`super::flex`] gives the rule).
     fn flex_place(&mut self, flex: &mut Flex, job: &JobRequest, now: Time) {
