@@ -426,13 +426,8 @@ impl Conservative {
                     .enumerate()
                     .filter(|&(i, _)| i != m)
                     .all(|(_, job)| {
-                        let start = profile
-                            .earliest_fit(now, job.size, job.plan)
-                            .expect("a job no larger than the machine always fits eventually");
-                        profile.reserve(start, start + job.plan, job.size);
-                        starts.push(start);
-                        total += grade.penalty(job, start, now);
-                        start <= flex.latest(job.id) && total < bound
+                        flex.replace(&mut profile, job, now, &mut starts, &mut total)
+                            && total < bound
                     });
             flex.candidate = profile;
             if feasible {
@@ -510,13 +505,7 @@ impl Conservative {
                 // below the best so far (penalties only add up).
                 let bound = baseline - best.as_ref().map_or(0.0, |b| b.1);
                 let feasible = removed.iter().rev().all(|(_, j, _)| {
-                    let start = profile
-                        .earliest_fit(now, j.size, j.plan)
-                        .expect("a job no larger than the machine always fits eventually");
-                    profile.reserve(start, start + j.plan, j.size);
-                    starts.push(start);
-                    total += grade.penalty(j, start, now);
-                    start <= flex.latest(j.id) && total < bound
+                    flex.replace(&mut profile, j, now, &mut starts, &mut total) && total < bound
                 });
                 flex.candidate = profile;
                 let gain = baseline - total;

@@ -209,6 +209,26 @@ impl Flex {
         }
     }
 
+    /// Places `job` again in a candidate schedule, `profile`, at its earliest fit from
+    /// `now`: its start goes to `starts` and its penalty to `total`. Returns whether it
+    /// keeps its guarantee.
+    pub(super) fn replace(
+        &self,
+        profile: &mut Profile,
+        job: &JobRequest,
+        now: Time,
+        starts: &mut Vec<Time>,
+        total: &mut f64,
+    ) -> bool {
+        let start = profile
+            .earliest_fit(now, job.size, job.plan)
+            .expect("a job no larger than the machine always fits eventually");
+        profile.reserve(start, start + job.plan, job.size);
+        starts.push(start);
+        *total += self.params.grade.penalty(job, start, now);
+        start <= self.latest(job.id)
+    }
+
     /// The guarantees of the waiting jobs.
     pub(super) fn promises(&self, out: &mut Vec<(JobId, Time)>) {
         out.extend(self.order.iter().map(|j| (j.id, self.latest(j.id))));
