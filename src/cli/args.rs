@@ -137,24 +137,15 @@ impl SiteArgs {
     /// The scenario these flags stand for, with `workload` (the log and the command's own
     /// keys): a command is the scenario its flags make, run as a scenario is.
     fn scenario(&self, workload: WorkloadSection) -> Scenario {
-        Scenario {
-            name: None,
-            description: None,
-            seed: self.seed,
-            duration: None,
-            replications: None,
-            threads: None,
-            machine: self.machine.clone(),
-            scheduler: self.scheduler.clone(),
+        site_scenario(
+            &self.scheduler,
+            &self.machine,
+            &self.rules,
+            &self.metrics,
+            self.seed,
+            self.out.as_ref(),
             workload,
-            population: PopulationOptions::default(),
-            site: self.rules.clone(),
-            metrics: self.metrics.clone(),
-            output: OutputSection {
-                dir: self.out.clone(),
-            },
-            experiment: None,
-        }
+        )
     }
 
     /// The questionable-job policies of --questionable.
@@ -274,27 +265,50 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// The scenario of `model`.
     pub fn scenario(&self) -> Scenario {
-        Scenario {
-            name: None,
-            description: None,
-            seed: self.seed,
-            duration: Some(self.duration),
-            replications: Some(self.replications),
-            threads: self.threads.map(|t| t as usize),
-            machine: self.machine.clone(),
-            scheduler: self.scheduler.clone(),
-            workload: WorkloadSection::Model(Box::new(self.model.clone())),
-            population: PopulationOptions {
-                users: self.users,
-                ..PopulationOptions::default()
-            },
-            site: self.rules.clone(),
-            metrics: self.metrics.clone(),
-            output: OutputSection {
-                dir: self.out.clone(),
-            },
-            experiment: None,
-        }
+        let mut scenario = site_scenario(
+            &self.scheduler,
+            &self.machine,
+            &self.rules,
+            &self.metrics,
+            self.seed,
+            self.out.as_ref(),
+            WorkloadSection::Model(Box::new(self.model.clone())),
+        );
+        scenario.duration = Some(self.duration);
+        scenario.replications = Some(self.replications);
+        scenario.threads = self.threads.map(|t| t as usize);
+        scenario.population.users = self.users;
+        scenario
+    }
+}
+
+/// The scenario of a command that runs a site: its groups as they are, `workload`, and
+/// `out` as `[output] dir`; the keys of replicated runs (`duration`, `replications`,
+/// `threads`, `[population]`) at their defaults, for the command to set.
+fn site_scenario(
+    scheduler: &SchedulerOptions,
+    machine: &MachineOptions,
+    rules: &SiteOptions,
+    metrics: &MetricsOptions,
+    seed: u64,
+    out: Option<&PathBuf>,
+    workload: WorkloadSection,
+) -> Scenario {
+    Scenario {
+        name: None,
+        description: None,
+        seed,
+        duration: None,
+        replications: None,
+        threads: None,
+        machine: machine.clone(),
+        scheduler: scheduler.clone(),
+        workload,
+        population: PopulationOptions::default(),
+        site: rules.clone(),
+        metrics: metrics.clone(),
+        output: OutputSection { dir: out.cloned() },
+        experiment: None,
     }
 }
 

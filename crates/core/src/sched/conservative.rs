@@ -81,8 +81,7 @@ impl Conservative {
     /// waiting job's reservation is left out: running jobs only end, so from then on they
     /// stay free. No schedule can start a job of `size` processors earlier.
     fn free_of_reservations(&self, size: u32, now: Time) -> Time {
-        let busy: u32 = self.running.iter().map(|(_, _, s)| s).sum();
-        let mut free = self.total - busy.min(self.total);
+        let mut free = self.free_now();
         if free >= size {
             return now;
         }
@@ -93,6 +92,12 @@ impl Conservative {
             }
         }
         Time::MAX
+    }
+
+    /// Processors no running job holds.
+    fn free_now(&self) -> u32 {
+        let busy: u32 = self.running.iter().map(|(_, _, s)| s).sum();
+        self.total.saturating_sub(busy)
     }
 
     /// Flex ([`super::flex`]) on an empty machine of `procs` processors.
@@ -385,8 +390,7 @@ impl Conservative {
     /// schedule; ties keep the compressed one.
     fn flex_regrade(&mut self, flex: &mut Flex, now: Time) {
         let grade = flex.params.grade;
-        let busy: u32 = self.running.iter().map(|(_, _, s)| s).sum();
-        let free = self.total.saturating_sub(busy);
+        let free = self.free_now();
         let is_mover = |job: &JobRequest| {
             job.size <= free && self.reservation(job.id).is_some_and(|r| r.start > now)
         };
