@@ -1,14 +1,19 @@
-//! Talby (2006), chapter 7 on KTH: the four backfilling schedulers (Table 8: whole-log
+//! Talby (2006), chapter 7 on a log (KTH by default): the four backfilling schedulers (Table 8: whole-log
 //! mean wait and bounded slowdown; Table 9: months won; Table 10: the monthly wait gaps
 //! between Flex and Maui) and the adaptive schedulers over {Flex, Maui} (Table 11:
 //! improvement over Maui in mean wait and in the standard deviation of the monthly mean
 //! waits). Open-loop replays of the log with its own estimates, jobs killed at their
 //! estimate, bounded slowdown with a 10 s threshold; a month is 30 days from the first
-//! submission, and the incomplete last one is left out (KTH: 11 months, as the seed).
+//! submission, and the incomplete last one is left out (KTH: 11 months, as the seed). A
+//! log shorter than three months (the Curie sample: 23 days) is cut in weeks instead, and
+//! the tables say so.
 //!
 //! ```text
-//! cargo run --release --example talby_ch7 [-- path/to/KTH-SP2-1996-2.swf]
+//! cargo run --release --example talby_ch7 [-- path/to/log.swf [FLEX]]
 //! ```
+//!
+//! `FLEX` is the Flex column's scheduler and the adaptive schedulers' Flex candidate
+//! (default `flex`; for example `flex:preset=talby2006`).
 //!
 //! Prints Markdown tables (docs/VALIDATION.md, "Talby 2006, chapter 7").
 
@@ -20,6 +25,7 @@ use sitesim::commands::replay::{ReplayOptions, replay_file};
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
 const MONTH: i64 = 30 * 86_400;
+const WEEK: i64 = 7 * 86_400;
 
 /// Each job's submit time, wait and bounded slowdown under `policy`, and the policy's
 /// report of its run (an adaptive scheduler's time by candidate).
@@ -53,14 +59,26 @@ struct Figures {
     monthly: Vec<(f64, f64)>,
 }
 
+/// The period of the tables: a month, or a week for a log shorter than three months.
+fn period(rows: &[(i64, f64, f64)]) -> (i64, &'static str) {
+    let first = rows.iter().map(|r| r.0).min().unwrap_or(0);
+    let last = rows.iter().map(|r| r.0).max().unwrap_or(0);
+    if last - first >= 3 * MONTH {
+        (MONTH, "month")
+    } else {
+        (WEEK, "week")
+    }
+}
+
 fn figures(rows: &[(i64, f64, f64)]) -> Figures {
     let n = rows.len() as f64;
     let first = rows.iter().map(|r| r.0).min().unwrap_or(0);
     let last = rows.iter().map(|r| r.0).max().unwrap_or(0);
-    let months = ((last - first) / MONTH) as usize;
+    let (period, _) = period(rows);
+    let months = ((last - first) / period) as usize;
     let mut sums: Vec<(f64, f64, f64)> = vec![(0.0, 0.0, 0.0); months];
     for &(submit, wait, bsld) in rows {
-        if let Some(m) = sums.get_mut(((submit - first) / MONTH) as usize) {
+        if let Some(m) = sums.get_mut(((submit - first) / period) as usize) {
             *m = (m.0 + wait, m.1 + bsld, m.2 + 1.0);
         }
     }
@@ -85,13 +103,20 @@ fn main() -> Result<()> {
         .nth(1)
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("../shared/workloads/KTH-SP2-1996-2.swf"));
+    let flex_spec = std::env::args().nth(2).unwrap_or_else(|| "flex".to_owned());
     let scratch = std::env::temp_dir().join(format!("sitesim-talby-ch7-{}", std::process::id()));
-    let four = ["conservative", "easy", "flex", "maui"];
+    let four = ["conservative", "easy", &flex_spec, "maui"];
+    let name = log
+        .file_stem()
+        .map_or("log".into(), |s| s.to_string_lossy().into_owned());
     let mut all = Vec::new();
+    let mut unit = "month";
     for policy in four {
-        all.push(figures(&jobs(&log, policy, &scratch)?.0));
+        let rows = jobs(&log, policy, &scratch)?.0;
+        unit = period(&rows).1;
+        all.push(figures(&rows));
     }
-    println!("Table 8 (KTH): whole-log means\n");
+    println!("Table 8 ({name}): whole-log means\n");
     println!("| | Cons | Easy | Flex | Maui |\n|---|---|---|---|---|");
     println!(
         "| mean wait (s) | {} |",
@@ -113,7 +138,7 @@ fn main() -> Result<()> {
             .min_by(|&a, &b| pick(&all[a].monthly[m]).total_cmp(&pick(&all[b].monthly[m])))
             .expect("four schedulers")
     };
-    println!("\nTable 9 (KTH): months won, of {months}\n");
+    println!("\nTable 9 ({name}): {unit}s won, of {months}\n");
     println!("| by | Cons | Easy | Flex | Maui |\n|---|---|---|---|---|");
     for (name, pick) in [
         ("wait", (|m: &(f64, f64)| m.0) as fn(&(f64, f64)) -> f64),
@@ -135,8 +160,8 @@ fn main() -> Result<()> {
             gaps[1].push(100.0 * (f - u) / u);
         }
     }
-    println!("\nTable 10 (KTH): monthly mean-wait gap to the loser, percent of the winner's\n");
-    println!("| months won by | months | average gap | maximal gap |\n|---|---|---|---|");
+    println!("\nTable 10 ({name}): {unit}ly mean-wait gap to the loser, percent of the winner's\n");
+    println!("| {unit}s won by | {unit}s | average gap | maximal gap |\n|---|---|---|---|");
     for (name, g) in ["Flex", "Maui"].iter().zip(&gaps) {
         if g.is_empty() {
             println!("| {name} | 0 | – | – |");
@@ -146,20 +171,21 @@ fn main() -> Result<()> {
         let max = g.iter().copied().fold(0.0, f64::max);
         println!("| {name} | {} | {avg:.0}% | {max:.0}% |", g.len());
     }
-    println!("\nTable 11 (KTH): adaptive schedulers over {{Flex, Maui}}, gain over Maui\n");
+    println!("\nTable 11 ({name}): adaptive schedulers over {{Flex, Maui}}, gain over Maui\n");
     println!(
-        "| scheduler | mean wait (s) | performance | SD of monthly waits (s) | stability | time active |"
+        "| scheduler | mean wait (s) | performance | SD of {unit}ly waits (s) | stability | time active |"
     );
     println!("|---|---|---|---|---|---|");
     let maui_sd = sd(&maui.monthly.iter().map(|m| m.0).collect::<Vec<_>>());
+    let candidates = format!(r#"candidates=["{flex_spec}","maui"]"#);
     for policy in [
-        "maui",
-        "flex",
-        "pbas",
-        "pbas:metric=utilization,period=7d",
-        "wbas",
+        "maui".to_owned(),
+        flex_spec.clone(),
+        format!("pbas:{candidates}"),
+        format!("pbas:metric=utilization,period=7d,{candidates}"),
+        format!(r#"wbas:high="{flex_spec}""#),
     ] {
-        let (rows, report) = jobs(&log, policy, &scratch)?;
+        let (rows, report) = jobs(&log, &policy, &scratch)?;
         let f = figures(&rows);
         let active = report
             .as_ref()

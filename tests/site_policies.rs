@@ -59,6 +59,56 @@ fn fairshare_favours_the_user_with_less_recent_usage() {
     assert_eq!(starts(&age), starts(&easy));
 }
 
+/// Fair-share's one reservation, for the job first in priority. 10 processors. User 1's
+/// A (all 10, 1000 s) runs from 0. Then Y (user 3, 5 procs, 1500 s) at 1, C (user 1,
+/// 5 procs, 2000 s) at 2, B (user 2, all 10, 100 s) at 3, D (user 1, 5 procs, 1000 s)
+/// at 4. At 1000 users 2 and 3 have no usage and outrank user 1: Y starts (ends 2500),
+/// B does not fit and is reserved at 2500; C would end at 3000, past the reservation, on
+/// processors B needs: refused; D ends at 2000: backfilled. B at 2500, C at 2600. EASY
+/// starts C with Y at 1000 and holds B to 3000.
+#[test]
+fn fairshare_reserves_for_the_first_job_in_priority() {
+    let swf = [
+        job_of(1, 0, 1000, 10, 1000, 1, -1),
+        job_of(2, 1, 1500, 5, 1500, 3, -1),
+        job_of(3, 2, 2000, 5, 2000, 1, -1),
+        job_of(4, 3, 100, 10, 100, 2, -1),
+        job_of(5, 4, 1000, 5, 1000, 1, -1),
+    ]
+    .concat();
+    let jobs = run(&swf, 10, spec("fairshare"), Kill);
+    assert_eq!(
+        starts(&jobs),
+        [(1, 0), (2, 1000), (3, 2600), (4, 2500), (5, 1000)]
+    );
+    let easy = run(&swf, 10, Policy::Easy, Kill);
+    assert_eq!(
+        starts(&easy),
+        [(1, 0), (2, 1000), (3, 1000), (4, 3000), (5, 3100)]
+    );
+}
+
+/// No job waits without bound under a stream of higher-priority arrivals. 10 processors,
+/// `max_age` one day. User 1's A (all 10, 1 h) runs from 0; user 1's H (all 10, 1 h)
+/// arrives at 1. Every hour from 2 a new user submits a job on all 10 processors for 1 h,
+/// 72 in all: a new user has no usage and outranks user 1, so the machine is always
+/// taken. H starves from 86,401 (a day of waiting, where its age factor stops) and goes
+/// first at the next end, 90,000. With `starve = none` (Slurm's rule) it waits for the
+/// end of the stream, 262,800.
+#[test]
+fn fairshare_ends_starvation_after_starve() {
+    let mut swf = job_of(1, 0, 3600, 10, 3600, 1, -1) + &job_of(2, 1, 3600, 10, 3600, 1, -1);
+    for k in 0..72 {
+        swf += &job_of(3 + k, 2 + 3600 * k, 3600, 10, 3600, 100 + k, -1);
+    }
+    let start_of_h = |text: &str| {
+        let jobs = run(&swf, 10, spec(text), Kill);
+        starts(&jobs)[1]
+    };
+    assert_eq!(start_of_h("fairshare:max_age=1d"), (2, 90_000));
+    assert_eq!(start_of_h("fairshare:max_age=1d,starve=none"), (2, 262_800));
+}
+
 /// 10 processors, at most two running jobs per user. User 1 submits three 1-processor
 /// jobs of 100 s at 0: two start, the third is held until one ends at 100. User 2's job
 /// at 1 starts at once: the held job does not block the queue.
@@ -127,6 +177,32 @@ fn flex_takes_the_best_place_its_slacks_allow() {
         e.contains("'best' is not a preset (none, talby2006)"),
         "{e}"
     );
+}
+
+/// Slack by size (Talby and Feitelson 1999: "heavy" jobs get little slack). The case
+/// above: job 3 takes the whole machine, so its slack is 0 and 4 goes last, as under
+/// conservative backfilling. On 5 of the 10 processors it keeps half the mean wait
+/// (25 s): its guarantee is 225, 4 first moves it to 210, and 4 goes first again.
+#[test]
+fn flex_by_size_gives_wide_jobs_little_slack() {
+    let swf = |width| {
+        [
+            job(1, 0, 100, 10, 100),
+            job(2, 0, 100, 10, 100),
+            job(3, 150, 1000, width, 1000),
+            job(4, 151, 10, 10, 10),
+        ]
+        .concat()
+    };
+    let wide = run(&swf(10), 10, spec("flex:slack=size"), Kill);
+    assert_eq!(starts(&wide), [(1, 0), (2, 100), (3, 200), (4, 1200)]);
+    let half = run(&swf(5), 10, spec("flex:slack=size"), Kill);
+    assert_eq!(starts(&half), [(1, 0), (2, 100), (3, 210), (4, 200)]);
+    // A tenth of the mean wait on half the machine, 2.5 s, does not cover the 10 s move.
+    let tight = run(&swf(5), 10, spec("flex:slack=size,slack_factor=0.1"), Kill);
+    assert_eq!(starts(&tight), [(1, 0), (2, 100), (3, 200), (4, 1200)]);
+    let e = "flex:slack=heavy".parse::<SchedulerSpec>().unwrap_err();
+    assert!(e.contains("slack"), "{e}");
 }
 
 /// Flex compares the queues at an end too (Talby 2006, §2). 10 processors. A (all 10,
@@ -289,6 +365,7 @@ proptest! {
                 "flex:grade=bsld,slack_factor=3",
                 "flex:grade=waiting,depth=2",
                 "flex:slack_factor=0",
+                "flex:slack=size,slack_factor=2",
             ] {
                 run(&swf, procs, spec(text), overrun);
             }

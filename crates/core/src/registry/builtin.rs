@@ -77,16 +77,18 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
     });
     let fairshare: Configure = Arc::new(|p: &Params| {
         let d = FairshareParams::default();
+        let max_age = p
+            .duration("max_age", Some(d.max_age))?
+            .ok_or("fairshare: max_age cannot be none")?;
         let params = FairshareParams {
             age: p.f64("age", d.age)?,
             fairshare: p.f64("fairshare", d.fairshare)?,
             size: p.f64("size", d.size)?,
-            max_age: p
-                .duration("max_age", Some(d.max_age))?
-                .ok_or("fairshare: max_age cannot be none")?,
+            max_age,
             half_life: p
                 .duration("half_life", Some(d.half_life))?
                 .ok_or("fairshare: half_life cannot be none")?,
+            starve: p.duration("starve", Some(max_age))?,
         };
         params.check().map_err(|e| format!("fairshare: {e}"))?;
         Ok(builder(move |_| Fairshare::new(params)))
@@ -127,6 +129,11 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
         let depth = p.u64("depth", d.depth as u64)?;
         let params = FlexParams {
             slack_factor: p.f64("slack_factor", d.slack_factor)?,
+            slack: options::parse(
+                "a flex slack",
+                &p.string("slack", &options::name(&d.slack))?,
+            )
+            .map_err(|e| format!("flex: slack: {e}"))?,
             grade: options::parse(
                 "a flex grade",
                 &p.string("grade", &options::name(&d.grade))?,
@@ -168,7 +175,7 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
             "flex",
             "Flex (Talby and Feitelson 1999): conservative backfilling whose queue order \
              is chosen at each arrival by a grade, no job delayed past its slack \
-             (slack_factor = 1 mean wait, grade = wait | bsld | waiting, regrade = arrivals | \
+             (slack_factor = 1 mean wait, slack = uniform | size (less for wider jobs), grade = wait | bsld | waiting, regrade = arrivals | \
              events (also at early ends), depth = 0: all; preset = talby2006: slack_factor \
              0.2, fitted to Talby 2006, Table 8, KTH)",
             flex,
@@ -176,7 +183,8 @@ pub(super) fn entries() -> Vec<(&'static str, &'static str, Configure)> {
         (
             "fairshare",
             "Slurm-style multifactor priority over EASY: age, fair-share from decayed \
-             usage, job size (age, fairshare, size weights; max_age, half_life)",
+             usage, job size (age, fairshare, size weights; max_age, half_life; starve: \
+             a job waiting this long goes first, default max_age, none: never)",
             fairshare,
         ),
         (

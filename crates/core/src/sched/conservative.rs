@@ -458,7 +458,7 @@ impl Conservative {
     /// ([`super::flex`] gives the rule).
     fn flex_place(&mut self, flex: &mut Flex, job: &JobRequest, now: Time) {
         let at_end = self.earliest(job, now);
-        flex.set_latest(job.id, at_end.saturating_add(flex.slack()));
+        flex.set_latest(job.id, at_end.saturating_add(flex.slack(job, self.total)));
         let n = flex.order.len();
         let grade = flex.params.grade;
         // The jobs taken out of the profile so far (from the end of the queue), with

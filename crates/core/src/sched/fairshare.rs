@@ -16,7 +16,18 @@
 //! age breaks ties and ends starvation: `fairshare = 10000`, `age = 1000`, `size = 0`,
 //! `max_age` and `half_life` 7 days (Slurm's defaults). The schedule is an EASY pass in
 //! priority order ([`super::priority`]): the highest-priority job that does not fit holds
-//! the only reservation, as `sched/backfill` reserves for the jobs it cannot start.
+//! the only reservation, as `sched/backfill` reserves for the jobs it cannot start. The
+//! reservation is planned afresh at every pass, as Slurm's backfill plans each cycle, so
+//! it follows whichever job is first then.
+//!
+//! Slurm's age factor stops growing at `max_age`: past it, age no longer separates jobs
+//! and a job of a user with heavy usage can wait without bound behind a stream of new
+//! users' jobs. What ends that here is PBS Professional's starving-jobs rule
+//! (`help_starving_jobs`, `max_starve`): a job that has waited `starve` (by default
+//! `max_age`, where the age factor stops) ranks before every job that has not, the
+//! longest-waiting first. The first starving job then keeps the reservation until it
+//! starts, so no job waits much longer than `starve` plus the estimates of the jobs
+//! running then. `starve = none` turns the rule off (Slurm's behaviour).
 
 use rustc_hash::FxHashSet;
 
@@ -39,6 +50,9 @@ pub struct FairshareParams {
     pub max_age: Time,
     /// Half-life of the usage, seconds.
     pub half_life: Time,
+    /// Wait past which a job ranks before every job that has not waited as long, seconds
+    /// (`None`: never).
+    pub starve: Option<Time>,
 }
 
 impl Default for FairshareParams {
@@ -49,6 +63,7 @@ impl Default for FairshareParams {
             size: 0.0,
             max_age: 7 * 86_400,
             half_life: 7 * 86_400,
+            starve: Some(7 * 86_400),
         }
     }
 }
@@ -62,14 +77,15 @@ impl FairshareParams {
         {
             return Err("the weights must be numbers of 0 or more".into());
         }
-        if self.max_age < 1 || self.half_life < 1 {
-            return Err("max_age and half_life must be at least 1 second".into());
+        if self.max_age < 1 || self.half_life < 1 || self.starve.is_some_and(|s| s < 1) {
+            return Err("max_age, half_life and starve must be at least 1 second".into());
         }
         Ok(())
     }
 
     /// The priority of `job` at `now` on `total` processors, among `users` users seen,
-    /// with their usage `shares` (if any ran).
+    /// with their usage `shares` (if any ran); infinite for a starving job, so that the
+    /// starving jobs go first in the order they came.
     pub fn priority(
         &self,
         job: &JobRequest,
@@ -78,7 +94,11 @@ impl FairshareParams {
         users: usize,
         shares: Option<&Shares>,
     ) -> f64 {
-        let age = ((now - job.submit).max(0) as f64 / self.max_age as f64).min(1.0);
+        let waited = (now - job.submit).max(0);
+        if self.starve.is_some_and(|s| waited >= s) {
+            return f64::INFINITY;
+        }
+        let age = (waited as f64 / self.max_age as f64).min(1.0);
         let normalized_shares = 1.0 / users.max(1) as f64;
         let fairshare = (-shares.map_or(0.0, |s| s.of(job.user)) / normalized_shares).exp2();
         let size = f64::from(job.size) / f64::from(total.max(1));
@@ -156,6 +176,7 @@ mod tests {
             fairshare: 1000.0,
             size: 10.0,
             max_age: 1000,
+            starve: None,
             ..FairshareParams::default()
         };
         // No usage yet: fair-share factor 1; waited half of max_age; half the machine.
@@ -167,6 +188,19 @@ mod tests {
         assert_eq!(
             p.priority(&job(0, 5, 1), 5000, 10, 2, None),
             100.0 + 1000.0 + 5.0
+        );
+        // A job that has waited `starve` outranks any that has not.
+        let starving = FairshareParams {
+            starve: Some(5000),
+            ..p
+        };
+        assert_eq!(
+            starving.priority(&job(0, 5, 1), 4999, 10, 2, None),
+            100.0 + 1000.0 + 5.0
+        );
+        assert_eq!(
+            starving.priority(&job(0, 5, 1), 5000, 10, 2, None),
+            f64::INFINITY
         );
         assert!(
             FairshareParams {

@@ -36,7 +36,7 @@ pub use creasy::{Creasy, CreasyParams};
 pub use easy::{Easy, easy_pass, shadow};
 pub use fairshare::{Fairshare, FairshareParams};
 pub use fcfs::Fcfs;
-pub use flex::{FlexParams, Grade, Regrade};
+pub use flex::{FlexParams, Grade, Regrade, Slack};
 pub use limits::{Held, Limits, UserLimits};
 pub use logged::{Jitter, Logged};
 pub use maui::{Maui, MauiParams};
