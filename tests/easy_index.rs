@@ -1,4 +1,5 @@
-//! EASY's and SJBF's indexed passes (`crates/core/src/sched/backfill.rs`) against the scan they replace:
+//! EASY's and SJBF's indexed and scanning passes (`crates/core/src/sched/backfill.rs`,
+//! the index built and dropped as the queue crosses its threshold) against the scan:
 //! random sequences of arrivals, ends, replans, resyncs and passes drive the schedulers as
 //! a simulation would, and at every pass the jobs started, in their order, and the
 //! reservation are those of the straightforward scan of the queue (`sched::easy_pass` over
@@ -173,7 +174,16 @@ impl Machine {
     }
 }
 
-fn check(procs: u32, shuffled: bool, ops: &[Op], sjbf: bool) -> Result<(), TestCaseError> {
+/// Runs `ops` on a machine of `procs` processors against EASY (or SJBF) indexing its
+/// candidates from `index_from` waiting jobs on (0: always; the queue then crosses the
+/// threshold both ways).
+fn check(
+    procs: u32,
+    shuffled: bool,
+    ops: &[Op],
+    sjbf: bool,
+    index_from: usize,
+) -> Result<(), TestCaseError> {
     let mut m = Machine {
         procs,
         now: 0,
@@ -185,7 +195,7 @@ fn check(procs: u32, shuffled: bool, ops: &[Op], sjbf: bool) -> Result<(), TestC
         free_ids: Vec::new(),
         next_id: 0,
     };
-    let mut s = if sjbf { Easy::sjbf() } else { Easy::new() };
+    let mut s = if sjbf { Easy::sjbf() } else { Easy::new() }.index_from(index_from);
     for op in ops {
         match *op {
             Op::Submit { size, plan } => {
@@ -262,8 +272,9 @@ proptest! {
         procs in prop_oneof![Just(1u32), 2u32..=16, 17u32..=256],
         shuffled in any::<bool>(),
         ops in prop::collection::vec(op(), 1..400),
+        index_from in prop_oneof![Just(0usize), 1usize..80],
     ) {
-        check(procs, shuffled, &ops, false)?;
+        check(procs, shuffled, &ops, false, index_from)?;
     }
 
     #[test]
@@ -271,7 +282,8 @@ proptest! {
         procs in prop_oneof![Just(1u32), 2u32..=16, 17u32..=256],
         shuffled in any::<bool>(),
         ops in prop::collection::vec(op(), 1..400),
+        index_from in prop_oneof![Just(0usize), 1usize..80],
     ) {
-        check(procs, shuffled, &ops, true)?;
+        check(procs, shuffled, &ops, true, index_from)?;
     }
 }

@@ -25,17 +25,28 @@
 //!
 //! When only arrivals happened since the last pass, nothing the reservation depends on has
 //! changed, so only the new jobs are tested (DESIGN.md, "Where performance comes from").
-//! Otherwise the candidates are not scanned: an index of the waiting jobs (`backfill.rs`:
-//! by arrival for EASY, by plan and size for SJBF) hands out the jobs the scan would
-//! backfill, one after the other, so that a pass costs about the same with a million
-//! waiting jobs as with a thousand. [`easy_pass`] is the scan, kept as the reference the
-//! indexed pass is tested against (`tests/easy_index.rs`) and for the passes in other
-//! orders (the Python gym agent's).
+//! Otherwise, with a short queue, the candidates are scanned; past [`INDEX_FROM`] waiting
+//! jobs ([`SJBF_INDEX_FROM`] for SJBF) they are not: an index of the waiting jobs (`backfill.rs`: by arrival for EASY, by
+//! plan and size for SJBF) hands out the jobs the scan would backfill, one after the
+//! other, so that a pass costs about the same with a million waiting jobs as with a
+//! thousand. The index is built when the queue reaches that length and dropped when it
+//! falls below a quarter of it, so that the common case (KTH's queue rarely holds more
+//! than a few dozen jobs) does not pay for keeping it. [`easy_pass`] is the scan, kept as
+//! the reference the indexed pass is tested against (`tests/easy_index.rs`) and for the
+//! passes in other orders (the Python gym agent's).
 
 use super::backfill::{ByArrival, ByPlan, Candidate, Fit};
 use super::{RunningByEnd, RunningJob, Scheduler, SystemView};
 use crate::job::{JobId, JobRequest};
 use crate::time::Time;
+
+/// Waiting jobs at which EASY builds the index of its candidates: below, a pass scans
+/// them. Measured on KTH replays (docs/PERFORMANCE.md, "The small queue").
+pub const INDEX_FROM: usize = 256;
+
+/// Waiting jobs at which SJBF builds its index: its scan sorts the candidates by plan at
+/// every pass, so it pays off sooner than EASY's.
+pub const SJBF_INDEX_FROM: usize = 32;
 
 /// The reservation of the first waiting job.
 #[derive(Debug, Clone, Copy)]
@@ -201,6 +212,13 @@ pub struct Easy {
     by_arrival: ByArrival,
     /// SJBF: the waiting jobs by plan, then submission, indexed by size.
     by_plan: ByPlan,
+    /// Whether the index holds the waiting jobs (a long queue) or passes scan them.
+    indexed: bool,
+    /// Waiting jobs at which the index is built; it is dropped below a quarter of that (so
+    /// that a queue hovering near the threshold does not build it at every pass).
+    index_from: usize,
+    /// Scratch: SJBF's candidates of a scanning pass, by plan and submission.
+    by_plan_scan: Vec<(Time, u64, Candidate)>,
 }
 
 impl Default for Easy {
@@ -229,11 +247,28 @@ impl Easy {
             dirty: false,
             by_arrival: ByArrival::default(),
             by_plan: ByPlan::default(),
+            indexed: false,
+            index_from: match order {
+                Order::Submission => INDEX_FROM,
+                Order::ShortestPlan => SJBF_INDEX_FROM,
+            },
+            by_plan_scan: Vec::new(),
         }
     }
 
-    /// Adds a waiting job to the index.
+    /// The same policy, indexing its candidates from `waiting` waiting jobs on instead of
+    /// [`INDEX_FROM`] or [`SJBF_INDEX_FROM`] (0: always), for the tests of the index
+    /// against the scan.
+    pub fn index_from(mut self, waiting: usize) -> Self {
+        self.index_from = waiting;
+        self
+    }
+
+    /// Adds a waiting job to the index, if the queue is indexed.
     fn index(&mut self, job: &JobRequest) {
+        if !self.indexed {
+            return;
+        }
         match self.order {
             Order::Submission => self.by_arrival.push(job),
             Order::ShortestPlan => self.by_plan.insert(job),
@@ -250,6 +285,9 @@ impl Easy {
     /// Starts `job` now and takes it out of the index.
     fn start(&mut self, job: Candidate, now: Time, starts: &mut Vec<JobId>) {
         self.run(job, now, starts);
+        if !self.indexed {
+            return;
+        }
         match self.order {
             Order::Submission => self.by_arrival.remove(job.id),
             Order::ShortestPlan => {
@@ -340,7 +378,75 @@ impl Easy {
         self.reservation = Some(res);
     }
 
+    /// Builds the index of `view`'s waiting jobs when the queue has grown to
+    /// `index_from`, and drops it when it has shrunk below a quarter of that.
+    fn fit_index(&mut self, view: &SystemView<'_>) {
+        let waiting = view.queue().len();
+        if !self.indexed && waiting >= self.index_from {
+            self.indexed = true;
+            for job in view.queue() {
+                self.index(job);
+            }
+        } else if self.indexed && waiting < self.index_from / 4 {
+            self.indexed = false;
+            self.by_arrival = ByArrival::default();
+            self.by_plan = ByPlan::default();
+        }
+    }
+
+    /// A pass over a short queue: starts the waiting jobs in order while they fit,
+    /// reserves for the first that does not, and tests the others as backfilling
+    /// candidates in EASY's or SJBF's order.
+    fn scanning_pass(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
+        let now = view.now;
+        let mut free = view.free;
+        self.reservation = None;
+        let mut queue = view.queue().iter();
+        let head = loop {
+            let Some(job) = queue.next() else {
+                return;
+            };
+            if job.size > free {
+                break job;
+            }
+            free -= job.size;
+            self.run(Candidate::of(job), now, starts);
+        };
+        let mut res = Reservation::of(head.id, head.size, &self.running, now, free);
+        match self.order {
+            Order::Submission => {
+                for job in queue {
+                    if free == 0 {
+                        break;
+                    }
+                    if res.admit(job.size, job.plan, now, &mut free) {
+                        self.run(Candidate::of(job), now, starts);
+                    }
+                }
+            }
+            Order::ShortestPlan => {
+                let mut candidates = std::mem::take(&mut self.by_plan_scan);
+                candidates.clear();
+                candidates.extend(queue.map(|j| (j.plan, j.seq, Candidate::of(j))));
+                candidates.sort_unstable_by_key(|&(plan, seq, _)| (plan, seq));
+                for &(_, _, job) in &candidates {
+                    if free == 0 {
+                        break;
+                    }
+                    if res.admit(job.size, job.plan, now, &mut free) {
+                        self.run(job, now, starts);
+                    }
+                }
+                self.by_plan_scan = candidates;
+            }
+        }
+        self.reservation = Some(res);
+    }
+
     fn full_pass(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
+        if !self.indexed {
+            return self.scanning_pass(view, starts);
+        }
         let now = view.now;
         let mut free = view.free;
         self.reservation = None;
@@ -386,7 +492,7 @@ impl Easy {
     }
 
     /// Jobs in the index.
-    fn indexed(&self) -> usize {
+    fn index_len(&self) -> usize {
         match self.order {
             Order::Submission => self.by_arrival.len(),
             Order::ShortestPlan => self.by_plan.len(),
@@ -403,7 +509,7 @@ impl Scheduler for Easy {
     }
 
     fn sync(&mut self, view: &SystemView<'_>) {
-        *self = Easy::with_order(self.order);
+        *self = Easy::with_order(self.order).index_from(self.index_from);
         for job in view.running() {
             self.running.insert(
                 job.planned_end(),
@@ -412,9 +518,7 @@ impl Scheduler for Easy {
                 job.request.size,
             );
         }
-        for job in view.queue() {
-            self.index(job);
-        }
+        self.fit_index(view);
         self.dirty = true;
     }
 
@@ -441,6 +545,7 @@ impl Scheduler for Easy {
                 self.running
                     .insert(start + job.plan, job.seq, job.id, job.size);
             }
+            None if !self.indexed => {}
             None => match self.order {
                 Order::Submission => self.by_arrival.replan(job.id, job.plan),
                 Order::ShortestPlan => {
@@ -454,9 +559,9 @@ impl Scheduler for Easy {
     }
 
     fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
-        debug_assert_eq!(
-            self.indexed(),
-            view.queue().len(),
+        self.fit_index(view);
+        debug_assert!(
+            !self.indexed || self.index_len() == view.queue().len(),
             "the index holds the waiting jobs"
         );
         let now = view.now;
@@ -487,7 +592,8 @@ mod tests {
     }
 
     /// A queue of several blocks of the index: EASY and SJBF find the one job that may be
-    /// backfilled far behind the head, as a scan does, and see a waiting job's new plan.
+    /// backfilled far behind the head, indexed as scanning, and see a waiting job's new
+    /// plan.
     #[test]
     fn a_job_far_down_a_long_queue_is_backfilled() {
         // 4 processors; a job of 3 runs from 0 until 100, so 1 is free. The head needs 4:
@@ -504,7 +610,14 @@ mod tests {
         let (long, short) = (job(102, 1, 200), job(103, 1, 50));
         queue.extend([long, short]);
         let users = UserTable::new();
-        for mut s in [Easy::new(), Easy::sjbf()] {
+        // Indexed from the start, and as configured (103 jobs wait: EASY scans, SJBF
+        // indexes).
+        for mut s in [
+            Easy::new().index_from(0),
+            Easy::sjbf().index_from(0),
+            Easy::new(),
+            Easy::sjbf(),
+        ] {
             let mut queue = queue.clone();
             s.sync(&SystemView::new(0, 4, 1, &queue, &running, &users));
             let mut starts = Vec::new();

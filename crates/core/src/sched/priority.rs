@@ -116,7 +116,7 @@ enum Pass {
         ranked: Vec<(f64, usize)>,
     },
     /// In the queue's order: EASY.
-    InOrder(Easy),
+    InOrder(Box<Easy>),
 }
 
 impl Pass {
@@ -129,7 +129,7 @@ impl Pass {
                 ranked: Vec::new(),
             }
         } else {
-            Pass::InOrder(Easy::new())
+            Pass::InOrder(Box::new(Easy::new()))
         }
     }
 

@@ -7,9 +7,9 @@ use crate::job::{JobId, JobRequest};
 ///
 /// Jobs leave from anywhere: EASY backfills jobs from deep in a long queue. A job that
 /// leaves is found by its id (a table of places by id) and its place marked empty; empty
-/// places are skipped, dropped as the front moves past them, and dropped all at once when
-/// they pass an eighth of the jobs (a policy that reads the whole queue at every pass
-/// reads few of them). So a removal costs O(1) (amortized), not a move of every job
+/// places are skipped, passed over as the front moves past them, and dropped all at once
+/// when they pass an eighth of the jobs (a policy that reads the whole queue at every pass
+/// reads few of them) or, before the front, the rest of the table. So a removal costs O(1) (amortized), not a move of every job
 /// behind it, which made each pass O(queue) in a saturated machine (docs/PERFORMANCE.md,
 /// "Saturation at scale").
 #[derive(Debug, Clone, Default)]
@@ -79,7 +79,10 @@ impl Queue {
 
     /// Adds `job` at the back.
     pub fn push_back(&mut self, job: JobRequest) {
-        if self.jobs.len() - self.head - self.len > self.len / 8 + SLACK {
+        // The places before the head go once they outnumber the rest: a queue that never
+        // empties would otherwise keep every job it ever held (KTH's: 2.9 MB).
+        let rest = self.jobs.len() - self.head;
+        if rest - self.len > self.len / 8 + SLACK || self.head > rest + SLACK {
             self.compact();
         }
         let id = job.id as usize;

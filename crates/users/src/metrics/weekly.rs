@@ -112,6 +112,9 @@ pub(super) struct WeeklySteps {
     origin: Option<Time>,
     /// Integrated up to here.
     at: Time,
+    /// The week of `at` and its end (cached: most events fall in the week of the last).
+    week: usize,
+    week_end: Time,
     /// Each function's value from `at` on ([`BUSY`], [`WAITING`], [`WAITING_WORK`]).
     level: [i128; 3],
     /// Each function's integral over each week so far, value × seconds.
@@ -123,22 +126,31 @@ pub(super) struct WeeklySteps {
 }
 
 impl WeeklySteps {
+    /// The week of `at`, its area allocated.
+    fn week(&mut self, origin: Time) -> usize {
+        if self.at >= self.week_end {
+            self.week = week_of(self.at, origin);
+            self.week_end = origin + (self.week as Time + 1) * WEEK;
+            if self.area.len() <= self.week {
+                self.area.resize(self.week + 1, [0; 3]);
+            }
+        }
+        self.week
+    }
+
     /// Integrates the functions up to `t` (never earlier than the last call).
     fn advance(&mut self, t: Time) {
         let Some(origin) = self.origin else {
             return;
         };
         while self.at < t {
-            let k = week_of(self.at, origin);
-            let week_end = (origin + (k as Time + 1) * WEEK).min(t);
-            if self.area.len() <= k {
-                self.area.resize(k + 1, [0; 3]);
-            }
-            let span = i128::from(week_end - self.at);
+            let k = self.week(origin);
+            let to = self.week_end.min(t);
+            let span = i128::from(to - self.at);
             for (area, level) in self.area[k].iter_mut().zip(self.level) {
                 *area += level * span;
             }
-            self.at = week_end;
+            self.at = to;
         }
     }
 
@@ -147,12 +159,13 @@ impl WeeklySteps {
         if self.origin.is_none() {
             self.origin = Some(now);
             self.at = now;
+            self.week_end = Time::MIN;
         }
         let origin = self.origin.unwrap_or(now);
         self.advance(now);
         self.level[WAITING] += 1;
         self.level[WAITING_WORK] += work(job);
-        let k = week_of(now, origin);
+        let k = self.week(origin);
         if self.last_week.insert(job.user, k) != Some(k) {
             if self.submitters.len() <= k {
                 self.submitters.resize(k + 1, 0);

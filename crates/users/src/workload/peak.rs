@@ -224,6 +224,65 @@ impl MachineCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The peak and the time at each busy count of `jobs` (`(submit, wait, run, size)`,
+    /// in submit order), from all their starts and ends sorted at once, ends first at
+    /// one time.
+    fn reference(jobs: &[(Time, Time, Time, i64)]) -> (u64, Time, Vec<(i64, Time)>) {
+        let mut events: Vec<(Time, i64)> = jobs
+            .iter()
+            .filter(|j| j.2 > 0)
+            .flat_map(|&(submit, wait, run, size)| {
+                [(submit + wait, size), (submit + wait + run, -size)]
+            })
+            .collect();
+        events.sort_unstable();
+        let (mut busy, mut peak, mut at, mut last) = (0i64, 0u64, 0, None);
+        let mut time_at = BTreeMap::new();
+        for (t, delta) in events {
+            if let Some(l) = last
+                && t > l
+            {
+                *time_at.entry(busy).or_insert(0) += t - l;
+            }
+            last = Some(t);
+            busy += delta;
+            if busy > peak as i64 {
+                (peak, at) = (busy as u64, t);
+            }
+        }
+        (peak, at, time_at.into_iter().filter(|e| e.1 > 0).collect())
+    }
+
+    proptest! {
+        /// The sweep at every submission gives what sorting every event at once gives.
+        #[test]
+        fn the_sweep_is_the_sorted_schedule(
+            mut jobs in prop::collection::vec(
+                (0i64..5_000, prop_oneof![Just(0i64), 0i64..2_000], 0i64..3_000, 1i64..64),
+                1..200,
+            )
+        ) {
+            jobs.sort_by_key(|j| j.0);
+            let mut p = LoggedPeak::default();
+            for &(submit, wait, run, size) in &jobs {
+                p.observe_run(submit, wait, run, size);
+            }
+            let mut rest = p.clone();
+            rest.sweep(Time::MAX);
+            let time_at: Vec<(i64, Time)> = rest
+                .time_at
+                .iter()
+                .enumerate()
+                .filter(|e| *e.1 > 0)
+                .map(|(b, &t)| (b as i64, t))
+                .collect();
+            let (peak, at, expected) = reference(&jobs);
+            prop_assert_eq!((rest.peak.procs, rest.peak.at), (peak, at));
+            prop_assert_eq!(time_at, expected);
+        }
+    }
 
     fn job(submit: Time, wait: Time, run: Time, size: i64) -> SwfRecord {
         SwfRecord {
