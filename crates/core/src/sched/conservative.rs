@@ -464,10 +464,14 @@ impl Conservative {
         // The jobs taken out of the profile so far (from the end of the queue), with
         // their reservations, and the grade they and the new job have with the new job
         // at the end.
-        let mut removed: Vec<(usize, JobRequest, Reservation)> = Vec::new();
+        let mut removed = std::mem::take(&mut flex.removed);
+        removed.clear();
         let mut baseline = grade.penalty(job, at_end, now);
-        // The best place and the starts of the new job and the jobs after it there.
-        let mut best: Option<(usize, f64, Vec<Time>)> = None;
+        // The best place and its gain; the starts of the new job and the jobs after it
+        // at the place under study and at the best (buffers kept between arrivals).
+        let mut best: Option<(usize, f64)> = None;
+        let mut starts = std::mem::take(&mut flex.starts);
+        let mut best_starts = std::mem::take(&mut flex.best_starts);
         let lowest = match flex.params.depth {
             0 => 0,
             d => n.saturating_sub(d),
@@ -490,7 +494,7 @@ impl Conservative {
                 };
                 base.add(r.start, r.start + r.duration, i64::from(r.size));
                 baseline += grade.penalty(&moved, r.start, now);
-                removed.push((k, moved, r));
+                removed.push((k, moved));
                 // A place where the new job starts no earlier than at a place already
                 // tried later in the queue only moves more jobs for the same start.
                 let first = base
@@ -503,18 +507,20 @@ impl Conservative {
                 let mut profile = std::mem::replace(&mut flex.candidate, Profile::new(0));
                 profile.copy_from(&base);
                 profile.reserve(first, first + job.plan, job.size);
-                let mut starts = vec![first];
+                starts.clear();
+                starts.push(first);
                 let mut total = grade.penalty(job, first, now);
                 // Each job placed again must keep its guarantee, and the grade must stay
                 // below the best so far (penalties only add up).
-                let bound = baseline - best.as_ref().map_or(0.0, |b| b.1);
-                let feasible = removed.iter().rev().all(|(_, j, _)| {
+                let bound = baseline - best.map_or(0.0, |b| b.1);
+                let feasible = removed.iter().rev().all(|(_, j)| {
                     flex.replace(&mut profile, j, now, &mut starts, &mut total) && total < bound
                 });
                 flex.candidate = profile;
                 let gain = baseline - total;
-                if feasible && gain > best.as_ref().map_or(0.0, |b| b.1) {
-                    best = Some((k, gain, starts));
+                if feasible && gain > best.map_or(0.0, |b| b.1) {
+                    best = Some((k, gain));
+                    std::mem::swap(&mut starts, &mut best_starts);
                 }
             }
         }
@@ -526,17 +532,20 @@ impl Conservative {
                 self.place_at(job, at_end);
                 flex.order.push(*job);
             }
-            Some((k, _, starts)) => {
-                for (_, j, _) in removed.iter().filter(|(i, ..)| *i >= k) {
+            Some((k, _)) => {
+                for (_, j) in removed.iter().filter(|(i, _)| *i >= k) {
                     self.take_reservation(j.id);
                 }
-                self.place_at(job, starts[0]);
-                let after = removed.iter().rev().filter(|(i, ..)| *i >= k);
-                for ((_, j, _), &start) in after.zip(&starts[1..]) {
+                self.place_at(job, best_starts[0]);
+                let after = removed.iter().rev().filter(|(i, _)| *i >= k);
+                for ((_, j), &start) in after.zip(&best_starts[1..]) {
                     self.place_at(j, start);
                 }
                 flex.order.insert(k, *job);
             }
         }
+        flex.removed = removed;
+        flex.starts = starts;
+        flex.best_starts = best_starts;
     }
 }

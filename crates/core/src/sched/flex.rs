@@ -173,9 +173,11 @@ pub(super) struct Flex {
     /// study.
     pub(super) base: Profile,
     pub(super) candidate: Profile,
-    /// Scratch: the starts of the candidate under study at an end, and of the best.
+    /// Scratch: the starts of the candidate under study, and of the best.
     pub(super) starts: Vec<Time>,
     pub(super) best_starts: Vec<Time>,
+    /// Scratch: the jobs an arrival's search took out of the profile, with their places.
+    pub(super) removed: Vec<(usize, JobRequest)>,
 }
 
 impl Flex {
@@ -189,6 +191,7 @@ impl Flex {
             candidate: Profile::new(0),
             starts: Vec::new(),
             best_starts: Vec::new(),
+            removed: Vec::new(),
         }
     }
 
