@@ -26,14 +26,14 @@
 //! When only arrivals happened since the last pass, nothing the reservation depends on has
 //! changed, so only the new jobs are tested (DESIGN.md, "Where performance comes from").
 //! Otherwise, with a short queue, the candidates are scanned; past [`INDEX_FROM`] waiting
-//! jobs ([`SJBF_INDEX_FROM`] for SJBF) they are not: an index of the waiting jobs (`backfill.rs`: by arrival for EASY, by
-//! plan and size for SJBF) hands out the jobs the scan would backfill, one after the
-//! other, so that a pass costs about the same with a million waiting jobs as with a
-//! thousand. The index is built when the queue reaches that length and dropped when it
-//! falls below a quarter of it, so that the common case (KTH's queue rarely holds more
-//! than a few dozen jobs) does not pay for keeping it. [`easy_pass`] is the scan, kept as
-//! the reference the indexed pass is tested against (`tests/easy_index.rs`) and for the
-//! passes in other orders (the Python gym agent's).
+//! jobs ([`SJBF_INDEX_FROM`] for SJBF) they are not: an index of the waiting jobs
+//! (`backfill.rs`: by arrival for EASY, by plan and size for SJBF) hands out the jobs the
+//! scan would backfill, one after the other, so that a pass costs about the same with a
+//! million waiting jobs as with a thousand. The index is built when the queue reaches that
+//! length and dropped when it falls below a quarter of it, so that the common case (KTH's
+//! queue rarely holds more than a few dozen jobs) does not pay for keeping it.
+//! [`easy_pass`] is the scan, kept as the reference the indexed pass is tested against
+//! (`tests/easy_index.rs`) and for the passes in other orders (the Python gym agent's).
 
 use super::backfill::{ByArrival, ByPlan, Candidate, Fit};
 use super::{RunningByEnd, RunningJob, Scheduler, SystemView};
@@ -41,7 +41,7 @@ use crate::job::{JobId, JobRequest};
 use crate::time::Time;
 
 /// Waiting jobs at which EASY builds the index of its candidates: below, a pass scans
-/// them. Measured on KTH replays (docs/PERFORMANCE.md, "The small queue").
+/// them. Measured on KTH replays (docs/PERFORMANCE.md, "Every queue length").
 pub const INDEX_FROM: usize = 256;
 
 /// Waiting jobs at which SJBF builds its index: its scan sorts the candidates by plan at

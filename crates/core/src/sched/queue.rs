@@ -9,9 +9,9 @@ use crate::job::{JobId, JobRequest};
 /// leaves is found by its id (a table of places by id) and its place marked empty; empty
 /// places are skipped, passed over as the front moves past them, and dropped all at once
 /// when they pass an eighth of the jobs (a policy that reads the whole queue at every pass
-/// reads few of them) or, before the front, the rest of the table. So a removal costs O(1) (amortized), not a move of every job
-/// behind it, which made each pass O(queue) in a saturated machine (docs/PERFORMANCE.md,
-/// "Saturation at scale").
+/// reads few of them) or, before the front, the rest of the table. So a removal costs
+/// O(1) (amortized), not a move of every job behind it, which made each pass O(queue) in a
+/// saturated machine (docs/PERFORMANCE.md, "Saturation at scale").
 #[derive(Debug, Clone, Default)]
 pub struct Queue {
     /// The jobs, and empty places, from the front.
