@@ -190,6 +190,11 @@ pub fn shadow(
     shadow.map(|s| (s, avail - need))
 }
 
+/// Sorts `jobs` in SJBF's order: shortest plan first, ties by submission.
+fn by_plan(jobs: &mut [Candidate]) {
+    jobs.sort_unstable_by_key(|j| (j.plan, j.seq));
+}
+
 /// The order in which backfilling candidates are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Order {
@@ -205,7 +210,7 @@ pub struct Easy {
     order: Order,
     running: RunningByEnd,
     reservation: Option<Reservation>,
-    arrivals: Vec<JobRequest>,
+    arrivals: Vec<Candidate>,
     /// Something besides arrivals changed since the last pass: a job ended or was replanned.
     dirty: bool,
     /// EASY: the waiting jobs in queue order, indexed by size and plan.
@@ -218,7 +223,7 @@ pub struct Easy {
     /// that a queue hovering near the threshold does not build it at every pass).
     index_from: usize,
     /// Scratch: SJBF's candidates of a scanning pass, by plan and submission.
-    by_plan_scan: Vec<(Time, u64, Candidate)>,
+    by_plan_scan: Vec<Candidate>,
 }
 
 impl Default for Easy {
@@ -304,18 +309,31 @@ impl Easy {
         };
         let mut arrivals = std::mem::take(&mut self.arrivals);
         if self.order == Order::ShortestPlan {
-            arrivals.sort_unstable_by_key(|j| (j.plan, j.seq));
+            by_plan(&mut arrivals);
         }
-        for job in &arrivals {
-            if free == 0 {
-                break;
-            }
-            if res.admit(job.size, job.plan, now, &mut free) {
-                self.start(Candidate::of(job), now, starts);
-            }
-        }
+        self.backfill_each(&mut res, arrivals.iter().copied(), now, &mut free, starts);
         self.arrivals = arrivals;
         self.reservation = Some(res);
+    }
+
+    /// Tests `candidates` in turn against the reservation `res` with `free` processors
+    /// free, and starts each it admits.
+    fn backfill_each(
+        &mut self,
+        res: &mut Reservation,
+        candidates: impl IntoIterator<Item = Candidate>,
+        now: Time,
+        free: &mut u32,
+        starts: &mut Vec<JobId>,
+    ) {
+        for job in candidates {
+            if *free == 0 {
+                break;
+            }
+            if res.admit(job.size, job.plan, now, free) {
+                self.start(job, now, starts);
+            }
+        }
     }
 
     /// EASY's candidates after the head (at `head`), in queue order, each the first that
@@ -413,30 +431,15 @@ impl Easy {
             self.run(Candidate::of(job), now, starts);
         };
         let mut res = Reservation::of(head.id, head.size, &self.running, now, free);
+        let queue = queue.map(Candidate::of);
         match self.order {
-            Order::Submission => {
-                for job in queue {
-                    if free == 0 {
-                        break;
-                    }
-                    if res.admit(job.size, job.plan, now, &mut free) {
-                        self.run(Candidate::of(job), now, starts);
-                    }
-                }
-            }
+            Order::Submission => self.backfill_each(&mut res, queue, now, &mut free, starts),
             Order::ShortestPlan => {
                 let mut candidates = std::mem::take(&mut self.by_plan_scan);
                 candidates.clear();
-                candidates.extend(queue.map(|j| (j.plan, j.seq, Candidate::of(j))));
-                candidates.sort_unstable_by_key(|&(plan, seq, _)| (plan, seq));
-                for &(_, _, job) in &candidates {
-                    if free == 0 {
-                        break;
-                    }
-                    if res.admit(job.size, job.plan, now, &mut free) {
-                        self.run(job, now, starts);
-                    }
-                }
+                candidates.extend(queue);
+                by_plan(&mut candidates);
+                self.backfill_each(&mut res, candidates.iter().copied(), now, &mut free, starts);
                 self.by_plan_scan = candidates;
             }
         }
@@ -523,7 +526,7 @@ impl Scheduler for Easy {
     }
 
     fn on_submit(&mut self, job: &JobRequest, _view: &SystemView<'_>) {
-        self.arrivals.push(*job);
+        self.arrivals.push(Candidate::of(job));
         self.index(job);
     }
 
