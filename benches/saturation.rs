@@ -150,7 +150,7 @@ fn saturation(c: &mut Criterion) {
     let mut g = c.benchmark_group("saturation");
     g.sample_size(10);
     g.throughput(Throughput::Elements(BATCH));
-    let lengths: [(&str, &[u64]); 6] = [
+    let lengths: [(&str, &[u64]); 7] = [
         ("easy", &[1_000, 10_000, 100_000, 1_000_000]),
         // Shortest first keeps the queue shorter: a million waiting takes more jobs than
         // the synthetic log has before its century runs out.
@@ -158,6 +158,7 @@ fn saturation(c: &mut Criterion) {
         ("maui", &[1_000, 10_000, 100_000]),
         ("creasy", &[1_000, 10_000]),
         ("fairshare", &[1_000, 10_000]),
+        ("limits:jobs=8", &[1_000, 10_000]),
         ("conservative", &[1_000]),
     ];
     for (name, queues) in lengths {

@@ -4,10 +4,12 @@ from the command line's definition) hand their arguments to these."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
@@ -47,18 +49,57 @@ def _argv(args: Mapping[str, Any], keep: List[Any], registrations: List[Any]) ->
     return argv
 
 
+@functools.lru_cache(maxsize=None)
+def _takes_threads(name: str) -> bool:
+    return any(o[0] == "threads" for o in _sitesim.options(name)[1])
+
+
+IN_ORDER = (
+    "a run with a Python scheduler runs its replications one after another (threads=1): "
+    "its callbacks run one at a time on this thread, holding the GIL, so more threads "
+    "would not make it faster, and class or module state the scheduler keeps would be "
+    "read in a different order on every run, giving different results"
+)
+
+
+def _in_order(name: str, argv: List[str], registrations: List[Any]) -> List[str]:
+    """``argv`` with ``--threads 1`` when a Python scheduler runs (warning when more
+    threads were asked for)."""
+    if not registrations or not _takes_threads(name):
+        return argv
+    asked = [a for a in argv if a.startswith("--threads=")]
+    if asked and asked[-1] != "--threads=1":
+        warnings.warn(f"threads={asked[-1].split('=', 1)[1]} ignored: {IN_ORDER}",
+                      stacklevel=4)
+    argv = [a for a in argv if not a.startswith("--threads=")]
+    return argv + ["--threads=1"]
+
+
 @contextlib.contextmanager
 def _captured() -> Iterator[List[str]]:
     """What the command prints on standard output (file descriptor 1) while inside;
-    the text is the list's one item afterwards."""
+    the text is the list's one item afterwards. A Python scheduler's own prints still go
+    to the console: ``sys.stdout``, when it writes to descriptor 1, writes meanwhile to a
+    copy of the console's descriptor."""
     text: List[str] = []
     sys.stdout.flush()
     with tempfile.TemporaryFile() as f:
         saved = os.dup(1)
+        console = sys.stdout
+        try:
+            to_fd1 = console.fileno() == 1
+        except (AttributeError, OSError, ValueError):
+            to_fd1 = False
         try:
             os.dup2(f.fileno(), 1)
+            if to_fd1:
+                sys.stdout = open(saved, "w", buffering=1, closefd=False,
+                                  encoding=console.encoding, errors=console.errors)
             yield text
         finally:
+            if to_fd1:
+                sys.stdout.flush()
+                sys.stdout = console
             os.dup2(saved, 1)
             os.close(saved)
             f.seek(0)
@@ -72,7 +113,8 @@ def _call(name: str, args: Mapping[str, Any], positional: Tuple[str, ...] = ()) 
     registrations: List[Any] = []
     args = dict(args)
     tail = [fspath(v) for p in positional for v in _listed(args.pop(p, None))]
-    argv = [name, "--quiet", *_argv(args, keep, registrations), *tail]
+    argv = [name, "--quiet", *_in_order(name, _argv(args, keep, registrations), registrations),
+            *tail]
     if registrations and "--check" not in argv:
         argv.append("--check")
     with _captured() as text:
@@ -99,7 +141,7 @@ def log_command(name: str, args: Dict[str, Any]) -> Result:
     out = args.pop("out", None)
     if args.get("report") and out is None:
         raise ValueError("report=True writes the report into out=: give out")
-    argv = _argv(args, keep, registrations)
+    argv = _in_order(name, _argv(args, keep, registrations), registrations)
     if registrations and "--check" not in argv:
         argv.append("--check")
     with tempfile.TemporaryDirectory(prefix="sitesim-") as scratch:
@@ -193,8 +235,13 @@ def run(
             (key, json.dumps(value) if isinstance(value, (bool, int, float, list)) else str(value))
         )
     if registrations:
-        # A Python scheduler always runs under the invariant checker.
+        # A Python scheduler always runs under the invariant checker, its replications
+        # one after another.
         pairs.append(("site.check", "true"))
+        asked = [v for k, v in pairs if k == "threads"]
+        if asked and asked[-1] != "1":
+            warnings.warn(f"threads={asked[-1]} ignored: {IN_ORDER}", stacklevel=3)
+        pairs.append(("threads", "1"))
     path, text, name = None, None, "scenario (dict)"
     if isinstance(scenario, Mapping):
         text = _sitesim.scenario_toml(json.dumps(scenario))

@@ -27,6 +27,23 @@ action naming an empty slot picks the first job and is counted as invalid
 slowdowns, 10 s bound), ``wait_hours`` (hours waited by all waiting jobs) and
 ``invalid`` (invalid actions). The last step adds what happened after the last decision.
 
+What a reward can tell apart depends on the mode (:data:`DEFAULT_REWARD`). In ``replay``
+and ``feedback`` the users submit every job of the log, whatever the agent does: it
+changes only when jobs run, so over an episode ``submitted``, ``jobs`` and
+``proc_hours`` add up to the same for every agent (the log's totals), and only
+``bsld``, ``wait_hours`` and ``invalid`` differ; the default there is ``"bsld"`` (minus
+the bounded slowdowns, as RLScheduler rewards). In ``resample`` the users submit more
+when served better and give up when served worse, so the work done differs too; the
+default there is ``"jobs"``. A reward whose episode return is the same for every agent
+in its mode draws a warning at construction (:class:`ConstantRewardWarning`).
+
+**Episodes** are a whole run by default; ``max_steps`` cuts one after that many
+decisions (``truncated`` is then true, as Gymnasium's time limits do). The environment
+is registered as ``sitesim/Replay-v0``, ``sitesim/Feedback-v0`` and
+``sitesim/Resample-v0`` for ``gymnasium.make(id, log=...)``; ``action_masks()`` gives
+the mask of the current decision (as ``sb3_contrib``'s ``MaskablePPO`` asks for), and
+``render()`` (``render_mode="ansi"``) the machine and the offered jobs as text.
+
 ``reset(seed=s)`` starts a new episode; with ``mode="resample"`` the population drawn
 depends on ``s`` only, so every policy evaluated with the same seeds faces the same users
 (common random numbers). At the end ``info["summary"]`` is the run's summary, as
@@ -37,6 +54,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 import gymnasium
@@ -47,7 +65,7 @@ from . import _sitesim
 from .logs import Log, LogFile
 from ._argv import option
 
-__all__ = ["ClosedLoopEnv", "COUNTERS", "REWARDS"]
+__all__ = ["ClosedLoopEnv", "COUNTERS", "ConstantRewardWarning", "DEFAULT_REWARD", "REWARDS"]
 
 #: The counters a reward weighs, in the order the simulation reports them.
 COUNTERS = ("submitted", "jobs", "proc_hours", "bsld", "wait_hours", "invalid")
@@ -63,6 +81,29 @@ REWARDS: Dict[str, Dict[str, float]] = {
 
 MODES = ("replay", "feedback", "resample")
 
+#: The reward of each mode when none is given: one that tells agents apart there.
+DEFAULT_REWARD: Dict[str, str] = {"replay": "bsld", "feedback": "bsld", "resample": "jobs"}
+
+#: The counters whose episode totals are the log's, whatever the agent does, by mode.
+CONSTANT: Dict[str, Tuple[str, ...]] = {
+    "replay": ("submitted", "jobs", "proc_hours"),
+    "feedback": ("submitted", "jobs", "proc_hours"),
+    "resample": (),
+}
+
+
+class ConstantRewardWarning(UserWarning):
+    """A reward whose episode return is the same for every agent in the mode."""
+
+
+def _register() -> None:
+    for mode in MODES:
+        gymnasium.register(
+            id=f"sitesim/{mode.capitalize()}-v0",
+            entry_point="sitesim.gym:ClosedLoopEnv",
+            kwargs={"mode": mode},
+        )
+
 
 class ClosedLoopEnv(gymnasium.Env):
     """Scheduling a site as a Gymnasium environment; see the module's documentation.
@@ -73,7 +114,7 @@ class ClosedLoopEnv(gymnasium.Env):
     further options of the command (``{"procs": 128, "threshold": "20m"}``).
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(
         self,
@@ -82,13 +123,22 @@ class ClosedLoopEnv(gymnasium.Env):
         *,
         window: int = 16,
         backfill: bool = True,
-        reward: Union[str, Mapping[str, float]] = "jobs",
+        reward: Union[str, Mapping[str, float], None] = None,
         population: Optional[float] = None,
         weeks: Optional[float] = None,
+        max_steps: Optional[int] = None,
         options: Optional[Mapping[str, Any]] = None,
+        render_mode: Optional[str] = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode is one of {', '.join(MODES)}, not {mode!r}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode is 'ansi' or None, not {render_mode!r}")
+        if max_steps is not None and (isinstance(max_steps, bool) or int(max_steps) != max_steps
+                                      or max_steps < 1):
+            raise ValueError(f"max_steps is a positive number of decisions, not {max_steps!r}")
+        if reward is None:
+            reward = DEFAULT_REWARD[mode]
         if isinstance(window, bool) or not isinstance(window, int) or window < 1:
             raise ValueError(f"window is a positive number of jobs, not {window!r}")
         weights = REWARDS.get(reward) if isinstance(reward, str) else dict(reward)
@@ -99,9 +149,21 @@ class ClosedLoopEnv(gymnasium.Env):
             raise ValueError(
                 f"reward weights {sorted(unknown)}: the counters are {', '.join(COUNTERS)}"
             )
+        constant = [c for c, w in weights.items() if w and c in CONSTANT[mode]]
+        if constant and not any(w for c, w in weights.items() if c not in CONSTANT[mode]):
+            warnings.warn(
+                f"reward {reward!r}: in mode {mode!r} the users submit every job of the log "
+                f"whatever the agent does, so {', '.join(constant)} add up to the log's "
+                "totals and every agent's episode return is the same; reward 'bsld' or "
+                "'wait' there, or use mode='resample'",
+                ConstantRewardWarning,
+                stacklevel=2,
+            )
         if mode != "resample" and (population is not None or weeks is not None):
             raise ValueError("population and weeks size a resampled episode (mode='resample')")
         self.mode = mode
+        self.render_mode = render_mode
+        self.max_steps = None if max_steps is None else int(max_steps)
         self.window = window
         self.backfill = backfill
         self._weights = np.array([weights.get(c, 0.0) for c in COUNTERS])
@@ -113,14 +175,16 @@ class ClosedLoopEnv(gymnasium.Env):
             self._argv += option(key, value)
         if mode == "resample":
             self._argv += ["--replications", "1", "--threads", "1"]
-            if population is not None:
-                self._argv += ["--population", str(population)]
-            if weeks is not None:
-                self._argv += ["--weeks", str(weeks)]
+            self._argv += option("population", population) + option("weeks", weeks)
         self.observation_space = spaces.Box(0.0, 1.0, (3 + 6 * window,), np.float32)
         self.action_space = spaces.Discrete(window)
         self._episode: Optional[Any] = None
         self._counters = np.zeros(len(COUNTERS))
+        self._steps = 0
+        self._last: Tuple[np.ndarray, Dict[str, Any]] = (
+            np.zeros(self.observation_space.shape, np.float32),
+            {"action_mask": np.zeros(window, np.int8)},
+        )
 
     def _observe(self, step: tuple) -> Tuple[np.ndarray, float, bool, Dict[str, Any]]:
         done, obs, mask, counters, now, summary = step
@@ -136,6 +200,7 @@ class ClosedLoopEnv(gymnasium.Env):
         else:
             observation = np.frombuffer(obs, np.float32).copy()
             info["action_mask"] = np.frombuffer(mask, np.int8).copy()
+        self._last = (observation, info)
         return observation, reward, done, info
 
     def reset(
@@ -148,6 +213,7 @@ class ClosedLoopEnv(gymnasium.Env):
             run_seed = seed if seed is not None else int(self.np_random.integers(2**63))
             argv += ["--seed", str(run_seed)]
         self._counters = np.zeros(len(COUNTERS))
+        self._steps = 0
         self._episode = _sitesim.Episode(self.mode, argv, self.window, self.backfill)
         observation, _, done, info = self._observe(self._episode.advance(None))
         if done:
@@ -158,9 +224,38 @@ class ClosedLoopEnv(gymnasium.Env):
         if self._episode is None:
             raise RuntimeError("call reset() before step()")
         observation, reward, done, info = self._observe(self._episode.advance(int(action)))
-        return observation, reward, done, False, info
+        self._steps += 1
+        truncated = not done and self.max_steps is not None and self._steps >= self.max_steps
+        if truncated:
+            self.close()
+        return observation, reward, done, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Which actions name a job at the current decision (``bool``, one per slot)."""
+        return self._last[1]["action_mask"].astype(bool)
+
+    def render(self) -> Optional[str]:
+        """The machine and the offered jobs at the current decision, as text."""
+        if self.render_mode != "ansi":
+            return None
+        obs, info = self._last
+        lines = [
+            f"t={info.get('now', 0)} s  free {obs[0]:.0%} of the machine  "
+            f"waiting {obs[1]:.2f} (q / (q + window))",
+        ]
+        for slot in range(self.window):
+            job = obs[3 + 6 * slot: 9 + 6 * slot]
+            if job[0]:
+                lines.append(
+                    f"  [{slot:2}] size {job[1]:.0%}  plan {job[2]:.2f}  waited {job[3]:.2f}"
+                    f"{'  fits' if job[4] else ''}{'  in session' if job[5] else ''}"
+                )
+        return "\n".join(lines)
 
     def close(self) -> None:
         if self._episode is not None:
             self._episode.close()
             self._episode = None
+
+
+_register()

@@ -16,10 +16,9 @@
 //! ended jobs' bounded slowdowns, hours waited by all jobs, and invalid actions.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvError, SyncSender, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -30,6 +29,7 @@ use sitesim::sched::{RunningJob, Scheduler, SystemView, easy_pass};
 use sitesim::time::Time;
 
 use crate::SitesimError;
+use crate::handoff::Handoff;
 
 /// Features of the machine in an observation.
 const MACHINE: usize = 3;
@@ -42,25 +42,6 @@ const CAP: f64 = 30.0 * 86_400.0;
 const SESSION_GAP: Time = 20 * 60;
 /// The runtime below which bounded slowdown counts a job as this long (10 s).
 const BSLD_BOUND: f64 = 10.0;
-
-/// How long a side waits for the other by spinning before it sleeps: a decision and its
-/// action then cross between the threads in well under a microsecond instead of the
-/// tens a sleeping thread takes to wake, at the cost of a core busy for this long at
-/// most while the agent thinks.
-const SPIN: Duration = Duration::from_micros(200);
-
-/// The next message of `rx`: spun for up to [`SPIN`], then waited for.
-fn receive<T>(rx: &Receiver<T>) -> Result<T, RecvError> {
-    let since = Instant::now();
-    loop {
-        match rx.try_recv() {
-            Ok(v) => return Ok(v),
-            Err(TryRecvError::Disconnected) => return Err(RecvError),
-            Err(TryRecvError::Empty) if since.elapsed() > SPIN => return rx.recv(),
-            Err(TryRecvError::Empty) => std::hint::spin_loop(),
-        }
-    }
-}
 
 /// Cumulative counters, in the order the environment reads them.
 #[derive(Debug, Clone, Copy, Default)]
@@ -101,6 +82,7 @@ struct Link {
     from_env: Receiver<u32>,
     /// The counters so far, which the run's thread sends at the end.
     counters: Counters,
+    handoff: Handoff,
 }
 
 /// The scheduler of an episode: it asks the environment at each decision.
@@ -154,11 +136,14 @@ impl Agent {
 
     /// Asks the environment; `None` if it has gone.
     fn ask(&mut self, obs: Vec<f32>, mask: Vec<u8>, now: Time) -> Option<u32> {
-        let link = self.link.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut link = self.link.lock().unwrap_or_else(PoisonError::into_inner);
         link.to_env
             .send(ToEnv::Decide(obs, mask, link.counters, now))
             .ok()?;
-        receive(&link.from_env).ok()
+        let Link {
+            from_env, handoff, ..
+        } = &mut *link;
+        handoff.receive(from_env, Receiver::recv).ok()
     }
 
     /// Updates the counters.
@@ -313,6 +298,7 @@ pub struct Episode {
     thread: Option<JoinHandle<()>>,
     /// Whether the run has ended (its result has been taken).
     ended: bool,
+    handoff: Handoff,
 }
 
 /// What [`Episode::advance`] returns: whether the run ended, the observation (f32
@@ -347,6 +333,7 @@ impl Episode {
             to_env: to_env.clone(),
             from_env,
             counters: Counters::default(),
+            handoff: Handoff::default(),
         }));
         let agent = Agent {
             name: name.clone(),
@@ -380,6 +367,7 @@ impl Episode {
             to_sim: Some(to_sim),
             thread: Some(thread),
             ended: false,
+            handoff: Handoff::default(),
         })
     }
 
@@ -392,12 +380,17 @@ impl Episode {
                 "the episode has ended: reset the environment",
             ));
         }
-        let (from_sim, to_sim) = (&self.from_sim, &self.to_sim);
+        let (from_sim, to_sim, handoff) = (&self.from_sim, &self.to_sim, &mut self.handoff);
         let message = py.detach(|| {
             if let (Some(a), Some(to_sim)) = (action, to_sim) {
                 to_sim.send(a).ok()?;
             }
-            receive(&from_sim.lock().unwrap_or_else(PoisonError::into_inner)).ok()
+            handoff
+                .receive(
+                    &from_sim.lock().unwrap_or_else(PoisonError::into_inner),
+                    Receiver::recv,
+                )
+                .ok()
         });
         match message {
             Some(ToEnv::Decide(obs, mask, counters, now)) => {

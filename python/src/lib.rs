@@ -10,11 +10,12 @@
 //! output directory, which the Python side reads.
 
 mod gym;
+mod handoff;
+mod host;
 mod scheduler;
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -37,41 +38,30 @@ create_exception!(
      (a malformed log names its file, line and field)."
 );
 
-/// How often a running call looks for a pending signal (Ctrl-C) in the interpreter.
-const SIGNAL_CHECK: Duration = Duration::from_millis(100);
-
-/// Runs `f` on a thread of its own, without the GIL, while this one looks for Ctrl-C
-/// every [`SIGNAL_CHECK`]: on `KeyboardInterrupt` (or any exception a signal handler
-/// raises) no new run starts and the running ones are abandoned (a long single run
-/// stops too; finished experiment runs stay on disk), and the exception is raised once
-/// they have. An error of `f` becomes a [`SitesimError`].
+/// Runs `f` on a thread of its own, without the GIL, while this thread hosts the Python
+/// schedulers' callbacks ([`host`]) and looks for Ctrl-C: on `KeyboardInterrupt` (or any
+/// exception a signal handler raises), raised between callbacks or inside one, no new
+/// run starts and the running ones are abandoned (a long single run stops too; finished
+/// experiment runs stay on disk), and the exception is raised once they have. An error
+/// of `f` becomes a [`SitesimError`].
 fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, String> + Send) -> PyResult<T> {
     let stop = stop_flag();
     clear_stop();
     sitesim::engine::clear_abandon();
+    let host = host::Host::new();
+    let finished = host.finisher();
     std::thread::scope(|scope| {
-        let (done, finished) = std::sync::mpsc::channel();
         let run = scope.spawn(move || {
             let result = f();
-            let _ = done.send(());
+            finished();
             result
         });
         let mut interrupt = None;
-        let mut finished = finished;
-        loop {
-            let (waited, back) = py.detach(move || (finished.recv_timeout(SIGNAL_CHECK), finished));
-            finished = back;
-            if waited.is_ok() || run.is_finished() {
-                break;
-            }
-            if interrupt.is_none()
-                && let Err(e) = py.check_signals()
-            {
-                stop.store(true, Ordering::Relaxed);
-                sitesim::engine::abandon_runs();
-                interrupt = Some(e);
-            }
-        }
+        host.serve(py, |e| {
+            stop.store(true, Ordering::Relaxed);
+            sitesim::engine::abandon_runs();
+            interrupt = Some(e);
+        });
         let result = py.detach(|| run.join());
         // Runs outside a call (a gym environment's steps) are never abandoned.
         sitesim::engine::clear_abandon();

@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -26,6 +26,8 @@ use sitesim::job::{JobId, JobRequest};
 use sitesim::registry::register;
 use sitesim::sched::{RunningJob, Scheduler, SystemView, easy_pass, shadow};
 use sitesim::time::Time;
+
+use crate::host;
 
 /// A job as a Python scheduler sees it; the same object for a job from its submission to
 /// its end.
@@ -292,6 +294,19 @@ pub fn register_scheduler(
     Registration { name, error }
 }
 
+/// `value` as an integer: an `int`, or a `float` with no fractional part (as numpy and
+/// arithmetic on times give); `None` for anything else.
+fn integer<T: for<'py> FromPyObjectOwned<'py> + TryFrom<i64>>(
+    value: &Bound<'_, PyAny>,
+) -> Option<T> {
+    if let Ok(v) = value.extract::<T>() {
+        return Some(v);
+    }
+    let f: f64 = value.extract().ok()?;
+    let whole = f.is_finite() && f.fract() == 0.0 && f.abs() < 2f64.powi(53);
+    whole.then(|| T::try_from(f as i64).ok()).flatten()
+}
+
 /// `copy.deepcopy(obj)`.
 fn deepcopy(py: Python<'_>, obj: &Py<PyAny>) -> PyResult<Py<PyAny>> {
     Ok(py
@@ -316,7 +331,7 @@ pub struct PyScheduler {
 
 impl PyScheduler {
     fn new(name: &str, prototype: &Py<PyAny>, hooks: Hooks, error: &ErrorSlot) -> Self {
-        Python::attach(|py| {
+        host::call(|py| {
             let mut s = PyScheduler {
                 name: name.to_owned(),
                 obj: prototype.clone_ref(py),
@@ -328,14 +343,15 @@ impl PyScheduler {
             };
             match deepcopy(py, prototype) {
                 Ok(obj) => s.obj = obj,
-                Err(e) => s.raised("copy.deepcopy of the scheduler", e),
+                Err(e) => s.raised(py, "copy.deepcopy of the scheduler", e),
             }
             s
         })
     }
 
     /// A callback raised `e`: the run ends, and the exception is kept for Python.
-    fn raised(&mut self, callback: &str, e: PyErr) {
+    fn raised(&mut self, py: Python<'_>, callback: &str, e: PyErr) {
+        host::note_interrupt(py, &e);
         if self.fault.is_none() {
             self.fault = Some(format!("its {callback} raised {e}"));
             let mut slot = self.error.lock().unwrap_or_else(PoisonError::into_inner);
@@ -388,27 +404,48 @@ impl PyScheduler {
         )
     }
 
-    /// The pass: calls `schedule(view)` and checks what it returns.
+    /// The pass: calls `schedule(view)` and checks what it returns; then asks
+    /// `wake_at()`. The error names the callback that raised.
     fn pass(
         &mut self,
         py: Python<'_>,
         v: &SystemView<'_>,
         starts: &mut Vec<JobId>,
-    ) -> PyResult<Result<(), String>> {
-        let view = self.view(py, v)?;
-        let chosen = self.obj.bind(py).call_method1("schedule", (view,))?;
+    ) -> Result<Result<(), String>, (&'static str, PyErr)> {
+        let view = self.view(py, v).map_err(|e| ("schedule()", e))?;
+        let chosen = self
+            .obj
+            .bind(py)
+            .call_method1("schedule", (view,))
+            .map_err(|e| ("schedule()", e))?;
+        if chosen.is_none() {
+            return Ok(Err(
+                "schedule() returned None: it returns the jobs to start now \
+                 (an empty list to start none); is its `return` missing?"
+                    .into(),
+            ));
+        }
         let mut free = v.free;
         let mut seen: Vec<u64> = Vec::new();
-        if chosen.is_none() {
-            return Ok(Ok(()));
-        }
-        for item in chosen.try_iter()? {
-            let item = item?;
-            let seq: u64 = match item.cast::<Job>() {
+        let items = chosen.try_iter().map_err(|_| {
+            (
+                "schedule()",
+                PyTypeError::new_err(format!(
+                    "schedule() returned {}, not a list of jobs or job ids",
+                    chosen
+                        .get_type()
+                        .name()
+                        .map_or_else(|_| "?".into(), |n| n.to_string())
+                )),
+            )
+        })?;
+        for item in items {
+            let item = item.map_err(|e| ("schedule()", e))?;
+            let seq = match item.cast::<Job>() {
                 Ok(j) => j.get().id,
-                Err(_) => match item.extract() {
-                    Ok(seq) => seq,
-                    Err(_) => {
+                Err(_) => match integer(&item) {
+                    Some(seq) => seq,
+                    None => {
                         return Ok(Err(format!(
                             "schedule() returned {item}, which is not a Job or a job id"
                         )));
@@ -438,7 +475,24 @@ impl PyScheduler {
             starts.push(job.id);
         }
         if self.hooks.wake_at {
-            self.wake = self.obj.bind(py).call_method0("wake_at")?.extract()?;
+            let wake = self
+                .obj
+                .bind(py)
+                .call_method0("wake_at")
+                .map_err(|e| ("wake_at()", e))?;
+            self.wake = if wake.is_none() {
+                None
+            } else {
+                match integer(&wake) {
+                    Some(t) => Some(t),
+                    None => {
+                        return Ok(Err(format!(
+                            "wake_at() returned {wake}, which is not a time in seconds (an \
+                             integer) or None"
+                        )));
+                    }
+                }
+            };
         }
         Ok(Ok(()))
     }
@@ -447,7 +501,7 @@ impl PyScheduler {
     fn hook(&mut self, py: Python<'_>, name: &str, job: PyResult<Py<Job>>, now: Time) {
         let called = job.and_then(|j| self.obj.bind(py).call_method1(name, (j, now)));
         if let Err(e) = called {
-            self.raised(&format!("{name}()"), e);
+            self.raised(py, &format!("{name}()"), e);
         }
     }
 }
@@ -455,7 +509,7 @@ impl PyScheduler {
 impl Clone for PyScheduler {
     /// A deep copy, its state included (an adaptive scheduler's candidates).
     fn clone(&self) -> Self {
-        Python::attach(|py| {
+        host::call(|py| {
             let mut s = PyScheduler {
                 name: self.name.clone(),
                 obj: self.obj.clone_ref(py),
@@ -471,7 +525,7 @@ impl Clone for PyScheduler {
             };
             match deepcopy(py, &self.obj) {
                 Ok(obj) => s.obj = obj,
-                Err(e) => s.raised("copy.deepcopy of the scheduler", e),
+                Err(e) => s.raised(py, "copy.deepcopy of the scheduler", e),
             }
             s
         })
@@ -487,14 +541,14 @@ impl Scheduler for PyScheduler {
         if self.fault.is_some() {
             return;
         }
-        Python::attach(|py| {
+        host::call(|py| {
             self.jobs.clear();
             if self.hooks.sync {
                 let r = self
                     .view(py, view)
                     .and_then(|v| self.obj.bind(py).call_method1("sync", (v,)).map(drop));
                 if let Err(e) = r {
-                    self.raised("sync()", e);
+                    self.raised(py, "sync()", e);
                 }
             }
         });
@@ -502,7 +556,7 @@ impl Scheduler for PyScheduler {
 
     fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
         if self.hooks.on_submit && self.fault.is_none() {
-            Python::attach(|py| {
+            host::call(|py| {
                 let j = self.job(py, job);
                 self.hook(py, "on_submit", j, view.now);
             });
@@ -512,7 +566,7 @@ impl Scheduler for PyScheduler {
     fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
         let known = self.jobs.remove(&job.request.seq);
         if self.hooks.on_end && self.fault.is_none() {
-            Python::attach(|py| {
+            host::call(|py| {
                 let j = known.map_or_else(|| Py::new(py, Job::of(&job.request)), Ok);
                 self.hook(py, "on_end", j, view.now);
             });
@@ -525,15 +579,15 @@ impl Scheduler for PyScheduler {
         if self.fault.is_some() || !view.queue().iter().any(|j| j.size <= view.free) {
             return;
         }
-        Python::attach(|py| match self.pass(py, view, starts) {
+        host::call(|py| match self.pass(py, view, starts) {
             Ok(Ok(())) => {}
             Ok(Err(rule)) => {
                 starts.clear();
                 self.fault = Some(rule);
             }
-            Err(e) => {
+            Err((callback, e)) => {
                 starts.clear();
-                self.raised("schedule()", e);
+                self.raised(py, callback, e);
             }
         });
     }

@@ -10,19 +10,23 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import sitesim
-from sitesim.gym import COUNTERS, ClosedLoopEnv
+import gymnasium
+
+from sitesim.gym import COUNTERS, DEFAULT_REWARD, ClosedLoopEnv, ConstantRewardWarning
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "python"
 
 
 def play(env, policy, seed=None):
-    """One episode; its observations' count, total reward and last info."""
+    """One episode (cut at the environment's `max_steps`, if any); its observations'
+    count, total reward and last info."""
     obs, info = env.reset(seed=seed)
     steps, total, done = 0, 0.0, False
     while not done:
         assert env.observation_space.contains(obs)
-        obs, reward, done, truncated, info = env.step(policy(obs, info))
-        assert not truncated
+        obs, reward, terminated, truncated, info = env.step(policy(obs, info))
+        assert not truncated or env.max_steps is not None
+        done = terminated or truncated
         steps += 1
         total += reward
     return steps, total, info
@@ -34,7 +38,8 @@ def test_the_environment_passes_gymnasiums_checker(kth):
 
 @pytest.mark.parametrize("mode", ["replay", "feedback"])
 def test_the_first_job_with_backfilling_is_easy(kth, mode):
-    env = ClosedLoopEnv(kth, mode)
+    with pytest.warns(ConstantRewardWarning, match="every agent's episode return is the same"):
+        env = ClosedLoopEnv(kth, mode, reward="jobs")
     steps, total, info = play(env, lambda obs, info: 0)
     easy = getattr(sitesim, mode)(kth, "easy")
     agent = summary(info)
@@ -130,3 +135,36 @@ def test_the_evaluation_example_runs(kth):
     results = evaluate(kth, episodes=2, weeks=2, population=1.0)
     assert set(results) == {"first (EASY)", "random", "shortest"}
     assert all(len(runs) == 2 and runs[0][0] > 0 for runs in results.values())
+
+
+@pytest.mark.parametrize("mode", ["replay", "feedback", "resample"])
+def test_each_mode_rewards_by_default_what_tells_agents_apart(kth, mode, recwarn):
+    sized = {"weeks": 2} if mode == "resample" else {}
+    env = ClosedLoopEnv(kth, mode, max_steps=None if mode == "resample" else 3000, **sized)
+    assert not [w for w in recwarn if issubclass(w.category, ConstantRewardWarning)]
+    first = play(env, lambda obs, info: 0, seed=3)
+    shortest = play(env, lambda obs, info: int(np.argmin(
+        np.where(info["action_mask"] > 0, obs[3:].reshape(-1, 6)[:, 2], 2))), seed=3)
+    weights = {"bsld": -1.0} if DEFAULT_REWARD[mode] == "bsld" else {"jobs": 1.0}
+    for _, total, info in (first, shortest):
+        counters = info["counters"]
+        assert total == pytest.approx(sum(w * counters[c] for c, w in weights.items()))
+    assert first[1] != shortest[1]
+
+
+def test_the_gym_conventions(kth):
+    env = gymnasium.make("sitesim/Replay-v0", log=kth, window=4, max_steps=50,
+                         render_mode="ansi")
+    obs, info = env.reset()
+    assert (env.unwrapped.action_masks() == info["action_mask"].astype(bool)).all()
+    text = env.render()
+    assert text.startswith("t=") and "[ 0] size" in text
+    steps, truncated = 0, False
+    while not truncated:
+        obs, reward, terminated, truncated, info = env.step(0)
+        assert not terminated
+        steps += 1
+    assert steps == 50
+    check_env(ClosedLoopEnv(kth, "replay", window=4, render_mode="ansi").unwrapped)
+    for mode in ("Feedback", "Resample"):
+        assert gymnasium.make(f"sitesim/{mode}-v0", log=kth).unwrapped.mode == mode.lower()

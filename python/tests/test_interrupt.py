@@ -92,3 +92,32 @@ def test_after_ctrl_c_the_next_runs_go_to_their_end(kth):
     last = err.strip().splitlines()[-1].split()
     assert last[0] == "replay" and last[2] == "episode", err
     assert float(last[1]) == float(last[3]) > 28000, err
+
+
+def test_ctrl_c_stops_a_callback_that_loops_or_sleeps(kth):
+    # A scheduler's callbacks run on the interpreter's thread, where Ctrl-C reaches them:
+    # a `while True` or a long `time.sleep` in `schedule` or `on_end` ends within a
+    # second, in a single run and in parallel replications.
+    for body, call in [
+        ("while True: pass", "replay({log!r}, Stuck())"),
+        ("time.sleep(3600)", "replay({log!r}, Stuck())"),
+        ("time.sleep(3600)", "resample({log!r}, Stuck(), replications=4, threads=2)"),
+    ]:
+        for hook in ("schedule(self, view)", "on_end(self, job, now)"):
+            took, err = interrupted(f"""
+                import time
+                import sitesim
+
+                class Stuck(sitesim.Scheduler):
+                    def schedule(self, view):
+                        return [j for j in view.queue[:1] if j.size <= view.free]
+
+                    def {hook}:
+                        {body}
+
+                print("started", flush=True)
+                sitesim.{call.format(log=str(kth))}
+                print("ran to the end")
+            """)
+            assert "KeyboardInterrupt" in err, (body, hook, err)
+            assert took < 1.5, f"{body} in {hook}: {took:.1f} s after SIGINT"

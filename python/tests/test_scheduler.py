@@ -5,6 +5,7 @@ determinism on any thread count."""
 
 import sys
 import traceback
+import warnings
 from pathlib import Path
 
 import pandas.testing
@@ -47,11 +48,35 @@ def test_python_easy_in_the_closed_loop(kth):
 
 
 def test_python_replications_agree_on_any_thread_count(kth):
-    runs = [sitesim.resample(kth, Easy(), replications=3, weeks=3, threads=t) for t in (1, 2)]
+    runs = [sitesim.resample(kth, Easy(), replications=3, weeks=3, threads=1)]
+    with pytest.warns(UserWarning, match="threads=2 ignored: a run with a Python scheduler"):
+        runs.append(sitesim.resample(kth, Easy(), replications=3, weeks=3, threads=2))
     builtin = sitesim.resample(kth, "easy", replications=3, weeks=3, threads=2, check=True)
     pandas.testing.assert_frame_equal(runs[0].replications, runs[1].replications)
     pandas.testing.assert_frame_equal(runs[0].replications, builtin.replications)
     assert runs[0].summary["stats"] == builtin.summary["stats"]
+
+
+def test_class_state_gives_the_same_results_on_every_run(kth):
+    # State kept on the class is shared by every replication's copy; they run one after
+    # another, so it is read in the same order on every run.
+    class Counting(Easy):
+        passes = 0
+
+        def schedule(self, view):
+            Counting.passes += 1
+            # Every third pass starts one job only.
+            return super().schedule(view)[: None if Counting.passes % 3 else 1]
+
+    def run():
+        Counting.passes = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return sitesim.resample(kth, Counting(), replications=4, weeks=2, threads=2)
+
+    first = run()
+    for _ in range(2):
+        pandas.testing.assert_frame_equal(first.replications, run().replications)
 
 
 def with_python_easy(spec):
@@ -217,3 +242,88 @@ def test_the_session_first_example_runs_checked_against_easy(kth):
             != stats["session-first"].loc["jobs_per_week", "mean"])
     r = sitesim.replay(kth, SessionFirst())
     assert r.summary["counts"]["checked_passes"] == r.summary["counts"]["passes"] > 0
+
+
+class Forgets(sitesim.Scheduler):
+    def schedule(self, view):
+        view.easy()
+
+
+class Returns3(sitesim.Scheduler):
+    def schedule(self, view):
+        return 3
+
+
+class WakesBadly(Fcfs):
+    def wake_at(self):
+        return "soon"
+
+
+class WakeRaises(Fcfs):
+    def wake_at(self):
+        raise RuntimeError("no clock")
+
+
+@pytest.mark.parametrize("scheduler, message", [
+    (Forgets, "schedule() returned None: it returns the jobs to start now"),
+    (Returns3, "schedule() returned int, not a list of jobs or job ids"),
+    (WakesBadly, "wake_at() returned soon, which is not a time in seconds"),
+])
+def test_a_wrong_return_value_is_named_at_the_first_pass(kth, scheduler, message):
+    log = sitesim.read_swf(kth).head(50)
+    with pytest.raises((sitesim.SitesimError, TypeError)) as e:
+        sitesim.replay(log, scheduler())
+    text = str(e.value) + str(e.value.__cause__ or "")
+    assert message in text, text
+
+
+def test_a_raising_wake_at_is_named_as_wake_at(kth):
+    log = sitesim.read_swf(kth).head(50)
+    with pytest.raises(RuntimeError) as e:
+        sitesim.replay(log, WakeRaises())
+    assert "its wake_at() raised RuntimeError" in str(e.value.__cause__)
+
+
+def test_integral_floats_are_integers(kth):
+    class FloatIds(Fcfs):
+        def schedule(self, view):
+            return [float(j.id) for j in super().schedule(view)]
+
+        def wake_at(self):
+            return 7200.0
+
+    log = sitesim.read_swf(kth).head(300)
+    got = sitesim.replay(log, FloatIds()).jobs
+    want = sitesim.replay(log, Fcfs()).jobs
+    pandas.testing.assert_frame_equal(got, want)
+
+
+def test_a_schedulers_prints_reach_the_console_during_a_sweep(kth, tmp_path):
+    # `sweep` captures what the command prints into Result.text; the scheduler's own
+    # print() goes to the console all the same.
+    import subprocess
+    import textwrap
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[2] / "examples" / "python")!r})
+        import sitesim
+        from fcfs import Fcfs
+
+        class Loud(Fcfs):
+            said = False
+
+            def schedule(self, view):
+                if not Loud.said:
+                    Loud.said = True
+                    print("HELLO FROM THE SCHEDULER", flush=True)
+                return super().schedule(view)
+
+        r = sitesim.sweep({str(kth)!r}, [1], scheduler=Loud(), replications=1, weeks=2,
+                          threads=1, out={str(tmp_path / "sweep")!r})
+        print("TEXT HAS IT" if "HELLO" in r.text else "TEXT IS CLEAN")
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "HELLO FROM THE SCHEDULER" in out.stdout
+    assert "TEXT IS CLEAN" in out.stdout
