@@ -14,8 +14,10 @@ releases the GIL.
   :class:`Scheduler` subclass written in Python, which then runs under the invariant
   checker, in the closed loop like any built-in policy.
 - A run gives a :class:`Result`: ``.summary`` (the dict of ``summary.json``), its tables
-  as DataFrames (``.jobs``, ``.users``, ``.replications``, ...) and, replicated,
-  ``.stats``. :func:`load` reads a results directory back.
+  as DataFrames (``.jobs``, ``.users``, ``.replications``, ``.weekly``, ...) and
+  ``.stats``, the metrics under the same names for a single run (``n`` = 1) as for a
+  replicated one. :func:`load` reads a results directory back. :func:`policies` lists
+  the built-in scheduling policies.
 - An input or option the command refuses raises :class:`SitesimError` (a ``ValueError``)
   with the command's message, which names the file, line and field of a malformed log;
   an unknown keyword is a ``TypeError``.
@@ -69,6 +71,7 @@ __all__ = [
     "load",
     "merge",
     "model",
+    "policies",
     "read_swf",
     "replay",
     "report",
@@ -102,3 +105,15 @@ def run(
     settings = [("replications", replications), ("seed", seed), ("threads", threads)]
     settings += list((set or {}).items())
     return _run.run(scenario, out, settings)
+
+
+def policies() -> dict:
+    """The built-in scheduling policies: each name with what it does and its parameters,
+    as ``sitesim policies`` lists them (a policy written in Python is a
+    :class:`Scheduler`)."""
+    listed = {}
+    for line in _run.printed("policies", {}).splitlines():
+        name, _, about = line.partition(" ")
+        if name:
+            listed[name] = about.strip()
+    return listed

@@ -18,7 +18,7 @@ from ._argv import fspath, option
 from ._sitesim import SitesimError
 from .logs import LogFile
 from .results import Result, _read_json, _tables, load
-from .scheduler import Scheduler, policy_spec, raise_callback_error
+from .scheduler import Scheduler, policy_spec, raise_callback_error, used_instances
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -151,7 +151,9 @@ def log_command(name: str, args: Dict[str, Any]) -> Result:
         except SitesimError as e:
             raise_callback_error(registrations, e)
             raise
-        return Result(json.loads(text), _tables(dir), dir=dir if out is not None else None)
+        result = Result(json.loads(text), _tables(dir), dir=dir if out is not None else None)
+        result.schedulers = used_instances(registrations)
+        return result
 
 
 def calibrate(args: Dict[str, Any]) -> Result:
@@ -257,6 +259,9 @@ def run(
             raise
         dir = Path(dir)
         if summary is None:
-            return load(dir)
-        kept = None if dir == Path(scratch) else dir
-        return Result(json.loads(summary), _tables(dir), dir=kept)
+            result = load(dir)
+        else:
+            kept = None if dir == Path(scratch) else dir
+            result = Result(json.loads(summary), _tables(dir), dir=kept)
+        result.schedulers = used_instances(registrations)
+        return result

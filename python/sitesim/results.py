@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Mapping, Optional, Union
+from typing import Any, List, Mapping, Optional, Union
 
 from ._sitesim import SitesimError
 
@@ -19,7 +19,7 @@ TABLES = (
     "jobs", "users", "sessions", "cycles", "replications", "weekly", "runs", "paired", "calibrate",
 )
 
-NOT_REPLICATED = "this run is not replicated: it has no statistics"
+NOT_REPLICATED = "this result has no statistics (an experiment's are in its runs table)"
 
 
 def _read_table(path: Path) -> Any:
@@ -45,7 +45,9 @@ class Result:
     else ``None``. An experiment also has ``plan`` (``experiment.json``) and, for a
     capacity search, ``capacity`` (``capacity.json``); they are ``None`` otherwise.
     ``text`` is what the command printed, for those that print a report (``calibrate``,
-    ``sweep``, ``merge``), else ``None``.
+    ``sweep``, ``merge``), else ``None``. ``schedulers`` are the instances of the Python
+    schedulers the run used, each run's own copy in the state it ended in (one per run or
+    replication, in their order; empty without a Python scheduler).
     """
 
     def __init__(
@@ -63,12 +65,14 @@ class Result:
         self.dir = dir
         self.plan = plan
         self.capacity = capacity
+        self.schedulers: List[Any] = []
 
     @property
     def stats(self) -> Any:
-        """The replicated statistics (a replicated run's ``summary["stats"]``) as a
-        DataFrame, one row per metric: ``n``, ``mean``, ``sd``, ``ci95`` (the half-width
-        of the 95% confidence interval of the mean), ``min``, ``max``."""
+        """The run's statistics (``summary["stats"]``) as a DataFrame, one row per metric:
+        ``n``, ``mean``, ``sd``, ``ci95`` (the half-width of the 95% confidence interval
+        of the mean), ``min``, ``max``. A single run has them too, with ``n`` = 1 and the
+        same metric names (its ``summary["figures"]`` are a replicated run's row)."""
         rows = self.summary.get("stats")
         if rows is None:
             raise AttributeError(NOT_REPLICATED)

@@ -132,3 +132,9 @@ def raise_callback_error(registrations: List[Any], error: BaseException) -> None
         exc = registration.take_error()
         if exc is not None:
             raise exc from error
+
+
+def used_instances(registrations: List[Any]) -> List["Scheduler"]:
+    """The instances of the Python schedulers that a run used (each run's deep copy,
+    with the state it ended in), in the order the runs made them."""
+    return [obj for registration in registrations for obj in registration.take_instances()]

@@ -16,9 +16,9 @@
 //! traceback.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -94,8 +94,78 @@ impl Running {
     }
 }
 
-/// One scheduling pass as a Python scheduler sees it: read-only, and a copy, so a
-/// scheduler may keep it (it does not change after the pass).
+/// The `Job` of every waiting and running job a scheduler has seen, by submission
+/// number: the same object for a job from its submission to its end.
+#[derive(Default)]
+struct Jobs(HashMap<u64, Py<Job>>);
+
+impl Jobs {
+    /// The `Job` of `r`, made at first sight (or again if its plan changed).
+    fn of(&mut self, py: Python<'_>, r: &JobRequest) -> PyResult<Py<Job>> {
+        if let Some(j) = self.0.get(&r.seq)
+            && j.get().plan == r.plan
+        {
+            return Ok(j.clone_ref(py));
+        }
+        let j = Py::new(py, Job::of(r))?;
+        self.0.insert(r.seq, j.clone_ref(py));
+        Ok(j)
+    }
+}
+
+/// What a [`View`] reads during its pass: the simulation's own view, and the scheduler's
+/// `Job`s. Both live on the stack of the thread that runs the pass, which waits while
+/// the callback runs; [`Pass::end`] forgets them before that stack frame goes.
+struct Live {
+    view: *const SystemView<'static>,
+    jobs: *const Mutex<Jobs>,
+}
+
+// SAFETY: `SystemView` is `Sync` and `Jobs` is behind a mutex; the pointers are read only
+// while the pass that made them runs (see `Pass`).
+unsafe impl Send for Live {}
+unsafe impl Sync for Live {}
+
+/// A pass's link from its [`View`] to the simulation, cut when the pass ends.
+#[derive(Clone, Default)]
+struct Pass(Arc<Mutex<Option<Live>>>);
+
+impl Pass {
+    /// Links `view` and `jobs` for the pass under way.
+    fn begin(view: &SystemView<'_>, jobs: &Mutex<Jobs>) -> Self {
+        let view: *const SystemView<'_> = view;
+        // SAFETY: the lifetime is erased only for the pass: `end` is called before the
+        // view goes, and nothing reads the pointer after it.
+        let view = unsafe {
+            std::mem::transmute::<*const SystemView<'_>, *const SystemView<'static>>(view)
+        };
+        Pass(Arc::new(Mutex::new(Some(Live { view, jobs }))))
+    }
+
+    /// Ends the pass: the view reads nothing more from the simulation.
+    fn end(&self) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// Calls `f` with the simulation's view and the jobs, if the pass is under way.
+    fn with<R>(&self, f: impl FnOnce(&SystemView<'_>, &mut Jobs) -> R) -> PyResult<R> {
+        let live = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(live) = live.as_ref() else {
+            return Err(PyRuntimeError::new_err(
+                "this view's pass has ended: a view reads the machine only during its pass \
+                 (keep view.queue or view.running, read during the pass, to keep them)",
+            ));
+        };
+        // SAFETY: the pass is under way (see `Pass::begin`).
+        let (view, jobs) = unsafe { (&*live.view, &*live.jobs) };
+        let mut jobs = jobs.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(f(view, &mut jobs))
+    }
+}
+
+/// One scheduling pass as a Python scheduler sees it: read-only, and read from the
+/// simulation only as the scheduler asks (a pass costs what it reads, not the queue's
+/// length). What was read during the pass stays readable after it.
 #[pyclass(frozen, module = "sitesim", name = "View")]
 pub struct View {
     /// The site's clock, in seconds.
@@ -107,10 +177,56 @@ pub struct View {
     /// Processors in the machine.
     #[pyo3(get)]
     total: u32,
-    /// The waiting jobs, in submission order (under `limits`, in the order released).
-    queue: Py<PyTuple>,
-    /// The running jobs: `(planned end, processors, start, job)`, by planned end.
-    running: Vec<(Time, u32, Time, Py<Job>)>,
+    pass: Pass,
+    /// The waiting jobs, once read.
+    queue: OnceLock<Py<PyTuple>>,
+    /// The running jobs `(planned end, processors, start, job)` by planned end, once read.
+    running: OnceLock<Vec<(Time, u32, Time, Py<Job>)>>,
+}
+
+impl View {
+    /// The running jobs, read once.
+    fn running_jobs(&self, py: Python<'_>) -> PyResult<&[(Time, u32, Time, Py<Job>)]> {
+        if let Some(r) = self.running.get() {
+            return Ok(r);
+        }
+        let running = self.pass.with(|v, jobs| {
+            let mut running = v
+                .running()
+                .iter()
+                .map(|r| {
+                    Ok((
+                        r.planned_end(),
+                        r.request.size,
+                        r.start,
+                        jobs.of(py, &r.request)?,
+                    ))
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            running.sort_unstable_by_key(|r| (r.0, r.3.get().id));
+            Ok::<_, PyErr>(running)
+        })??;
+        Ok(self.running.get_or_init(|| running))
+    }
+
+    /// The running jobs' planned ends and sizes, by planned end (read from the
+    /// simulation during the pass, without making their `Job`s).
+    fn ends(&self, py: Python<'_>) -> PyResult<Vec<(Time, u32)>> {
+        if self.running.get().is_none()
+            && let Ok(ends) = self.pass.with(|v, _| {
+                let mut ends: Vec<(Time, u64, u32)> = v
+                    .running()
+                    .iter()
+                    .map(|r| (r.planned_end(), r.request.seq, r.request.size))
+                    .collect();
+                ends.sort_unstable();
+                ends.into_iter().map(|(end, _, size)| (end, size)).collect()
+            })
+        {
+            return Ok(ends);
+        }
+        Ok(self.running_jobs(py)?.iter().map(|r| (r.0, r.1)).collect())
+    }
 }
 
 #[pymethods]
@@ -118,8 +234,19 @@ impl View {
     /// The waiting jobs, in submission order (a tuple of `Job`); under `limits`, the
     /// jobs it has released, in the order it released them.
     #[getter]
-    fn queue(&self, py: Python<'_>) -> Py<PyTuple> {
-        self.queue.clone_ref(py)
+    fn queue(&self, py: Python<'_>) -> PyResult<Py<PyTuple>> {
+        if let Some(q) = self.queue.get() {
+            return Ok(q.clone_ref(py));
+        }
+        let queue = self.pass.with(|v, jobs| {
+            let queue = v
+                .queue()
+                .iter()
+                .map(|r| jobs.of(py, r))
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok::<_, PyErr>(PyTuple::new(py, queue)?.unbind())
+        })??;
+        Ok(self.queue.get_or_init(|| queue).clone_ref(py))
     }
 
     /// The running jobs, in ascending order of expected end (a tuple of `RunningJob`).
@@ -127,7 +254,7 @@ impl View {
     fn running<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let now = self.now;
         let jobs = self
-            .running
+            .running_jobs(py)?
             .iter()
             .map(|(end, _, start, job)| {
                 Py::new(
@@ -150,6 +277,7 @@ impl View {
     #[pyo3(signature = (job, starting = None))]
     fn shadow(
         &self,
+        py: Python<'_>,
         job: &Bound<'_, Job>,
         starting: Option<Vec<Bound<'_, Job>>>,
     ) -> PyResult<(Time, u32)> {
@@ -165,7 +293,10 @@ impl View {
                 self.free
             )));
         };
-        let mut ends: Vec<(Time, u32)> = self.running.iter().map(|r| (r.0, r.1)).collect();
+        if free >= need {
+            return Ok((self.now, free - need));
+        }
+        let mut ends = self.ends(py)?;
         if !starting.is_empty() {
             ends.extend(
                 starting
@@ -188,10 +319,11 @@ impl View {
     #[pyo3(signature = (job, starting = None))]
     fn earliest_start(
         &self,
+        py: Python<'_>,
         job: &Bound<'_, Job>,
         starting: Option<Vec<Bound<'_, Job>>>,
     ) -> PyResult<Time> {
-        Ok(self.shadow(job, starting)?.0)
+        Ok(self.shadow(py, job, starting)?.0)
     }
 
     /// One EASY pass over `order` (default: the queue, in submission order): the jobs to
@@ -204,30 +336,62 @@ impl View {
         &self,
         py: Python<'py>,
         order: Option<Vec<Bound<'py, Job>>>,
-    ) -> Vec<Bound<'py, Job>> {
-        let order = order.unwrap_or_else(|| {
-            self.queue
-                .bind(py)
+    ) -> PyResult<Vec<Bound<'py, Job>>> {
+        let ends = self.ends(py)?;
+        if let Some(order) = order {
+            let jobs: Vec<(u32, Time)> =
+                order.iter().map(|j| (j.get().size, j.get().plan)).collect();
+            return Ok(easy_pass(&jobs, self.free, self.now, &ends)
+                .into_iter()
+                .map(|i| order[i].clone())
+                .collect());
+        }
+        if let Some(queue) = self.queue.get() {
+            let queue = queue.bind(py);
+            let order: Vec<Bound<'py, Job>> = queue
                 .iter()
                 .filter_map(|j| j.cast_into::<Job>().ok())
+                .collect();
+            let jobs: Vec<(u32, Time)> =
+                order.iter().map(|j| (j.get().size, j.get().plan)).collect();
+            return Ok(easy_pass(&jobs, self.free, self.now, &ends)
+                .into_iter()
+                .map(|i| order[i].clone())
+                .collect());
+        }
+        // The queue as the simulation holds it: only the jobs chosen become `Job`s.
+        self.pass.with(|v, jobs| {
+            let queue: Vec<&JobRequest> = v.queue().iter().collect();
+            let sizes: Vec<(u32, Time)> = queue.iter().map(|j| (j.size, j.plan)).collect();
+            easy_pass(&sizes, self.free, self.now, &ends)
+                .into_iter()
+                .map(|i| Ok(jobs.of(py, queue[i])?.into_bound(py)))
                 .collect()
-        });
-        let jobs: Vec<(u32, Time)> = order.iter().map(|j| (j.get().size, j.get().plan)).collect();
-        let ends: Vec<(Time, u32)> = self.running.iter().map(|r| (r.0, r.1)).collect();
-        easy_pass(&jobs, self.free, self.now, &ends)
-            .into_iter()
-            .map(|i| order[i].clone())
-            .collect()
+        })?
+    }
+
+    /// The number of waiting jobs (without reading them).
+    #[getter]
+    fn waiting(&self, py: Python<'_>) -> PyResult<usize> {
+        match self.queue.get() {
+            Some(q) => Ok(q.bind(py).len()),
+            None => self.pass.with(|v, _| v.queue().len()),
+        }
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
+        let waiting = self
+            .waiting(py)
+            .map_or_else(|_| "?".into(), |n| n.to_string());
+        let running = self
+            .running
+            .get()
+            .map(Vec::len)
+            .or_else(|| self.pass.with(|v, _| v.running().len()).ok())
+            .map_or_else(|| "?".into(), |n| n.to_string());
         format!(
-            "View(now={}, free={}, total={}, {} waiting, {} running)",
-            self.now,
-            self.free,
-            self.total,
-            self.queue.bind(py).len(),
-            self.running.len()
+            "View(now={}, free={}, total={}, {waiting} waiting, {running} running)",
+            self.now, self.free, self.total
         )
     }
 }
@@ -244,18 +408,34 @@ struct Hooks {
 /// Where a run's first Python exception is kept for the Python side to raise again.
 type ErrorSlot = Arc<Mutex<Option<PyErr>>>;
 
+/// The instances the runs have used (each run's deep copy), in the order they were made.
+type Instances = Arc<Mutex<Vec<Py<PyAny>>>>;
+
 /// A registered Python scheduler: after a run that failed, `take_error()` gives the
-/// exception a callback raised, if one did.
+/// exception a callback raised, if one did; after any run, `take_instances()` the
+/// instance each run used.
 #[pyclass(frozen, module = "sitesim._sitesim")]
 pub struct Registration {
     /// The policy's name in the registry.
     #[pyo3(get)]
     name: String,
     error: ErrorSlot,
+    instances: Instances,
 }
 
 #[pymethods]
 impl Registration {
+    /// The instances the runs used since the last call (one per run, or per candidate of
+    /// an adaptive policy), in the order they were made, with the state they ended in.
+    fn take_instances(&self) -> Vec<Py<PyAny>> {
+        std::mem::take(
+            &mut *self
+                .instances
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
     /// The exception a callback raised since the last call, if any.
     fn take_error(&self, py: Python<'_>) -> Option<Py<PyAny>> {
         let e = self
@@ -283,15 +463,22 @@ pub fn register_scheduler(
         wake_at: hooks.3,
     };
     let prototype = Arc::new(prototype);
-    let (label, slot) = (name.clone(), error.clone());
+    let instances = Instances::default();
+    let (label, slot, used) = (name.clone(), error.clone(), instances.clone());
     register(&name, "a scheduler written in Python", move |params| {
         params.finish()?;
-        let (prototype, label, slot) = (prototype.clone(), label.clone(), slot.clone());
+        let (prototype, label, slot, used) =
+            (prototype.clone(), label.clone(), slot.clone(), used.clone());
         Ok(Arc::new(move |_ctx| {
-            Box::new(PyScheduler::new(&label, &prototype, hooks, &slot)) as Box<dyn Scheduler>
+            Box::new(PyScheduler::new(&label, &prototype, hooks, &slot, &used))
+                as Box<dyn Scheduler>
         }))
     });
-    Registration { name, error }
+    Registration {
+        name,
+        error,
+        instances,
+    }
 }
 
 /// `value` as an integer: an `int`, or a `float` with no fractional part (as numpy and
@@ -320,8 +507,8 @@ pub struct PyScheduler {
     name: String,
     obj: Py<PyAny>,
     hooks: Hooks,
-    /// The `Job` of every waiting and running job it has seen, by submission number.
-    jobs: HashMap<u64, Py<Job>>,
+    /// The `Job` of every waiting and running job it has seen.
+    jobs: Mutex<Jobs>,
     /// Why it cannot go on: a callback raised, or a pass broke a rule.
     fault: Option<String>,
     error: ErrorSlot,
@@ -330,19 +517,30 @@ pub struct PyScheduler {
 }
 
 impl PyScheduler {
-    fn new(name: &str, prototype: &Py<PyAny>, hooks: Hooks, error: &ErrorSlot) -> Self {
+    fn new(
+        name: &str,
+        prototype: &Py<PyAny>,
+        hooks: Hooks,
+        error: &ErrorSlot,
+        used: &Instances,
+    ) -> Self {
         host::call(|py| {
             let mut s = PyScheduler {
                 name: name.to_owned(),
                 obj: prototype.clone_ref(py),
                 hooks,
-                jobs: HashMap::new(),
+                jobs: Mutex::default(),
                 fault: None,
                 error: error.clone(),
                 wake: None,
             };
             match deepcopy(py, prototype) {
-                Ok(obj) => s.obj = obj,
+                Ok(obj) => {
+                    used.lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(obj.clone_ref(py));
+                    s.obj = obj;
+                }
                 Err(e) => s.raised(py, "copy.deepcopy of the scheduler", e),
             }
             s
@@ -363,45 +561,27 @@ impl PyScheduler {
 
     /// The `Job` of `r`, made at first sight (or again if its plan changed).
     fn job(&mut self, py: Python<'_>, r: &JobRequest) -> PyResult<Py<Job>> {
-        if let Some(j) = self.jobs.get(&r.seq)
-            && j.get().plan == r.plan
-        {
-            return Ok(j.clone_ref(py));
-        }
-        let j = Py::new(py, Job::of(r))?;
-        self.jobs.insert(r.seq, j.clone_ref(py));
-        Ok(j)
+        self.jobs
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .of(py, r)
     }
 
-    fn view(&mut self, py: Python<'_>, v: &SystemView<'_>) -> PyResult<Py<View>> {
-        let queue = v
-            .queue()
-            .iter()
-            .map(|r| self.job(py, r))
-            .collect::<PyResult<Vec<_>>>()?;
-        let mut running = v
-            .running()
-            .iter()
-            .map(|r| {
-                Ok((
-                    r.planned_end(),
-                    r.request.size,
-                    r.start,
-                    self.job(py, &r.request)?,
-                ))
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        running.sort_unstable_by_key(|r| (r.0, r.3.get().id));
-        Py::new(
+    /// The view of pass `v`, read from it as the scheduler asks until [`Pass::end`].
+    fn view(&self, py: Python<'_>, v: &SystemView<'_>) -> PyResult<(Py<View>, Pass)> {
+        let pass = Pass::begin(v, &self.jobs);
+        let view = Py::new(
             py,
             View {
                 now: v.now,
                 free: v.free,
                 total: v.total,
-                queue: PyTuple::new(py, queue)?.unbind(),
-                running,
+                pass: pass.clone(),
+                queue: OnceLock::new(),
+                running: OnceLock::new(),
             },
-        )
+        )?;
+        Ok((view, pass))
     }
 
     /// The pass: calls `schedule(view)` and checks what it returns; then asks
@@ -412,12 +592,10 @@ impl PyScheduler {
         v: &SystemView<'_>,
         starts: &mut Vec<JobId>,
     ) -> Result<Result<(), String>, (&'static str, PyErr)> {
-        let view = self.view(py, v).map_err(|e| ("schedule()", e))?;
-        let chosen = self
-            .obj
-            .bind(py)
-            .call_method1("schedule", (view,))
-            .map_err(|e| ("schedule()", e))?;
+        let (view, pass) = self.view(py, v).map_err(|e| ("schedule()", e))?;
+        let chosen = self.obj.bind(py).call_method1("schedule", (view,));
+        pass.end();
+        let chosen = chosen.map_err(|e| ("schedule()", e))?;
         if chosen.is_none() {
             return Ok(Err(
                 "schedule() returned None: it returns the jobs to start now \
@@ -514,11 +692,15 @@ impl Clone for PyScheduler {
                 name: self.name.clone(),
                 obj: self.obj.clone_ref(py),
                 hooks: self.hooks,
-                jobs: self
-                    .jobs
-                    .iter()
-                    .map(|(k, v)| (*k, v.clone_ref(py)))
-                    .collect(),
+                jobs: Mutex::new(Jobs(
+                    self.jobs
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0
+                        .iter()
+                        .map(|(k, v)| (*k, v.clone_ref(py)))
+                        .collect(),
+                )),
                 fault: self.fault.clone(),
                 error: self.error.clone(),
                 wake: self.wake,
@@ -542,11 +724,17 @@ impl Scheduler for PyScheduler {
             return;
         }
         host::call(|py| {
-            self.jobs.clear();
+            self.jobs
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner)
+                .0
+                .clear();
             if self.hooks.sync {
-                let r = self
-                    .view(py, view)
-                    .and_then(|v| self.obj.bind(py).call_method1("sync", (v,)).map(drop));
+                let r = self.view(py, view).and_then(|(v, pass)| {
+                    let called = self.obj.bind(py).call_method1("sync", (v,)).map(drop);
+                    pass.end();
+                    called
+                });
                 if let Err(e) = r {
                     self.raised(py, "sync()", e);
                 }
@@ -564,7 +752,12 @@ impl Scheduler for PyScheduler {
     }
 
     fn on_end(&mut self, job: &RunningJob, view: &SystemView<'_>) {
-        let known = self.jobs.remove(&job.request.seq);
+        let known = self
+            .jobs
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .0
+            .remove(&job.request.seq);
         if self.hooks.on_end && self.fault.is_none() {
             host::call(|py| {
                 let j = known.map_or_else(|| Py::new(py, Job::of(&job.request)), Ok);

@@ -74,8 +74,25 @@ def test_replicated_statistics_are_a_table(kth):
     assert stats.loc["jobs_per_week", "n"] == 3
     assert stats.loc["jobs_per_week", "mean"] == pytest.approx(
         r.replications["jobs_per_week"].mean())
-    with pytest.raises(AttributeError, match="not replicated"):
-        sitesim.replay(kth).stats
+
+
+def test_every_run_has_one_shape(kth):
+    # A single run has the replicated run's metric names, statistics (n = 1) and weekly
+    # series: code written for one reads the other.
+    replicated = sitesim.resample(kth, replications=2, weeks=2)
+    for single in (sitesim.replay(kth), sitesim.feedback(kth)):
+        stats = single.stats
+        assert list(stats.columns) == list(replicated.stats.columns)
+        assert set(stats.index) <= set(replicated.stats.index)
+        assert (stats["n"] == 1).all()
+        jobs = single.summary["metrics"]["jobs"]
+        assert stats.loc["mean_wait", "mean"] == pytest.approx(jobs["wait"]["mean"])
+        assert stats.loc["mean_bsld", "mean"] == pytest.approx(jobs["bounded_slowdown"]["mean"])
+        assert single.summary["figures"]["mean_wait"] == stats.loc["mean_wait", "mean"]
+        assert list(single.weekly.columns) == list(replicated.weekly.columns)
+        assert (single.weekly["replication"] == 0).all() and len(single.weekly) > 40
+    assert "sessions" not in sitesim.replay(kth).stats.index
+    assert sitesim.feedback(kth).stats.loc["sessions", "mean"] > 1000
 
 
 def test_calibrate(kth, tmp_path):
@@ -129,3 +146,9 @@ def test_every_results_folder_has_its_report(kth, tmp_path):
         sitesim.replay(kth, report=True)
     with pytest.raises(sitesim.SitesimError, match="not a results directory"):
         sitesim.report(tmp_path)
+
+
+def test_the_policies_are_listed():
+    listed = sitesim.policies()
+    assert {"easy", "conservative", "fairshare", "flex"} <= set(listed)
+    assert "backfilling" in listed["easy"]

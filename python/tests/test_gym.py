@@ -168,3 +168,12 @@ def test_the_gym_conventions(kth):
     check_env(ClosedLoopEnv(kth, "replay", window=4, render_mode="ansi").unwrapped)
     for mode in ("Feedback", "Resample"):
         assert gymnasium.make(f"sitesim/{mode}-v0", log=kth).unwrapped.mode == mode.lower()
+
+
+def test_a_reinforce_agent_learns_to_beat_random(kth):
+    sys.path.insert(0, str(EXAMPLES))
+    from train_reinforce import compare, train
+
+    for seed in (0, 1):
+        returns = compare(kth, train(kth, episodes=30, steps=400, seed=seed))
+        assert returns["trained"] > returns["random"], returns

@@ -327,3 +327,49 @@ def test_a_schedulers_prints_reach_the_console_during_a_sweep(kth, tmp_path):
     assert out.returncode == 0, out.stderr
     assert "HELLO FROM THE SCHEDULER" in out.stdout
     assert "TEXT IS CLEAN" in out.stdout
+
+
+def test_a_view_reads_only_what_is_asked_and_keeps_what_was_read(kth):
+    # A pass costs what the scheduler reads: `view.easy()` and `view.waiting` read the
+    # simulation directly; after the pass, what was read stays and the rest is refused.
+    class Lazy(sitesim.Scheduler):
+        kept = []
+
+        def schedule(self, view):
+            if len(Lazy.kept) < 50 and view.waiting > 3:
+                queue = None
+                if len(Lazy.kept) % 2:
+                    queue, _ = view.queue, view.running  # read: kept after the pass
+                Lazy.kept.append((view, queue, view.waiting, [j.id for j in view.easy()]))
+            return view.easy()
+
+    got = sitesim.replay(kth, Lazy()).jobs
+    pandas.testing.assert_frame_equal(got, sitesim.replay(kth, "easy", check=True).jobs)
+    assert len(Lazy.kept) == 50
+    for view, queue, waiting, started in Lazy.kept:
+        if queue is None:
+            with pytest.raises(RuntimeError, match="pass has ended"):
+                view.queue
+            assert "? waiting" in repr(view)
+        else:
+            assert view.queue == queue and view.waiting == waiting == len(queue)
+            assert [j.id for j in view.easy(list(queue))] == started
+
+
+def test_each_runs_scheduler_comes_back_with_its_state(kth):
+    class Counting(Easy):
+        def __init__(self):
+            self.passes = 0
+
+        def schedule(self, view):
+            self.passes += 1
+            return super().schedule(view)
+
+    given = Counting()
+    r = sitesim.resample(kth, given, replications=3, weeks=2)
+    assert given.passes == 0
+    assert [type(s) for s in r.schedulers] == [Counting] * 3
+    assert all(s.passes > 100 for s in r.schedulers)
+    one = sitesim.replay(kth, given)
+    assert len(one.schedulers) == 1 and one.schedulers[0].passes > 10_000
+    assert sitesim.replay(kth).schedulers == []

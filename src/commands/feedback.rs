@@ -646,21 +646,25 @@ pub(crate) fn feedback_of(
         jobs: population.jobs.submitted,
         ignored: extra,
     };
+    let sessions_summary = sessions.summary();
+    let mut measured = ReplaySummary::new(
+        run,
+        input,
+        procs,
+        modal_estimates,
+        questionable,
+        counts,
+        metrics,
+    );
+    measured.metrics.by_week.count_sessions(sessions.opened());
+    measured.measure(Some(&sessions_summary));
     let summary = FeedbackSummary {
-        run: ReplaySummary::new(
-            run,
-            input,
-            procs,
-            modal_estimates,
-            questionable,
-            counts,
-            metrics,
-        ),
+        run: measured,
         users: settings,
         log: log_figures,
         span_throughput,
         population,
-        sessions: sessions.summary(),
+        sessions: sessions_summary,
         cycles: cycles.summary(),
         warnings,
     };
@@ -676,7 +680,7 @@ pub(crate) fn feedback_of(
         let mut w = o.create("cycles.csv")?;
         cycles.write_csv(&mut w).map_err(RunError::Written)?;
         w.flush().map_err(RunError::Written)?;
-        o.commit(&summary)?;
+        o.commit_with_weekly(&summary, &summary.run.metrics.by_week)?;
     }
     Ok(summary)
 }

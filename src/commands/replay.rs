@@ -10,13 +10,17 @@ use serde::Serialize;
 
 use crate::job::OverrunPolicy;
 use crate::localtime::SiteClock;
-use crate::metrics::{Bsld, BsldForm, MetricsConfig, MetricsSummary, PerJobWriter, Recorder};
+use crate::metrics::{
+    Bsld, BsldForm, MetricsConfig, MetricsSummary, PerJobWriter, Recorder, SessionsSummary,
+    WeeklySeries,
+};
 use crate::predict::estimates::{EstimateModel, Estimator, ModalReport};
 use crate::predict::{PredictorDefaults, PredictorSpec};
 use crate::registry::SchedulerSpec;
 use crate::results::lock::lock_folder;
+use crate::results::metric::{MetricStats, Replication, stats_of};
 use crate::results::output::{AtomicFile, Durability, Named, write_atomic};
-use crate::results::replicate::RunHeader;
+use crate::results::replicate::{RunHeader, WeeklyCsv};
 use crate::results::{RunError, Units};
 use crate::sched::{BuildContext, Policy};
 use crate::sim::{Observer, SimCounts, Simulation, SiteConfig, Workload};
@@ -173,6 +177,13 @@ pub struct ReplaySummary {
     pub counts: SimCounts,
     /// The figures.
     pub metrics: MetricsSummary,
+    /// The run's figures under the names of a replicated run's rows (`replications.csv`):
+    /// every run has one shape.
+    pub figures: Replication,
+    /// Their statistics over this one run (`n` = 1), as a replicated run's `stats`: the
+    /// metrics the run measures (a replay has no sessions; no run of a log has users who
+    /// leave for good).
+    pub stats: Vec<MetricStats>,
     /// What the run ignored or could not honour in its input ([`InputInfo::warnings`]).
     pub warnings: Vec<String>,
 }
@@ -224,6 +235,19 @@ impl Outputs {
         let w = Named::new(w, &path);
         self.files.push((path, file));
         Ok(w)
+    }
+
+    /// Writes `weekly.csv` (the run week by week, as a replicated run's, its one
+    /// replication numbered 0), then `summary.json`, and commits every file.
+    pub(crate) fn commit_with_weekly(
+        self,
+        summary: &impl Serialize,
+        weekly: &WeeklySeries,
+    ) -> Result<(), RunError> {
+        let mut csv = WeeklyCsv::create(&self.dir)?;
+        csv.add(0, weekly)?;
+        csv.commit()?;
+        self.commit(summary)
     }
 
     /// Writes `summary.json` and commits every file.
@@ -380,7 +404,7 @@ pub fn replay<I: Records>(
         metrics,
     );
     if let Some(o) = outputs {
-        o.commit(&summary)?;
+        o.commit_with_weekly(&summary, &summary.metrics.by_week)?;
     }
     Ok(summary)
 }
@@ -565,7 +589,7 @@ impl ReplaySummary {
         counts: SimCounts,
         metrics: MetricsSummary,
     ) -> Self {
-        ReplaySummary {
+        let mut summary = ReplaySummary {
             sitesim_version: env!("CARGO_PKG_VERSION"),
             units: Units::FILES,
             warnings: input.warnings(),
@@ -581,8 +605,33 @@ impl ReplaySummary {
             questionable_policies: opts.questionable,
             questionable,
             counts,
+            figures: Replication::default(),
+            stats: Vec::new(),
             metrics,
-        }
+        };
+        summary.measure(None);
+        summary
+    }
+
+    /// Sets `figures` and `stats` from the metrics and, for a run with users, their
+    /// `sessions`.
+    pub(crate) fn measure(&mut self, sessions: Option<&SessionsSummary>) {
+        let m = &self.metrics;
+        self.figures =
+            Replication::measured(0, self.seed, m, &sessions.copied().unwrap_or_default())
+                .with_queue_trend(&m.by_week, m.window.start, m.window.end);
+        let unmeasured: &[&str] = match sessions {
+            Some(_) => &["frustrated", "replaced"],
+            None => &[
+                "sessions",
+                "jobs_per_session",
+                "session_hours",
+                "frustrated",
+                "replaced",
+            ],
+        };
+        self.stats = stats_of(std::slice::from_ref(&self.figures));
+        self.stats.retain(|s| !unmeasured.contains(&s.metric));
     }
 
     /// The jobs of the input, and whether the invariants were checked.

@@ -74,7 +74,7 @@ pub struct UserRecord {
 }
 
 /// Session statistics of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct SessionsSummary {
     /// Users who submitted.
     pub users: u64,
