@@ -163,6 +163,9 @@ impl Pass {
     }
 }
 
+/// A running job as a view keeps it: `(planned end, processors, start, job)`.
+type RunningEntry = (Time, u32, Time, Py<Job>);
+
 /// One scheduling pass as a Python scheduler sees it: read-only, and read from the
 /// simulation only as the scheduler asks (a pass costs what it reads, not the queue's
 /// length). What was read during the pass stays readable after it.
@@ -180,13 +183,13 @@ pub struct View {
     pass: Pass,
     /// The waiting jobs, once read.
     queue: OnceLock<Py<PyTuple>>,
-    /// The running jobs `(planned end, processors, start, job)` by planned end, once read.
-    running: OnceLock<Vec<(Time, u32, Time, Py<Job>)>>,
+    /// The running jobs by planned end, once read.
+    running: OnceLock<Vec<RunningEntry>>,
 }
 
 impl View {
     /// The running jobs, read once.
-    fn running_jobs(&self, py: Python<'_>) -> PyResult<&[(Time, u32, Time, Py<Job>)]> {
+    fn running_jobs(&self, py: Python<'_>) -> PyResult<&[RunningEntry]> {
         if let Some(r) = self.running.get() {
             return Ok(r);
         }
