@@ -7,6 +7,7 @@ import contextlib
 import functools
 import json
 import os
+import re
 import sys
 import tempfile
 import warnings
@@ -30,7 +31,8 @@ POLICIES = ("scheduler", "schedulers")
 
 def _argv(args: Mapping[str, Any], keep: List[Any], registrations: List[Any]) -> List[str]:
     """The command line of ``args`` (a function's parameters); the log files made from
-    tables are appended to ``keep`` (they live as long as it)."""
+    tables are appended to ``keep`` (they live as long as it), each with the argument
+    that gave it."""
     argv: List[str] = []
     for name, value in args.items():
         if value is None:
@@ -38,7 +40,7 @@ def _argv(args: Mapping[str, Any], keep: List[Any], registrations: List[Any]) ->
         if name in LOGS:
             values = value if isinstance(value, (list, tuple)) else [value]
             files = [LogFile(v) for v in values]
-            keep.extend(files)
+            keep.extend((name, f) for f in files)
             value = [f.path for f in files] if isinstance(value, (list, tuple)) else files[0].path
         elif name in POLICIES:
             if isinstance(value, (list, tuple)):
@@ -50,8 +52,37 @@ def _argv(args: Mapping[str, Any], keep: List[Any], registrations: List[Any]) ->
 
 
 @functools.lru_cache(maxsize=None)
+def _options(name: str) -> frozenset:
+    return frozenset(o[0] for o in _sitesim.options(name)[1])
+
+
 def _takes_threads(name: str) -> bool:
-    return any(o[0] == "threads" for o in _sitesim.options(name)[1])
+    return "threads" in _options(name)
+
+
+def _in_python_terms(error: SitesimError, name: str, keep: List[Any]) -> SitesimError:
+    """``error`` in the terms of the Python call: a table's temporary file as the table
+    (a line as its row), ``--procs`` as ``procs=``."""
+    text = str(error)
+    for argument, log in keep:
+        if log.index is None:
+            continue
+        table = f"the table given as {argument}"
+        path = re.escape(str(log.path))
+        text = re.sub(path + r":(\d+)", lambda m: f"{table}, row {log.row_of(int(m[1]))!r}", text)
+        text = text.replace(str(log.path), table)
+    options = _options(name)
+
+    def keyword(m: "re.Match[str]") -> str:
+        key = (m["quoted"] or m["bare"]).replace("-", "_")
+        if key not in options:
+            return m[0]
+        # clap's "'--weeks <WEEKS>'" names the argument: "'weeks'".
+        return f"'{key}'" if m["quoted"] else f"{key}="
+
+    pattern = (r"'--(?P<quoted>[a-z][a-z0-9-]*)(?: <[^>]*>)?'"
+               r"|(?<![\w-])--(?P<bare>[a-z][a-z0-9-]*)")
+    return SitesimError(re.sub(pattern, keyword, text))
 
 
 IN_ORDER = (
@@ -122,7 +153,7 @@ def _call(name: str, args: Mapping[str, Any], positional: Tuple[str, ...] = ()) 
             _sitesim.cli(argv)
         except SitesimError as e:
             raise_callback_error(registrations, e)
-            raise
+            raise _in_python_terms(e, name, keep) from None
     return text[0]
 
 
@@ -150,7 +181,7 @@ def log_command(name: str, args: Dict[str, Any]) -> Result:
             text = getattr(_sitesim, name)(argv + ["--out", os.fspath(dir)])
         except SitesimError as e:
             raise_callback_error(registrations, e)
-            raise
+            raise _in_python_terms(e, name, keep) from None
         result = Result(json.loads(text), _tables(dir), dir=dir if out is not None else None)
         result.schedulers = used_instances(registrations)
         return result

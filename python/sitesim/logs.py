@@ -95,6 +95,16 @@ def write_swf(table: Any, path: Union[str, "os.PathLike[str]"]) -> None:
     lines = attrs.get("header_lines")
     if lines is None:
         lines = [f"; {key}: {value}" for key, value in attrs.get("header", {}).items()]
+    for column in ("job", "submit", "runtime", "procs"):
+        at = columns[SWF_COLUMNS.index(column)]
+        missing = table[at].isna()
+        if missing.any():
+            raise ValueError(
+                f"column {at!r} of the table has {int(missing.sum())} missing values (NaN), "
+                f"the first in row {table.index[missing.argmax()]!r}: a job needs its "
+                "number, submit time, runtime and processors (SWF writes an unknown "
+                "value as -1: fillna(-1) if that is what they mean)"
+            )
     data = table[columns].fillna(-1).round().astype("int64")
     with open(path, "w", encoding="utf-8") as f:
         for line in lines:
@@ -104,9 +114,12 @@ def write_swf(table: Any, path: Union[str, "os.PathLike[str]"]) -> None:
 
 class LogFile:
     """A log as a file: the path given, or a temporary SWF file holding a table (removed
-    when this object is)."""
+    when this object is). For a table, ``index`` is its index and ``header_lines`` the
+    lines written before its first row, so that an error's line names a row."""
 
     def __init__(self, log: Log) -> None:
+        self.index: Any = None
+        self.header_lines = 0
         if isinstance(log, (str, os.PathLike)):
             self.path = Path(log)
             return
@@ -119,6 +132,14 @@ class LogFile:
         self.path = Path(name)
         weakref.finalize(self, _remove, name)
         write_swf(log, name)
+        self.index = log.index
+        attrs = getattr(log, "attrs", {})
+        self.header_lines = len(attrs.get("header_lines") or attrs.get("header", {}))
+
+    def row_of(self, line: int) -> Any:
+        """The table's row (its index label) that the file's ``line`` (from 1) holds."""
+        at = line - self.header_lines - 1
+        return self.index[at] if 0 <= at < len(self.index) else f"line {line}"
 
 
 def _remove(name: str) -> None:

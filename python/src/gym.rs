@@ -8,7 +8,11 @@
 //! wait and none is reserved: the action picks one of the first `window` waiting jobs
 //! (in submission order); it starts now if it fits, else it is reserved and starts as
 //! soon as it does, while (with `backfill`) later jobs that do not delay it start by
-//! EASY's rule. An action outside the jobs offered picks the first one and is counted.
+//! EASY's rule. With `wait`, one more action starts nothing until the next event (offered
+//! only while a job runs, so that an event is sure to come). An action outside those
+//! offered picks the first job and is counted. An episode on autopilot picks the first
+//! job at every decision without asking (EASY with backfilling, FCFS without): the
+//! baseline an agent's return is measured against.
 //!
 //! The observation is `3 + 6 * window` numbers in [0, 1] (documented in
 //! `python/sitesim/gym.py`); the counters from which the environment computes its
@@ -92,6 +96,10 @@ struct Agent {
     link: Arc<Mutex<Link>>,
     window: usize,
     backfill: bool,
+    /// Whether the agent may wait (the action `window`).
+    wait: bool,
+    /// Whether the first job is picked without asking.
+    autopilot: bool,
     /// The job chosen that did not fit, by submission number.
     reserved: Option<u64>,
     /// Waiting jobs after the latest pass, and its time (for the hours waited).
@@ -115,7 +123,10 @@ impl Agent {
         obs.push((f64::from(free) / total) as f32);
         obs.push((q / (q + self.window as f64)) as f32);
         obs.push((view.now.rem_euclid(86_400) as f64 / 86_400.0) as f32);
-        let mut mask = vec![0u8; self.window];
+        let mut mask = vec![0u8; self.window + usize::from(self.wait)];
+        if self.wait && !view.running().is_empty() {
+            mask[self.window] = 1;
+        }
         for (slot, job) in offered.iter().enumerate() {
             let user = view.user(job.user);
             let in_session =
@@ -255,12 +266,22 @@ impl Scheduler for Agent {
             if offered.is_empty() {
                 break;
             }
-            let (obs, mask) = self.observe(view, free, &offered);
-            let Some(action) = self.ask(obs, mask, view.now) else {
-                self.fault = Some("the environment was closed".into());
-                break;
+            let action = if self.autopilot {
+                0
+            } else {
+                let (obs, mask) = self.observe(view, free, &offered);
+                let may_wait = mask.get(self.window) == Some(&1);
+                let Some(action) = self.ask(obs, mask, view.now) else {
+                    self.fault = Some("the environment was closed".into());
+                    break;
+                };
+                if may_wait && action as usize == self.window {
+                    // Wait: nothing more starts before the next event.
+                    break;
+                }
+                action as usize
             };
-            let job = match offered.get(action as usize) {
+            let job = match offered.get(action) {
                 Some(job) => job,
                 None => {
                     self.count(|c| c.invalid += 1.0);
@@ -315,13 +336,18 @@ type Step<'py> = (
 #[pymethods]
 impl Episode {
     /// Starts `sitesim COMMAND ARGV...` (replay, feedback or resample) with the agent as
-    /// its scheduler (`--scheduler` is added), offering `window` jobs per decision.
+    /// its scheduler (`--scheduler` is added), offering `window` jobs per decision, and
+    /// waiting as one more action with `wait`; on `autopilot`, the first job is picked at
+    /// every decision and the first `advance` gives the end of the run.
     #[new]
+    #[pyo3(signature = (command, argv, window, backfill, wait = false, autopilot = false))]
     fn new(
         command: String,
         mut argv: Vec<String>,
         window: usize,
         backfill: bool,
+        wait: bool,
+        autopilot: bool,
     ) -> PyResult<Self> {
         if window == 0 {
             return Err(SitesimError::new_err("the window offers at least one job"));
@@ -340,6 +366,8 @@ impl Episode {
             link: link.clone(),
             window,
             backfill,
+            wait,
+            autopilot,
             reserved: None,
             waiting: 0,
             last: None,

@@ -129,7 +129,7 @@ def test_analyze_fit_export_generate_estimates(kth, tmp_path):
 
 
 def test_a_refused_command_names_the_option(kth):
-    with pytest.raises(sitesim.SitesimError, match="--weeks"):
+    with pytest.raises(sitesim.SitesimError, match="invalid value '-1' for 'weeks'"):
         sitesim.calibrate(kth, weeks=-1)
 
 
@@ -152,3 +152,28 @@ def test_the_policies_are_listed():
     listed = sitesim.policies()
     assert {"easy", "conservative", "fairshare", "flex"} <= set(listed)
     assert "backfilling" in listed["easy"]
+
+
+def test_errors_speak_python(kth):
+    # A table's errors name the table and its row, not a temporary file; options are
+    # keyword arguments; a NaN column is named at once; a bad continuation says what
+    # the option takes.
+    table = sitesim.read_swf(kth).head(100)
+    headerless = table.copy()
+    headerless.attrs = {}
+    with pytest.raises(sitesim.SitesimError) as e:
+        sitesim.replay(headerless)
+    assert "procs=" in str(e.value) and "--procs" not in str(e.value)
+    assert "the table given as swf" in str(e.value) and "/tmp/" not in str(e.value)
+    broken = table.copy()
+    broken.loc[5, "runtime"] = -7
+    broken.loc[5, "wait"] = -1
+    with pytest.raises(sitesim.SitesimError) as e:
+        sitesim.replay(broken, questionable={"negative-runtime": "error"})
+    assert "the table given as swf, row 5" in str(e.value) and "/tmp/" not in str(e.value)
+    nan = table.copy()
+    nan["submit"] = float("nan")
+    with pytest.raises(ValueError, match="column 'submit' of the table has 100 missing values"):
+        sitesim.replay(nan)
+    with pytest.raises(sitesim.SitesimError, match="3.5: No such file.*continuation= takes a curve file"):
+        sitesim.feedback(kth, continuation=3.5)

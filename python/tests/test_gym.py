@@ -177,3 +177,47 @@ def test_a_reinforce_agent_learns_to_beat_random(kth):
     for seed in (0, 1):
         returns = compare(kth, train(kth, episodes=30, steps=400, seed=seed))
         assert returns["trained"] > returns["random"], returns
+
+
+def test_a_baseline_makes_the_return_relative(kth):
+    # Always the first job with backfilling is EASY: relative to EASY, its return is 0.
+    env = ClosedLoopEnv(kth, "replay", baseline="easy", episode_jobs=400)
+    _, total, info = play(env, lambda obs, info: 0, seed=5)
+    assert info["baseline_return"] < 0
+    assert total == pytest.approx(0.0, abs=1e-6 * abs(info["baseline_return"]))
+    shortest = play(env, lambda obs, info: int(np.argmin(
+        np.where(info["action_mask"] > 0, obs[3:].reshape(-1, 6)[:, 2], 2))), seed=5)
+    assert shortest[2]["baseline_return"] == info["baseline_return"]
+    assert shortest[1] != 0.0
+
+
+def test_sampled_episodes_and_waiting(kth):
+    env = ClosedLoopEnv(kth, "replay", episode_jobs=300, wait=True, window=4)
+    assert env.action_space.n == 5
+    firsts = []
+    for seed in (1, 2, 1):
+        obs, info = env.reset(seed=seed)
+        firsts.append(info["now"])
+        assert len(info["action_mask"]) == 5
+        done, steps, waited = False, 0, 0
+        while not done:
+            can_wait = info["action_mask"][4] == 1
+            obs, _, terminated, truncated, info = env.step(4 if can_wait else 0)
+            waited += can_wait
+            steps += 1
+            done = terminated or truncated
+        assert info["counters"]["jobs"] == 300 and waited > 0
+        # Waiting whenever it may, the agent starts a job only on an idle machine.
+        assert info["summary"]["metrics"]["utilization"] < 0.5
+    assert firsts[0] == firsts[2] != firsts[1]
+    weeks = ClosedLoopEnv(kth, "feedback", episode_weeks=2)
+    _, _, info = play(weeks, lambda obs, info: 0, seed=3)
+    assert 0 < info["counters"]["jobs"] < 5000
+
+
+def test_the_rgb_rendering(kth):
+    env = ClosedLoopEnv(kth, "replay", window=4, render_mode="rgb_array")
+    env.reset()
+    image = env.render()
+    assert image.dtype == np.uint8 and image.shape == (64, 56, 3)
+    assert (image != 255).any()

@@ -444,7 +444,12 @@ fn read_users<I: Records>(
         ContinuationSource::Off => None,
         ContinuationSource::Fit => Some(ContinuationCurve::fit(&trace, file)),
         ContinuationSource::File(p) => {
-            let text = crate::model_files::read(p).map_err(RunError::Options)?;
+            let text = crate::model_files::read(p).map_err(|e| {
+                RunError::Options(format!(
+                    "{e} (--continuation takes a curve file such as \
+                     models/continuation-kth.toml, 'fit' or 'off')"
+                ))
+            })?;
             Some(
                 ContinuationCurve::parse(&text, &p.display().to_string())
                     .map_err(RunError::Options)?,
