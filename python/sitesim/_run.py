@@ -77,11 +77,14 @@ def _in_python_terms(error: SitesimError, name: str, keep: List[Any]) -> Sitesim
         key = (m["quoted"] or m["bare"]).replace("-", "_")
         if key not in options:
             return m[0]
-        # clap's "'--weeks <WEEKS>'" names the argument: "'weeks'".
-        return f"'{key}'" if m["quoted"] else f"{key}="
+        if m["quoted"]:
+            return f"'{key}'"  # clap's "'--weeks <WEEKS>'" names the argument: "'weeks'"
+        # "--procs" ending a phrase is the argument to give, "procs="; followed by its
+        # value ("--predictor sbh"), the keyword alone.
+        return key if m["then"] == " " else f"{key}="
 
     pattern = (r"'--(?P<quoted>[a-z][a-z0-9-]*)(?: <[^>]*>)?'"
-               r"|(?<![\w-])--(?P<bare>[a-z][a-z0-9-]*)")
+               r"|(?<![\w-])--(?P<bare>[a-z][a-z0-9-]*)(?=(?P<then> ?))")
     return SitesimError(re.sub(pattern, keyword, text))
 
 

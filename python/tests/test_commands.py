@@ -175,5 +175,5 @@ def test_errors_speak_python(kth):
     nan["submit"] = float("nan")
     with pytest.raises(ValueError, match="column 'submit' of the table has 100 missing values"):
         sitesim.replay(nan)
-    with pytest.raises(sitesim.SitesimError, match="3.5: No such file.*continuation= takes a curve file"):
+    with pytest.raises(sitesim.SitesimError, match="3.5: No such file.*continuation takes a curve file"):
         sitesim.feedback(kth, continuation=3.5)
