@@ -59,7 +59,7 @@ def summary(info):
 
 
 def test_resampled_episodes_have_common_random_numbers(kth):
-    env = ClosedLoopEnv(kth, "resample", weeks=3, population=1.5)
+    env = ClosedLoopEnv(kth, "resample", weeks=3.0, population=1.5)  # integral floats too
     first = summary(play(env, lambda obs, info: 0, seed=7)[2])
     shortest = summary(play(env, lambda obs, info: int(np.argmin(
         np.where(info["action_mask"] > 0, obs[3:].reshape(-1, 6)[:, 2], 2))), seed=7)[2])

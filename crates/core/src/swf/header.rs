@@ -43,6 +43,11 @@ pub struct SwfHeader {
 /// 30, and a file of nothing but `;` lines is not a log.
 pub const MAX_HEADER_LINES: usize = 10_000;
 
+/// The most bytes a header block's comment lines may hold together: the archive's
+/// headers hold a few kilobytes, and the header is kept and copied into
+/// `schedule.swf`.
+pub const MAX_HEADER_BYTES: usize = 1 << 20;
+
 impl SwfHeader {
     /// What the header says of the log's calendar, for its site's clock
     /// ([`crate::localtime::SiteClock::of_log`]).

@@ -2,13 +2,12 @@
 //! Workloads Archive distributes its logs as `.swf.gz`, and other archives use the other
 //! two. The format is told by the file's first bytes (its magic number), not by its name,
 //! so a renamed file reads as what it is; zstd, told the same way, is refused by name.
-//! The path `-` is standard input, read whole once and then read again as often as a
-//! command opens its log.
+//! The path `-` is standard input, read as a stream (a [`super::LogSource`] reads a
+//! stream once and keeps its records).
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
-use std::sync::OnceLock;
 
 use bzip2::bufread::MultiBzDecoder;
 use flate2::bufread::MultiGzDecoder;
@@ -34,7 +33,7 @@ pub enum LogInput {
     /// Plain text.
     Plain(BufReader<File>),
     /// Plain text from standard input (the path `-`).
-    Standard(Cursor<&'static [u8]>),
+    Standard(BufReader<io::Stdin>),
     /// A compressed file (each format's streams concatenated or not), decompressed as it
     /// is read.
     Compressed {
@@ -45,28 +44,15 @@ pub enum LogInput {
     },
 }
 
-/// Standard input, read whole at its first use.
-fn standard_input() -> io::Result<&'static [u8]> {
-    static STDIN: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
-    STDIN
-        .get_or_init(|| {
-            let mut bytes = Vec::new();
-            io::stdin()
-                .lock()
-                .read_to_end(&mut bytes)
-                .map(|_| bytes)
-                .map_err(|e| e.to_string())
-        })
-        .as_deref()
-        .map_err(|e| io::Error::other(format!("standard input: {e}")))
-}
-
 impl LogInput {
     /// Opens `path` (`-`: standard input), decompressing it if its first bytes are the
     /// magic number of gzip, bzip2 or xz.
     pub fn open(path: &Path) -> io::Result<LogInput> {
         if path.as_os_str() == "-" {
-            return Self::of(Cursor::new(standard_input()?), LogInput::Standard);
+            return Self::of(
+                BufReader::with_capacity(BUFFER, io::stdin()),
+                LogInput::Standard,
+            );
         }
         Self::of(
             BufReader::with_capacity(BUFFER, File::open(path)?),

@@ -10,7 +10,7 @@ mod record;
 mod source;
 mod writer;
 
-pub use header::{MAX_HEADER_LINES, SwfHeader};
+pub use header::{MAX_HEADER_BYTES, MAX_HEADER_LINES, SwfHeader};
 pub use input::LogInput;
 pub use reader::{Ignored, Located, SwfReader};
 pub use record::{FIELD_NAMES, FIELDS, SwfRecord};
@@ -100,6 +100,16 @@ pub enum SwfError {
         /// The log.
         file: String,
         /// 1-based line number.
+        line: u64,
+        /// The limit.
+        max: usize,
+    },
+    /// Header comment lines holding more than [`MAX_HEADER_BYTES`] bytes together.
+    #[error("{file}:{line}: the header's comment lines hold more than {max} bytes: not an SWF log")]
+    HeaderTooLarge {
+        /// The log.
+        file: String,
+        /// 1-based line number of the line past the bound.
         line: u64,
         /// The limit.
         max: usize,

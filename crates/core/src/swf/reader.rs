@@ -64,6 +64,8 @@ struct Lines {
     header: SwfHeader,
     extra: Ignored,
     bytes: u64,
+    /// Bytes of the header's comment lines.
+    header_bytes: usize,
     /// Job lines taken.
     jobs: u64,
     /// The most job lines taken before an error ([`super::max_jobs`] when opened).
@@ -245,6 +247,7 @@ impl Lines {
             header: SwfHeader::default(),
             extra: Ignored::default(),
             bytes: 0,
+            header_bytes: 0,
             jobs: 0,
             max_jobs: super::max_jobs(),
         }
@@ -283,6 +286,14 @@ impl Lines {
                         file: self.file.clone(),
                         line: self.line_no,
                         max: super::header::MAX_HEADER_LINES,
+                    });
+                }
+                self.header_bytes += line.len();
+                if self.header_bytes > super::header::MAX_HEADER_BYTES {
+                    return Err(SwfError::HeaderTooLarge {
+                        file: self.file.clone(),
+                        line: self.line_no,
+                        max: super::header::MAX_HEADER_BYTES,
                     });
                 }
                 let text = String::from_utf8_lossy(line).into_owned();

@@ -1,9 +1,16 @@
 //! A log to read: its name, its header, and its records, read from the start again on
 //! each [`LogSource::open`]. Every command that reads a log takes one, instead of a
 //! name, a header and a way to reopen the file passed separately.
+//!
+//! A regular file is read again at each pass. A stream (standard input as `-`, a pipe,
+//! a FIFO, a `<(...)` process substitution) can be read only once: its header and jobs
+//! are read in that one pass, under the reader's bounds (`--max-jobs`, the header's),
+//! and kept, once per process, for every pass and every run that names it.
 
+use std::collections::HashMap;
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::{Ignored, Located, LogInput, SwfError, SwfHeader, SwfReader};
 
@@ -31,16 +38,104 @@ pub struct LogSource<'a, I> {
     reopen: Reopen<'a, I>,
 }
 
-impl LogSource<'static, SwfReader<LogInput>> {
+/// A stream's header and records, read once ([`LogSource::file`]).
+struct Kept {
+    header: SwfHeader,
+    records: Arc<[Located]>,
+    extra: Ignored,
+}
+
+/// The streams read so far in this process, by path.
+static STREAMS: Mutex<Option<HashMap<PathBuf, Arc<Kept>>>> = Mutex::new(None);
+
+/// Whether `path` names a stream, which cannot be read twice: `-`, or anything but a
+/// regular file (a pipe, a FIFO, a character device such as `/dev/stdin`).
+fn is_stream(path: &Path) -> bool {
+    path.as_os_str() == "-" || std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+}
+
+/// The records of a log file: read from the file at each pass, or those of a stream,
+/// read once.
+pub enum FileRecords {
+    /// A regular file, read again.
+    File(SwfReader<LogInput>),
+    /// A stream's records, kept.
+    Kept {
+        /// The records.
+        records: Arc<[Located]>,
+        /// The next to hand out.
+        next: usize,
+        /// The extra columns the reading found.
+        extra: Ignored,
+    },
+}
+
+impl Iterator for FileRecords {
+    type Item = Result<Located, SwfError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            FileRecords::File(r) => r.next(),
+            FileRecords::Kept { records, next, .. } => {
+                let r = records.get(*next).copied()?;
+                *next += 1;
+                Some(Ok(r))
+            }
+        }
+    }
+}
+
+impl Records for FileRecords {
+    fn ignored(&self) -> Ignored {
+        match self {
+            FileRecords::File(r) => r.ignored(),
+            FileRecords::Kept { extra, .. } => *extra,
+        }
+    }
+}
+
+impl LogSource<'static, FileRecords> {
     /// The log at `path`, plain or compressed, SWF or a Batsim workload
-    /// ([`SwfReader::open`]).
+    /// ([`SwfReader::open`]): a regular file read again at each pass, a stream read once
+    /// (see the module's documentation).
     pub fn file(path: &Path) -> Result<Self, SwfError> {
-        let header = SwfReader::open(path)?.header().clone();
-        let path = path.to_owned();
+        let name = path.display().to_string();
+        if !is_stream(path) {
+            let header = SwfReader::open(path)?.header().clone();
+            let path = path.to_owned();
+            return Ok(LogSource {
+                name,
+                header,
+                reopen: Box::new(move || SwfReader::open(&path).map(FileRecords::File)),
+            });
+        }
+        let mut streams = STREAMS.lock().unwrap_or_else(PoisonError::into_inner);
+        let kept = match streams.get_or_insert_with(HashMap::new).get(path) {
+            Some(kept) => kept.clone(),
+            None => {
+                let mut reader = SwfReader::open(path)?;
+                let records: Vec<Located> = reader.by_ref().collect::<Result<_, _>>()?;
+                let kept = Arc::new(Kept {
+                    header: reader.header().clone(),
+                    records: records.into(),
+                    extra: reader.ignored(),
+                });
+                streams
+                    .get_or_insert_with(HashMap::new)
+                    .insert(path.to_owned(), kept.clone());
+                kept
+            }
+        };
+        drop(streams);
         Ok(LogSource {
-            name: path.display().to_string(),
-            header,
-            reopen: Box::new(move || SwfReader::open(&path)),
+            name,
+            header: kept.header.clone(),
+            reopen: Box::new(move || {
+                Ok(FileRecords::Kept {
+                    records: kept.records.clone(),
+                    next: 0,
+                    extra: kept.extra,
+                })
+            }),
         })
     }
 }
