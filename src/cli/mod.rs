@@ -439,7 +439,8 @@ pub fn main() -> ExitCode {
     crate::swf::set_max_jobs(cli.max_jobs);
     let result = execute(cli.command);
     match result {
-        Ok(()) if crate::results::terminal::interrupted() => {
+        // An abandoned run ends with an error; the interrupt is what happened.
+        _ if crate::results::terminal::interrupted() => {
             eprintln!("interrupted: what finished is kept (an experiment resumes when run again)");
             ExitCode::from(130)
         }

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// Set by Ctrl-C: running replications finish, no new one starts.
+/// Set by Ctrl-C (or SIGTERM): no new run starts, and the running ones are abandoned.
 static STOP: AtomicBool = AtomicBool::new(false);
 
 /// Set when the host (Python) keeps its own Ctrl-C handler: none is installed.
@@ -22,8 +22,11 @@ pub fn leave_interrupts_to_host() {
     HOST_HANDLES_INTERRUPTS.store(true, Ordering::Relaxed);
 }
 
-/// The flag Ctrl-C sets (running replications finish, no new one starts), with its handler
-/// installed unless the host handles Ctrl-C ([`leave_interrupts_to_host`]).
+/// The flag Ctrl-C and SIGTERM set, with their handler installed unless the host handles
+/// Ctrl-C ([`leave_interrupts_to_host`]): no new run starts, and the running simulations
+/// are abandoned within a few hundred events ([`crate::engine::abandon_runs`]), so that
+/// even one long run stops at once; the files of runs that finished are kept, and those
+/// being written are removed.
 pub fn stop_flag() -> &'static AtomicBool {
     if HOST_HANDLES_INTERRUPTS.load(Ordering::Relaxed) {
         return &STOP;
@@ -31,7 +34,8 @@ pub fn stop_flag() -> &'static AtomicBool {
     // A second handler cannot be set; the first one already sets this flag.
     let _ = ctrlc::set_handler(|| {
         STOP.store(true, Ordering::Relaxed);
-        eprintln!("\nstopping: finishing the running replications, keeping the finished ones");
+        crate::engine::abandon_runs();
+        eprintln!("\nstopping: the running simulations are abandoned, what finished is kept");
     });
     &STOP
 }
