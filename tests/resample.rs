@@ -378,3 +378,47 @@ fn a_population_past_what_one_holds_is_refused_before_any_user_is_drawn() {
         }
     }
 }
+
+#[test]
+fn a_temporary_multiplier_past_the_pool_still_acts_and_one_past_the_bound_is_refused() {
+    let Some(trace) = kth_trace() else {
+        return;
+    };
+    // KTH has 121 temporary users and about 2.5 new a week: at x100 and more, a week's
+    // arrivals outnumber the pool, and users are drawn again (more instances of them)
+    // rather than the draw stopping at the pool.
+    let arrivals = |temporary: f64| {
+        let cfg = PopulationConfig {
+            temporary,
+            long_term: 0.0,
+            length: 4 * WEEK,
+            ..PopulationConfig::default()
+        };
+        let (population, jobs, _) = population_run(trace.clone(), cfg, 3);
+        let report = population.report();
+        (report.arrivals + report.initial_temporary, jobs.len())
+    };
+    let counts: Vec<(u64, usize)> = [50.0, 100.0, 1000.0].map(arrivals).to_vec();
+    assert!(counts[0].0 < counts[1].0 && counts[1].0 < counts[2].0, "{counts:?}");
+    assert!(counts[2].0 > 5_000, "{counts:?}");
+    assert!(counts[0].1 < counts[1].1 && counts[1].1 < counts[2].1, "{counts:?}");
+    // A mean past what a population holds is refused at the start, naming it.
+    let cfg = PopulationConfig {
+        temporary: 1e308,
+        ..PopulationConfig::default()
+    };
+    let pools = Arc::new(UserPools::new(trace, PoolConfig::default()));
+    let population = Population::new(pools, cfg, UserConfig::default(), 1);
+    let sim = Simulation::new(
+        SiteConfig {
+            procs: 100,
+            overrun: OverrunPolicy::Kill,
+            check: false,
+        },
+        Policy::Easy.build(100),
+        population,
+        Collect::default(),
+    );
+    let e = sim.run(None).err().expect("refused").to_string();
+    assert!(e.contains("the temporary users at the start would be"), "{e}");
+}

@@ -42,7 +42,7 @@ use crate::job::JobOutcome;
 use crate::seed::mix;
 use crate::sim::{SimError, SourceCtx, Workload};
 use crate::time::{Time, WEEK};
-use crate::users::{TooManyUsers, TraceAgent, UserConfig, UserState};
+use crate::users::{MAX_USERS, TooManyUsers, TraceAgent, UserConfig, UserState};
 use crate::workload::trace::{Trace, TraceConfig, TraceUser};
 
 /// The population's wake-up token (the users' own is 0).
@@ -218,8 +218,6 @@ pub struct Population {
     next_week: i64,
     /// Weight of each pool user.
     weights: Vec<f64>,
-    /// Temporary users of weight above 0: the most that can arrive in a week.
-    temporary_users: u64,
     /// Long-term slots.
     slots: Vec<Slot>,
     /// For each agent: its pool user, and its long-term slot if it has one.
@@ -236,8 +234,7 @@ fn count_of(x: f64, rng: &mut impl Rng) -> u64 {
 
 /// A Poisson draw of mean `mean` (exponential gaps within one unit of time; means here
 /// are a few users per week), counted up to `at_most`: a draw is linear in its count, and
-/// a log whose temporary users all came within seconds gives a rate of millions a week,
-/// of whom no more than the pool's users can arrive.
+/// a run refuses a mean past [`MAX_USERS`] before it draws.
 fn poisson(mean: f64, at_most: u64, rng: &mut impl Rng) -> u64 {
     if mean <= 0.0 {
         return 0;
@@ -275,9 +272,6 @@ impl Population {
                 if u.pool == Pool::Excluded { 0.0 } else { w }
             })
             .collect::<Vec<f64>>();
-        let temporary_users = (pools.pools.users.iter().zip(&weights))
-            .filter(|(u, w)| u.pool == Pool::Temporary && **w > 0.0)
-            .count() as u64;
         let horizon = pools.pools.span.0 + cfg.length;
         Population {
             users: TraceUsers::empty(users, horizon),
@@ -286,7 +280,6 @@ impl Population {
             horizon,
             next_week: 1,
             weights,
-            temporary_users,
             slots: Vec::new(),
             agents: Vec::new(),
             next_temporary_id: 0,
@@ -442,18 +435,30 @@ impl Population {
                 (i, self.weights[i] * weeks)
             })
             .collect();
-        let mut chosen = Vec::new();
-        while (chosen.len() as u64) < n && !weights.is_empty() {
+        let all = weights.clone();
+        let pick = |weights: &[(usize, f64)], rng: &mut Xoshiro256PlusPlus| {
             let total: f64 = weights.iter().map(|w| w.1).sum();
             let mut r = rng.random::<f64>() * total;
-            let k = weights
+            weights
                 .iter()
                 .position(|w| {
                     r -= w.1;
                     r < 0.0
                 })
-                .unwrap_or(weights.len() - 1);
+                .unwrap_or(weights.len() - 1)
+        };
+        let mut chosen = Vec::new();
+        while (chosen.len() as u64) < n && !weights.is_empty() {
+            let k = pick(&weights, rng);
             chosen.push(weights.swap_remove(k).0);
+        }
+        // Past the pool (a multiplier larger than the pool allows), users are drawn again,
+        // with replacement: each drawn user is one more instance of the pool's user, so
+        // that a multiplier acts however large (a saturation curve is then no artefact
+        // of the pool's size).
+        while (chosen.len() as u64) < n && !all.is_empty() {
+            let k = pick(&all, rng);
+            chosen.push(all[k].0);
         }
         chosen.sort_unstable();
         chosen
@@ -467,8 +472,8 @@ impl Population {
     /// The new temporary users of week `week`, each from its first job.
     fn arrive(&mut self, week: i64, ctx: &mut SourceCtx) {
         let mean = self.pools.pools.temporary_arrivals_per_week * self.cfg.temporary;
-        // Users arrive once each a week (`draw` draws distinct users).
-        let n = poisson(mean, self.temporary_users, &mut self.rng);
+        // The mean was checked against `MAX_USERS` at the start (`Population::start`).
+        let n = poisson(mean, MAX_USERS, &mut self.rng);
         let chosen = self.draw(Pool::Temporary, n, false);
         self.report.arrivals += chosen.len() as u64;
         self.report.arrivals_by_week.push(chosen.len() as u32);
@@ -593,10 +598,14 @@ impl Workload for Population {
             }
         }
         self.report.long_term_slots = self.slots.len() as u64;
-        let initial = count_of(
-            p.pools.temporary_per_week * self.cfg.temporary,
-            &mut self.rng,
-        );
+        let temporary_at_start = p.pools.temporary_per_week * self.cfg.temporary;
+        let weekly = p.pools.temporary_arrivals_per_week * self.cfg.temporary;
+        TooManyUsers::check(|| "the temporary users at the start".into(), temporary_at_start)
+            .and_then(|()| {
+                TooManyUsers::check(|| "the temporary users arriving each week".into(), weekly)
+            })
+            .map_err(|e| SimError::Workload(e.to_string()))?;
+        let initial = count_of(temporary_at_start, &mut self.rng);
         // The users present in a week of the log: each as likely as the weeks it is
         // active, so that the start looks like any week and not like a week of arrivals.
         let temporary = self.draw(Pool::Temporary, initial, true);
