@@ -138,3 +138,33 @@ fn counts_and_factors_past_their_bounds_are_refused() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_model_or_scenario_file_is_never_echoed_past_a_short_excerpt() {
+    let secret = "TOKEN-0123456789abcdef".repeat(50_000);
+    let bad = temp("secret.toml");
+    std::fs::write(&bad, format!("x = 1\nkey = \"{secret}\" junk\n")).unwrap();
+    let path = log("one.swf", 3);
+    let cases: Vec<Vec<String>> = vec![
+        vec![
+            "feedback".into(),
+            "--swf".into(),
+            path.display().to_string(),
+            "--continuation".into(),
+            bad.display().to_string(),
+        ],
+        vec!["run".into(), bad.display().to_string()],
+    ];
+    for args in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = sitesim(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("secret.toml:2:"), "{args:?}: {e}");
+        assert!(
+            e.len() < 600 && e.matches("TOKEN").count() <= 2,
+            "{args:?}: {} bytes",
+            e.len()
+        );
+    }
+}

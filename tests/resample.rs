@@ -399,9 +399,15 @@ fn a_temporary_multiplier_past_the_pool_still_acts_and_one_past_the_bound_is_ref
         (report.arrivals + report.initial_temporary, jobs.len())
     };
     let counts: Vec<(u64, usize)> = [50.0, 100.0, 1000.0].map(arrivals).to_vec();
-    assert!(counts[0].0 < counts[1].0 && counts[1].0 < counts[2].0, "{counts:?}");
+    assert!(
+        counts[0].0 < counts[1].0 && counts[1].0 < counts[2].0,
+        "{counts:?}"
+    );
     assert!(counts[2].0 > 5_000, "{counts:?}");
-    assert!(counts[0].1 < counts[1].1 && counts[1].1 < counts[2].1, "{counts:?}");
+    assert!(
+        counts[0].1 < counts[1].1 && counts[1].1 < counts[2].1,
+        "{counts:?}"
+    );
     // A mean past what a population holds is refused at the start, naming it.
     let cfg = PopulationConfig {
         temporary: 1e308,
@@ -420,5 +426,8 @@ fn a_temporary_multiplier_past_the_pool_still_acts_and_one_past_the_bound_is_ref
         Collect::default(),
     );
     let e = sim.run(None).err().expect("refused").to_string();
-    assert!(e.contains("the temporary users at the start would be"), "{e}");
+    assert!(
+        e.contains("the temporary users at the start would be"),
+        "{e}"
+    );
 }

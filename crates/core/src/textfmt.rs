@@ -307,6 +307,27 @@ pub fn excerpt(text: &str, max: usize) -> String {
     out
 }
 
+/// The most characters of a file an error quotes ([`excerpt`]): a field, a token, never
+/// a whole line (which may hold a secret, or a megabyte).
+pub const QUOTED: usize = 24;
+
+/// A TOML parse error of the file `name` (whose text is `text`) without the file's line
+/// echoed: `name:LINE:COLUMN: what`, and the offending text as a short, escaped excerpt
+/// ([`QUOTED`] characters). The parser's own message quotes the whole line.
+pub fn toml_error(name: &str, text: &str, e: &toml::de::Error) -> String {
+    let Some(span) = e.span().filter(|s| s.start <= text.len()) else {
+        return format!("{name}: {}", e.message().trim_end());
+    };
+    let before = text.get(..span.start).unwrap_or_default();
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let at = text.get(span.clone()).map(|t| excerpt(t, QUOTED));
+    let at = at
+        .filter(|t| !t.trim().is_empty())
+        .map_or_else(String::new, |t| format!(" (at `{t}`)"));
+    format!("{name}:{line}:{column}: {}{at}", e.message().trim_end())
+}
+
 /// `mean ± ci`, both to two significant digits of the interval; the mean alone to three
 /// significant digits when there is no interval (a single run), or when it is a billion
 /// times narrower than the mean (rounding: identical differences in every pair).
@@ -365,6 +386,20 @@ mod tests {
         assert_eq!(excerpt("abcdef", 3), "abc…");
         assert_eq!(excerpt("a\tb\u{1b}[2J", 20), "a\\tb\\u{1b}[2J");
         assert_eq!(excerpt(&"x".repeat(1 << 20), 8).chars().count(), 9);
+    }
+
+    #[test]
+    fn a_toml_error_names_line_and_column_and_never_echoes_the_line() {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct File {
+            a: i64,
+        }
+        let secret = format!("a = 1\nb = \"{}\" junk", "s3cr3t-token-".repeat(1000));
+        let e = toml::from_str::<File>(&secret).unwrap_err();
+        let m = toml_error("f.toml", &secret, &e);
+        assert!(m.starts_with("f.toml:2:"), "{m}");
+        assert!(m.len() < 200 && m.matches("s3cr3t").count() <= 2, "{m}");
     }
 
     #[test]

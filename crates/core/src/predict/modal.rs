@@ -86,7 +86,8 @@ struct PoolParams {
 impl ModalParams {
     /// Parses a model file; `name` names it in errors.
     pub fn parse(text: &str, name: &str) -> Result<Self, String> {
-        let p: ModalParams = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+        let p: ModalParams =
+            toml::from_str(text).map_err(|e| crate::textfmt::toml_error(name, text, &e))?;
         let pts = &p.count.points;
         if pts.len() < 2 || pts.windows(2).any(|w| w[0].0 >= w[1].0) {
             return Err(format!(

@@ -91,7 +91,8 @@ struct SbhDefaults {
 impl PredictorDefaults {
     /// Parses a defaults file; `name` names it in errors.
     pub fn parse(text: &str, name: &str) -> Result<Self, String> {
-        let d: PredictorDefaults = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+        let d: PredictorDefaults =
+            toml::from_str(text).map_err(|e| crate::textfmt::toml_error(name, text, &e))?;
         let inc = &d.correction.increments;
         if inc.is_empty() || inc[0] < 1 || inc.windows(2).any(|w| w[0] >= w[1]) {
             return Err(format!(

@@ -740,15 +740,12 @@ fn parse_value(token: &[u8], fractional: bool) -> Result<Value, String> {
     }
 }
 
-/// A field as an error quotes it: at most [`QUOTED`] characters, control characters
+/// A field as an error quotes it: at most [`crate::textfmt::QUOTED`] characters, control characters
 /// escaped, so that a file that is not a log (a megabyte of one token, the process's
 /// environment) is not echoed to the terminal.
 fn quoted(text: &str) -> String {
-    crate::textfmt::excerpt(text, QUOTED)
+    crate::textfmt::excerpt(text, crate::textfmt::QUOTED)
 }
-
-/// The most characters of a field an error quotes: a number is shorter.
-const QUOTED: usize = 24;
 
 /// Parses an optionally signed decimal integer of at most 18 digits.
 #[inline]
@@ -862,7 +859,13 @@ mod tests {
     fn errors_quote_a_short_escaped_excerpt() {
         let long = format!("x{}", "9".repeat(1 << 20));
         let e = parse_value(long.as_bytes(), false).unwrap_err();
-        assert_eq!(e, format!("'x{}…' is not a number", "9".repeat(QUOTED - 1)));
+        assert_eq!(
+            e,
+            format!(
+                "'x{}…' is not a number",
+                "9".repeat(crate::textfmt::QUOTED - 1)
+            )
+        );
         let e = parse_value(b"A=1\0B=\x1b[2J", false).unwrap_err();
         assert_eq!(e, "'A=1\\u{0}B=\\u{1b}[2J' is not a number");
     }

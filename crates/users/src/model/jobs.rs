@@ -191,7 +191,8 @@ impl JobLayer {
 
     /// Parses a model file; errors name the file, and the key or class at fault.
     pub fn parse(text: &str, name: &str) -> Result<JobLayer, String> {
-        let file: JobLayerFile = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+        let file: JobLayerFile =
+            toml::from_str(text).map_err(|e| crate::textfmt::toml_error(name, text, &e))?;
         JobLayer::new(file).map_err(|e| format!("{name}: {e}"))
     }
 

@@ -291,7 +291,8 @@ fn clamp_renormalize<const N: usize>(mut p: [f64; N]) -> [f64; N] {
 impl TalbyModel {
     /// Parses a model file; errors name the file and the key and line at fault.
     pub fn parse(text: &str, name: &str) -> Result<TalbyModel, String> {
-        let m: TalbyModel = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+        let m: TalbyModel =
+            toml::from_str(text).map_err(|e| crate::textfmt::toml_error(name, text, &e))?;
         m.check().map_err(|e| format!("{name}: {e}"))?;
         Ok(m)
     }

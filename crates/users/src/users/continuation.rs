@@ -422,7 +422,8 @@ impl ContinuationCurve {
 
     /// Reads a curve file (TOML) named `name`, checking it.
     pub fn parse(text: &str, name: &str) -> Result<ContinuationCurve, String> {
-        let c: ContinuationCurve = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+        let c: ContinuationCurve =
+            toml::from_str(text).map_err(|e| crate::textfmt::toml_error(name, text, &e))?;
         if c.threshold < 1 {
             return Err(format!("{name}: threshold must be at least 1 second"));
         }

@@ -600,11 +600,14 @@ impl Workload for Population {
         self.report.long_term_slots = self.slots.len() as u64;
         let temporary_at_start = p.pools.temporary_per_week * self.cfg.temporary;
         let weekly = p.pools.temporary_arrivals_per_week * self.cfg.temporary;
-        TooManyUsers::check(|| "the temporary users at the start".into(), temporary_at_start)
-            .and_then(|()| {
-                TooManyUsers::check(|| "the temporary users arriving each week".into(), weekly)
-            })
-            .map_err(|e| SimError::Workload(e.to_string()))?;
+        TooManyUsers::check(
+            || "the temporary users at the start".into(),
+            temporary_at_start,
+        )
+        .and_then(|()| {
+            TooManyUsers::check(|| "the temporary users arriving each week".into(), weekly)
+        })
+        .map_err(|e| SimError::Workload(e.to_string()))?;
         let initial = count_of(temporary_at_start, &mut self.rng);
         // The users present in a week of the log: each as likely as the weeks it is
         // active, so that the start looks like any week and not like a week of arrivals.

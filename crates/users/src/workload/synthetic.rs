@@ -76,7 +76,8 @@ pub const DEFAULT_MODEL: &str = crate::model_files::SYNTHETIC;
 impl SyntheticModel {
     /// Parses a model file; `name` names it in errors.
     pub fn parse(text: &str, name: &str) -> Result<Self, String> {
-        let m: SyntheticModel = toml::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+        let m: SyntheticModel =
+            toml::from_str(text).map_err(|e| crate::textfmt::toml_error(name, text, &e))?;
         m.validate().map_err(|e| format!("{name}: {e}"))?;
         Ok(m)
     }
