@@ -107,6 +107,19 @@ fn usage_errors_exit_with_code_2() {
             "alpha must be in [0, 1]",
         ),
         (vec!["run", "--shard", "3/2"], "shard"),
+        (vec!["run", "--threads", "0"], "--threads"),
+        (
+            vec!["feedback", "--swf", "x.swf", "--time-zone", "NaN"],
+            "'NaN' is not a time zone",
+        ),
+        (
+            vec!["feedback", "--swf", "x.swf", "--strikes", "0"],
+            "--strikes",
+        ),
+        (
+            vec!["replay", "--swf", "x.swf", "--bsld-threshold", "0"],
+            "at least 1 second",
+        ),
         // Refused before the log (which does not exist) is read.
         (
             vec![

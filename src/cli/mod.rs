@@ -134,8 +134,8 @@ struct RunArgs {
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
     /// Threads, instead of the scenario's.
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    threads: Option<u32>,
     /// Set any key of the scenario: dotted for a table's (`population.users=2`,
     /// `scheduler.policy=creasy:alpha=1`, `workload.users.continuation=off`); the value
     /// is read as TOML, else as a string. Repeatable.

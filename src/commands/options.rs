@@ -410,7 +410,7 @@ pub struct LogSplit {
     pub window_end: WindowEnd,
     /// The site's time zone (UTC, an IANA name, +HH:MM or seconds east of UTC)
     /// [default: the log header's TimeZoneString, else TimeZone, else UTC].
-    #[arg(long, value_name = "ZONE")]
+    #[arg(long, value_name = "ZONE", value_parser = zone_name)]
     pub time_zone: Option<String>,
     /// Jobs whose logged wait is unknown (-1): refuse the log (error), take them as 0
     /// (zero), or estimate them by an open-loop replay under a policy
@@ -512,6 +512,12 @@ impl Default for UserOptions {
     fn default() -> Self {
         options::defaults()
     }
+}
+
+/// A time zone as `--time-zone` takes it, checked when the command line is read (a zone
+/// that is not one is a usage error).
+fn zone_name(text: &str) -> Result<String, String> {
+    crate::localtime::parse_zone(text).map(|_| text.to_owned())
 }
 
 /// Where the continuation curve that makes users react to service comes from

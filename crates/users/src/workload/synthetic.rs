@@ -422,6 +422,9 @@ mod tests {
         let unknown = format!("{DEFAULT_MODEL}\n[extra]\nx = 1\n");
         let err = SyntheticModel::parse(&unknown, "m.toml").unwrap_err();
         assert!(err.contains("unknown field `extra`"), "{err}");
-        assert!(err.starts_with("m.toml:") && err.contains("(at `extra`)"), "{err}");
+        assert!(
+            err.starts_with("m.toml:") && err.contains("(at `extra`)"),
+            "{err}"
+        );
     }
 }
