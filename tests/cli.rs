@@ -109,6 +109,10 @@ fn usage_errors_exit_with_code_2() {
         (vec!["run", "--shard", "3/2"], "shard"),
         (vec!["run", "--threads", "0"], "--threads"),
         (
+            vec!["report", "x", "--schedule-length", "0"],
+            "the schedule view shows at least 1 second",
+        ),
+        (
             vec!["feedback", "--swf", "x.swf", "--time-zone", "NaN"],
             "'NaN' is not a time zone",
         ),

@@ -532,11 +532,20 @@ pub struct ReportArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub schedule_from: Option<Time>,
     /// How long a span the schedule view shows [default: 1d].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = view_length)]
     pub schedule_length: Option<Time>,
     /// What colours the jobs of the schedule view.
     #[arg(long, value_enum, default_value = "user")]
     pub colour: Colour,
+}
+
+/// The schedule view's length: a duration of at least a second (an empty view has no
+/// time axis).
+fn view_length(text: &str) -> Result<Time, String> {
+    match parse_duration(text)? {
+        t if t < 1 => Err("the schedule view shows at least 1 second".into()),
+        t => Ok(t),
+    }
 }
 
 /// What colours the jobs of a schedule view.
