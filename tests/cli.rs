@@ -1529,3 +1529,43 @@ fn a_missing_input_of_a_scenario_names_the_scenario_and_the_key() {
     assert!(e.contains("other.swf: no such file"), "{e}");
     assert!(e.contains("(set on the command line with --set)"), "{e}");
 }
+
+#[test]
+fn a_scenarios_output_dir_outside_the_folder_is_said_and_a_device_refused() {
+    let dir = temp("outdir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = |out: &str| {
+        let path = dir.join("s.toml");
+        std::fs::write(
+            &path,
+            format!(
+                "name = \"s\"\nduration = \"2w\"\n[machine]\nprocs = 128\n[scheduler]\n\
+                 policy = \"easy\"\n[workload]\nsource = \"model\"\n[output]\ndir = \"{out}\"\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let run = |path: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_sitesim"))
+            .current_dir(&dir)
+            .args(["run", "-q", path.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let o = run(&scenario("/dev/null"));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("/dev/null: the results directory is not a directory"));
+    let elsewhere = temp("elsewhere-out");
+    let o = run(&scenario(elsewhere.to_str().unwrap()));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("writes the results to")
+            && stderr(&o).contains("outside the current folder"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&scenario("here"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("outside"), "{}", stderr(&o));
+}

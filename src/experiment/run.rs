@@ -305,6 +305,33 @@ pub fn results_dir(scenario: &Scenario, study: &Study, out: Option<PathBuf>) -> 
         .unwrap_or_else(|| PathBuf::from("results").join(&study.plan().name))
 }
 
+/// Checks the results directory `dir` before a run writes into it: a path that exists
+/// and is not a directory (a file, a device) is refused; a scenario's `[output] dir`
+/// (`from_scenario`) that leads outside the current folder (an absolute path elsewhere,
+/// or `..`) is said, since the file, not the user, chose it.
+fn check_output_dir(dir: &Path, from_scenario: bool) -> Result<(), String> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "{}: the results directory is not a directory (a file or a device); name \
+             another with --out or the scenario's [output] dir",
+            dir.display()
+        ));
+    }
+    let here = std::env::current_dir().ok();
+    let outside = dir
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+        || (dir.is_absolute() && here.is_none_or(|h| !dir.starts_with(h)));
+    if from_scenario && outside {
+        crate::results::terminal::warn(&format!(
+            "the scenario's [output] dir writes the results to {}, outside the current \
+             folder (--out DIR writes them elsewhere)",
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
 /// `sitesim run`: reads the scenario at `path` (the built-in default scenario without
 /// one) and runs it: an `[experiment]` into the results directory `out` (default: the
 /// scenario's `[output] dir`, else `results/NAME`), `shard` of its runs; any other
@@ -319,9 +346,11 @@ pub fn run_command(
 ) -> Result<Option<PathBuf>, String> {
     let started = Instant::now();
     let (mut scenario, text) = load_scenario(path, settings)?;
+    let from_scenario = out.is_none();
     if scenario.experiment.is_some() {
         let mut study = Study::new(&scenario, &text)?;
         let dir = results_dir(&scenario, &study, out);
+        check_output_dir(&dir, from_scenario && scenario.output.dir.is_some())?;
         experiment_command(&mut study, &dir, shard, scenario.threads, started)?;
         return Ok(Some(dir));
     }
@@ -345,6 +374,9 @@ pub fn run_command(
         );
     }
     let dir = scenario.output.dir.clone();
+    if let Some(dir) = &dir {
+        check_output_dir(dir, from_scenario)?;
+    }
     scenario.plan()?.execute_and_print(started)?;
     Ok(dir)
 }
