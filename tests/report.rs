@@ -690,3 +690,91 @@ fn paired_differences_are_plotted_with_the_values_of_their_table() {
     assert!(svg.contains("\nFCFS\n") && svg.contains("opacity=\"0.7\" stroke=\"#000000\""));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A replicated run's folder (the model site, two replications of three weeks), written
+/// by `sitesim model`.
+fn replicated(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_sitesim"))
+        .args([
+            "model",
+            "-q",
+            "--procs",
+            "128",
+            "--duration",
+            "3w",
+            "--replications",
+            "2",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    dir
+}
+
+#[test]
+fn a_results_folder_is_read_within_bounds_and_by_name() {
+    let dir = replicated("bounded");
+    assert!(write_report(&dir, Default::default()).is_ok());
+    let weekly = fs::read_to_string(dir.join("weekly.csv")).unwrap();
+    let header = weekly.lines().next().unwrap();
+    let row = weekly.lines().nth(1).unwrap();
+    let edit = |field: &str, value: &str| {
+        let k = header.split(',').position(|h| h == field).unwrap();
+        let mut cells: Vec<&str> = row.split(',').collect();
+        cells[k] = value;
+        format!("{header}\n{}\n", cells.join(","))
+    };
+    for (text, needle) in [
+        (
+            edit("week", "8000000"),
+            "week 8000000: more than the 10428 a run writes",
+        ),
+        (
+            edit("utilization_pct", "NaN"),
+            "utilization_pct: 'NaN' is not a finite number",
+        ),
+    ] {
+        fs::write(dir.join("weekly.csv"), &text).unwrap();
+        let e = write_report(&dir, Default::default()).unwrap_err();
+        assert!(
+            e.contains("weekly.csv: row 2:") && e.contains(needle),
+            "{e}"
+        );
+    }
+    fs::write(dir.join("weekly.csv"), &weekly).unwrap();
+    let replications = fs::read(dir.join("replications.csv")).unwrap();
+    fs::write(
+        dir.join("replications.csv"),
+        "just some text\nnothing else\n",
+    )
+    .unwrap();
+    let e = write_report(&dir, Default::default()).unwrap_err();
+    assert!(e.contains("not a replications table"), "{e}");
+    fs::write(dir.join("replications.csv"), replications).unwrap();
+    // A FIFO planted as the summary is refused at once, not waited on.
+    fs::remove_file(dir.join("summary.json")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.join("summary.json"))
+        .status();
+    if made.is_ok_and(|s| s.success()) {
+        // (A FIFO is no file: the folder is no results folder.)
+        let e = write_report(&dir, Default::default()).unwrap_err();
+        assert!(e.contains("not a results directory"), "{e}");
+    }
+}
+
+#[test]
+fn a_plan_of_more_replications_than_an_experiment_runs_is_refused() {
+    let dir = scratch("huge-plan");
+    let mut p = plan(&[None]);
+    p.replications = u32::MAX;
+    write_plan(&dir, &p).unwrap();
+    let e = write_report(&dir, Default::default()).unwrap_err();
+    assert!(
+        e.contains("replications 4294967295: more than the 100000"),
+        "{e}"
+    );
+}

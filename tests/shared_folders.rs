@@ -354,3 +354,43 @@ fn an_experiment_resumes_on_other_threads_with_the_same_bytes() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("another scenario"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_fifo_planted_as_a_run_file_is_refused_not_waited_on() {
+    let scenario = experiment("fifo", 2);
+    let out = temp("fifo-experiment");
+    let o = sitesim(&[
+        "run",
+        "-q",
+        s(&scenario),
+        "--out",
+        s(&out),
+        "--threads",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = out.join("runs/p000/r0001.json");
+    assert!(run.is_file(), "{}", run.display());
+    fs::remove_file(&run).unwrap();
+    if !std::process::Command::new("mkfifo")
+        .arg(&run)
+        .status()
+        .is_ok_and(|st| st.success())
+    {
+        eprintln!("SKIPPED: mkfifo is not available");
+        return;
+    }
+    // `report` and `merge` read it; a resume reads it: each ends at once, naming it.
+    for args in [
+        vec!["report", s(&out)],
+        vec!["merge", "--out", s(&temp("fifo-merged")), s(&out)],
+    ] {
+        let o = sitesim(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("r0001.json") && stderr(&o).contains("not a run's file"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}

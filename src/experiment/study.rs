@@ -1003,10 +1003,9 @@ pub fn experiment_command(
         );
         if study.is_capacity_search() {
             let path = dir.join("capacity.json");
-            let result: CapacityResult = std::fs::read(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let bytes = crate::results::input::read(&path, crate::results::input::MAX_JSON)?;
+            let result: CapacityResult =
+                serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
             print!("{}", result.render());
             println!("  written       {}", path.display());
         }

@@ -105,12 +105,11 @@ impl Experiment {
             }
         }
         let path = dir.join(CAPACITY_FILE);
-        let capacity = match fs::read(&path) {
-            Ok(bytes) => Some(
-                serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?,
-            ),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(format!("{}: {e}", path.display())),
+        let capacity = if fs::symlink_metadata(&path).is_ok() {
+            let bytes = crate::results::input::read(&path, crate::results::input::MAX_JSON)?;
+            Some(serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?)
+        } else {
+            None
         };
         Ok(Experiment {
             plan,

@@ -19,28 +19,51 @@ use crate::plot::chart::{
     self, Band, ErrorLineChart, ErrorSeries, Estimate, Histogram, RefAt, Reference,
 };
 use crate::results::metric::{METRICS, Metric, MetricStats, ci95};
-use crate::time::{HOUR, WEEK};
+use crate::results::replicate::MAX_REPLICATIONS;
+use crate::time::{HOUR, MAX_WEEKS, WEEK};
 
-/// A replication's values, by metric, as `replications.csv` has them.
+/// A replication's values, by metric, as `replications.csv` has them: each metric's
+/// column a finite number (a column sitesim does not know is left out; a table without
+/// any metric is refused, as is a value that is not a finite number, by row and column).
 fn read_replications(path: &Path) -> Result<Vec<Vec<(String, f64)>>, String> {
-    let mut reader =
-        csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut reader = crate::results::input::table(path)?;
     let head: Vec<String> = reader
         .headers()
         .map_err(|e| format!("{}: {e}", path.display()))?
         .iter()
         .map(str::to_owned)
         .collect();
+    let known: Vec<usize> = (0..head.len())
+        .filter(|&k| METRICS.iter().any(|m| m.name == head[k]))
+        .collect();
+    if known.is_empty() {
+        return Err(format!(
+            "{}: no column of a metric sitesim writes (jobs_per_week, mean_wait, ...): not \
+             a replications table",
+            path.display()
+        ));
+    }
     reader
         .records()
         .enumerate()
         .map(|(i, r)| {
             let r = r.map_err(|e| format!("{}: row {}: {e}", path.display(), i + 2))?;
-            Ok(head
+            known
                 .iter()
-                .zip(r.iter())
-                .filter_map(|(h, v)| v.parse::<f64>().ok().map(|v| (h.clone(), v)))
-                .collect())
+                .map(|&k| {
+                    let text = r.get(k).unwrap_or_default();
+                    match text.parse::<f64>() {
+                        Ok(v) if v.is_finite() => Ok((head[k].clone(), v)),
+                        _ => Err(format!(
+                            "{}: row {}: {}: '{}' is not a finite number",
+                            path.display(),
+                            i + 2,
+                            head[k],
+                            crate::textfmt::excerpt(text, crate::textfmt::QUOTED)
+                        )),
+                    }
+                })
+                .collect()
         })
         .collect()
 }
@@ -151,7 +174,7 @@ type Weeks = BTreeMap<u64, (u64, [Running; 5])>;
 /// would put a few hours of a draining machine beside whole weeks.
 fn read_weekly(path: &Path) -> Result<(Weeks, usize), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let mut reader = csv::Reader::from_path(path).map_err(|e| err(&e))?;
+    let mut reader = crate::results::input::table(path)?;
     let head = reader.headers().map_err(|e| err(&e))?.clone();
     let column = |name: &str| head.iter().position(|h| h == name);
     let need = |name: &str| column(name).ok_or_else(|| err(&format_args!("no {name} column")));
@@ -165,14 +188,39 @@ fn read_weekly(path: &Path) -> Result<(Weeks, usize), String> {
             break;
         }
         let field = |k: usize| row.get(k).unwrap_or_default();
-        let bad = |k: usize| err(&format_args!("row {}: {} is no number", i + 2, &head[k]));
-        let number = |k: usize| field(k).parse::<f64>().map_err(|_| bad(k));
-        let whole = |k: usize| field(k).parse::<u64>().map_err(|_| bad(k));
-        replications.insert(whole(replication)?);
+        let bad = |k: usize| {
+            err(&format_args!(
+                "row {}: {}: '{}' is not a finite number",
+                i + 2,
+                &head[k],
+                crate::textfmt::excerpt(field(k), crate::textfmt::QUOTED)
+            ))
+        };
+        let number = |k: usize| {
+            field(k)
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| bad(k))
+        };
+        // Replications and weeks within what a run writes: a week number of millions
+        // would hold a running statistic for each week up to it.
+        let whole = |k: usize, max: u64| {
+            let v = field(k).parse::<u64>().map_err(|_| bad(k))?;
+            if v > max {
+                return Err(err(&format_args!(
+                    "row {}: {} {v}: more than the {max} a run writes",
+                    i + 2,
+                    &head[k]
+                )));
+            }
+            Ok(v)
+        };
+        replications.insert(whole(replication, u64::from(MAX_REPLICATIONS))?);
         if number(length)? != (WEEK / HOUR) as f64 {
             continue;
         }
-        let (runs, series) = weeks.entry(whole(week)?).or_default();
+        let (runs, series) = weeks.entry(whole(week, 2 * MAX_WEEKS as u64)?).or_default();
         *runs += 1;
         for (s, k) in series.iter_mut().zip(&columns) {
             s.add(match *k {
@@ -270,10 +318,9 @@ fn weekly_section(dir: &Path, warmup: f64) -> Result<Option<Section>, String> {
 /// Writes the report of the replicated runs in `dir` into `out`; the files written.
 pub fn write_report(dir: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
     let summary_path = dir.join("summary.json");
-    let text = std::fs::read_to_string(&summary_path)
-        .map_err(|e| format!("{}: {e}", summary_path.display()))?;
+    let text = crate::results::input::read(&summary_path, crate::results::input::MAX_JSON)?;
     let summary: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", summary_path.display()))?;
+        serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", summary_path.display()))?;
     let reps = read_replications(&dir.join("replications.csv"))?;
     if reps.is_empty() {
         return Err(format!(

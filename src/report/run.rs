@@ -67,8 +67,7 @@ struct Session {
 
 /// Reads the rows of the CSV file `path`.
 fn read_rows<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, String> {
-    let mut reader =
-        csv::Reader::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut reader = crate::results::input::table(path)?;
     reader
         .deserialize()
         .enumerate()
@@ -79,10 +78,9 @@ fn read_rows<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, String
 /// Writes the report of the run in `dir` into `out`; the files written.
 pub fn write_report(dir: &Path, out: &Path, view: ScheduleView) -> Result<Vec<PathBuf>, String> {
     let summary_path = dir.join("summary.json");
-    let text = std::fs::read_to_string(&summary_path)
-        .map_err(|e| format!("{}: {e}", summary_path.display()))?;
+    let text = crate::results::input::read(&summary_path, crate::results::input::MAX_JSON)?;
     let summary: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", summary_path.display()))?;
+        serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", summary_path.display()))?;
     let jobs: Vec<Job> = read_rows(&dir.join("jobs.csv"))?;
     if jobs.is_empty() {
         return Err(format!(

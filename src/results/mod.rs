@@ -4,6 +4,7 @@
 //! runner (`replicate`), an experiment's run records (`runs`) and their summary
 //! (`summary`), and what is printed while a command runs (`terminal`).
 
+pub mod input;
 pub mod lock;
 pub mod metric;
 pub mod output;

@@ -232,12 +232,23 @@ pub fn read_run(dir: &Path, point: &str, replication: u32) -> Result<Option<RunR
             )));
         }
     }
+    // Not blocking: a FIFO planted as a run's file is refused, not waited on.
     let opened = OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(&path);
     let mut bytes = Vec::new();
-    match opened.and_then(|mut f| f.read_to_end(&mut bytes)) {
+    let read = opened.and_then(|f| {
+        let meta = f.metadata()?;
+        if !meta.is_file() || meta.len() > super::input::MAX_JSON {
+            return Err(io::Error::other(format!(
+                "not a run's file: a run's file is a regular file of at most {} bytes",
+                super::input::MAX_JSON
+            )));
+        }
+        f.take(super::input::MAX_JSON).read_to_end(&mut bytes)
+    });
+    match read {
         Ok(_) => parse_run(&bytes).map(Some).map_err(|e| named(&e)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
@@ -314,9 +325,19 @@ pub fn write_plan(dir: &Path, plan: &RunPlan) -> Result<(), String> {
 /// or write outside the results directory, nor two points share their runs.
 pub fn read_plan(dir: &Path) -> Result<RunPlan, String> {
     let path = dir.join("experiment.json");
-    let bytes = fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = super::input::read(&path, super::input::MAX_JSON)?;
     let plan: RunPlan =
         serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Within what an experiment can plan: a plan edited to billions of runs would have
+    // `report`, `merge` and a resume look for each.
+    let max = super::replicate::MAX_REPLICATIONS;
+    if plan.replications > max {
+        return Err(format!(
+            "{}: replications {}: more than the {max} an experiment runs",
+            path.display(),
+            plan.replications
+        ));
+    }
     let mut seen = std::collections::HashSet::new();
     for (i, point) in plan.points.iter().enumerate() {
         let id = &point.id;

@@ -301,7 +301,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<Summary, String> {
             // Checked by parsing and by its checksum, copied byte for byte.
             if read_run(s, id, r)?.is_some() {
                 let from = run_path(s, id, r);
-                let bytes = std::fs::read(&from).map_err(|e| err(&from, e))?;
+                let bytes = super::input::read(&from, super::input::MAX_JSON)?;
                 create_inside(out, &Path::new("runs").join(id))?;
                 let to = run_path(out, id, r);
                 write_durable(&to, &bytes).map_err(|e| err(&to, e))?;
@@ -312,7 +312,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<Summary, String> {
     for s in shards {
         let cap = s.join("capacity.json");
         if cap.exists() {
-            let bytes = std::fs::read(&cap).map_err(|e| format!("{}: {e}", cap.display()))?;
+            let bytes = super::input::read(&cap, super::input::MAX_JSON)?;
             let to = out.join("capacity.json");
             write_durable(&to, &bytes).map_err(|e| err(&to, e))?;
         }
