@@ -541,8 +541,9 @@ fn feedback_input_errors_are_clear() {
         "{}",
         stderr(&o)
     );
+    // A zone that is not one is refused with the command line, a usage error.
     let o = sitesim(&["feedback", "--swf", path, "--time-zone", "Mars/Olympus"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("'Mars/Olympus' is not a time zone"),
         "{}",

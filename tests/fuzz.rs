@@ -72,6 +72,11 @@ fn fuzz_swf() {
 }
 
 #[test]
+fn fuzz_stream() {
+    campaign("stream", 300);
+}
+
+#[test]
 fn fuzz_compressed() {
     campaign("compressed", 600);
 }

@@ -98,7 +98,7 @@ pub fn all() -> &'static [Target] {
             ..target
         }
     }
-    static TARGETS: [Target; 36] = [
+    static TARGETS: [Target; 37] = [
         t("swf", Shape::Swf, swf_seeds, swf),
         t("compressed", Shape::Bytes, compressed_seeds, compressed),
         t("replay", Shape::Swf, replay_seeds, replay_log),
@@ -138,6 +138,7 @@ pub fn all() -> &'static [Target] {
         t("batsim", Shape::Json, batsim_seeds, batsim),
         t("export", Shape::Swf, export_seeds, export),
         asked(t("results", Shape::Json, results_seeds, results)),
+        t("stream", Shape::Swf, swf_seeds, stream),
         asked(t("study", Shape::Toml, study_seeds, study)),
         asked(t("calibrate", Shape::Swf, calibrate_seeds, calibrate_log)),
         t("scenario", Shape::Toml, scenario_seeds, scenario),
@@ -801,6 +802,8 @@ fn export(bytes: &[u8]) -> bool {
 fn results_file(name: &str) -> bool {
     match name.split('/').collect::<Vec<_>>()[..] {
         ["experiment.json"] | ["capacity.json"] => true,
+        // A single run's or replicated runs' folder.
+        ["summary.json"] | ["jobs.csv"] | ["replications.csv"] | ["weekly.csv"] => true,
         ["runs", point, run] => {
             is_folder_name(point)
                 && run
@@ -824,21 +827,35 @@ fn results_seeds() -> Vec<Vec<u8>> {
         [machine]\nprocs = 128\n[scheduler]\npolicy = \"easy\"\n[workload]\nsource = \"model\"\n\
         [experiment.capacity]\nmetric = \"mean_wait\"\ntarget = 600\ngoal = \"below\"\n\
         min_procs = 100\nmax_procs = 256\n";
+    // The folders of a replicated model run and of one replay: their tables as text.
+    let replicated = "name = \"replicated\"\nseed = 1\nduration = \"2w\"\nreplications = 2\n\
+        [machine]\nprocs = 128\n[scheduler]\npolicy = \"easy\"\n[workload]\nsource = \"model\"\n";
+    let replay = "name = \"replay\"\n[machine]\nprocs = 16\n[scheduler]\npolicy = \"easy\"\n\
+        [workload]\nsource = \"synthetic\"\njobs = 60\nload = 0.8\n";
     let mut seeds = Vec::new();
-    for text in [sweep, capacity] {
+    for text in [sweep, capacity, replicated, replay] {
         let dir = scratch_dir();
-        let ran = Scenario::parse(text, "seed.toml")
-            .and_then(|s| Study::new(&s, text))
-            .and_then(|mut study| study.run(&dir, Shard::ALL, &AtomicBool::new(false), &|| {}));
+        let ran = Scenario::parse(text, "seed.toml").and_then(|mut s| {
+            if s.experiment.is_some() {
+                let mut study = Study::new(&s, text)?;
+                study
+                    .run(&dir, Shard::ALL, &AtomicBool::new(false), &|| {})
+                    .map(drop)
+            } else {
+                s.output.dir = Some(dir.clone());
+                s.run(&AtomicBool::new(false), &|| {}).map(drop)
+            }
+        });
         if ran.is_ok() {
             let mut files = serde_json::Map::new();
             for (name, path) in results_files(&dir) {
-                if let Some(v) = std::fs::read(&path)
-                    .ok()
-                    .and_then(|b| serde_json::from_slice(&b).ok())
-                {
-                    files.insert(name, v);
-                }
+                let Ok(bytes) = std::fs::read(&path) else {
+                    continue;
+                };
+                let value = serde_json::from_slice(&bytes).unwrap_or_else(|_| {
+                    serde_json::Value::String(String::from_utf8_lossy(&bytes).into_owned())
+                });
+                files.insert(name, value);
             }
             seeds.push(serde_json::to_vec_pretty(&files).unwrap_or_default());
         }
@@ -869,9 +886,62 @@ fn results_files(dir: &Path) -> Vec<(String, PathBuf)> {
     found
 }
 
-/// Lays out the results directory in `bytes` (see [`results_seeds`]) in a scratch folder,
-/// writes its report (`sitesim report`) and merges it (`sitesim merge`) into a second
-/// folder and then with that folder into a third, as shards of one experiment. Plans of
+/// Reads the log in `bytes` through a named pipe, fed by a thread as a shell's `<(...)`
+/// or a FIFO would be, with [`LogSource::file`] (what `--swf PIPE` reads), twice: the
+/// stream is read once and kept, and each pass gives the records the bytes give read as
+/// text, or an error where they do.
+fn stream(bytes: &[u8]) -> bool {
+    // A Batsim workload is told from its first byte when a file is opened, not in text.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        return false;
+    }
+    let dir = scratch_dir();
+    let fifo = dir.join("log.fifo");
+    let made = std::fs::create_dir_all(&dir).is_ok()
+        && std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes())
+            .is_ok_and(|path| unsafe { libc::mkfifo(path.as_ptr(), 0o600) } == 0);
+    if !made {
+        let _ = std::fs::remove_dir_all(&dir);
+        return false;
+    }
+    let writer = {
+        let (fifo, bytes) = (fifo.clone(), bytes.to_vec());
+        std::thread::spawn(move || std::fs::write(fifo, bytes))
+    };
+    /// The header's size and the records of two passes, which must agree.
+    fn records<I: sitesim::swf::Records>(
+        source: Result<LogSource<'_, I>, sitesim::swf::SwfError>,
+    ) -> Result<(Option<i64>, Vec<sitesim::swf::Located>), sitesim::swf::SwfError> {
+        let s = source?;
+        let first: Vec<_> = s.open()?.collect::<Result<_, _>>()?;
+        let again: Vec<_> = s.open()?.collect::<Result<_, _>>()?;
+        assert_eq!(
+            first, again,
+            "a stream's second pass differs from its first"
+        );
+        Ok((s.header().max_procs, first))
+    }
+    let piped = records(LogSource::file(&fifo));
+    let _ = writer.join();
+    sitesim::swf::forget_streams();
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = records(LogSource::text(bytes, "fuzz.swf"));
+    match (&piped, &text) {
+        (Ok(p), Ok(t)) => assert_eq!(p, t, "the pipe gave other records than the bytes"),
+        (Err(_), Err(_)) => {}
+        _ => panic!(
+            "the pipe and the bytes disagree: {:?} against {:?}",
+            piped.as_ref().map(|p| p.1.len()),
+            text.as_ref().map(|t| t.1.len())
+        ),
+    }
+    piped.is_ok()
+}
+
+/// Lays out the results directory in `bytes` (see [`results_seeds`]: an experiment's, a
+/// replicated run's or a single run's) in a scratch folder, writes its report (`sitesim
+/// report`) and, for an experiment, merges it (`sitesim merge`) into a second folder and
+/// then with that folder into a third, as shards of one experiment. Plans of
 /// more than 64 runs are skipped: their cost is what the plan asks for, not a finding.
 /// A run's record is laid out with its checksum made anew ([`sealed`]), so that mutated
 /// values reach the report and the merge instead of stopping at the checksum.
@@ -904,10 +974,12 @@ fn results(bytes: &[u8]) -> bool {
             .is_some_and(|p| std::fs::create_dir_all(p).is_ok())
             && std::fs::write(&path, bytes).is_ok()
     });
+    let experiment = files.contains_key("experiment.json");
     let accepted = laid_out
         && write_report(&dir, Default::default()).is_ok()
-        && merge(&merged, std::slice::from_ref(&dir)).is_ok()
-        && merge(&twice, &[dir.clone(), merged.clone()]).is_ok();
+        && (!experiment
+            || (merge(&merged, std::slice::from_ref(&dir)).is_ok()
+                && merge(&twice, &[dir.clone(), merged.clone()]).is_ok()));
     for d in [&dir, &merged, &twice] {
         let _ = std::fs::remove_dir_all(d);
     }

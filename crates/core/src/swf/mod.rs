@@ -14,7 +14,7 @@ pub use header::{MAX_HEADER_BYTES, MAX_HEADER_LINES, SwfHeader};
 pub use input::LogInput;
 pub use reader::{Ignored, Located, SwfReader};
 pub use record::{FIELD_NAMES, FIELDS, SwfRecord};
-pub use source::{InMemory, LogSource, Records};
+pub use source::{FileRecords, InMemory, LogSource, Records, forget_streams};
 pub use writer::SwfWriter;
 
 /// Log records kept for per-job outputs, by the tag of the job each became

@@ -57,8 +57,8 @@ fn is_stream(path: &Path) -> bool {
 /// The records of a log file: read from the file at each pass, or those of a stream,
 /// read once.
 pub enum FileRecords {
-    /// A regular file, read again.
-    File(SwfReader<LogInput>),
+    /// A regular file, read again (boxed: the reader is large, the kept records small).
+    File(Box<SwfReader<LogInput>>),
     /// A stream's records, kept.
     Kept {
         /// The records.
@@ -93,6 +93,12 @@ impl Records for FileRecords {
     }
 }
 
+/// Drops the streams kept so far (a host that reads many streams, such as the fuzzer,
+/// in one process); a stream named again afterwards is read again.
+pub fn forget_streams() {
+    *STREAMS.lock().unwrap_or_else(PoisonError::into_inner) = None;
+}
+
 impl LogSource<'static, FileRecords> {
     /// The log at `path`, plain or compressed, SWF or a Batsim workload
     /// ([`SwfReader::open`]): a regular file read again at each pass, a stream read once
@@ -105,7 +111,9 @@ impl LogSource<'static, FileRecords> {
             return Ok(LogSource {
                 name,
                 header,
-                reopen: Box::new(move || SwfReader::open(&path).map(FileRecords::File)),
+                reopen: Box::new(move || {
+                    SwfReader::open(&path).map(|r| FileRecords::File(Box::new(r)))
+                }),
             });
         }
         let mut streams = STREAMS.lock().unwrap_or_else(PoisonError::into_inner);
