@@ -61,3 +61,35 @@ fn a_long_single_replay_stops_at_a_signal_and_removes_its_partial_files() {
         assert!(left.is_empty(), "{signal}: {left:?} left behind");
     }
 }
+
+#[test]
+fn a_long_generation_stops_at_a_signal_and_removes_its_partial_file() {
+    let dir = common::scratch("interrupt", "generated");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("big.swf");
+    // Millions of jobs: seconds of writing in a debug build.
+    let child = Command::new(env!("CARGO_BIN_EXE_sitesim"))
+        .args([
+            "generate", "-q", "--jobs", "9000000", "--procs", "128", "--out",
+        ])
+        .arg(&out)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sitesim runs");
+    std::thread::sleep(Duration::from_millis(800));
+    let sent = Instant::now();
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "{left:?} left behind");
+}

@@ -437,6 +437,9 @@ pub fn main() -> ExitCode {
     crate::results::terminal::set_quiet(cli.quiet);
     crate::results::terminal::set_verbose(cli.verbose);
     crate::swf::set_max_jobs(cli.max_jobs);
+    // Ctrl-C and SIGTERM stop every command: simulations are abandoned, results being
+    // written are removed, a log being read stops.
+    crate::results::terminal::stop_flag();
     let result = execute(cli.command);
     match result {
         // An abandoned run ends with an error; the interrupt is what happened.

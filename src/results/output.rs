@@ -101,7 +101,7 @@ impl AtomicFile {
     /// Starts writing `path`, a file the user named: a device, a FIFO or a socket, or a
     /// link to one (`/dev/stdout`), is written in place; anything else as
     /// [`AtomicFile::create`] writes it ([`Durability::Renamed`]).
-    pub fn create_named(path: &Path) -> io::Result<(AtomicFile, BufWriter<File>)> {
+    pub fn create_named(path: &Path) -> io::Result<(AtomicFile, Stoppable<BufWriter<File>>)> {
         if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
             // Neither created nor truncated: what is opened must be what was looked at.
             let file = OpenOptions::new().write(true).open(path)?;
@@ -110,9 +110,11 @@ impl AtomicFile {
                     "replaced by a regular file while being opened; not written",
                 ));
             }
-            return AtomicFile::writing(path, None, file, Durability::Renamed);
+            let (f, w) = AtomicFile::writing(path, None, file, Durability::Renamed)?;
+            return Ok((f, Stoppable(w)));
         }
-        AtomicFile::create(path, Durability::Renamed)
+        let (f, w) = AtomicFile::create(path, Durability::Renamed)?;
+        Ok((f, Stoppable(w)))
     }
 
     fn writing(
@@ -249,12 +251,40 @@ impl<W> Named<W> {
     }
 }
 
+/// The error of a write made after Ctrl-C ([`crate::engine::abandoned`]): the file being
+/// written is then removed, as on any error.
+fn stopped() -> io::Error {
+    io::Error::other("stopped by Ctrl-C")
+}
+
+/// A writer that stops at Ctrl-C ([`stopped`]): a file the user named, being written.
+pub struct Stoppable<W>(W);
+
+impl<W: Write> Write for Stoppable<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if crate::engine::abandoned() {
+            return Err(stopped());
+        }
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
 impl<W: Write> Write for Named<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if crate::engine::abandoned() {
+            return Err(self.name(stopped()));
+        }
         self.inner.write(buf).map_err(|e| self.name(e))
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if crate::engine::abandoned() {
+            return Err(self.name(stopped()));
+        }
         self.inner.write_all(buf).map_err(|e| self.name(e))
     }
 
@@ -293,7 +323,7 @@ pub fn write_named(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
     write_file(file, w, bytes)
 }
 
-fn write_file(file: AtomicFile, mut w: BufWriter<File>, bytes: &[u8]) -> io::Result<PathBuf> {
+fn write_file(file: AtomicFile, mut w: impl Write, bytes: &[u8]) -> io::Result<PathBuf> {
     w.write_all(bytes)?;
     w.flush()?;
     drop(w);

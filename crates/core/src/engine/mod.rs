@@ -22,11 +22,17 @@ static ABANDON: AtomicBool = AtomicBool::new(false);
 const ABANDON_CHECK: u64 = 256;
 
 /// Abandons every run in the process: each stops within [`ABANDON_CHECK`] rounds, its
-/// [`RunCounts::abandoned`] set. A host that interrupts a call (Python's Ctrl-C) uses it to
-/// stop a long single run; the command line's Ctrl-C instead lets running replications
-/// finish.
+/// [`RunCounts::abandoned`] set. Ctrl-C does this (the command line's and Python's), so
+/// that even one long run stops at once; results writers and log readers look too
+/// ([`abandoned`]).
 pub fn abandon_runs() {
     ABANDON.store(true, Ordering::Relaxed);
+}
+
+/// Whether the runs of the process have been abandoned ([`abandon_runs`]): work that is
+/// not a simulation (writing a generated log, reading a long one) stops too.
+pub fn abandoned() -> bool {
+    ABANDON.load(Ordering::Relaxed)
 }
 
 /// Lets runs go to their end again, before a host runs its next call.

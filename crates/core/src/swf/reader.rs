@@ -160,6 +160,14 @@ impl<R: BufRead> SwfReader<R> {
             self.lines.jobs += u64::from(record.is_some());
             return Ok(record);
         }
+        // A long log stops being read at Ctrl-C (looked at every 65,536 jobs).
+        if self.lines.jobs % 65_536 == 0 && crate::engine::abandoned() {
+            return Err(SwfError::Read {
+                file: self.lines.file.clone(),
+                line: self.lines.line_no + 1,
+                source: io::Error::other("stopped by Ctrl-C"),
+            });
+        }
         loop {
             let avail = match self.src.fill_buf() {
                 Ok(avail) => avail,

@@ -101,7 +101,10 @@ pub struct Pools {
     /// Temporary users active in a week of the log, on average over its whole weeks (a
     /// user is active from its first to its last submission).
     pub temporary_per_week: f64,
-    /// Temporary users per week of the log's span: the rate at which new ones arrive.
+    /// Temporary users per week of the log's span, a span shorter than a week counted as
+    /// one: the rate at which new ones arrive (each of the log's came once, so no faster
+    /// than all of them in a week; a log whose temporary users all came within a second
+    /// would otherwise ask for 604,800 times its pool a week).
     pub temporary_arrivals_per_week: f64,
 }
 
@@ -158,7 +161,7 @@ impl Pools {
                 .map(|u| u.jobs)
                 .sum(),
             temporary_per_week: active as f64 / weeks as f64,
-            temporary_arrivals_per_week: temporary as f64 * WEEK as f64 / span as f64,
+            temporary_arrivals_per_week: temporary as f64 * WEEK as f64 / span.max(WEEK) as f64,
             users,
         }
     }

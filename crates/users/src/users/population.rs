@@ -234,7 +234,8 @@ fn count_of(x: f64, rng: &mut impl Rng) -> u64 {
 
 /// A Poisson draw of mean `mean` (exponential gaps within one unit of time; means here
 /// are a few users per week), counted up to `at_most`: a draw is linear in its count, and
-/// a run refuses a mean past [`MAX_USERS`] before it draws.
+/// a run refuses a mean past [`MAX_USERS`] before it draws (the log's rate is at most its
+/// pool a week, [`super::pools::Pools::temporary_arrivals_per_week`]).
 fn poisson(mean: f64, at_most: u64, rng: &mut impl Rng) -> u64 {
     if mean <= 0.0 {
         return 0;
