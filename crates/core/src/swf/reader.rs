@@ -161,7 +161,7 @@ impl<R: BufRead> SwfReader<R> {
             return Ok(record);
         }
         // A long log stops being read at Ctrl-C (looked at every 65,536 jobs).
-        if self.lines.jobs % 65_536 == 0 && crate::engine::abandoned() {
+        if self.lines.jobs.is_multiple_of(65_536) && crate::engine::abandoned() {
             return Err(SwfError::Read {
                 file: self.lines.file.clone(),
                 line: self.lines.line_no + 1,
