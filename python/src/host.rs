@@ -13,6 +13,7 @@
 //! outside a run) runs where it is made.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender, channel, sync_channel};
 use std::sync::{Mutex, PoisonError};
 use std::thread::ThreadId;
@@ -58,9 +59,17 @@ thread_local! {
 /// `KeyboardInterrupt` that a callback raised on its host, for the host to raise again.
 static INTERRUPTED: Mutex<Option<PyErr>> = Mutex::new(None);
 
+/// Set once a host has been interrupted (Ctrl-C), until the next call: no callback runs
+/// any more (one that loops or sleeps would hold the stopping call).
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
 /// Runs `f` with the GIL on the host of the running call, or here if there is none (or
-/// this is it). `f` must not call into the host again.
-pub fn call<R: Send>(f: impl FnOnce(Python<'_>) -> R + Send) -> R {
+/// this is it); `None`, without running it, once the call is stopping at Ctrl-C. `f`
+/// must not call into the host again.
+pub fn call<R: Send>(f: impl FnOnce(Python<'_>) -> R + Send) -> Option<R> {
+    if STOPPING.load(Ordering::Relaxed) {
+        return None;
+    }
     let me = std::thread::current().id();
     let host = HOSTS
         .lock()
@@ -87,8 +96,11 @@ pub fn call<R: Send>(f: impl FnOnce(Python<'_>) -> R + Send) -> R {
         }
     }
     match (out, f) {
-        (Some(out), _) => out,
-        (None, Some(f)) => Python::attach(f),
+        (Some(out), _) => Some(out),
+        // Refused by a stopping host: not run at all.
+        (None, Some(_)) if STOPPING.load(Ordering::Relaxed) => None,
+        // No host, or one that left: run here.
+        (None, Some(f)) => Some(Python::attach(f)),
         (None, None) => unreachable!("a callback taken is run to its end"),
     }
 }
@@ -114,6 +126,7 @@ pub struct Host {
 impl Host {
     /// Makes this thread the host of callbacks until dropped.
     pub fn new() -> Self {
+        STOPPING.store(false, Ordering::Relaxed);
         let (tx, rx) = channel();
         let me = std::thread::current().id();
         HOSTS
@@ -148,6 +161,8 @@ impl Host {
             });
             match message {
                 Ok(Message::Finished) | Err(RecvTimeoutError::Disconnected) => return,
+                // Stopping: the request is dropped unrun, and its caller runs nothing.
+                Ok(Message::Call(request)) if stopping => drop(request),
                 Ok(Message::Call(request)) => {
                     // SAFETY: see `Request`: the closure is alive until `done` is sent.
                     unsafe { (*request.task)() };
@@ -164,6 +179,7 @@ impl Host {
                 .take();
             if let Some(e) = raised.or_else(|| py.check_signals().err()) {
                 stopping = true;
+                STOPPING.store(true, Ordering::Relaxed);
                 interrupted(e);
             }
         }
@@ -172,6 +188,7 @@ impl Host {
 
 impl Drop for Host {
     fn drop(&mut self) {
+        STOPPING.store(false, Ordering::Relaxed);
         let mut hosts = HOSTS.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(at) = hosts.iter().rposition(|(id, _)| *id == self.me) {
             hosts.remove(at);

@@ -408,6 +408,9 @@ struct Hooks {
     wake_at: bool,
 }
 
+/// Why a scheduler stops once its call is interrupted (Ctrl-C).
+const STOPPED: &str = "stopped by Ctrl-C";
+
 /// Where a run's first Python exception is kept for the Python side to raise again.
 type ErrorSlot = Arc<Mutex<Option<PyErr>>>;
 
@@ -527,7 +530,7 @@ impl PyScheduler {
         error: &ErrorSlot,
         used: &Instances,
     ) -> Self {
-        host::call(|py| {
+        let made = host::call(|py| {
             let mut s = PyScheduler {
                 name: name.to_owned(),
                 obj: prototype.clone_ref(py),
@@ -547,7 +550,21 @@ impl PyScheduler {
                 Err(e) => s.raised(py, "copy.deepcopy of the scheduler", e),
             }
             s
-        })
+        });
+        made.unwrap_or_else(|| PyScheduler::stopped(name, prototype, hooks, error))
+    }
+
+    /// A scheduler made while its call stops at Ctrl-C: faulted at once, never called.
+    fn stopped(name: &str, obj: &Py<PyAny>, hooks: Hooks, error: &ErrorSlot) -> Self {
+        PyScheduler {
+            name: name.to_owned(),
+            obj: Python::attach(|py| obj.clone_ref(py)),
+            hooks,
+            jobs: Mutex::default(),
+            fault: Some(STOPPED.into()),
+            error: error.clone(),
+            wake: None,
+        }
     }
 
     /// A callback raised `e`: the run ends, and the exception is kept for Python.
@@ -690,7 +707,7 @@ impl PyScheduler {
 impl Clone for PyScheduler {
     /// A deep copy, its state included (an adaptive scheduler's candidates).
     fn clone(&self) -> Self {
-        host::call(|py| {
+        let copied = host::call(|py| {
             let mut s = PyScheduler {
                 name: self.name.clone(),
                 obj: self.obj.clone_ref(py),
@@ -713,7 +730,9 @@ impl Clone for PyScheduler {
                 Err(e) => s.raised(py, "copy.deepcopy of the scheduler", e),
             }
             s
-        })
+        });
+        copied
+            .unwrap_or_else(|| PyScheduler::stopped(&self.name, &self.obj, self.hooks, &self.error))
     }
 }
 
@@ -726,7 +745,7 @@ impl Scheduler for PyScheduler {
         if self.fault.is_some() {
             return;
         }
-        host::call(|py| {
+        let called = host::call(|py| {
             self.jobs
                 .get_mut()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -743,14 +762,20 @@ impl Scheduler for PyScheduler {
                 }
             }
         });
+        if called.is_none() {
+            self.fault = Some(STOPPED.into());
+        }
     }
 
     fn on_submit(&mut self, job: &JobRequest, view: &SystemView<'_>) {
         if self.hooks.on_submit && self.fault.is_none() {
-            host::call(|py| {
+            let called = host::call(|py| {
                 let j = self.job(py, job);
                 self.hook(py, "on_submit", j, view.now);
             });
+            if called.is_none() {
+                self.fault = Some(STOPPED.into());
+            }
         }
     }
 
@@ -762,10 +787,13 @@ impl Scheduler for PyScheduler {
             .0
             .remove(&job.request.seq);
         if self.hooks.on_end && self.fault.is_none() {
-            host::call(|py| {
+            let called = host::call(|py| {
                 let j = known.map_or_else(|| Py::new(py, Job::of(&job.request)), Ok);
                 self.hook(py, "on_end", j, view.now);
             });
+            if called.is_none() {
+                self.fault = Some(STOPPED.into());
+            }
         }
     }
 
@@ -775,7 +803,7 @@ impl Scheduler for PyScheduler {
         if self.fault.is_some() || !view.queue().iter().any(|j| j.size <= view.free) {
             return;
         }
-        host::call(|py| match self.pass(py, view, starts) {
+        let called = host::call(|py| match self.pass(py, view, starts) {
             Ok(Ok(())) => {}
             Ok(Err(rule)) => {
                 starts.clear();
@@ -786,6 +814,10 @@ impl Scheduler for PyScheduler {
                 self.raised(py, callback, e);
             }
         });
+        if called.is_none() {
+            starts.clear();
+            self.fault = Some(STOPPED.into());
+        }
     }
 
     fn wake_at(&self) -> Option<Time> {
