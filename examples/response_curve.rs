@@ -206,6 +206,7 @@ fn response(logs: &[(PathBuf, u32)], replications: u32, plots: &Path) -> Result<
                 y_label: format!("change in {what}/week from S = 1 (%)"),
                 y_from_zero: false,
                 zero_line: true,
+                y_range: None,
                 series,
                 references: Vec::new(),
             },
@@ -307,6 +308,7 @@ fn saturation(kth: &Path, replications: u32, plots: &Path) -> Result<()> {
                 y_label: y_label.into(),
                 y_from_zero: true,
                 zero_line: false,
+                y_range: None,
                 series: vec![ErrorSeries {
                     label: "EASY".into(),
                     points,

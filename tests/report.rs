@@ -778,3 +778,40 @@ fn a_plan_of_more_replications_than_an_experiment_runs_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn a_replicated_page_names_what_ran_and_says_when_the_queue_grows() {
+    let run = |name: &str, users: &str| {
+        let dir = scratch(name);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_sitesim"))
+            .args([
+                "model",
+                "-q",
+                "--procs",
+                "128",
+                "--duration",
+                "8w",
+                "--replications",
+                "3",
+            ])
+            .args(["--users", users, "--out"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        write_report(&dir, Default::default()).unwrap();
+        fs::read_to_string(dir.join("report/index.html")).unwrap()
+    };
+    let calm = run("calm", "1");
+    assert!(
+        calm.contains(
+            "The model site, 1× the users, 128 processors, 8 weeks: 3 replications under easy"
+        ),
+        "{}",
+        &calm[..calm.len().min(2000)]
+    );
+    assert!(!calm.contains("Saturated"));
+    let crowded = run("crowded", "4");
+    assert!(crowded.contains("4× the users"));
+    assert!(crowded.contains("Saturated: the queue grows through the measured weeks"));
+}

@@ -328,6 +328,7 @@ fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
             y_label: measure.label(scale),
             y_from_zero: measure.from_zero,
             zero_line: false,
+            y_range: None,
             series,
             references: Vec::new(),
         };
@@ -471,6 +472,7 @@ fn capacity_figure(capacity: &CapacityResult) -> Result<Option<Figure>, String> 
         y_label: known.map_or_else(|| capacity.metric.clone(), |m| m.label(scale)),
         y_from_zero: known.is_some_and(|m| m.from_zero),
         zero_line: false,
+        y_range: None,
         series,
         references,
     };
@@ -1315,6 +1317,7 @@ fn paired_plots(exp: &Experiment, diffs: &PairedDiffs) -> Result<Vec<Figure>, St
                 y_label,
                 y_from_zero: false,
                 zero_line: true,
+                y_range: None,
                 series,
                 references: Vec::new(),
             }))?

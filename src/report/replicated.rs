@@ -86,6 +86,8 @@ struct WeeklyColumn {
     y_label: &'static str,
     /// What a week's value is, for the caption.
     meaning: &'static str,
+    /// The largest value the quantity can take (the least is 0).
+    most: f64,
 }
 
 /// The series of `weekly.csv`, in the order of its columns.
@@ -95,12 +97,14 @@ const WEEKLY: [WeeklyColumn; 5] = [
         title: "Utilization",
         y_label: "utilization (%)",
         meaning: "busy processor-time over the week's capacity",
+        most: 100.0,
     },
     WeeklyColumn {
         name: "waiting_jobs",
         title: "Jobs waiting",
         y_label: "jobs waiting",
         meaning: "the jobs waiting (submitted, not started), time-weighted mean over the week",
+        most: f64::INFINITY,
     },
     WeeklyColumn {
         name: "waiting_proc_hours",
@@ -108,12 +112,14 @@ const WEEKLY: [WeeklyColumn; 5] = [
         y_label: "processor-hours waiting",
         meaning: "the processor-hours the waiting jobs asked for (processors × estimate), \
                   time-weighted mean over the week",
+        most: f64::INFINITY,
     },
     WeeklyColumn {
         name: "active_users",
         title: "Active users",
         y_label: "users",
         meaning: "users who submitted a job in the week",
+        most: f64::INFINITY,
     },
     WeeklyColumn {
         name: "sessions_opened",
@@ -121,6 +127,7 @@ const WEEKLY: [WeeklyColumn; 5] = [
         y_label: "sessions",
         meaning: "sessions whose first job was submitted in the week (split as the \
                   sessions metric splits them)",
+        most: f64::INFINITY,
     },
 ];
 
@@ -270,6 +277,7 @@ fn weekly_section(dir: &Path, warmup: f64) -> Result<Option<Section>, String> {
             y_label,
             y_from_zero: true,
             zero_line: false,
+            y_range: Some((0.0, column.most)),
             series: vec![ErrorSeries {
                 label: format!("mean over {n} replications"),
                 points,
@@ -289,8 +297,15 @@ fn weekly_section(dir: &Path, warmup: f64) -> Result<Option<Section>, String> {
             format!(
                 "{} per week: {}. The line is the mean over the replications at each \
                  week's middle; the band, its 95% confidence interval (Student's t with \
-                 n − 1 degrees of freedom, as in the table).",
-                column.title, column.meaning
+                 n − 1 degrees of freedom, as in the table), cut where the quantity \
+                 ends (at 0{}).",
+                column.title,
+                column.meaning,
+                if column.most.is_finite() {
+                    " and at 100%"
+                } else {
+                    ""
+                }
             ),
             chart::error_band_chart_svg(&chart),
         )?);
@@ -313,6 +328,73 @@ fn weekly_section(dir: &Path, warmup: f64) -> Result<Option<Section>, String> {
             text: "weekly.csv".into(),
         }],
     }))
+}
+
+/// The page's title: what ran (the log, or the model site), with how many users, on how
+/// many processors, for how long, how many times, under which policy.
+fn page_title(summary: &Value, n: usize) -> String {
+    let source = match (summary["input"].as_str(), summary["model"].as_str()) {
+        (Some(log), _) => Path::new(log)
+            .file_name()
+            .map_or(log.into(), |f| f.to_string_lossy().into_owned()),
+        (None, Some(_)) => "The model site".to_owned(),
+        _ => "Replicated runs".to_owned(),
+    };
+    let mut parts = vec![source];
+    let users = summary["population"]["long_term"]
+        .as_f64()
+        .zip(summary["population"]["temporary"].as_f64())
+        .map(|(l, t)| {
+            if l == t {
+                format!("{}× the users", page::sig3(l))
+            } else {
+                format!(
+                    "{}× long-term, {}× temporary users",
+                    page::sig3(l),
+                    page::sig3(t)
+                )
+            }
+        })
+        .or_else(|| {
+            summary["users"]
+                .as_f64()
+                .map(|u| format!("{}× the users", page::sig3(u)))
+        });
+    parts.extend(users);
+    if let Some(p) = summary["procs"].as_u64() {
+        parts.push(format!("{} processors", count(p)));
+    }
+    let weeks = summary["weeks"]
+        .as_f64()
+        .or_else(|| summary["length"].as_f64().map(|s| s / WEEK as f64));
+    parts.extend(weeks.map(|w| format!("{} weeks", page::sig3(w))));
+    let policy = summary["scheduler"]
+        .as_str()
+        .map_or_else(String::new, |s| format!(" under {s}"));
+    format!("{}: {n} replications{policy}", parts.join(", "))
+}
+
+/// A note when the queue grows through the measured weeks (the replications' queue trend
+/// is above 0 beyond its 95% interval, and by at least a job a week): the run is
+/// saturated, and its waits depend on how long it ran.
+fn saturation_note(summary: &Value) -> Option<String> {
+    let trend = summary["stats"]
+        .as_array()?
+        .iter()
+        .find(|s| s["metric"] == "queue_trend")?;
+    let (mean, ci) = (
+        trend["mean"].as_f64()?,
+        trend["ci95"].as_f64().unwrap_or(0.0),
+    );
+    (mean - ci > 0.0 && mean >= 1.0).then(|| {
+        format!(
+            "Saturated: the queue grows through the measured weeks, by {} jobs a week on \
+             average (queue_trend, ± {}): waits and slowdowns depend on the run's length, \
+             and the machine does not keep up with these users.",
+            page::sig3(mean),
+            page::sig3(ci)
+        )
+    })
 }
 
 /// Writes the report of the replicated runs in `dir` into `out`; the files written.
@@ -414,16 +496,7 @@ pub fn write_report(dir: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
     if let Some(w) = summary["weeks"].as_f64() {
         facts.push(("weeks per replication".to_owned(), page::sig3(w)));
     }
-    let title = match (summary["input"].as_str(), summary["scheduler"].as_str()) {
-        (Some(log), Some(s)) => format!(
-            "{}: {n} replications under {s}",
-            Path::new(log)
-                .file_name()
-                .map_or(log.into(), |f| f.to_string_lossy())
-        ),
-        (_, Some(s)) => format!("{n} replications under {s}"),
-        _ => format!("{n} replications"),
-    };
+    let title = page_title(&summary, n);
     let mut sections = vec![Section {
         title: "Over the replications".into(),
         text: "Each metric's mean over the replications with the half-width of its 95% \
@@ -434,6 +507,9 @@ pub fn write_report(dir: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
         links: Vec::new(),
     }];
     let warmup = summary["warmup"].as_f64().unwrap_or(0.0);
+    if let Some(note) = saturation_note(&summary) {
+        sections[0].text = format!("{note} {}", sections[0].text);
+    }
     sections.extend(weekly_section(dir, warmup)?);
     sections.push(Section {
         title: "Distributions".into(),

@@ -119,6 +119,9 @@ pub struct ErrorLineChart {
     pub y_from_zero: bool,
     /// A horizontal line at y = 0, kept in the y range (for differences).
     pub zero_line: bool,
+    /// The range of the quantity drawn (a share in [0, 100] %, a count of at least 0):
+    /// error bars and bands end inside it, never where no value can be.
+    pub y_range: Option<(f64, f64)>,
     /// The lines.
     pub series: Vec<ErrorSeries>,
     /// Labelled straight lines across the plot (a target, an answer read off the data),
@@ -570,13 +573,19 @@ fn render_error_line_chart(
     });
     let (x_lo, x_hi) = bounds(estimates().map(|e| e.x)).ok_or_else(|| empty(name))?;
     let (x_lo, x_hi) = bounds(ref_xs).map_or((x_lo, x_hi), |(lo, hi)| (x_lo.min(lo), x_hi.max(hi)));
-    let ends = estimates().flat_map(|e| {
+    // An error's ends, kept inside the quantity's range.
+    let (floor, ceiling) = chart.y_range.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+    let span = |e: &Estimate| {
         let err = if e.error.is_finite() {
             e.error.abs()
         } else {
             0.0
         };
-        [e.y - err, e.y + err]
+        ((e.y - err).max(floor), (e.y + err).min(ceiling))
+    };
+    let ends = estimates().flat_map(|e| {
+        let (lo, hi) = span(e);
+        [lo, hi]
     });
     let (y_lo, y_hi) = bounds(ends.chain(ref_ys)).ok_or_else(|| empty(name))?;
     let x = padded(x_lo, x_hi, false);
@@ -609,12 +618,8 @@ fn render_error_line_chart(
                     .iter()
                     .filter(|e| shaded || (e.error.is_finite() && e.error > 0.0))
                     .map(|e| {
-                        let error = if e.error.is_finite() {
-                            e.error.abs()
-                        } else {
-                            0.0
-                        };
-                        (e.x, e.y - error, e.y + error)
+                        let (lo, hi) = span(e);
+                        (e.x, lo, hi)
                     })
                     .collect(),
             }
@@ -1801,6 +1806,7 @@ mod tests {
             y_label: "throughput (jobs/day)".into(),
             y_from_zero: true,
             zero_line: false,
+            y_range: None,
             series: ["EASY", "FCFS"]
                 .iter()
                 .enumerate()
@@ -1858,6 +1864,54 @@ mod tests {
     }
 
     #[test]
+    fn a_band_stays_inside_the_quantitys_range() {
+        // A utilization near 100% and a queue near 0 with wide intervals: the band is cut
+        // at 100% and at 0, and the axis goes no further.
+        let chart = |y: f64, range: Option<(f64, f64)>| ErrorLineChart {
+            title: "t".into(),
+            x_label: "weeks".into(),
+            y_label: "y".into(),
+            y_from_zero: false,
+            zero_line: false,
+            y_range: range,
+            series: vec![ErrorSeries {
+                label: "mean".into(),
+                points: (0..10)
+                    .map(|k| Estimate {
+                        x: f64::from(k),
+                        y,
+                        error: 30.0,
+                    })
+                    .collect(),
+            }],
+            references: vec![],
+        };
+        let ticks = |svg: &str| -> Vec<f64> {
+            svg.split("<text")
+                .filter_map(|t| t.split('>').nth(1)?.split('<').next()?.trim().parse().ok())
+                .collect()
+        };
+        let top = |svg: &str| ticks(svg).into_iter().fold(f64::MIN, f64::max);
+        let bottom = |svg: &str| ticks(svg).into_iter().fold(f64::MAX, f64::min);
+        let free = error_band_chart_svg(&chart(90.0, None)).unwrap();
+        let kept = error_band_chart_svg(&chart(90.0, Some((0.0, 100.0)))).unwrap();
+        assert!(
+            top(&free) >= 120.0 && top(&kept) <= 100.0,
+            "{} {}",
+            top(&free),
+            top(&kept)
+        );
+        let free = error_band_chart_svg(&chart(5.0, None)).unwrap();
+        let kept = error_band_chart_svg(&chart(5.0, Some((0.0, f64::INFINITY)))).unwrap();
+        assert!(
+            bottom(&free) <= -20.0 && bottom(&kept) >= 0.0,
+            "{} {}",
+            bottom(&free),
+            bottom(&kept)
+        );
+    }
+
+    #[test]
     fn an_error_band_chart_shades_its_errors_instead_of_bars() {
         let chart = ErrorLineChart {
             title: "Utilization per week".into(),
@@ -1865,6 +1919,7 @@ mod tests {
             y_label: "utilization (%)".into(),
             y_from_zero: true,
             zero_line: false,
+            y_range: None,
             series: vec![ErrorSeries {
                 label: "mean over 5 replications".into(),
                 points: (0..52)
@@ -1901,6 +1956,7 @@ mod tests {
             y_label: "mean wait (min)".into(),
             y_from_zero: true,
             zero_line: false,
+            y_range: None,
             series: ["EASY", "FCFS"]
                 .iter()
                 .enumerate()
@@ -2057,6 +2113,7 @@ mod tests {
             y_label: "Δ mean wait (h)".into(),
             y_from_zero: false,
             zero_line: true,
+            y_range: None,
             series: vec![ErrorSeries {
                 label: "CREASY".into(),
                 points: (1..=3)
@@ -2097,6 +2154,7 @@ mod tests {
         let without = [
             error_line_chart_svg(&ErrorLineChart {
                 zero_line: false,
+                y_range: None,
                 ..line.clone()
             })
             .unwrap(),
