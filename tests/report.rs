@@ -691,21 +691,13 @@ fn paired_differences_are_plotted_with_the_values_of_their_table() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A replicated run's folder (the model site, two replications of three weeks), written
-/// by `sitesim model`.
-fn replicated(name: &str) -> PathBuf {
+/// A replicated run's folder, written by `sitesim model` on 128 processors with
+/// `args` (its duration, replications and users).
+fn replicated(name: &str, args: &[&str]) -> PathBuf {
     let dir = scratch(name);
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_sitesim"))
-        .args([
-            "model",
-            "-q",
-            "--procs",
-            "128",
-            "--duration",
-            "3w",
-            "--replications",
-            "2",
-        ])
+        .args(["model", "-q", "--procs", "128"])
+        .args(args)
         .arg("--out")
         .arg(&dir)
         .output()
@@ -716,7 +708,7 @@ fn replicated(name: &str) -> PathBuf {
 
 #[test]
 fn a_results_folder_is_read_within_bounds_and_by_name() {
-    let dir = replicated("bounded");
+    let dir = replicated("bounded", &["--duration", "3w", "--replications", "2"]);
     assert!(write_report(&dir, Default::default()).is_ok());
     let weekly = fs::read_to_string(dir.join("weekly.csv")).unwrap();
     let header = weekly.lines().next().unwrap();
@@ -782,23 +774,8 @@ fn a_plan_of_more_replications_than_an_experiment_runs_is_refused() {
 #[test]
 fn a_replicated_page_names_what_ran_and_says_when_the_queue_grows() {
     let run = |name: &str, users: &str| {
-        let dir = scratch(name);
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_sitesim"))
-            .args([
-                "model",
-                "-q",
-                "--procs",
-                "128",
-                "--duration",
-                "8w",
-                "--replications",
-                "3",
-            ])
-            .args(["--users", users, "--out"])
-            .arg(&dir)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let args = ["--duration", "8w", "--replications", "3", "--users", users];
+        let dir = replicated(name, &args);
         write_report(&dir, Default::default()).unwrap();
         fs::read_to_string(dir.join("report/index.html")).unwrap()
     };

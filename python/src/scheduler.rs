@@ -341,20 +341,16 @@ impl View {
         order: Option<Vec<Bound<'py, Job>>>,
     ) -> PyResult<Vec<Bound<'py, Job>>> {
         let ends = self.ends(py)?;
+        // The order given, else the queue if it was read.
+        let order = order.or_else(|| {
+            self.queue.get().map(|q| {
+                q.bind(py)
+                    .iter()
+                    .filter_map(|j| j.cast_into::<Job>().ok())
+                    .collect()
+            })
+        });
         if let Some(order) = order {
-            let jobs: Vec<(u32, Time)> =
-                order.iter().map(|j| (j.get().size, j.get().plan)).collect();
-            return Ok(easy_pass(&jobs, self.free, self.now, &ends)
-                .into_iter()
-                .map(|i| order[i].clone())
-                .collect());
-        }
-        if let Some(queue) = self.queue.get() {
-            let queue = queue.bind(py);
-            let order: Vec<Bound<'py, Job>> = queue
-                .iter()
-                .filter_map(|j| j.cast_into::<Job>().ok())
-                .collect();
             let jobs: Vec<(u32, Time)> =
                 order.iter().map(|j| (j.get().size, j.get().plan)).collect();
             return Ok(easy_pass(&jobs, self.free, self.now, &ends)

@@ -42,15 +42,22 @@ pub fn regular(path: &Path, max: u64) -> Result<u64, String> {
     Ok(meta.len())
 }
 
-/// The bytes of `path`, a regular file of at most `max` bytes (a file that grows while
-/// it is read is cut at the bound and refused).
-pub fn read(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+/// `path`, a regular file of at most `max` bytes ([`regular`]), opened without blocking
+/// (should a FIFO replace it meanwhile); and its length.
+fn open(path: &Path, max: u64) -> Result<(File, u64), String> {
     let len = regular(path, max)?;
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((file, len))
+}
+
+/// The bytes of `path`, a regular file of at most `max` bytes (a file that grows while
+/// it is read is cut at the bound and refused).
+pub fn read(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+    let (file, len) = open(path, max)?;
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     file.take(max + 1)
         .read_to_end(&mut bytes)
@@ -68,12 +75,7 @@ pub fn read(path: &Path, max: u64) -> Result<Vec<u8>, String> {
 /// header has at most [`MAX_COLUMNS`] columns (a record past the header's width is an
 /// error of the csv reader, naming its row).
 pub fn table(path: &Path) -> Result<csv::Reader<File>, String> {
-    regular(path, MAX_TABLE)?;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let (file, _) = open(path, MAX_TABLE)?;
     let mut reader = csv::Reader::from_reader(file);
     let columns = reader
         .headers()
