@@ -17,7 +17,9 @@
 //! real state by `Scheduler::sync`. Switch times are passes
 //! the meta-scheduler asks for (`Scheduler::wake_at`) while jobs are waiting or running;
 //! on an empty machine no pass is asked for (a run must be able to end), and a switch that
-//! fell due meanwhile happens at the next pass. The choices the thesis leaves open are in
+//! fell due meanwhile happens at the next pass. While jobs run and none waits after a
+//! switch that can change nothing (see [`Switching`]), no pass is asked for either: the
+//! next job event reaches the switch times between. The choices the thesis leaves open are in
 //! `docs/MODELS.md`, "Adaptive scheduling (Talby 2006, ch. 7)".
 //!
 //! This layer sits above the site simulation (`crate::sim`), which PBAS runs for its
@@ -45,6 +47,16 @@ use crate::time::Time;
 /// made a run of three long jobs take 80 minutes; the thesis's periods are 12 hours and
 /// a day (Talby 2006, §7.3-7.4).
 pub const MIN_PERIOD: Time = 60;
+
+/// The switch times `first`, `first + period`, ... before `before`: how many there are
+/// and the last, `None` if there is none.
+fn switch_times_before(first: Time, period: Time, before: Time) -> Option<(u64, Time)> {
+    if first >= before {
+        return None;
+    }
+    let n = (before - 1 - first) / period + 1;
+    Some((n as u64, first + (n - 1) * period))
+}
 
 /// A candidate policy of a meta-scheduler: its label (its spec, `NAME[:key=value,...]`)
 /// and how to build it. Two candidates are equal when their labels are. The registry

@@ -231,35 +231,72 @@ impl Rule for PbasRule {
     /// Scores every candidate over the period that ends at `view.now`, picks the best, and
     /// starts the next period.
     fn choose(&mut self, view: &SystemView<'_>, candidates: &mut Candidates) -> usize {
-        let (now, metric, procs, period) = (view.now, self.metric, self.procs, self.period);
+        let (now, period) = (view.now, self.period);
+        let best = self.score(candidates, view.running(), now);
         let window = self.window();
-        let current = candidates.active;
-        let best = if candidates.prototypes.len() > 1 {
-            let known = KnownRuntimes::new(&window.runtimes, view);
-            // The period's snapshot goes to its last shadow run; the next one is taken
-            // below.
-            let snapshot = std::mem::replace(&mut window.snapshot, Snapshot::empty(now));
-            let shadow = Period::new(procs, snapshot, &window.arrivals, &known, now);
-            let (last, others) = candidates.prototypes.split_last().expect("a candidate");
-            let mut scores: Vec<Option<f64>> = others
-                .iter()
-                .map(|prototype| metric.measure(&shadow.simulate(prototype.clone())?))
-                .collect();
-            scores.push(
-                shadow
-                    .simulate_last(last.clone())
-                    .and_then(|run| metric.measure(&run)),
-            );
-            let best = metric.best(&scores, current);
-            candidates.last_scores = scores;
-            best
-        } else {
-            current
-        };
         window.snapshot = Snapshot::of(view);
         window.arrivals.clear();
         window.runtimes.clear();
         window.switch_at = now + period;
+        best
+    }
+
+    /// No job waited at the start of the period and none has arrived since: every
+    /// candidate's shadow run is the same, so a switch keeps the active candidate.
+    fn quiet(&self) -> bool {
+        self.window.as_ref().is_some_and(|w| {
+            w.snapshot.queue.is_empty() && w.arrivals.is_empty() && w.runtimes.is_empty()
+        })
+    }
+
+    /// Each skipped period starts from the state at the start of the current one (the
+    /// machine is unchanged); the scores of the last are computed as at its switch time.
+    fn skip(&mut self, before: Time, candidates: &mut Candidates) -> Option<(u64, Time)> {
+        let period = self.period;
+        let window = self.window.as_mut()?;
+        let (n, last) = super::switch_times_before(window.switch_at, period, before)?;
+        let mut frozen = window.snapshot.clone();
+        window.snapshot.time = last - period;
+        let best = self.score(candidates, &frozen.running, last);
+        debug_assert_eq!(
+            best, candidates.active,
+            "a quiet period keeps its candidate"
+        );
+        frozen.time = last;
+        let window = self.window();
+        window.snapshot = frozen;
+        window.switch_at = last + period;
+        Some((n, last))
+    }
+}
+
+impl PbasRule {
+    /// Scores every candidate over the current period, ending at `now` with `running`
+    /// running (their scores go to `candidates`), and returns the best; the period's
+    /// snapshot is used up.
+    fn score(&mut self, candidates: &mut Candidates, running: &[RunningJob], now: Time) -> usize {
+        let (metric, procs) = (self.metric, self.procs);
+        let current = candidates.active;
+        if candidates.prototypes.len() < 2 {
+            return current;
+        }
+        let window = self.window();
+        let known = KnownRuntimes::new(&window.runtimes, running, now);
+        // The period's snapshot goes to its last shadow run; the caller sets the next one.
+        let snapshot = std::mem::replace(&mut window.snapshot, Snapshot::empty(now));
+        let shadow = Period::new(procs, snapshot, &window.arrivals, &known, now);
+        let (last, others) = candidates.prototypes.split_last().expect("a candidate");
+        let mut scores: Vec<Option<f64>> = others
+            .iter()
+            .map(|prototype| metric.measure(&shadow.simulate(prototype.clone())?))
+            .collect();
+        scores.push(
+            shadow
+                .simulate_last(last.clone())
+                .and_then(|run| metric.measure(&run)),
+        );
+        let best = metric.best(&scores, current);
+        candidates.last_scores = scores;
         best
     }
 }

@@ -25,7 +25,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::job::{JobRequest, JobSpec, OverrunPolicy};
-use crate::sched::{Scheduler, SystemView};
+use crate::sched::{RunningJob, Scheduler};
 use crate::sim::{Kept, Observer, SimError, Simulation, SiteConfig, Snapshot, SourceCtx, Workload};
 use crate::time::Time;
 
@@ -41,17 +41,13 @@ pub(super) struct KnownRuntimes<'a> {
 }
 
 impl<'a> KnownRuntimes<'a> {
-    /// The runtimes of the jobs in `ended`, and the starts of those running in `view` (at
-    /// the end of the period).
-    pub(super) fn new(ended: &'a FxHashMap<u64, Time>, view: &SystemView<'_>) -> Self {
+    /// The runtimes of the jobs in `ended`, and the starts of those `running` at `at`, the
+    /// end of the period.
+    pub(super) fn new(ended: &'a FxHashMap<u64, Time>, running: &[RunningJob], at: Time) -> Self {
         KnownRuntimes {
             ended,
-            running: view
-                .running()
-                .iter()
-                .map(|j| (j.request.seq, j.start))
-                .collect(),
-            at: view.now,
+            running: running.iter().map(|j| (j.request.seq, j.start)).collect(),
+            at,
         }
     }
 
@@ -340,7 +336,7 @@ impl Observer for Starts<'_> {
 mod tests {
     use super::*;
     use crate::job::{JobId, JobOutcome};
-    use crate::sched::{Conservative, Easy, Fcfs, RunningJob};
+    use crate::sched::{Conservative, Easy, Fcfs, SystemView};
 
     /// Jobs `(submit, size, runtime, estimate)` submitted at their times, user = index % 3.
     struct Jobs(Vec<(Time, u32, Time, Time)>);

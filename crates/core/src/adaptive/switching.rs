@@ -42,15 +42,42 @@ pub trait Rule: Clone + Send + 'static {
     /// A switch time has come at `view.now`: the candidate to take over (the active one to
     /// keep it), with the next switch time set.
     fn choose(&mut self, view: &SystemView<'_>, candidates: &mut Candidates) -> usize;
+
+    /// Whether the switch ending the current period keeps the active candidate as long as
+    /// no job waits or arrives (time-of-day's switches follow the clock: never).
+    fn quiet(&self) -> bool {
+        false
+    }
+
+    /// The machine has not changed since the latest switch time, at which the period was
+    /// [quiet](Rule::quiet) and no job waited: the switch times before `before` are
+    /// reached as [`choose`](Rule::choose) would reach them, each keeping the active
+    /// candidate, and the next switch time is set. Returns how many there were and the
+    /// last, `None` if there were none.
+    fn skip(&mut self, _before: Time, _candidates: &mut Candidates) -> Option<(u64, Time)> {
+        None
+    }
 }
 
 /// An adaptive meta-scheduler: candidate policies, one active at a time, switched by the
 /// rule `R`. Only the active candidate sees events and schedules. It reports no promises:
 /// a switch legitimately moves reservations.
+///
+/// A switch at which no job waits, in a [quiet](Rule::quiet) period, while jobs run,
+/// leaves the machine as it is until the next job event: the switch times until then
+/// would keep the active candidate and pass over an empty queue, so no pass is asked for
+/// them. The next event (or the end of the run, [`Scheduler::stop_at`]) reaches them all
+/// at once ([`Rule::skip`]), with the counters, scores and times they would have left: a
+/// long run of few jobs costs what its jobs cost, not a pass per period.
 #[derive(Clone)]
 pub struct Switching<R: Rule> {
     rule: R,
     candidates: Candidates,
+    /// The machine is frozen since the latest switch time, whose successors are skipped.
+    frozen: bool,
+    /// The pass at the next switch time, owed once frozen switch times are reached: a pass
+    /// asked for is not taken back, so it comes even if the machine is empty by then.
+    due: Option<Time>,
 }
 
 impl<R: Rule> Switching<R> {
@@ -59,6 +86,8 @@ impl<R: Rule> Switching<R> {
         Switching {
             candidates: Candidates::new(R::candidates(params), ctx),
             rule: R::new(params, ctx),
+            frozen: false,
+            due: None,
         }
     }
 
@@ -67,7 +96,22 @@ impl<R: Rule> Switching<R> {
         self.candidates.report(R::NAME)
     }
 
+    /// Reaches the switch times skipped before `before`; returns the last.
+    fn thaw(&mut self, before: Time) -> Option<Time> {
+        if !std::mem::take(&mut self.frozen) {
+            return None;
+        }
+        let skipped = self.rule.skip(before, &mut self.candidates);
+        self.due = self.rule.switch_at();
+        let (n, last) = skipped?;
+        self.candidates.skipped(n, last);
+        Some(last)
+    }
+
+    /// The first event at `view.now`: the skipped switch times before it are reached, and
+    /// the first candidate starts if none has.
     fn begin(&mut self, view: &SystemView<'_>, arrival: bool) {
+        self.thaw(view.now);
         if !self.candidates.started() {
             let first = self.rule.begin(view, arrival);
             self.candidates.begin(view.now, first);
@@ -89,6 +133,7 @@ impl<R: Rule> Scheduler for Switching<R> {
     }
 
     fn sync(&mut self, view: &SystemView<'_>) {
+        self.thaw(view.now);
         let active = self.rule.sync(view, self.candidates.active);
         self.candidates.sync(active, view);
     }
@@ -121,9 +166,13 @@ impl<R: Rule> Scheduler for Switching<R> {
     fn schedule(&mut self, view: &SystemView<'_>, starts: &mut Vec<JobId>) {
         self.begin(view, false);
         self.candidates.pass(view);
+        self.due = self.due.filter(|&t| t > view.now);
         if self.rule.switch_at().is_some_and(|t| view.now >= t) {
             let to = self.rule.choose(view, &mut self.candidates);
             self.candidates.switch(to, view);
+            // Nothing starts and nothing changes until the next job event.
+            self.frozen =
+                view.queue().is_empty() && !view.running().is_empty() && self.rule.quiet();
         }
         self.candidates.scheduler.schedule(view, starts);
     }
@@ -133,7 +182,15 @@ impl<R: Rule> Scheduler for Switching<R> {
     }
 
     fn wake_at(&self) -> Option<Time> {
-        self.candidates.wake_at(self.rule.switch_at())
+        let switch = self.rule.switch_at().filter(|_| !self.frozen);
+        [self.candidates.wake_at(switch), self.due]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn stop_at(&mut self, horizon: Time) -> Option<Time> {
+        self.thaw(horizon.saturating_add(1))
     }
 }
 
@@ -242,6 +299,13 @@ impl Candidates {
             self.hand_over(to, view.now);
             self.scheduler.sync(view);
         }
+    }
+
+    /// `n` switch times, the last at `last`, each keeping the active candidate, each a
+    /// pass over an empty queue.
+    fn skipped(&mut self, n: u64, last: Time) {
+        self.switches_evaluated += n;
+        self.last_pass = self.last_pass.max(last);
     }
 
     /// Adopts the state in `view`, with candidate `active` active.

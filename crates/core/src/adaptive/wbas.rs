@@ -138,4 +138,15 @@ impl Rule for WbasRule {
         self.new_period(view.now);
         choice
     }
+
+    /// No job has arrived in the period: a switch keeps the active candidate.
+    fn quiet(&self) -> bool {
+        self.window_jobs == 0
+    }
+
+    fn skip(&mut self, before: Time, _candidates: &mut Candidates) -> Option<(u64, Time)> {
+        let (n, last) = super::switch_times_before(self.switch_at?, self.period, before)?;
+        self.switch_at = Some(last + self.period);
+        Some((n, last))
+    }
 }

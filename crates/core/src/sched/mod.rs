@@ -180,6 +180,14 @@ pub trait Scheduler: SchedulerClone + Send {
         None
     }
 
+    /// The run stops at `horizon` with events left. A policy that asked for no pass at
+    /// times it would have passed over an empty queue (an adaptive scheduler's switch
+    /// times, [`crate::adaptive::Switching`]) reaches those up to `horizon` and returns
+    /// the last, at which observers then see the machine. `None` for most policies.
+    fn stop_at(&mut self, _horizon: Time) -> Option<Time> {
+        None
+    }
+
     /// The start times this policy currently guarantees to waiting jobs, for the
     /// invariant checker: EASY's reservation for the first job, every reservation of
     /// conservative backfilling.

@@ -487,6 +487,10 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             return Err(SimError::Abandoned { now: events.now() });
         }
         self.counts.events = n;
+        if let Some(at) = horizon.and_then(|h| self.scheduler.stop_at(h)) {
+            let view = view!(self, at);
+            self.observer.on_pass(&view);
+        }
         if let Some(report) = self.scheduler.run_report() {
             self.observer.on_report(&report);
         }
