@@ -832,13 +832,45 @@ fn calibrate_gives_back_the_log_and_writes_the_same_files_on_any_thread_count() 
         "calibrate.json",
         "calibrate.csv",
         "users.csv",
-        "index.html",
-        "wait-with-feedback.svg",
-        "throughput-logged.svg",
+        "report/index.html",
+        "report/wait-with-feedback.svg",
+        "report/throughput-logged.svg",
     ] {
         let a = std::fs::read(one.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert_eq!(a, std::fs::read(two.join(f)).unwrap(), "{f} differs");
     }
+    // The report is in DIR/report/, as every other's, in the same template: facts,
+    // tables with units in their headers, figures with captions; `sitesim report DIR`
+    // writes it again from calibrate.json, to the same bytes.
+    assert!(!one.join("index.html").exists());
+    let page = std::fs::read_to_string(one.join("report/index.html")).unwrap();
+    for text in [
+        "<h1>Calibration of ten-weeks.swf against easy</h1>",
+        "<dt>processors</dt>",
+        "<th>mean wait (h)</th>",
+        "<figcaption>The mean wait (h) of each resampled workload",
+        "<a href=\"../users.csv\">users.csv</a>",
+    ] {
+        assert!(page.contains(text), "no {text} in {page}");
+    }
+    assert!(!page.contains("<pre>"), "{page}");
+    let before = std::fs::read(one.join("report/wait-with-feedback.svg")).unwrap();
+    std::fs::remove_dir_all(one.join("report")).unwrap();
+    let o = sitesim(&["report", one.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.starts_with("wrote 6 file(s); open ") && said.contains("report/index.html"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(one.join("report/index.html")).unwrap(),
+        page
+    );
+    assert_eq!(
+        std::fs::read(one.join("report/wait-with-feedback.svg")).unwrap(),
+        before
+    );
     // Every row of calibrate.csv has the header's columns (its labels hold commas).
     let mut rows = csv::Reader::from_path(one.join("calibrate.csv")).unwrap();
     let columns = rows.headers().unwrap().len();
@@ -1569,4 +1601,113 @@ fn a_scenarios_output_dir_outside_the_folder_is_said_and_a_device_refused() {
     let o = run(&scenario("here"));
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("outside"), "{}", stderr(&o));
+}
+
+/// A sweep's page shows the scenario it is, as TOML, under the command line that ran it:
+/// the command line runs (without --out, --threads and --report, which do not change
+/// results), and so does the scenario with `sitesim run`, each to the same runs.
+#[test]
+fn a_sweeps_page_shows_its_scenario_and_a_command_line_that_runs() {
+    let swf = temp("ten-weeks-sweep.swf");
+    std::fs::write(&swf, ten_weeks()).unwrap();
+    let out = temp("sweep-scenario");
+    let o = sitesim(&[
+        "sweep",
+        "--swf",
+        swf.to_str().unwrap(),
+        "--weeks",
+        "2",
+        "--warmup",
+        "1w",
+        "--replications",
+        "2",
+        "--seed",
+        "7",
+        "--populations",
+        "0.5,1",
+        "--schedulers",
+        "fcfs",
+        "--schedulers",
+        "easy",
+        "--threads",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "--report",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let plan: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("experiment.json")).unwrap()).unwrap();
+    let scenario = plan["scenario"].as_str().unwrap().to_owned();
+    let command = scenario
+        .lines()
+        .find_map(|l| l.strip_prefix("# sitesim sweep "))
+        .unwrap_or_else(|| panic!("no command line in {scenario}"));
+    assert_eq!(
+        command,
+        format!(
+            "--swf {} --seed 7 --warmup 1w --weeks 2 --replications 2 --populations 0.5,1 \
+             --schedulers fcfs --schedulers easy",
+            swf.display()
+        )
+    );
+    for key in [
+        "[experiment.sweep]",
+        "axis = \"population\"",
+        "values = [0.5, 1.0]",
+        "schedulers = [\"fcfs\", \"easy\"]",
+        "seed = 7",
+        "replications = 2",
+        "source = \"resample\"",
+    ] {
+        assert!(scenario.contains(key), "{key} not in {scenario}");
+    }
+    // The page shows both, escaped, and no dump of the options.
+    let page = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    assert!(
+        page.contains(&format!("# sitesim sweep {command}")),
+        "{page}"
+    );
+    assert!(page.contains("[experiment.sweep]") && !page.contains("ResampleOptions"));
+    assert!(!page.contains("&quot;run&quot;: {"), "{page}");
+    // The command line runs, to the same runs.
+    let again = temp("sweep-scenario-again");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "{} sweep {command} --out {} -q",
+            env!("CARGO_BIN_EXE_sitesim"),
+            again.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let runs = |dir: &Path| std::fs::read(dir.join("runs.csv")).unwrap();
+    assert_eq!(runs(&again), runs(&out));
+    // So does the scenario, from another folder, and it is the same experiment.
+    let file = temp("sweep-scenario-file").join("sweep.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, &scenario).unwrap();
+    let run = temp("sweep-scenario-run");
+    let o = sitesim(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        run.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(runs(&run), runs(&out));
+    let o = sitesim(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("0 done now, 8 found from before"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
 }

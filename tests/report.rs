@@ -429,13 +429,12 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     ] {
         assert!(html.contains(&format!("<th>{header}</th>")), "{header}");
     }
-    // The capacity search: a capacity.json of another shape than a search writes gets
-    // its tables but no plot.
+    // The capacity search: a capacity.json of another shape than a search writes is said
+    // to be one, without a plot or its numbers.
     assert!(!dir.join("report/capacity.svg").exists());
     assert!(html.contains("Capacity search"));
-    assert!(html.contains("<th class=\"l\">procs</th><td class=\"l\">192</td>"));
-    assert!(html.contains("<th>procs</th><th>mean</th><th>ci95</th><th>passes</th>"));
-    assert!(html.contains("<tr><td>128</td><td>5400.5</td><td>300.25</td><td>no</td></tr>"));
+    assert!(html.contains("capacity.json is not the result of a capacity search: "));
+    assert!(!html.contains("5400.5"));
     // Every plot, by relative path, with a caption; nothing external.
     for (file, _) in &expected {
         assert!(
@@ -497,6 +496,7 @@ fn a_capacity_search_is_plotted_with_its_target_and_its_answers() {
     // EASY: the mean meets 30 min at 144 processors, the whole interval at 176 (600 +
     // 240 s); FCFS: both at 176. The probes in the order bisection tried them.
     let capacity = CapacityResult {
+        units: sitesim::results::Units::FILES,
         metric: "mean_wait".into(),
         target: 1800.0,
         goal: "below".into(),
@@ -563,6 +563,31 @@ fn a_capacity_search_is_plotted_with_its_target_and_its_answers() {
         "{section}"
     );
     assert_eq!(html.matches("capacity.svg").count(), 1);
+    // The search, its answers and every probe as tables, the metric in hours with its
+    // unit in every header, and no raw JSON.
+    for cell in [
+        "<th class=\"l\">target</th><td class=\"l\">at most 0.5 h</td>",
+        "<th class=\"l\">population sized for</th><td class=\"l\">128 processors</td>",
+        "<th>scheduler</th><th>machine (processors)</th><th>mean wait (h), mean ± 95% CI</th>\
+         <th>for 95% confidence (processors)</th>",
+        "<tr><td>EASY</td><td>144</td><td>0.483 ± 0.217</td><td>176</td></tr>",
+        "<tr><td>FCFS</td><td>176</td><td>0.417 ± 0.0556</td><td>176</td></tr>",
+        "<h3>Machines probed for EASY</h3>",
+        "<tr><td>128</td><td>0.667 ± 0.25</td><td>no</td><td>300</td><td>6400</td></tr>",
+    ] {
+        assert!(section.contains(cell), "no {cell} in {section}");
+    }
+    assert!(
+        !section.contains("{&quot;") && !section.contains("1740"),
+        "{section}"
+    );
+    // capacity.json says what its numbers are in.
+    let json: serde_json::Value =
+        serde_json::from_slice(&fs::read(dir.join("capacity.json")).unwrap()).unwrap();
+    assert_eq!(
+        json["units"]["durations"],
+        "seconds, unless the name ends in _hours"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1955,7 +1955,7 @@ fn calibrate_args_seeds() -> Vec<Vec<u8>> {
 /// Runs a `sitesim calibrate` command line (see [`command`]): its arguments through
 /// `CalibrateArgs`, checked for conflicts, then `calibrate_command`, what the CLI runs;
 /// with `--out` its files (`calibrate.json`, `calibrate.csv`, `users.csv`,
-/// `index.html`) must read back. The size of [`bounded`] (each of its three resampled
+/// `report/index.html`) must read back. The size of [`bounded`] (each of its three resampled
 /// rows at most 2 replications, where the command's default is 100).
 fn calibrate_args(bytes: &[u8]) -> bool {
     command(

@@ -242,11 +242,10 @@ def written(name: str, args: Dict[str, Any], path: str) -> Path:
 
 
 def report(args: Dict[str, Any]) -> Path:
-    """``report``: the directory of the report's page (``index.html``): ``DIR/report``,
-    or ``DIR`` itself for a calibration, which writes its page as it runs."""
+    """``report``: the directory of the report's page (``index.html``): ``DIR/report``."""
     _call("report", args, positional=("dir",))
     dir = Path(args["dir"])
-    return dir if (dir / "calibrate.json").is_file() else dir / "report"
+    return dir / "report"
 
 
 def printed(name: str, args: Dict[str, Any]) -> str:

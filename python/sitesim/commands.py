@@ -191,8 +191,9 @@ def feedback(
     continuation: How users react to service: the continuation curve that breaks
         sessions after long responses and extends them after short ones ('fit':
         fitted from the log, the default, or for a model site the curve fitted from
-        KTH that is built in; a file such as models/continuation-kth.toml; 'off':
-        sessions keep their length whatever the service) [default: fit]
+        KTH that is built in; a file such as models/continuation-kth.toml; 'off': no
+        reaction, every session keeps its logged jobs, and its length in time
+        follows the service) [default: fit]
     patience: A user whose jobs wait longer than the log's own service gave them by
         more than this, --strikes times, leaves for good (frustrated): 'fit' (the
         default), the log's longest wait, at least the session threshold; a
@@ -323,8 +324,9 @@ def resample(
     continuation: How users react to service: the continuation curve that breaks
         sessions after long responses and extends them after short ones ('fit':
         fitted from the log, the default, or for a model site the curve fitted from
-        KTH that is built in; a file such as models/continuation-kth.toml; 'off':
-        sessions keep their length whatever the service) [default: fit]
+        KTH that is built in; a file such as models/continuation-kth.toml; 'off': no
+        reaction, every session keeps its logged jobs, and its length in time
+        follows the service) [default: fit]
     patience: A user whose jobs wait longer than the log's own service gave them by
         more than this, --strikes times, leaves for good (frustrated): 'fit' (the
         default), the log's longest wait, at least the session threshold; a
@@ -437,8 +439,9 @@ def model(
     continuation: How users react to service: the continuation curve that breaks
         sessions after long responses and extends them after short ones ('fit':
         fitted from the log, the default, or for a model site the curve fitted from
-        KTH that is built in; a file such as models/continuation-kth.toml; 'off':
-        sessions keep their length whatever the service) [default: fit]
+        KTH that is built in; a file such as models/continuation-kth.toml; 'off': no
+        reaction, every session keeps its logged jobs, and its length in time
+        follows the service) [default: fit]
     patience: A user whose jobs wait longer than the log's own service gave them by
         more than this, --strikes times, leaves for good (frustrated): 'fit' (the
         default), the log's longest wait, at least the session threshold; a
@@ -593,8 +596,9 @@ def calibrate(
     continuation: How users react to service: the continuation curve that breaks
         sessions after long responses and extends them after short ones ('fit':
         fitted from the log, the default, or for a model site the curve fitted from
-        KTH that is built in; a file such as models/continuation-kth.toml; 'off':
-        sessions keep their length whatever the service) [default: fit]
+        KTH that is built in; a file such as models/continuation-kth.toml; 'off': no
+        reaction, every session keeps its logged jobs, and its length in time
+        follows the service) [default: fit]
     patience: A user whose jobs wait longer than the log's own service gave them by
         more than this, --strikes times, leaves for good (frustrated): 'fit' (the
         default), the log's longest wait, at least the session threshold; a
@@ -764,8 +768,9 @@ def sweep(
     continuation: How users react to service: the continuation curve that breaks
         sessions after long responses and extends them after short ones ('fit':
         fitted from the log, the default, or for a model site the curve fitted from
-        KTH that is built in; a file such as models/continuation-kth.toml; 'off':
-        sessions keep their length whatever the service) [default: fit]
+        KTH that is built in; a file such as models/continuation-kth.toml; 'off': no
+        reaction, every session keeps its logged jobs, and its length in time
+        follows the service) [default: fit]
     patience: A user whose jobs wait longer than the log's own service gave them by
         more than this, --strikes times, leaves for good (frustrated): 'fit' (the
         default), the log's longest wait, at least the session threshold; a

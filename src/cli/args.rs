@@ -606,6 +606,10 @@ pub struct SweepArgs {
     /// directories with `sitesim merge`.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
+    /// The command line as given, without what does not change results
+    /// ([`command_line`]); set by the caller that parsed it, `None` when none did.
+    #[arg(skip)]
+    pub command_line: Option<String>,
 }
 
 impl SweepArgs {
@@ -632,26 +636,10 @@ impl SweepArgs {
         } else {
             self.schedulers.clone()
         };
-        // What identifies the experiment for resuming and merging: every option that
-        // changes results, so not the output directory, the shard, the threads or the
-        // invariant checker (which only checks).
-        let mut identity = ResampleOptions {
-            out: None,
-            threads: None,
-            ..opts.clone()
-        };
-        identity.users.run.check = false;
-        let populations: Vec<String> = self.populations.iter().map(f64::to_string).collect();
-        let schedulers_flags: String = schedulers
-            .iter()
-            .map(|s| format!(" --schedulers '{}'", s.label()))
-            .collect();
-        let text = format!(
-            "sitesim sweep --swf {} --populations {}{schedulers_flags}\n{}\n",
-            p.swf().display(),
-            populations.join(","),
-            serde_json::to_string_pretty(&identity).expect("options serialize"),
-        );
+        // What identifies the experiment for resuming and merging: the scenario it is,
+        // whose keys are every option that changes results, with the command line that
+        // ran it as a comment.
+        let text = self.scenario_text(&schedulers)?;
         sweep_command(
             p.swf(),
             &opts,
@@ -662,6 +650,152 @@ impl SweepArgs {
             &text,
         )
     }
+}
+
+impl SweepArgs {
+    /// The sweep as the scenario file it is (`[experiment.sweep] axis = "population"` over
+    /// `source = "resample"`), which `sitesim run` runs to the same results, under the
+    /// command line that ran it ([`SweepArgs::command_line`]) as a comment. The log's path
+    /// is absolute, so the file runs from any folder; what does not change results
+    /// (`--out`, `--threads`, `--check`) is left out.
+    pub fn scenario_text(&self, schedulers: &[SchedulerSpec]) -> Result<String, String> {
+        let p = &self.population_args;
+        let scenario = p.scenario(RESAMPLE_REPLICATIONS);
+        let WorkloadSection::Resample {
+            estimates,
+            questionable,
+            users,
+            open_loop,
+            ..
+        } = &scenario.workload
+        else {
+            unreachable!("a sweep resamples a log");
+        };
+        fn value<T: serde::Serialize + ?Sized>(what: &str, v: &T) -> Result<toml::Value, String> {
+            toml::Value::try_from(v).map_err(|e| format!("the sweep's {what}: {e}"))
+        }
+        let path = std::fs::canonicalize(p.swf())
+            .or_else(|_| std::path::absolute(p.swf()))
+            .map_err(|e| format!("{}: {e}", p.swf().display()))?;
+        let mut workload = toml::Table::new();
+        workload.insert("source".into(), "resample".into());
+        workload.insert("path".into(), path.display().to_string().into());
+        workload.insert("estimates".into(), estimates.to_string().into());
+        workload.insert("questionable".into(), value("questionable", questionable)?);
+        workload.insert("open_loop".into(), (*open_loop).into());
+        workload.insert("users".into(), value("users", users.as_ref())?);
+        let mut population = value("population", &scenario.population)?;
+        if let Some(t) = population.as_table_mut() {
+            // `--weight USER=W`, as a table of users (the key reads only that).
+            let weights: toml::Table = scenario
+                .population
+                .weight
+                .iter()
+                .map(|(user, w)| (user.to_string(), toml::Value::Float(*w)))
+                .collect();
+            t.insert("weight".into(), weights.into());
+        }
+        let mut site = value("site", &scenario.site)?;
+        if let Some(t) = site.as_table_mut() {
+            t.remove("check");
+        }
+        let mut doc = toml::Table::new();
+        let log = p
+            .swf()
+            .file_stem()
+            .map_or("log".into(), |s| s.to_string_lossy().into_owned());
+        doc.insert("name".into(), format!("sweep-{log}").into());
+        doc.insert("seed".into(), toml::Value::Integer(scenario.seed as i64));
+        doc.insert(
+            "duration".into(),
+            format!("{}s", scenario.duration.unwrap_or_default()).into(),
+        );
+        doc.insert(
+            "replications".into(),
+            i64::from(scenario.replications.unwrap_or(RESAMPLE_REPLICATIONS)).into(),
+        );
+        doc.insert("machine".into(), value("machine", &scenario.machine)?);
+        doc.insert("scheduler".into(), value("scheduler", &scenario.scheduler)?);
+        doc.insert("workload".into(), workload.into());
+        doc.insert("population".into(), population);
+        doc.insert("site".into(), site);
+        doc.insert("metrics".into(), value("metrics", &scenario.metrics)?);
+        let mut experiment = toml::Table::new();
+        experiment.insert(
+            "schedulers".into(),
+            schedulers
+                .iter()
+                .map(|s| toml::Value::String(s.to_string()))
+                .collect::<Vec<_>>()
+                .into(),
+        );
+        let mut sweep = toml::Table::new();
+        sweep.insert("axis".into(), "population".into());
+        sweep.insert(
+            "values".into(),
+            self.populations
+                .iter()
+                .map(|&x| toml::Value::Float(x))
+                .collect::<Vec<_>>()
+                .into(),
+        );
+        experiment.insert("sweep".into(), sweep.into());
+        doc.insert("experiment".into(), experiment.into());
+        let body = toml::to_string(&doc).map_err(|e| format!("the sweep's scenario: {e}"))?;
+        let command = self.command_line.as_deref().map_or(String::new(), |c| {
+            format!("# The command that ran this sweep (from the folder it ran in):\n# {c}\n")
+        });
+        Ok(format!(
+            "{command}# The same experiment as a scenario: `sitesim run FILE` with this text \
+             as FILE.\n{body}"
+        ))
+    }
+}
+
+/// The command line of the subcommand `name` whose arguments are `matches`, as
+/// `sitesim NAME --flag value ...` with every option given on the command line, in the
+/// command's order, values quoted for a POSIX shell where they need it; without the
+/// options in `leave_out` (by id).
+pub fn command_line(
+    name: &str,
+    command: &Command,
+    matches: &clap::ArgMatches,
+    leave_out: &[&str],
+) -> String {
+    let quote = |v: &str| {
+        if !v.is_empty()
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_./:=,+-@%".contains(c))
+        {
+            v.to_owned()
+        } else {
+            format!("'{}'", v.replace('\'', "'\\''"))
+        }
+    };
+    let mut out = format!("sitesim {name}");
+    for arg in command.get_arguments() {
+        let id = arg.get_id().as_str();
+        if leave_out.contains(&id)
+            || arg.is_global_set()
+            || matches.value_source(id) != Some(clap::parser::ValueSource::CommandLine)
+        {
+            continue;
+        }
+        let Some(long) = arg.get_long() else { continue };
+        let Ok(Some(occurrences)) = matches.try_get_raw_occurrences(id) else {
+            continue;
+        };
+        for values in occurrences {
+            out.push_str(&format!(" --{long}"));
+            if arg.get_action().takes_values() {
+                let values: Vec<String> = values.map(|v| quote(&v.to_string_lossy())).collect();
+                let joint = arg.get_value_delimiter().unwrap_or(',').to_string();
+                out.push(' ');
+                out.push_str(&values.join(&joint));
+            }
+        }
+    }
+    out
 }
 
 /// Parses `argv` (the options that follow the command's name on the command line) as

@@ -345,7 +345,8 @@ pub fn run_in_process(argv: &[String]) -> Result<(), String> {
         .no_binary_name(true)
         .try_get_matches_from(argv)
         .map_err(args::clap_message)?;
-    let cli = Cli::from_arg_matches(&matches).map_err(args::clap_message)?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(args::clap_message)?;
+    keep_command_line(&mut cli.command, &matches);
     cli.command
         .check(matches.subcommand_name().unwrap_or_default())
         .map_err(args::clap_message)?;
@@ -353,6 +354,22 @@ pub fn run_in_process(argv: &[String]) -> Result<(), String> {
     crate::results::terminal::set_verbose(cli.verbose);
     crate::swf::set_max_jobs(cli.max_jobs);
     execute(cli.command).map_err(|e| e.message().to_owned())
+}
+
+/// Gives a command that records its command line (`sweep`, on its results page) the
+/// line `matches` parsed, without the options that do not change its results.
+fn keep_command_line(command: &mut Command, matches: &clap::ArgMatches) {
+    if let Command::Sweep(a) = command
+        && let Some(("sweep", sub)) = matches.subcommand()
+        && let Some(definition) = definition().find_subcommand("sweep")
+    {
+        a.command_line = Some(args::command_line(
+            "sweep",
+            definition,
+            sub,
+            &["out", "threads", "check", "report", "shard"],
+        ));
+    }
 }
 
 /// With `report` (`--report`), writes the report of the results directory `dir`, as
@@ -427,7 +444,8 @@ fn dispatch(command: Command) -> Result<(), String> {
 pub fn main() -> ExitCode {
     end_quietly_on_a_closed_pipe();
     let matches = definition().get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    keep_command_line(&mut cli.command, &matches);
     if let Err(e) = cli
         .command
         .check(matches.subcommand_name().unwrap_or_default())

@@ -475,8 +475,8 @@ pub struct Reaction {
     /// How users react to service: the continuation curve that breaks sessions after
     /// long responses and extends them after short ones ('fit': fitted from the log, the
     /// default, or for a model site the curve fitted from KTH that is built in; a file
-    /// such as models/continuation-kth.toml; 'off': sessions keep their length whatever
-    /// the service).
+    /// such as models/continuation-kth.toml; 'off': no reaction, every session keeps its
+    /// logged jobs, and its length in time follows the service).
     #[arg(long, default_value = "fit", value_name = "FILE|fit|off")]
     #[serde(deserialize_with = "options::from_text")]
     pub continuation: ContinuationSource,
@@ -530,8 +530,8 @@ pub enum ContinuationSource {
     Fit,
     /// Read from a file (see `models/`).
     File(PathBuf),
-    /// No reaction: sessions keep the log's length whatever the service (for
-    /// comparison).
+    /// No reaction: every session keeps its logged jobs whatever the service, and its
+    /// length in time follows the service (for comparison).
     Off,
 }
 

@@ -550,12 +550,15 @@ pub(crate) fn render_run(s: &ReplaySummary, w: &mut String) {
         "  throughput    {:.1} jobs/day, {:.1} processor-hours/day",
         m.throughput.jobs_per_day, m.throughput.proc_hours_per_day
     );
-    let _ = writeln!(w, "  makespan      {} ({} s)", Hms(m.makespan), m.makespan);
+    let _ = writeln!(w, "  makespan      {}", Hms(m.makespan));
     if m.window.warmup > 0 || m.window.cooldown > 0 {
         let _ = writeln!(
             w,
-            "  window        [{}, {}] (warm-up {} s, cool-down {} s)",
-            m.window.start, m.window.end, m.window.warmup, m.window.cooldown
+            "  window        [{}, {}] (warm-up {}, cool-down {})",
+            Hms(m.window.start),
+            Hms(m.window.end),
+            Hms(m.window.warmup),
+            Hms(m.window.cooldown)
         );
     }
     let _ = writeln!(w, "  by runtime    jobs     mean wait    mean bsld");

@@ -26,7 +26,6 @@ use crate::experiment::scenario::{
 };
 use crate::metrics::{ClassSummary, CycleSummary};
 use crate::registry::{SchedulerSpec, is_unknown_parameter};
-use crate::results::RunError;
 use crate::results::lock::lock_folder;
 use crate::results::metric::{MetricStats, Replication, Scale, metric};
 use crate::results::output::{is_partial_of, write_durable};
@@ -35,6 +34,7 @@ use crate::results::runs::{
     same_scenario, write_plan, write_run,
 };
 use crate::results::summary::{metric_values, summarize};
+use crate::results::{RunError, Units};
 use crate::textfmt::significant;
 use std::time::Instant;
 
@@ -690,6 +690,7 @@ impl Study {
         }
         if !total.interrupted {
             let out = CapacityResult {
+                units: Units::FILES,
                 metric: c.metric.clone(),
                 target: c.target,
                 goal: c.goal.clone(),
@@ -791,9 +792,13 @@ pub struct CapacityAnswer {
 /// `capacity.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CapacityResult {
+    /// What the numbers are in (the metric's as every file's; read back as they are
+    /// written, whatever a file says).
+    #[serde(skip_deserializing, default = "files_units")]
+    pub units: Units,
     /// The metric.
     pub metric: String,
-    /// The target.
+    /// The target, in the metric's unit in files (seconds for a duration).
     pub target: f64,
     /// `below` or `above`.
     pub goal: String,
@@ -812,6 +817,11 @@ pub struct AnswerSizes<'a> {
     /// The smallest machine probed whose whole 95% interval meets the target (the
     /// answer for 95% confidence, of the sizes probed); `None` if no probe's does.
     pub confident: Option<&'a Probe>,
+}
+
+/// The units of sitesim's files, as a capacity search's result states them.
+fn files_units() -> Units {
+    Units::FILES
 }
 
 impl CapacityResult {
@@ -1086,6 +1096,7 @@ mod tests {
             proc_hours_per_week: f64::from(procs) * 50.0,
         };
         let result = CapacityResult {
+            units: Units::FILES,
             metric: "mean_wait".into(),
             target: 1800.0,
             goal: "below".into(),

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::page::write;
+use super::page::{sig3, write};
 use crate::experiment::study::CapacityResult;
 use crate::plot::chart::{
     self as chart, Band, Bar, BarChart, BarSeries, ErrorLineChart, ErrorSeries, Estimate,
@@ -1364,24 +1364,26 @@ fn paired_plots(exp: &Experiment, diffs: &PairedDiffs) -> Result<Vec<Figure>, St
     Ok(figures)
 }
 
-/// `capacity.json`: its scalar fields as one table, each list of records (the probes) as
-/// another; anything but an object as text.
+/// `capacity.json` as the page shows it: the search (metric, target, the machine the
+/// population was sized for) as one table, the answers as another, and each scheduler's
+/// probes by machine size; the metric in its scale (durations in hours), every header
+/// with its unit. A file that is not a capacity search's result is said to be one.
 #[derive(Serialize)]
 struct CapacityTables {
-    /// The whole file, pretty-printed, when it is not an object.
+    /// Why the file could not be read as a capacity search's result.
     text: Option<String>,
     fields: Vec<CapacityField>,
     tables: Vec<CapacityTable>,
 }
 
-/// A scalar field: its name and value as a cell.
+/// A line of the search's table: what and its value, with its unit.
 #[derive(Serialize)]
 struct CapacityField {
     name: String,
     value: String,
 }
 
-/// A list of records: its name, the records' keys and their values as cells.
+/// A table: its name, headers (with units) and cells.
 #[derive(Serialize)]
 struct CapacityTable {
     name: String,
@@ -1391,94 +1393,112 @@ struct CapacityTable {
 
 /// The capacity search's tables.
 fn capacity_tables(capacity: &Value) -> CapacityTables {
-    let Value::Object(fields) = capacity else {
-        return CapacityTables {
-            text: Some(serde_json::to_string_pretty(capacity).unwrap_or_default()),
-            fields: Vec::new(),
-            tables: Vec::new(),
-        };
-    };
-    const FIRST: [&str; 3] = ["metric", "target", "procs"];
-    let ordered = |keys: Vec<&String>| -> Vec<String> {
-        let mut out: Vec<String> = FIRST
-            .iter()
-            .filter(|k| keys.iter().any(|key| key == *k))
-            .map(|k| k.to_string())
-            .collect();
-        out.extend(
-            keys.into_iter()
-                .filter(|k| !FIRST.contains(&k.as_str()))
-                .cloned(),
-        );
-        out
-    };
-    let is_table = |v: &Value| matches!(v, Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_object));
-    let scalars = ordered(
-        fields
-            .iter()
-            .filter(|(_, v)| !is_table(v))
-            .map(|(k, _)| k)
-            .collect(),
-    );
-    let mut tables = Vec::new();
-    for (key, value) in fields.iter().filter(|(_, v)| is_table(v)) {
-        let Value::Array(rows) = value else { continue };
-        let mut columns: Vec<&String> = Vec::new();
-        for row in rows.iter().filter_map(Value::as_object) {
-            for k in row.keys() {
-                if !columns.contains(&k) {
-                    columns.push(k);
-                }
-            }
+    let c = match serde_json::from_value::<CapacityResult>(capacity.clone()) {
+        Ok(c) => c,
+        Err(e) => {
+            return CapacityTables {
+                text: Some(format!(
+                    "{CAPACITY_FILE} is not the result of a capacity search: {e}"
+                )),
+                fields: Vec::new(),
+                tables: Vec::new(),
+            };
         }
-        const PROBE: [&str; 4] = ["procs", "mean", "ci95", "passes"];
-        let mut ordered: Vec<&String> = PROBE
+    };
+    let known = metric(&c.metric).ok();
+    let scale = c.scale().unwrap_or(Scale {
+        unit: "",
+        factor: 1.0,
+    });
+    let value = |v: f64| sig3(v * scale.factor);
+    // As the terminal prints the answers: the mean is compared with the target, so it
+    // keeps its three digits whatever its interval.
+    let mean_ci =
+        |p: &crate::experiment::study::Probe| format!("{} ± {}", value(p.mean), value(p.ci95));
+    let with_unit = |v: f64| match scale.unit {
+        "" => value(v),
+        unit => format!("{} {unit}", value(v)),
+    };
+    let quantity = known.map_or(c.metric.as_str(), |m| m.quantity);
+    let header = format!(
+        "{}, mean ± 95% CI",
+        known.map_or_else(|| c.metric.clone(), |m| m.label(scale))
+    );
+    let fields = vec![
+        CapacityField {
+            name: "metric".into(),
+            value: format!("{quantity} ({})", c.metric),
+        },
+        CapacityField {
+            name: "target".into(),
+            value: format!(
+                "{} {}",
+                if c.below() { "at most" } else { "at least" },
+                with_unit(c.target)
+            ),
+        },
+        CapacityField {
+            name: "population sized for".into(),
+            value: format!("{} processors", c.population_procs),
+        },
+    ];
+    let answers = CapacityTable {
+        name: "Answers".into(),
+        columns: vec![
+            "scheduler".into(),
+            "machine (processors)".into(),
+            header.clone(),
+            "for 95% confidence (processors)".into(),
+        ],
+        rows: c
+            .answers
             .iter()
-            .filter_map(|p| columns.iter().copied().find(|c| c.as_str() == *p))
-            .collect();
-        ordered.extend(columns.iter().filter(|c| !PROBE.contains(&c.as_str())));
+            .map(|a| {
+                let sizes = c.sizes(a);
+                vec![
+                    a.scheduler.clone(),
+                    sizes
+                        .mean
+                        .map_or_else(|| "none in range".into(), |p| p.procs.to_string()),
+                    sizes.mean.map_or_else(|| NONE.into(), mean_ci),
+                    sizes
+                        .confident
+                        .map_or_else(|| "none probed".into(), |p| p.procs.to_string()),
+                ]
+            })
+            .collect(),
+    };
+    let mut tables = vec![answers];
+    for a in &c.answers {
+        let mut probes: Vec<_> = a.probes.iter().collect();
+        probes.sort_by_key(|p| p.procs);
         tables.push(CapacityTable {
-            name: key.clone(),
-            rows: rows
-                .iter()
-                .filter_map(Value::as_object)
-                .map(|row| {
-                    ordered
-                        .iter()
-                        .map(|c| row.get(c.as_str()).map(json_cell).unwrap_or_default())
-                        .collect()
+            name: format!("Machines probed for {}", a.scheduler),
+            columns: vec![
+                "machine (processors)".into(),
+                header.clone(),
+                "mean meets the target".into(),
+                "throughput (jobs/week)".into(),
+                "work done (processor-hours/week)".into(),
+            ],
+            rows: probes
+                .into_iter()
+                .map(|p| {
+                    vec![
+                        p.procs.to_string(),
+                        mean_ci(p),
+                        if p.passes { "yes" } else { "no" }.into(),
+                        sig3(p.jobs_per_week),
+                        sig3(p.proc_hours_per_week),
+                    ]
                 })
                 .collect(),
-            columns: ordered.into_iter().cloned().collect(),
         });
     }
     CapacityTables {
         text: None,
-        fields: scalars
-            .into_iter()
-            .map(|name| CapacityField {
-                value: json_cell(&fields[name.as_str()]),
-                name,
-            })
-            .collect(),
+        fields,
         tables,
-    }
-}
-
-/// A JSON value as a table cell.
-fn json_cell(v: &Value) -> String {
-    match v {
-        Value::Null => "—".into(),
-        Value::Bool(b) => if *b { "yes" } else { "no" }.into(),
-        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => i.to_string(),
-            (_, Some(u), _) => u.to_string(),
-            (_, _, Some(f)) => significant(f, 6),
-            _ => n.to_string(),
-        },
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items.iter().map(json_cell).collect::<Vec<_>>().join(", "),
-        Value::Object(_) => v.to_string(),
     }
 }
 

@@ -8,12 +8,14 @@
 //!   (`run.rs`, on `series.rs`);
 //! - replicated runs (`summary.json` and `replications.csv`: `resample`, a scenario's
 //!   replicated run): each metric over the replications (`replicated.rs`);
-//! - a calibration (`calibrate.json`): `calibrate` writes its page as it runs
-//!   (`DIR/index.html`); the report says where it is.
+//! - a calibration (`calibrate.json`, which `calibrate` reports as it runs): the log,
+//!   its replay and the resampled rows, Fig. 15 and 17, the weekly load and the users
+//!   (`calibration.rs`).
 //!
-//! The pages of one run and of replicated runs share `page.rs` and the template
-//! `templates/run.html`.
+//! The pages of one run, of replicated runs and of a calibration share `page.rs` and the
+//! template `templates/run.html`.
 
+mod calibration;
 mod experiment;
 mod page;
 mod replicated;
@@ -76,27 +78,20 @@ pub fn write_report(dir: &Path, view: ScheduleView) -> Result<Vec<PathBuf>, Stri
         Kind::Experiment => experiment::write_report(dir),
         Kind::Run => run::write_report(dir, &out, view),
         Kind::Replicated => replicated::write_report(dir, &out),
-        Kind::Calibration => {
-            let page = dir.join("index.html");
-            if page.is_file() {
-                Ok(Vec::new())
-            } else {
-                Err(format!(
-                    "{}: calibrate writes its page when it runs; run it again with --out {}",
-                    page.display(),
-                    dir.display()
-                ))
-            }
-        }
+        Kind::Calibration => calibration::write_report(dir, &out),
     }
+}
+
+/// Writes the report of the calibration in `dir` into `dir/report/` (see
+/// `calibration.rs`), for `calibrate`, which holds `dir` already; the files written.
+pub fn write_calibration_report(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    calibration::write_report(dir, &dir.join(REPORT_DIR))
 }
 
 /// The page of the report of `dir`.
 pub fn page_of(dir: &Path) -> Result<PathBuf, String> {
-    Ok(match Kind::of(dir)? {
-        Kind::Calibration => dir.join("index.html"),
-        _ => dir.join(REPORT_DIR).join("index.html"),
-    })
+    Kind::of(dir)?;
+    Ok(dir.join(REPORT_DIR).join("index.html"))
 }
 
 /// `sitesim report`: writes the report of `dir` and says where to open it.

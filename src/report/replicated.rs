@@ -18,7 +18,7 @@ use super::page::{self, Link, Page, Section, Table, count};
 use crate::plot::chart::{
     self, Band, ErrorLineChart, ErrorSeries, Estimate, Histogram, RefAt, Reference,
 };
-use crate::results::metric::{METRICS, Metric, MetricStats, ci95};
+use crate::results::metric::{METRICS, Metric, MetricStats, USER_FAIRNESS, ci95};
 use crate::results::replicate::MAX_REPLICATIONS;
 use crate::time::{HOUR, MAX_WEEKS, WEEK};
 
@@ -497,11 +497,21 @@ pub fn write_report(dir: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
         facts.push(("weeks per replication".to_owned(), page::sig3(w)));
     }
     let title = page_title(&summary, n);
+    // A metric that is an index of sitesim's choosing is defined where it is shown.
+    let fairness = if values(&reps, &USER_FAIRNESS).is_empty() {
+        String::new()
+    } else {
+        format!(
+            " The {} (index) is {}, 1/n when one of n users bears all the slowdown.",
+            USER_FAIRNESS.quantity, USER_FAIRNESS.meaning
+        )
+    };
     let mut sections = vec![Section {
         title: "Over the replications".into(),
-        text: "Each metric's mean over the replications with the half-width of its 95% \
-               confidence interval (Student's t), in one unit per metric."
-            .into(),
+        text: format!(
+            "Each metric's mean over the replications with the half-width of its 95% \
+             confidence interval (Student's t), in one unit per metric.{fairness}"
+        ),
         tables: vec![table],
         figures: Vec::new(),
         links: Vec::new(),

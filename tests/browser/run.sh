@@ -38,6 +38,6 @@ q run scenarios/creasy-alpha.toml --replications 2 --set duration=4w --out "$WOR
 q report "$WORK/replay" --colour class --schedule-from 30d --schedule-length 2d
 python3 tests/browser/check.py "$CHROMIUM" \
   "$WORK/replay/report" "$WORK/feedback/report" "$WORK/resample/report" \
-  "$WORK/calibrate" "$WORK/scenario/report" "$WORK/experiment/report"
+  "$WORK/calibrate/report" "$WORK/scenario/report" "$WORK/experiment/report"
 rm -rf "$WORK"
 echo "browser-test: passed"

@@ -655,7 +655,7 @@ pub fn calibrate_command(swf: &Path, opts: &ResampleOptions) -> Result<(), Failu
     if let Some(dir) = &opts.out {
         write_calibrate(dir, &summary).map_err(|e| Failure::Failed(e.to_string()))?;
         note(format_args!(
-            "wrote {0}/calibrate.json, calibrate.csv, users.csv and the report page {0}/index.html",
+            "wrote {0}/calibrate.json, calibrate.csv, users.csv and the report page {0}/report/index.html",
             dir.display()
         ));
     }

@@ -1,19 +1,14 @@
 //! The calibration's outputs: the text of `sitesim calibrate`, `calibrate.csv`,
-//! `users.csv`, `calibrate.json` and the report page with the Feitelson 2021, Fig. 15 and
-//! Fig. 17 histograms.
+//! `users.csv` and `calibrate.json`, and with them its report (`crate::report`).
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use serde::Serialize;
-
 use super::{CalibrateSummary, Figures, ResampledRow};
 use crate::commands::feedback::render_drift;
 use crate::commands::resample::render_mean_lateness;
-use crate::plot::chart::{Histogram, histogram_svg};
-use crate::plot::html;
 use crate::results::RunError;
-use crate::results::metric::{JOBS_PER_WEEK, MEAN_WAIT, Metric, MetricStats};
+use crate::results::metric::MetricStats;
 use crate::results::output::write_atomic;
 use crate::textfmt::{hours, percent, with_interval};
 use crate::time::{HOUR, Hms};
@@ -423,33 +418,8 @@ fn users_csv(s: &CalibrateSummary) -> Vec<u8> {
     )
 }
 
-/// A histogram of `metric` over a row's replications, with marks.
-/// The histogram of `metric` over the replications of `row`, in the metric's unit (the
-/// marks given as stored).
-fn histogram(
-    row: &ResampledRow,
-    metric: &Metric,
-    title: String,
-    marks: Vec<(f64, String)>,
-) -> Option<Histogram> {
-    let m = row.stat(metric.name)?;
-    let scale = metric.scale();
-    let f = scale.factor;
-    Some(Histogram {
-        title,
-        x_label: metric.label(scale),
-        y_label: "replications".into(),
-        bins: m
-            .histogram
-            .iter()
-            .map(|b| (b.lo * f, b.hi * f, b.count as f64))
-            .collect(),
-        marks: marks.into_iter().map(|(v, l)| (v * f, l)).collect(),
-    })
-}
-
-/// Writes `calibrate.json`, `calibrate.csv`, `users.csv` and the report page
-/// (`index.html` with its histograms) into `dir`.
+/// Writes `calibrate.json`, `calibrate.csv`, `users.csv` into `dir` and the report
+/// (`report/index.html` with its histograms: [`crate::report::write_calibration_report`]).
 pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), RunError> {
     let io = |p: &Path, source: std::io::Error| RunError::Output {
         path: p.display().to_string(),
@@ -466,81 +436,7 @@ pub fn write_calibrate(dir: &Path, s: &CalibrateSummary) -> Result<(), RunError>
         let p = dir.join(name);
         write_atomic(&p, &bytes).map_err(|e| io(&p, e))?;
     }
-    let mut plots = Vec::new();
-    let replay = (
-        s.replay.mean_wait,
-        format!("the log replayed under {}", s.run.scheduler),
-    );
-    for (row, file) in [
-        (s.under_scheduler(false), "wait-without-feedback.svg"),
-        (s.under_scheduler(true), "wait-with-feedback.svg"),
-    ] {
-        if let Some(row) = row
-            && let Some(h) = histogram(
-                row,
-                &MEAN_WAIT,
-                format!(
-                    "Mean wait of {} resampled workloads under {}, {} (Feitelson 2021, Fig. 15)",
-                    row.replications.len(),
-                    row.scheduler,
-                    if row.feedback {
-                        "with feedback"
-                    } else {
-                        "without feedback"
-                    }
-                ),
-                vec![replay.clone()],
-            )
-        {
-            plots.push((file, h));
-        }
-    }
-    for (i, row) in s.rows.iter().enumerate() {
-        let marks = vec![(s.log.jobs_per_week, "the log".to_owned())];
-        let title = format!(
-            "Jobs per week of {} resampled workloads: {} (Feitelson 2021, Fig. 17)",
-            row.replications.len(),
-            row.label
-        );
-        if let Some(h) = histogram(row, &JOBS_PER_WEEK, title, marks) {
-            plots.push((
-                [
-                    "throughput-logged.svg",
-                    "throughput-feedback.svg",
-                    "throughput-no-feedback.svg",
-                ][i.min(2)],
-                h,
-            ));
-        }
-    }
-    for (file, h) in &plots {
-        let p = dir.join(file);
-        let svg = histogram_svg(h, None)
-            .map_err(|e| RunError::Options(format!("{}: {e}", p.display())))?;
-        write_atomic(&p, svg.as_bytes()).map_err(|e| io(&p, e))?;
-    }
-    let page = html::render(
-        "calibrate.html",
-        &Page {
-            input: &s.source.input,
-            text: render_calibrate(s),
-            plots: plots.iter().map(|(f, _)| *f).collect(),
-        },
-    )
-    .map_err(RunError::Options)?;
-    let p = dir.join("index.html");
-    write_atomic(&p, page.as_bytes())
+    crate::report::write_calibration_report(dir)
         .map(|_| ())
-        .map_err(|e| io(&p, e))
-}
-
-/// What `templates/calibrate.html` lays out.
-#[derive(Serialize)]
-struct Page<'a> {
-    /// The log calibrated against.
-    input: &'a str,
-    /// The calibration as text ([`render_calibrate`]).
-    text: String,
-    /// The histograms beside the page, by file name.
-    plots: Vec<&'a str>,
+        .map_err(RunError::Options)
 }

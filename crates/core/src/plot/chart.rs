@@ -349,6 +349,16 @@ fn tick(v: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A tick label of an axis spanning `span`: [`tick`], but a value within a billionth of
+/// the span of zero is 0 (ticks stepped in floating point put zero at -3e-17).
+fn axis_tick(v: f64, span: f64) -> String {
+    if v.abs() <= span.abs() * 1e-9 {
+        "0".into()
+    } else {
+        tick(v)
+    }
+}
+
 fn weekday_tick(h: f64) -> String {
     const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
     let h = h.round() as i64;
@@ -983,11 +993,15 @@ where
             .map_err(|e| err(&e))?;
         let names = frame.x_names;
         let group_fmt = |v: &f64| group_tick(names, *v);
+        let x_span = ctx.x_range().end - ctx.x_range().start;
+        let y_span = ctx.y_range().end - ctx.y_range().start;
+        let x_number = |v: &f64| axis_tick(*v, x_span);
+        let y_number = |v: &f64| axis_tick(*v, y_span);
         let x_fmt: &dyn Fn(&f64) -> String = if !names.is_empty() {
             &group_fmt
         } else {
             match frame.x_ticks {
-                XTicks::Numbers => &|v| tick(*v),
+                XTicks::Numbers => &x_number,
                 XTicks::HourOfWeek => &|v| weekday_tick(*v),
                 XTicks::HourOfDay => &|v| hour_tick(*v),
                 XTicks::Log10 => &|v| power_tick(*v),
@@ -1011,7 +1025,7 @@ where
                     }
                 }
             } else {
-                &|v: &f64| tick(*v)
+                &y_number
             });
         if !names.is_empty() {
             // One tick per group, no vertical grid lines through the bars.
@@ -1602,6 +1616,10 @@ mod tests {
         assert_eq!(tick(1.23456), "1.23");
         assert_eq!(tick(-12.5), "-12.5");
         assert_eq!(tick(2.5e7), "2e7");
+        // Zero stepped to in floating point, on a paired plot's axis.
+        assert_eq!(axis_tick(-3e-17, 0.4), "0");
+        assert_eq!(axis_tick(-1e-16, 2.0), "0");
+        assert_eq!(axis_tick(1e-4, 2e-4), "1e-4");
         assert_eq!(weekday_tick(48.0), "Wed");
         assert_eq!(weekday_tick(50.0), "");
     }

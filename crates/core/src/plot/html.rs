@@ -1,6 +1,5 @@
-//! The HTML pages of `sitesim report` and `sitesim calibrate`: minijinja templates
-//! embedded in the binary (`templates/report.html`, `templates/run.html`,
-//! `templates/calibrate.html`), each
+//! The HTML pages of `sitesim report`: minijinja templates embedded in the binary
+//! (`templates/report.html`, an experiment's; `templates/run.html`, every other's), each
 //! rendered from a serializable context its command builds. The command computes every
 //! figure and text; the template lays them out.
 //!
@@ -15,9 +14,8 @@ use minijinja::{AutoEscape, Environment, Error, Output, State, escape_formatter}
 use serde::Serialize;
 
 /// The templates, by name.
-const TEMPLATES: [(&str, &str); 3] = [
+const TEMPLATES: [(&str, &str); 2] = [
     ("report.html", include_str!("templates/report.html")),
-    ("calibrate.html", include_str!("templates/calibrate.html")),
     ("run.html", include_str!("templates/run.html")),
 ];
 
@@ -76,23 +74,33 @@ mod tests {
     #[test]
     fn text_is_escaped_and_slashes_kept() {
         #[derive(Serialize)]
-        struct Context {
-            input: &'static str,
+        struct Section {
+            title: &'static str,
             text: &'static str,
-            plots: [&'static str; 1],
+        }
+        #[derive(Serialize)]
+        struct Context {
+            title: &'static str,
+            version: &'static str,
+            facts: [(&'static str, &'static str); 1],
+            sections: [Section; 1],
         }
         let page = render(
-            "calibrate.html",
+            "run.html",
             &Context {
-                input: "a<b & \"c\"",
-                text: "jobs/week of the log's users: <1 & >2",
-                plots: ["x.svg"],
+                title: "a<b & \"c\"",
+                version: "0",
+                facts: [("log", "it's")],
+                sections: [Section {
+                    title: "s",
+                    text: "jobs/week of the log's users: <1 & >2",
+                }],
             },
         )
         .unwrap();
-        assert!(page.contains("<h1>Calibration of a&lt;b &amp; &quot;c&quot;</h1>"));
-        assert!(page.contains("<pre>jobs/week of the log&#39;s users: &lt;1 &amp; &gt;2</pre>"));
-        assert!(page.contains("<img src=\"x.svg\" alt=\"x.svg\">\n</body></html>\n"));
+        assert!(page.contains("<h1>a&lt;b &amp; &quot;c&quot;</h1>"));
+        assert!(page.contains("<dd>it&#39;s</dd>"));
+        assert!(page.contains("<p>jobs/week of the log&#39;s users: &lt;1 &amp; &gt;2</p>"));
         assert!(render("nothing.html", &()).is_err());
     }
 }

@@ -280,10 +280,10 @@ impl LogAnalysis {
 fn render_continuation(w: &mut String, c: &ContinuationCurve) {
     let _ = writeln!(
         w,
-        "  session continuation   {} pairs with think time >= 0 ({} submitted while the previous job ran, left out); continued: think time under {} s, median {}",
+        "  session continuation   {} pairs with think time >= 0 ({} submitted while the previous job ran, left out); continued: think time under {}, median {}",
         c.pairs,
         c.concurrent,
-        c.threshold,
+        Hms(c.threshold),
         Hms(c.continued_think())
     );
     fn row<B>(w: &mut String, bound: String, b: &Bucket<B>) {

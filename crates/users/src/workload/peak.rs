@@ -183,18 +183,33 @@ impl MachineCheck {
         self.holds_the_log
     }
 
-    /// The sizes side by side, in one line.
+    /// The sizes side by side, in one line: the simulated machine, the header's, and the
+    /// processors the log's own schedule has busy (more than the sustained peak in at
+    /// most [`SUSTAINED`] of its time), or that it gives no schedule (no job with a known
+    /// wait, runtime and size: a synthetic log).
     pub fn render(&self) -> String {
+        let p = &self.logged_peak;
+        let schedule = if p.jobs == 0 {
+            "the log gives no schedule of its own (no job with a known wait, runtime and \
+             size)"
+                .to_owned()
+        } else {
+            format!(
+                "the log's own schedule has more than {} processors busy in at most {}% of \
+                 its time, {} at most",
+                p.sustained,
+                100.0 * SUSTAINED,
+                p.procs
+            )
+        };
         format!(
-            "{} processors simulated; header MaxProcs {}; the log's own schedule keeps {} busy for all but {}% of its time, {} at most{}",
+            "{} processors simulated; header MaxProcs {}; {schedule}{}",
             self.simulated,
             self.header_max_procs
                 .map_or_else(|| "absent".to_owned(), |p| p.to_string()),
-            self.logged_peak.sustained,
-            100.0 * SUSTAINED,
-            self.logged_peak.procs,
-            match (self.logged_peak.unknown, self.logged_peak.assumed_waits) {
+            match (p.unknown, p.assumed_waits) {
                 (0, 0) => String::new(),
+                (_, 0) if p.jobs == 0 => String::new(),
                 (unknown, 0) =>
                     format!(" ({unknown} jobs without a known wait, runtime or size left out)"),
                 (0, assumed) => format!(" ({assumed} jobs with their waits estimated)"),
@@ -339,6 +354,23 @@ mod tests {
             MachineCheck::new(9, Some(8), p.peak())
                 .warning("x.swf")
                 .is_none()
+        );
+        // The line says what is true: more than 9 busy in no more than 0.1% of the time
+        // (none at all), 9 at most; a log without a schedule of its own says so.
+        assert_eq!(
+            MachineCheck::new(9, Some(8), p.peak()).render(),
+            "9 processors simulated; header MaxProcs 8; the log's own schedule has more than \
+             9 processors busy in at most 0.1% of its time, 9 at most (1 jobs without a \
+             known wait, runtime or size left out)"
+        );
+        let unknown = Peak {
+            unknown: 10,
+            ..Peak::default()
+        };
+        assert_eq!(
+            MachineCheck::new(256, None, unknown).render(),
+            "256 processors simulated; header MaxProcs absent; the log gives no schedule of \
+             its own (no job with a known wait, runtime and size)"
         );
         // A peak held for less than the sustained share of the time is the log's noise:
         // 100 processors for 100,000 s, 104 for 10 of them.
