@@ -84,6 +84,8 @@ struct Row {
     absolute_inaccuracy: Milli,
     relative_accuracy: Milli,
     deadline_misses: u32,
+    /// Empty: the jobs here are pushed without being started, so none is placed.
+    processors: &'static str,
 }
 
 impl Row {
@@ -109,6 +111,7 @@ impl Row {
             absolute_inaccuracy: Milli(a.absolute_inaccuracy),
             relative_accuracy: Milli(a.relative_accuracy),
             deadline_misses: a.misses,
+            processors: "",
         }
     }
 }
@@ -117,7 +120,7 @@ impl Row {
 fn hand_written(ended: &[JobOutcome], bsld: Bsld) -> Vec<u8> {
     let mut out = Vec::new();
     let mut w: PerJobWriter<&mut Vec<u8>, std::io::Sink> =
-        PerJobWriter::new(Some(&mut out), None, bsld).unwrap();
+        PerJobWriter::new(Some(&mut out), None, bsld, 100).unwrap();
     for j in ended {
         w.push(j).unwrap();
     }

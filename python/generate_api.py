@@ -48,7 +48,7 @@ COMMANDS = {
     "analyze": ("dict", "_run.analyze(args)", ("json",)),
     "fit": ("Path", '_run.written("fit", args, "out")', ()),
     "generate": ("Path", '_run.written("generate", args, "out")', ()),
-    "export": ("Union[dict, Path]", "_run.export(args)", ()),
+    "export": ("Union[dict, str, Path]", "_run.export(args)", ()),
     "report": ("Path", "_run.report(args)", ()),
     "estimates": ("str", '_run.printed("estimates", args)', ()),
 }
@@ -58,8 +58,8 @@ RETURNS = {
     "``stats`` for a replicated run, and ``dir`` when ``out`` keeps it.",
     "dict": "The analysis, as ``--json`` prints it.",
     "Path": "The path written.",
-    "Union[dict, Path]": "The Batsim workload as a dict, or the ``output`` path it was "
-    "written to.",
+    "Union[dict, str, Path]": "The Batsim workload as a dict, Batsim's _jobs.csv as text, "
+    "or the ``output`` path it was written to.",
     "str": "What the command prints.",
 }
 

@@ -19,7 +19,7 @@
 //! (the command line). A module uses only modules of its own layer or below.
 
 pub use sitesim_users::{
-    adaptive, engine, job, localtime, metrics, model, model_files, options, plot, predict,
+    adaptive, alloc, engine, job, localtime, metrics, model, model_files, options, plot, predict,
     registry, sched, seed, session, sim, spec, swf, textfmt, time, users, workload,
 };
 

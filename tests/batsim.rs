@@ -101,6 +101,13 @@ fn export_usage_errors_exit_with_code_2() {
             "possible values: 4, 5",
         ),
         (vec!["export", "--batsim"], "--swf"),
+        // A run's jobs go as Batsim's _jobs.csv, a log as a workload: not crossed.
+        (vec!["export", "--batsim-jobs"], "--run"),
+        (vec!["export", "--run", "dir", "--batsim"], "--batsim-jobs"),
+        (
+            vec!["export", "--swf", "x.swf", "--run", "dir", "--batsim-jobs"],
+            "cannot be used with",
+        ),
     ] {
         let o = sitesim(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));

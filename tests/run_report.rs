@@ -69,9 +69,31 @@ fn a_runs_report_has_its_series_schedule_and_users() {
     assert_eq!(cols(2), [1.0, 1.0, 0.0]);
     assert_eq!(cols(3), [4.0, 4.0, 0.0]);
     assert_eq!(cols(4), [3.0, 2.0, 1.0]);
-    // The schedule view: each job a rectangle (job 3 on all four processors).
+    // Each job's processors, first-fit contiguous: job 3 on all four once 1 and 2 end.
+    let jobs = csv_rows(&out.join("jobs.csv"));
+    let held: Vec<&str> = jobs.iter().map(|r| r[19].as_str()).collect();
+    assert_eq!(held, ["0-1", "2-3", "0-3"]);
+    // The schedule view: each job a rectangle with its tooltip, job 3 also waiting
+    // under the machine, a legend of the users.
     let svg = std::fs::read_to_string(report.join("schedule.svg")).unwrap();
-    assert!(svg.contains("Schedule from day 0.0 to day 1.0"), "{svg}");
+    assert!(
+        svg.contains("Schedule from day 0 00:00 to day 1 00:00"),
+        "{svg}"
+    );
+    for title in [
+        "<title>job 3, user 3: 4 processors (0-3); submitted day 0 00:00, started day 0 \
+         02:00 after 2.00 h, ended day 0 03:00</title>",
+        "<title>job 1, user 1: 2 processors (0-1); submitted day 0 00:00, started day 0 \
+         00:00 after 0.00 h, ended day 0 01:00</title>",
+        "<title>job 3, user 3, waiting: 4 processors asked; submitted day 0 00:00, starts \
+         day 0 02:00 after 2.00 h</title>",
+    ] {
+        assert!(svg.contains(title), "{title} in {svg}");
+    }
+    let legend = &svg[svg.find("class=\"legend\"").expect("a legend")..];
+    for name in ["user 1", "user 2", "user 3", "waiting"] {
+        assert!(legend.contains(&format!(">{name}</text>")), "{name}");
+    }
     // Users by processor-hours: 3 and 2 (4 each, by number), then 1.
     let users = csv_rows(&report.join("users-service.csv"));
     let order: Vec<&str> = users.iter().map(|r| r[0].as_str()).collect();
@@ -185,6 +207,104 @@ fn replicated_runs_and_calibrations_have_reports() {
     let o = sitesim(&["report", c]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("open {c}/index.html")));
+}
+
+#[test]
+fn a_log_with_a_start_time_has_its_schedule_in_local_time() {
+    let log = temp("dated.swf");
+    let header = "; UnixStartTime: 843480031\n; TimeZoneString: Europe/Stockholm\n";
+    std::fs::write(&log, format!("{header}{LOG}")).unwrap();
+    let out = temp("dated");
+    let (l, o) = (log.to_str().unwrap(), out.to_str().unwrap());
+    run(&[
+        "-q",
+        "replay",
+        "--swf",
+        l,
+        "--scheduler",
+        "fcfs",
+        "--out",
+        o,
+        "--report",
+    ]);
+    let svg = std::fs::read_to_string(out.join("report/schedule.svg")).unwrap();
+    // Time 0 is Mon 1996-09-23 14:00:31 CEST: the view is that local day.
+    assert!(
+        svg.contains("Schedule from Mon 1996-09-23 00:00 to Tue 1996-09-24 00:00"),
+        "{svg}"
+    );
+    assert!(svg.contains("local time (Europe/Stockholm)"), "{svg}");
+    assert!(
+        svg.contains("started Mon 1996-09-23 16:00 after 2.00 h"),
+        "{svg}"
+    );
+}
+
+#[test]
+fn a_run_goes_to_batsim_and_back() {
+    let log = temp("batsim.swf");
+    std::fs::write(&log, LOG).unwrap();
+    let out = temp("batsim");
+    let (l, o) = (log.to_str().unwrap(), out.to_str().unwrap());
+    run(&[
+        "-q",
+        "replay",
+        "--swf",
+        l,
+        "--scheduler",
+        "fcfs",
+        "--out",
+        o,
+    ]);
+    let exported = temp("batsim-out");
+    std::fs::create_dir_all(&exported).unwrap();
+    let file = exported.join("out_jobs.csv");
+    let f = file.to_str().unwrap();
+    run(&["-q", "export", "--run", o, "--batsim-jobs", "-o", f]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        text.lines().next().unwrap(),
+        "job_id,workload_name,profile,submission_time,requested_number_of_resources,\
+         requested_time,success,final_state,starting_time,execution_time,finish_time,\
+         waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata"
+    );
+    // Read back: the same jobs, times and processors as jobs.csv.
+    let ours = sitesim::results::jobs::read_sitesim(&out.join("jobs.csv")).unwrap();
+    let back =
+        sitesim::results::jobs::read_batsim(&file, sitesim::metrics::Bsld::default()).unwrap();
+    assert_eq!(back.rejected, 0);
+    assert_eq!(back.jobs, ours);
+    // Its report is a run's, written beside it, with the same schedule.
+    run(&["-q", "report", f]);
+    let svg = std::fs::read_to_string(exported.join("report/schedule.svg")).unwrap();
+    assert!(
+        svg.contains("<title>job 3, user 3: 4 processors (0-3);"),
+        "{svg}"
+    );
+    let page = std::fs::read_to_string(exported.join("report/index.html")).unwrap();
+    assert!(page.contains("out_jobs.csv: a Batsim run"), "{page}");
+    // The folder names it too.
+    run(&["-q", "report", exported.to_str().unwrap()]);
+    // Bad input is an error naming the file, line and field, never a panic.
+    for (from, to, says) in [
+        (
+            ",0-3,",
+            ",0-x,",
+            "line 4: field 'allocated_resources': 'x' in '0-x'",
+        ),
+        (
+            ",COMPLETED_SUCCESSFULLY,7200.000000,",
+            ",COMPLETED_SUCCESSFULLY,soon,",
+            "line 4: field 'starting_time': 'soon' is not a number",
+        ),
+        ("job_id,", "id,", "line 1: no column 'job_id'"),
+    ] {
+        let bad = temp("bad_jobs.csv");
+        std::fs::write(&bad, text.replacen(from, to, 1)).unwrap();
+        let o = sitesim(&["report", bad.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{to}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{says}: {}", stderr(&o));
+    }
 }
 
 #[test]

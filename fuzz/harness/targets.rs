@@ -1844,7 +1844,8 @@ fn export_args_seeds() -> Vec<Vec<u8>> {
 /// Runs a `sitesim export` command line (see [`command`]): its arguments through
 /// `ExportArgs`, then `export_command`; the workload written must read back through
 /// `read_workload`, whatever the file's name. Standard output (no `--output`) is taken
-/// as the file `stdout.json` in the scratch folder.
+/// as the file `stdout.json` in the scratch folder. A run's jobs (`--run`) are out of
+/// this target's scope: its folder holds no run.
 fn export_args(bytes: &[u8]) -> bool {
     command(
         bytes,
@@ -1855,7 +1856,7 @@ fn export_args(bytes: &[u8]) -> bool {
                 Ok(a) => a,
                 Err(e) => return Some(Err(e)),
             };
-            args.swf = inside(dir, &args.swf)?;
+            args.swf = Some(inside(dir, args.swf.as_deref()?)?);
             let output = args.output.as_deref().unwrap_or(Path::new("stdout.json"));
             args.output = Some(inside(dir, output)?);
             Some(Ok(args))
@@ -1863,7 +1864,8 @@ fn export_args(bytes: &[u8]) -> bool {
         |args| {
             let opts = args.options();
             let out = opts.output.clone().expect("an output file");
-            export_command(&args.swf, &opts)
+            let swf = args.swf.as_deref().expect("a log, checked when parsed");
+            export_command(swf, &opts)
                 .map(|()| vec![out.clone()])
                 .map_err(|e| (e, vec![out]))
         },

@@ -228,11 +228,14 @@ def analyze(args: Dict[str, Any]) -> dict:
     return json.loads(_call("analyze", {**args, "json": True}))
 
 
-def export(args: Dict[str, Any]) -> Union[dict, Path]:
-    """``export``: the Batsim workload as a dict, or the path it was written to."""
+def export(args: Dict[str, Any]) -> Union[dict, str, Path]:
+    """``export``: the Batsim workload as a dict, a run's jobs as Batsim's _jobs.csv
+    text, or the path either was written to."""
     text = _call("export", args)
     output = args.get("output")
-    return Path(output) if output is not None else json.loads(text)
+    if output is not None:
+        return Path(output)
+    return text if args.get("batsim_jobs") else json.loads(text)
 
 
 def written(name: str, args: Dict[str, Any], path: str) -> Path:
@@ -242,10 +245,11 @@ def written(name: str, args: Dict[str, Any], path: str) -> Path:
 
 
 def report(args: Dict[str, Any]) -> Path:
-    """``report``: the directory of the report's page (``index.html``): ``DIR/report``."""
+    """``report``: the directory of the report's page (``index.html``): ``DIR/report``
+    (``report`` beside Batsim's _jobs.csv)."""
     _call("report", args, positional=("dir",))
     dir = Path(args["dir"])
-    return dir / "report"
+    return dir.parent / "report" if dir.is_file() else dir / "report"
 
 
 def printed(name: str, args: Dict[str, Any]) -> str:

@@ -951,26 +951,34 @@ def generate(
 
 
 def export(
-    swf: Log,
-    batsim: Literal['4', '5'],
     *,
+    swf: Optional[Log] = None,
+    run: Optional[PathLike] = None,
+    batsim: Optional[Literal['4', '5']] = None,
+    batsim_jobs: bool = False,
     output: Optional[PathLike] = None,
-) -> Union[dict, Path]:
-    """Write a log (SWF, plain or gzip, or a Batsim workload) as a Batsim JSON workload
+) -> Union[dict, str, Path]:
+    """Write a log (SWF, plain or gzip, or a Batsim workload) as a Batsim JSON workload, or a run's jobs as Batsim's _jobs.csv
 
     Parameters:
 
     swf: The log: SWF, plain or gzip (a feedback run's schedule.swf, the workload
         its users generated, among them), or a Batsim workload
+    run: A run's results directory (the --out of replay or feedback), or its
+        jobs.csv: its jobs, with the processors each held, written as Batsim's
+        _jobs.csv (--batsim-jobs), which Evalys draws
     batsim: Write a Batsim JSON workload, its delay profiles typed as Batsim VERSION
         names them: 4, "delay" (what released Batsim, 4.x, reads and its SWF
         converter writes; the default), or 5, "DelayProfile" (batprotocol's name,
         for a Batsim built from its development branch). Jobs Batsim cannot run
         (unknown submit time, runtime or size; zero runtime) are left out and
         counted
-    output: The workload file [default: standard output]
+    batsim_jobs: Write the run's jobs (--run) as Batsim's _jobs.csv: Batsim's
+        columns, times in seconds, each job's processors as an interval set (0-3 8
+        10-11), its user in metadata
+    output: The file written [default: standard output]
 
-    Returns: The Batsim workload as a dict, or the ``output`` path it was written to.
+    Returns: The Batsim workload as a dict, Batsim's _jobs.csv as text, or the ``output`` path it was written to.
     """
     args = dict(locals())
     return _run.export(args)
@@ -988,7 +996,8 @@ def report(
     Parameters:
 
     dir: A results directory: an experiment's, or the --out of replay, feedback,
-        resample, calibrate or run
+        resample, calibrate or run; or Batsim's _jobs.csv (or a directory holding
+        one), reported as a run into report/ beside it
     schedule_from: Where a run's schedule view starts, from the first submission
         (e.g. 12d) [default: the day in which most jobs waited]
     schedule_length: How long a span the schedule view shows [default: 1d]

@@ -120,9 +120,9 @@ def test_analyze_fit_export_generate_estimates(kth, tmp_path):
     assert analysis["jobs"] and analysis["users"]
     model = sitesim.fit(kth, out=tmp_path / "model.toml")
     assert model.is_file() and "[" in model.read_text()
-    workload = sitesim.export(kth, batsim="5")
+    workload = sitesim.export(swf=kth, batsim="5")
     assert workload["nb_res"] == 100 and len(workload["jobs"]) > 28000
-    assert sitesim.export(kth, batsim="4", output=tmp_path / "w.json") == tmp_path / "w.json"
+    assert sitesim.export(swf=kth, batsim="4", output=tmp_path / "w.json") == tmp_path / "w.json"
     log = sitesim.generate(jobs=50, procs=32, out=tmp_path / "g.swf")
     assert len(sitesim.read_swf(log)) == 50
     assert "1000 jobs" in sitesim.estimates(jobs=1000, max="18h")

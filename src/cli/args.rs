@@ -466,8 +466,19 @@ impl GenerateArgs {
 pub struct ExportArgs {
     /// The log: SWF, plain or gzip (a feedback run's schedule.swf, the workload its users
     /// generated, among them), or a Batsim workload.
-    #[arg(long, value_name = "LOG")]
-    pub swf: PathBuf,
+    #[arg(
+        long,
+        value_name = "LOG",
+        required_unless_present = "run",
+        conflicts_with = "run",
+        requires = "batsim"
+    )]
+    pub swf: Option<PathBuf>,
+    /// A run's results directory (the --out of replay or feedback), or its jobs.csv: its
+    /// jobs, with the processors each held, written as Batsim's _jobs.csv
+    /// (--batsim-jobs), which Evalys draws.
+    #[arg(long, value_name = "DIR")]
+    pub run: Option<PathBuf>,
     /// Write a Batsim JSON workload, its delay profiles typed as Batsim VERSION names
     /// them: 4, "delay" (what released Batsim, 4.x, reads and its SWF converter writes;
     /// the default), or 5, "DelayProfile" (batprotocol's name, for a Batsim built from
@@ -478,10 +489,16 @@ pub struct ExportArgs {
         value_name = "VERSION",
         num_args = 0..=1,
         default_missing_value = "4",
-        required = true
+        required_unless_present = "batsim_jobs",
+        conflicts_with = "batsim_jobs"
     )]
-    pub batsim: BatsimVersion,
-    /// The workload file [default: standard output].
+    pub batsim: Option<BatsimVersion>,
+    /// Write the run's jobs (--run) as Batsim's _jobs.csv: Batsim's columns, times in
+    /// seconds, each job's processors as an interval set (0-3 8 10-11), its user in
+    /// metadata.
+    #[arg(long, requires = "run")]
+    pub batsim_jobs: bool,
+    /// The file written [default: standard output].
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -498,12 +515,23 @@ pub enum BatsimVersion {
 }
 
 impl ExportArgs {
-    /// What to write, and where.
+    /// Refuses a run's jobs (--run) without the format they go in (--batsim-jobs): a
+    /// usage error.
+    pub fn refuse_conflicts(&self) -> Result<(), String> {
+        if self.run.is_some() && !self.batsim_jobs {
+            return Err("--run writes the run's jobs as Batsim's _jobs.csv: give \
+                        --batsim-jobs (--batsim writes a log, --swf, as a workload)"
+                .into());
+        }
+        Ok(())
+    }
+
+    /// What to write, and where, for a log written as a Batsim workload (--swf).
     pub fn options(&self) -> ExportOptions {
         ExportOptions {
             style: match self.batsim {
-                BatsimVersion::V4 => ProfileStyle::Batsim4,
-                BatsimVersion::V5 => ProfileStyle::Batsim5,
+                Some(BatsimVersion::V5) => ProfileStyle::Batsim5,
+                _ => ProfileStyle::Batsim4,
             },
             output: self.output.clone(),
         }
@@ -525,7 +553,8 @@ pub struct MergeArgs {
 #[derive(Args)]
 pub struct ReportArgs {
     /// A results directory: an experiment's, or the --out of replay, feedback, resample,
-    /// calibrate or run.
+    /// calibrate or run; or Batsim's _jobs.csv (or a directory holding one), reported
+    /// as a run into report/ beside it.
     pub dir: PathBuf,
     /// Where a run's schedule view starts, from the first submission (e.g. 12d)
     /// [default: the day in which most jobs waited].

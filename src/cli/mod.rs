@@ -21,7 +21,7 @@ use crate::cli::args::{
 use crate::commands::analyze::analyze_command;
 use crate::commands::calibrate::calibrate_command;
 use crate::commands::estimates::estimates_command;
-use crate::commands::export::export_command;
+use crate::commands::export::{export_command, export_jobs_command};
 use crate::commands::fit::fit_command;
 use crate::commands::generate::generate_command;
 use crate::experiment::run::run_command;
@@ -93,7 +93,8 @@ enum Command {
     /// Fit the job layer of the session model (per session class: start times, jobs per
     /// session, repetitions, runtimes, sizes, estimates, think times) from logs.
     Fit(FitArgs),
-    /// Write a log (SWF, plain or gzip, or a Batsim workload) as a Batsim JSON workload.
+    /// Write a log (SWF, plain or gzip, or a Batsim workload) as a Batsim JSON workload,
+    /// or a run's jobs as Batsim's _jobs.csv.
     Export(ExportArgs),
     /// Merge the results directories of an experiment's shards into one.
     Merge(MergeArgs),
@@ -226,6 +227,7 @@ impl Command {
             Command::Calibrate(a) => a.population_args.feedback.site.scheduler.refuse_conflicts(),
             Command::Model(a) => a.scheduler.refuse_conflicts(),
             Command::Sweep(a) => a.refuse_conflicts(),
+            Command::Export(a) => a.refuse_conflicts(),
             _ => Ok(()),
         };
         conflict.map_err(|message| {
@@ -417,7 +419,11 @@ fn dispatch(command: Command) -> Result<(), String> {
         Command::Generate(a) => generate_command(a.config(), a.model.as_deref(), &a.out),
         Command::Estimates(a) => a.input().and_then(|input| estimates_command(input, a.seed)),
         Command::Fit(a) => fit_command(&a.swf, a.time_zone.as_deref(), &a.unknown_waits, &a.out),
-        Command::Export(a) => export_command(&a.swf, &a.options()),
+        Command::Export(a) => match (&a.swf, &a.run) {
+            (Some(swf), _) => export_command(swf, &a.options()),
+            (None, Some(run)) => export_jobs_command(run, a.output.as_deref()),
+            (None, None) => unreachable!("clap requires --swf or --run"),
+        },
         Command::Merge(a) => merge_command(&a.out, &a.shards),
         Command::Report(a) => report_command(&a.dir, a.view()),
         Command::Completions { shell } => {

@@ -1,9 +1,12 @@
 //! `sitesim export`: a log (SWF, plain or gzip, or a Batsim workload; an open-loop or
-//! feedback run's `schedule.swf` among them) written as a Batsim JSON workload.
+//! feedback run's `schedule.swf` among them) written as a Batsim JSON workload, or a
+//! run's jobs (`jobs.csv`) written as Batsim's `_jobs.csv`, which Evalys draws.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::alloc::{Allocator, place};
+use crate::results::jobs::{read_sitesim, write_batsim};
 use crate::results::output::AtomicFile;
 use crate::results::terminal::note;
 use crate::swf::SwfReader;
@@ -84,5 +87,72 @@ pub fn export_command(swf: &Path, opts: &ExportOptions) -> Result<(), String> {
             export.nb_res(header)
         );
     }
+    Ok(())
+}
+
+/// `sitesim export --run DIR --batsim-jobs`: writes the jobs of the run whose results
+/// directory (or `jobs.csv`) is `run` as Batsim's `_jobs.csv` (`results::jobs`) to
+/// `output` (atomically) or standard output. A `jobs.csv` written before it had its
+/// `processors` column is placed first-fit on the machine of the run's `summary.json`.
+pub fn export_jobs_command(run: &Path, output: Option<&Path>) -> Result<(), String> {
+    let (dir, file) = if run.is_dir() {
+        (run.to_owned(), run.join("jobs.csv"))
+    } else {
+        let dir = run
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_owned);
+        (dir, run.to_owned())
+    };
+    let mut jobs = read_sitesim(&file)?;
+    if jobs.iter().any(|j| j.processors.is_none()) {
+        let summary = dir.join("summary.json");
+        let text = crate::results::input::read(&summary, crate::results::input::MAX_JSON)?;
+        let procs = serde_json::from_slice::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v["procs"].as_u64())
+            .and_then(|p| u32::try_from(p).ok())
+            .ok_or_else(|| {
+                format!(
+                    "{}: no machine size (procs), to place the jobs of {}, which has no \
+                     processors column",
+                    summary.display(),
+                    file.display()
+                )
+            })?;
+        let spans: Vec<_> = jobs.iter().map(|j| (j.start, j.end, j.size)).collect();
+        let (placed, _) = place(&spans, Allocator::new(procs));
+        for (j, set) in jobs.iter_mut().zip(placed) {
+            j.processors.get_or_insert(set);
+        }
+    }
+    let failed = |e: String| format!("{}: {e}", file.display());
+    let to = match output {
+        Some(path) => {
+            let err = |e: std::io::Error| format!("{}: {e}", path.display());
+            let (atomic, w) = AtomicFile::create_named(path).map_err(err)?;
+            let mut w = write_batsim(&jobs, w).map_err(failed)?;
+            w.flush().map_err(err)?;
+            drop(w);
+            atomic.commit().map_err(err)?;
+            path.display().to_string()
+        }
+        None => {
+            let out = BufWriter::new(std::io::stdout().lock());
+            write_batsim(&jobs, out)
+                .map_err(failed)?
+                .flush()
+                .map_err(|e| format!("stdout: {e}"))?;
+            "standard output".to_owned()
+        }
+    };
+    let scattered = jobs
+        .iter()
+        .filter(|j| j.processors.as_ref().is_some_and(|p| !p.is_contiguous()))
+        .count();
+    note(format_args!(
+        "wrote {} jobs as Batsim's _jobs.csv to {to} ({scattered} on processors in more than \
+         one block)",
+        jobs.len()
+    ));
     Ok(())
 }

@@ -223,7 +223,8 @@ impl Outputs {
         let swf = o.create("schedule.swf")?;
         let swf = SwfWriter::new(swf, &header.lines_for_output(i64::from(procs), &[note]))
             .map_err(RunError::Written)?;
-        let writer = PerJobWriter::new(Some(csv), Some(swf), bsld).map_err(RunError::Written)?;
+        let writer =
+            PerJobWriter::new(Some(csv), Some(swf), bsld, procs).map_err(RunError::Written)?;
         Ok((o, writer))
     }
 

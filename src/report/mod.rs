@@ -10,7 +10,9 @@
 //!   replicated run): each metric over the replications (`replicated.rs`);
 //! - a calibration (`calibrate.json`, which `calibrate` reports as it runs): the log,
 //!   its replay and the resampled rows, Fig. 15 and 17, the weekly load and the users
-//!   (`calibration.rs`).
+//!   (`calibration.rs`);
+//! - Batsim's `_jobs.csv`, named or alone in the directory: the page of one run
+//!   (`run.rs`), written to `report/` beside it.
 //!
 //! The pages of one run, of replicated runs and of a calibration share `page.rs` and the
 //! template `templates/run.html`.
@@ -24,6 +26,7 @@ mod series;
 
 use std::path::{Path, PathBuf};
 
+use crate::results::jobs::is_batsim;
 use crate::results::lock::lock_folder;
 
 pub use experiment::{CAPACITY_FILE, REPORT_DIR};
@@ -40,12 +43,31 @@ pub enum Kind {
     Replicated,
     /// A calibration.
     Calibration,
+    /// Batsim's `_jobs.csv`.
+    Batsim,
 }
 
 impl Kind {
-    /// What `dir` holds, or why it is no results directory.
+    /// What `dir` holds (or is: Batsim's `_jobs.csv`), or why it is no results
+    /// directory.
     pub fn of(dir: &Path) -> Result<Kind, String> {
         let has = |f: &str| dir.join(f).is_file();
+        if dir.is_file() {
+            let named = dir
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with("_jobs.csv"));
+            return if named || is_batsim(dir) {
+                Ok(Kind::Batsim)
+            } else {
+                Err(format!(
+                    "{}: not Batsim's _jobs.csv (no job_id, starting_time and \
+                     allocated_resources columns, and a name not ending in _jobs.csv); \
+                     sitesim reports a results directory",
+                    dir.display()
+                ))
+            };
+        }
         if has("experiment.json") {
             Ok(Kind::Experiment)
         } else if has("calibrate.json") {
@@ -56,14 +78,55 @@ impl Kind {
             Ok(Kind::Replicated)
         } else if !dir.is_dir() {
             Err(format!("{}: no such results directory", dir.display()))
+        } else if batsim_jobs(dir)?.is_some() {
+            Ok(Kind::Batsim)
         } else {
             Err(format!(
                 "{}: not a results directory: it has no experiment.json (an experiment), \
-                 calibrate.json (a calibration), or summary.json with jobs.csv (a run) or \
-                 replications.csv (replicated runs); `--out DIR` writes them",
+                 calibrate.json (a calibration), summary.json with jobs.csv (a run) or \
+                 replications.csv (replicated runs), or Batsim's _jobs.csv; `--out DIR` \
+                 writes them",
                 dir.display()
             ))
         }
+    }
+}
+
+/// Batsim's `_jobs.csv` in the directory `dir`, if it holds one (a file whose name ends
+/// in `_jobs.csv`, with Batsim's columns); an error if it holds several.
+fn batsim_jobs(dir: &Path) -> Result<Option<PathBuf>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with("_jobs.csv"))
+                && p.is_file()
+                && is_batsim(p)
+        })
+        .collect();
+    found.sort();
+    match found.len() {
+        0 | 1 => Ok(found.pop()),
+        _ => Err(format!(
+            "{}: holds {} of Batsim's _jobs.csv files; name the one to report",
+            dir.display(),
+            found.len()
+        )),
+    }
+}
+
+/// The folder a report of `path` is written in (`report/` under it): `path`, or the
+/// folder of a file.
+fn folder_of(path: &Path) -> &Path {
+    if path.is_file() {
+        match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        }
+    } else {
+        path
     }
 }
 
@@ -71,10 +134,18 @@ impl Kind {
 /// the files written. `view` sets a run's schedule view. `dir` is held for this process
 /// while its report is written ([`lock_folder`]).
 pub fn write_report(dir: &Path, view: ScheduleView) -> Result<Vec<PathBuf>, String> {
-    let out = dir.join(REPORT_DIR);
     let kind = Kind::of(dir)?;
-    let _lock = lock_folder(dir)?;
+    let folder = folder_of(dir);
+    let out = folder.join(REPORT_DIR);
+    let _lock = lock_folder(folder)?;
     match kind {
+        Kind::Batsim => {
+            let file = match dir.is_file() {
+                true => dir.to_owned(),
+                false => batsim_jobs(dir)?.unwrap_or_default(),
+            };
+            run::write_batsim_report(&file, &out, view)
+        }
         Kind::Experiment => experiment::write_report(dir),
         Kind::Run => run::write_report(dir, &out, view),
         Kind::Replicated => replicated::write_report(dir, &out),
@@ -91,7 +162,7 @@ pub fn write_calibration_report(dir: &Path) -> Result<Vec<PathBuf>, String> {
 /// The page of the report of `dir`.
 pub fn page_of(dir: &Path) -> Result<PathBuf, String> {
     Kind::of(dir)?;
-    Ok(dir.join(REPORT_DIR).join("index.html"))
+    Ok(folder_of(dir).join(REPORT_DIR).join("index.html"))
 }
 
 /// `sitesim report`: writes the report of `dir` and says where to open it.

@@ -1,5 +1,6 @@
 //! The report of one run: a results directory with `summary.json` and `jobs.csv` (a
-//! replay, a feedback replay, a scenario's replay, feedback or model run with `--out`).
+//! replay, a feedback replay, a scenario's replay, feedback or model run with `--out`),
+//! or Batsim's `_jobs.csv` (`results::jobs`).
 //!
 //! It reads the jobs back and shows, in hours, percent and counts:
 //! - the run's figures: wait, response and bounded slowdown (exact percentiles over
@@ -9,8 +10,11 @@
 //!   processor-hours they asked for, active users (a job waiting or running) and open
 //!   sessions (a feedback run's `sessions.csv`);
 //! - a schedule view: processors against time over a window (by default the day in
-//!   which most jobs waited), each job on the processors a first-fit allocation gives it,
-//!   coloured by user or by runtime class;
+//!   which most jobs waited, a local calendar day when the log has a start time), each
+//!   job on its processors (`jobs.csv`'s `processors`, else placed first-fit,
+//!   `alloc::place`), coloured by its user (the six with the most processor-hours in
+//!   the window named, the others grey) or by runtime class, with its id, user and times
+//!   in a tooltip; the jobs waiting drawn under the machine;
 //! - each user's service.
 //!
 //! Written to `DIR/report/`: `index.html`, the SVGs, `series-hourly.csv`,
@@ -23,10 +27,15 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::page::{self, Figure, Page, Section, Table, count, csv, hours, percent, sig3};
-use super::series::{Steps, place};
+use super::series::Steps;
+use crate::alloc::{Allocator, ProcSet, place};
 use crate::job::RuntimeClass;
+use crate::localtime::SiteClock;
+use crate::metrics::Bsld;
 use crate::plot::chart::{self, Bar, BarChart, BarSeries, Block, Gantt, LineChart, Series, XTicks};
+use crate::results::jobs::{RunJob, read_batsim, read_sitesim};
 use crate::results::output::create_subfolder;
+use crate::swf::SwfReader;
 use crate::time::{DAY, HOUR, Time, WEEK};
 
 /// What the schedule view shows and how it colours jobs (`sitesim report` options).
@@ -43,20 +52,10 @@ pub struct ScheduleView {
 /// The most jobs the schedule view draws (the first ones to start in its window).
 const MOST_BLOCKS: usize = 20_000;
 
-/// A job as `jobs.csv` has it (the columns the report reads).
-#[derive(Debug, Clone, Deserialize)]
-struct Job {
-    user: i64,
-    submit: Time,
-    start: Time,
-    end: Time,
-    runtime: Time,
-    size: u32,
-    estimate: Time,
-    wait: Time,
-    response: Time,
-    bounded_slowdown: f64,
-}
+/// Users the schedule view names in its legend; the others are grey.
+const NAMED_USERS: usize = 6;
+
+type Job = RunJob;
 
 /// A session as `sessions.csv` has it.
 #[derive(Debug, Clone, Deserialize)]
@@ -75,13 +74,41 @@ fn read_rows<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, String
         .collect()
 }
 
+/// What a run's page is drawn from.
+struct RunInput {
+    /// The page's title.
+    title: String,
+    /// Facts under the title, after the machine and the jobs.
+    facts: Vec<(String, String)>,
+    /// The jobs.
+    jobs: Vec<Job>,
+    /// A feedback run's sessions.
+    sessions: Option<Vec<Session>>,
+    /// Processors.
+    procs: u32,
+    /// The log's clock, when its header gives a start time.
+    clock: Option<SiteClock>,
+}
+
+/// The clock of the log whose header `schedule.swf` in `dir` keeps, if it gives a start
+/// time (`UnixStartTime`).
+fn clock_of(dir: &Path) -> Option<SiteClock> {
+    let path = dir.join("schedule.swf");
+    let reader = SwfReader::open(&path).ok()?;
+    let calendar = reader.header().calendar();
+    calendar.unix_start_time?;
+    SiteClock::of_log(calendar, None)
+        .ok()
+        .map(|(clock, _)| clock)
+}
+
 /// Writes the report of the run in `dir` into `out`; the files written.
 pub fn write_report(dir: &Path, out: &Path, view: ScheduleView) -> Result<Vec<PathBuf>, String> {
     let summary_path = dir.join("summary.json");
     let text = crate::results::input::read(&summary_path, crate::results::input::MAX_JSON)?;
     let summary: Value =
         serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", summary_path.display()))?;
-    let jobs: Vec<Job> = read_rows(&dir.join("jobs.csv"))?;
+    let jobs = read_sitesim(&dir.join("jobs.csv"))?;
     if jobs.is_empty() {
         return Err(format!(
             "{}: no jobs to report",
@@ -99,13 +126,6 @@ pub fn write_report(dir: &Path, out: &Path, view: ScheduleView) -> Result<Vec<Pa
         .or_else(|| summary["machine"]["procs"].as_u64())
         .ok_or_else(|| format!("{}: no machine size (procs)", summary_path.display()))?
         as u32;
-    let start = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
-    let end = jobs
-        .iter()
-        .map(|j| j.end)
-        .max()
-        .unwrap_or(start)
-        .max(start + 1);
     let scheduler = summary["scheduler"].as_str().unwrap_or("?").to_owned();
     let log = summary["input"]["file"]
         .as_str()
@@ -115,33 +135,7 @@ pub fn write_report(dir: &Path, out: &Path, view: ScheduleView) -> Result<Vec<Pa
                 .file_name()
                 .map_or(f.to_owned(), |n| n.to_string_lossy().into_owned())
         });
-
-    create_subfolder(out)?;
-    let mut written = Vec::new();
-    let (series_section, hourly, weekly) = series(&jobs, sessions.as_deref(), procs, start, end)?;
-    written.push(page::write(&out.join("series-hourly.csv"), &hourly)?);
-    written.push(page::write(&out.join("series-weekly.csv"), &weekly)?);
-    let (users_section, users_csv) = users(&jobs)?;
-    written.push(page::write(&out.join("users-service.csv"), &users_csv)?);
-    let sections = vec![
-        figures(&jobs)?,
-        classes(&jobs)?,
-        series_section,
-        schedule(&jobs, procs, start, end, view)?,
-        users_section,
-    ];
-    let mut facts = vec![
-        ("scheduler".to_owned(), scheduler.clone()),
-        ("processors".to_owned(), count(u64::from(procs))),
-        ("jobs".to_owned(), count(jobs.len() as u64)),
-        (
-            "span".to_owned(),
-            format!(
-                "{:.1} days, from the first submission to the last end",
-                (end - start) as f64 / DAY as f64
-            ),
-        ),
-    ];
+    let mut facts = vec![("scheduler".to_owned(), scheduler.clone())];
     if let Some(log) = &log {
         facts.insert(0, ("log".to_owned(), log.clone()));
     }
@@ -154,6 +148,120 @@ pub fn write_report(dir: &Path, out: &Path, view: ScheduleView) -> Result<Vec<Pa
         Some(log) => format!("{log}: {kind} under {scheduler}"),
         None => format!("{kind} under {scheduler}"),
     };
+    let input = RunInput {
+        title,
+        facts,
+        jobs,
+        sessions,
+        procs,
+        clock: clock_of(dir),
+    };
+    write_page(input, out, view)
+}
+
+/// The machine size Batsim wrote beside its `PREFIX_jobs.csv` at `file`: the
+/// `nb_computing_machines` of `PREFIX_schedule.csv`, if that file is there.
+fn batsim_machines(file: &Path) -> Option<u32> {
+    let name = file.file_name()?.to_str()?;
+    let prefix = name.strip_suffix("_jobs.csv")?;
+    let path = file.with_file_name(format!("{prefix}_schedule.csv"));
+    let mut reader = crate::results::input::table(&path).ok()?;
+    let k = reader
+        .headers()
+        .ok()?
+        .iter()
+        .position(|h| h == "nb_computing_machines")?;
+    let row = reader.records().next()?.ok()?;
+    row.get(k)?.trim().parse().ok()
+}
+
+/// Writes the report of Batsim's `_jobs.csv` at `file` into `out` (as a run's, without
+/// sessions or calendar); the files written. The machine is `nb_computing_machines` of
+/// the `_schedule.csv` beside it, else as large as the highest processor a job held.
+pub fn write_batsim_report(
+    file: &Path,
+    out: &Path,
+    view: ScheduleView,
+) -> Result<Vec<PathBuf>, String> {
+    let read = read_batsim(file, Bsld::default())?;
+    if read.jobs.is_empty() {
+        return Err(format!("{}: no job that ran, to report", file.display()));
+    }
+    let highest = read
+        .jobs
+        .iter()
+        .filter_map(|j| j.processors.as_ref()?.ranges().last().map(|r| r.1 + 1))
+        .max()
+        .unwrap_or(0);
+    let largest = read.jobs.iter().map(|j| j.size).max().unwrap_or(1);
+    let (procs, machine) = match batsim_machines(file) {
+        Some(n) => (n, "nb_computing_machines of its _schedule.csv"),
+        None => (highest.max(largest), "the highest processor a job held"),
+    };
+    let name = file.file_name().map_or(file.display().to_string(), |n| {
+        n.to_string_lossy().into_owned()
+    });
+    let mut facts = vec![
+        ("Batsim output".to_owned(), name.clone()),
+        ("machine from".to_owned(), machine.to_owned()),
+    ];
+    if read.rejected > 0 {
+        facts.push(("rejected jobs, left out".to_owned(), count(read.rejected)));
+    }
+    let input = RunInput {
+        title: format!("{name}: a Batsim run"),
+        facts,
+        jobs: read.jobs,
+        sessions: None,
+        procs,
+        clock: None,
+    };
+    write_page(input, out, view)
+}
+
+/// Writes the page of `input` into `out`; the files written.
+fn write_page(input: RunInput, out: &Path, view: ScheduleView) -> Result<Vec<PathBuf>, String> {
+    let RunInput {
+        title,
+        facts: mut more,
+        jobs,
+        sessions,
+        procs,
+        clock,
+    } = input;
+    let start = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+    let end = jobs
+        .iter()
+        .map(|j| j.end)
+        .max()
+        .unwrap_or(start)
+        .max(start + 1);
+    create_subfolder(out)?;
+    let mut written = Vec::new();
+    let (series_section, hourly, weekly) = series(&jobs, sessions.as_deref(), procs, start, end)?;
+    written.push(page::write(&out.join("series-hourly.csv"), &hourly)?);
+    written.push(page::write(&out.join("series-weekly.csv"), &weekly)?);
+    let (users_section, users_csv) = users(&jobs)?;
+    written.push(page::write(&out.join("users-service.csv"), &users_csv)?);
+    let sections = vec![
+        figures(&jobs)?,
+        classes(&jobs)?,
+        series_section,
+        schedule(&jobs, procs, (start, end), clock.as_ref(), view)?,
+        users_section,
+    ];
+    let mut facts = std::mem::take(&mut more);
+    facts.extend([
+        ("processors".to_owned(), count(u64::from(procs))),
+        ("jobs".to_owned(), count(jobs.len() as u64)),
+        (
+            "span".to_owned(),
+            format!(
+                "{:.1} days, from the first submission to the last end",
+                (end - start) as f64 / DAY as f64
+            ),
+        ),
+    ]);
     let page = Page {
         title,
         version: env!("CARGO_PKG_VERSION"),
@@ -209,12 +317,12 @@ fn figures(jobs: &[Job]) -> Result<Section, String> {
         rows: vec![
             row(
                 "wait (h)",
-                describe(jobs.iter().map(|j| j.wait as f64).collect()),
+                describe(jobs.iter().map(|j| j.wait() as f64).collect()),
                 hours,
             ),
             row(
                 "response (h)",
-                describe(jobs.iter().map(|j| j.response as f64).collect()),
+                describe(jobs.iter().map(|j| j.response() as f64).collect()),
                 hours,
             ),
             row(
@@ -250,7 +358,7 @@ fn classes(jobs: &[Job]) -> Result<Section, String> {
     for class in RuntimeClass::ALL {
         let of: Vec<&Job> = jobs
             .iter()
-            .filter(|j| RuntimeClass::of(j.runtime) == class)
+            .filter(|j| RuntimeClass::of(j.runtime()) == class)
             .collect();
         let mut row = vec![class.label().to_owned(), count(of.len() as u64)];
         if of.is_empty() {
@@ -259,8 +367,8 @@ fn classes(jobs: &[Job]) -> Result<Section, String> {
             bars.iter_mut().for_each(|b| b.push(None));
             continue;
         }
-        let wait = describe(of.iter().map(|j| j.wait as f64).collect());
-        let response = describe(of.iter().map(|j| j.response as f64).collect());
+        let wait = describe(of.iter().map(|j| j.wait() as f64).collect());
+        let response = describe(of.iter().map(|j| j.response() as f64).collect());
         let bsld = describe(of.iter().map(|j| j.bounded_slowdown).collect());
         for (v, fmt) in [
             (wait, hours as fn(f64) -> String),
@@ -482,99 +590,257 @@ fn series(
     ))
 }
 
-/// The schedule view over `view`'s window.
+/// How the schedule view writes a time: the local date and time when the log has a
+/// calendar, else the day since the first submission and the time of that day.
+struct Clock<'c> {
+    /// The first submission.
+    start: Time,
+    /// The log's clock.
+    clock: Option<&'c SiteClock>,
+}
+
+impl Clock<'_> {
+    /// `t` as the view writes it.
+    fn at(&self, t: Time) -> String {
+        match self.clock {
+            Some(c) => c.civil(t).strftime("%a %Y-%m-%d %H:%M").to_string(),
+            None => {
+                let s = t - self.start;
+                let (day, of_day) = (s.div_euclid(DAY), s.rem_euclid(DAY));
+                format!("day {day} {:02}:{:02}", of_day / HOUR, of_day % HOUR / 60)
+            }
+        }
+    }
+
+    /// The start of the day (a local midnight with a calendar, else a whole number of
+    /// days from the first submission) in which `t` falls.
+    fn day_of(&self, t: Time) -> Time {
+        match self.clock {
+            Some(c) => t - Time::from(c.local(t).second_of_day),
+            None => t - (t - self.start).rem_euclid(DAY),
+        }
+    }
+}
+
+/// `n` processors, in words.
+fn processors_text(n: u32) -> String {
+    if n == 1 {
+        "1 processor".to_owned()
+    } else {
+        format!("{n} processors")
+    }
+}
+
+/// The schedule view over `view`'s window: the jobs running, each on its processors,
+/// and the jobs waiting under the machine.
 fn schedule(
     jobs: &[Job],
     procs: u32,
-    start: Time,
-    end: Time,
+    (start, end): (Time, Time),
+    clock: Option<&SiteClock>,
     view: ScheduleView,
 ) -> Result<Section, String> {
+    let clock = Clock { start, clock };
     let length = view.length.unwrap_or(DAY).max(1);
     let from = match view.from {
         Some(from) => start + from,
         None => {
             // The day in which most jobs waited.
+            let first_day = clock.day_of(start);
             let mut waiting = Steps::default();
             for j in jobs {
                 waiting.span(j.submit, j.start, 1.0);
             }
-            let days = waiting.means(start, end, DAY);
+            let days = waiting.means(first_day, end, DAY);
             let best = days
                 .iter()
                 .enumerate()
                 .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
                 .map_or(0, |(k, _)| k);
-            start + best as Time * DAY
+            // Whole days of 24 hours drift from local midnights across a change of
+            // time; the day starts at the midnight it falls in.
+            clock.day_of(first_day + best as Time * DAY + DAY / 2)
         }
     };
     let to = from + length;
-    let placed = place(
-        &jobs
-            .iter()
-            .map(|j| (j.start, j.end, j.size))
-            .collect::<Vec<_>>(),
-        procs,
-    );
-    let mut shown: Vec<usize> = (0..jobs.len())
+    // Each job's processors: its file's, else placed first-fit after the fact.
+    let fallback = if jobs.iter().any(|j| j.processors.is_none()) {
+        let spans: Vec<(Time, Time, u32)> = jobs.iter().map(|j| (j.start, j.end, j.size)).collect();
+        place(&spans, Allocator::new(procs)).0
+    } else {
+        Vec::new()
+    };
+    let processors =
+        |i: usize| -> &ProcSet { jobs[i].processors.as_ref().unwrap_or_else(|| &fallback[i]) };
+    let scattered = (0..jobs.len())
+        .filter(|&i| !processors(i).is_contiguous())
+        .count();
+
+    let mut running: Vec<usize> = (0..jobs.len())
         .filter(|&i| jobs[i].start < to && jobs[i].end > from && jobs[i].end > jobs[i].start)
         .collect();
-    shown.sort_by_key(|&i| (jobs[i].start, i));
-    let cut = shown.len() > MOST_BLOCKS;
-    shown.truncate(MOST_BLOCKS);
-    let day = |t: Time| (t - start) as f64 / DAY as f64;
-    let hour = |t: Time| (t - from) as f64 / HOUR as f64;
-    let blocks = shown
-        .iter()
-        .flat_map(|&i| {
-            let j = &jobs[i];
-            let colour = if view.by_class {
-                RuntimeClass::ALL
-                    .iter()
-                    .position(|&c| c == RuntimeClass::of(j.runtime))
-                    .unwrap_or(0) as u64
-            } else {
-                j.user as u64
-            };
-            placed[i].iter().map(move |&(first, n)| Block {
-                from: hour(j.start),
-                to: hour(j.end),
-                first: f64::from(first),
-                count: f64::from(n),
-                colour,
-            })
-        })
+    running.sort_by_key(|&i| (jobs[i].start, i));
+    let mut waiting: Vec<usize> = (0..jobs.len())
+        .filter(|&i| jobs[i].submit < to && jobs[i].start > from && jobs[i].start > jobs[i].submit)
         .collect();
+    waiting.sort_by_key(|&i| (jobs[i].submit, i));
+    let cut = running.len() > MOST_BLOCKS || waiting.len() > MOST_BLOCKS;
+    running.truncate(MOST_BLOCKS);
+    waiting.truncate(MOST_BLOCKS);
+
+    // Colours: by runtime class, or the users with the most processor-hours in the
+    // window (running or waiting) each its own, the others grey.
+    let within = |a: Time, b: Time| (b.min(to) - a.max(from)).max(0) as f64;
+    let class_of = |j: &Job| {
+        RuntimeClass::ALL
+            .iter()
+            .position(|&c| c == RuntimeClass::of(j.runtime()))
+            .unwrap_or(0)
+    };
+    let mut work: BTreeMap<i64, f64> = BTreeMap::new();
+    for &i in &running {
+        let j = &jobs[i];
+        *work.entry(j.user).or_default() += f64::from(j.size) * within(j.start, j.end);
+    }
+    for &i in &waiting {
+        let j = &jobs[i];
+        *work.entry(j.user).or_default() += f64::from(j.size) * within(j.submit, j.start);
+    }
+    let mut by_work: Vec<(i64, f64)> = work.into_iter().collect();
+    by_work.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let named: BTreeMap<i64, usize> = by_work
+        .iter()
+        .take(NAMED_USERS)
+        .enumerate()
+        .map(|(k, &(user, _))| (user, k))
+        .collect();
+    let user_name = |user: i64| {
+        if user < 0 {
+            "unknown user".to_owned()
+        } else {
+            format!("user {user}")
+        }
+    };
+    let legend: Vec<String> = if view.by_class {
+        RuntimeClass::ALL
+            .iter()
+            .map(|c| c.label().to_owned())
+            .collect()
+    } else {
+        let mut names: Vec<String> = by_work
+            .iter()
+            .take(NAMED_USERS)
+            .map(|&(user, _)| user_name(user))
+            .collect();
+        if by_work.len() > NAMED_USERS {
+            names.push("other users".to_owned());
+        }
+        names
+    };
+    let colour = |j: &Job| {
+        if view.by_class {
+            class_of(j)
+        } else {
+            named.get(&j.user).copied().unwrap_or(NAMED_USERS)
+        }
+    };
+
+    let hour = |t: Time| (t - from) as f64 / HOUR as f64;
+    let mut blocks = Vec::new();
+    for &i in &running {
+        let j = &jobs[i];
+        let set = processors(i);
+        let title = format!(
+            "job {}, {}: {} ({set}); submitted {}, started {} after {} h, ended {}{}",
+            j.id,
+            user_name(j.user),
+            processors_text(j.size),
+            clock.at(j.submit),
+            clock.at(j.start),
+            hours(j.wait() as f64),
+            clock.at(j.end),
+            if j.killed {
+                ", killed at its estimate"
+            } else {
+                ""
+            }
+        );
+        blocks.extend(set.ranges().iter().map(|&(first, last)| Block {
+            from: hour(j.start),
+            to: hour(j.end),
+            first: f64::from(first),
+            count: f64::from(last - first + 1),
+            colour: colour(j),
+            waiting: false,
+            title: title.clone(),
+        }));
+    }
+    // The jobs waiting, stacked under the machine: each on a block of "processors" of
+    // an unbounded queue from its submission to its start, as deep as the processors
+    // they ask; at most half as deep as the machine is high, or drawn to a smaller
+    // scale.
+    let spans: Vec<(Time, Time, u32)> = waiting
+        .iter()
+        .map(|&i| (jobs[i].submit, jobs[i].start, jobs[i].size))
+        .collect();
+    let (queued, _) = place(&spans, Allocator::unbounded());
+    let depth = queued
+        .iter()
+        .filter_map(|s| s.ranges().last().map(|r| f64::from(r.1) + 1.0))
+        .fold(0.0, f64::max);
+    let scale = (2.0 * depth / f64::from(procs.max(1))).max(1.0);
+    for (&i, set) in waiting.iter().zip(&queued) {
+        let j = &jobs[i];
+        let title = format!(
+            "job {}, {}, waiting: {} asked; submitted {}, starts {} after {} h",
+            j.id,
+            user_name(j.user),
+            processors_text(j.size),
+            clock.at(j.submit),
+            clock.at(j.start),
+            hours(j.wait() as f64),
+        );
+        blocks.extend(set.ranges().iter().map(|&(first, last)| Block {
+            from: hour(j.submit),
+            to: hour(j.start),
+            first: -(f64::from(last) + 1.0) / scale,
+            count: f64::from(last - first + 1) / scale,
+            colour: colour(j),
+            waiting: true,
+            title: title.clone(),
+        }));
+    }
     let gantt = Gantt {
-        title: format!(
-            "Schedule from day {:.1} to day {:.1} after the first submission",
-            day(from),
-            day(to)
-        ),
-        x_label: format!("hours from day {:.1}", day(from)),
-        y_label: "processors".into(),
+        title: format!("Schedule from {} to {}", clock.at(from), clock.at(to)),
+        x_label: match clock.clock {
+            Some(c) => format!("local time ({})", c.zone_name()),
+            None => format!("hours from {}", clock.at(from)),
+        },
+        y_label: "processors; waiting, asked".into(),
         x: 0.0..hour(to),
         procs: f64::from(procs),
         blocks,
-        legend: if view.by_class {
-            RuntimeClass::ALL
-                .iter()
-                .map(|c| c.label().to_owned())
-                .collect()
-        } else {
-            Vec::new()
-        },
+        legend,
+        below: depth / scale,
+        below_scale: scale,
+        clock: clock
+            .clock
+            .map(|c| (c.unix_start() + from, c.zone().clone())),
     };
     let coloured = if view.by_class {
         "by runtime class"
     } else {
-        "by user"
+        "by user (the six with the most processor-hours in the window; the others grey)"
     };
     let figure = page::figure(
         "schedule.svg",
         format!(
-            "Processors against time: each job on the processors a first-fit allocation \
-             gives it, coloured {coloured}{}.",
+            "Processors against time: each job on its processors, coloured {coloured};              under the machine, paler, the jobs waiting, as many processors deep as they              ask{}. Each job's id, user and times show when the pointer rests on it{}.",
+            if scale > 1.0 {
+                format!(" (drawn at 1:{})", sig3(scale))
+            } else {
+                String::new()
+            },
             if cut {
                 format!(" (the first {MOST_BLOCKS} jobs of the window)")
             } else {
@@ -586,14 +852,17 @@ fn schedule(
     Ok(Section {
         title: "Schedule".into(),
         text: format!(
-            "{} jobs ran in this window{}; `sitesim report --schedule-from DURATION \
-             --schedule-length DURATION --colour class` shows another.",
-            count(shown.len() as u64),
+            "{} jobs ran and {} waited in this window{}; {} of the run's {} jobs ({}%) could              not be given contiguous processors when they started, none being free in              one block, and are drawn on each of their blocks. `sitesim report              --schedule-from DURATION --schedule-length DURATION --colour class` shows              another window.",
+            count(running.len() as u64),
+            count(waiting.len() as u64),
             if view.from.is_none() {
                 " (the day in which most jobs waited)"
             } else {
                 ""
-            }
+            },
+            count(scattered as u64),
+            count(jobs.len() as u64),
+            percent(scattered as f64 / jobs.len().max(1) as f64),
         ),
         tables: Vec::new(),
         figures: figure.into_iter().collect(),
@@ -615,8 +884,8 @@ fn users(jobs: &[Job]) -> Result<(Section, Vec<u8>), String> {
     for j in jobs {
         let s = users.entry(j.user).or_default();
         s.jobs += 1;
-        s.proc_hours += f64::from(j.size) * j.runtime as f64 / 3600.0;
-        s.waits.push(j.wait as f64);
+        s.proc_hours += f64::from(j.size) * j.runtime() as f64 / 3600.0;
+        s.waits.push(j.wait() as f64);
         s.bsld += j.bounded_slowdown;
     }
     let total: f64 = users.values().map(|s| s.proc_hours).sum();

@@ -1,12 +1,5 @@
 //! What a run's jobs say over time: step functions (processors busy, jobs waiting, ...)
-//! averaged over hours or weeks, and the processors each job held, for the schedule view.
-//!
-//! Both are computed from a run's `jobs.csv` when its report is written: the simulation
-//! does not assign processors (a job needs a number of them, not particular ones), so the
-//! schedule view places each job, in order of start, on the lowest-numbered processors
-//! free then, as a machine allocating first-fit would.
-
-use std::collections::BTreeMap;
+//! averaged over hours or weeks, computed from a run's jobs when its report is written.
 
 use crate::time::Time;
 
@@ -78,74 +71,6 @@ impl Steps {
     }
 }
 
-/// The processors a job held: `(first, count)` ranges.
-pub type Placement = Vec<(u32, u32)>;
-
-/// Places jobs `(start, end, size)` on processors numbered from 0, in order of start
-/// (ends first at equal times), each on the lowest-numbered processors free then; the
-/// machine grows past `procs` if more are busy (a run of the log's own service, whose
-/// machine is unbounded). Returns each job's ranges, in the order given.
-pub fn place(jobs: &[(Time, Time, u32)], procs: u32) -> Vec<Placement> {
-    let mut order: Vec<usize> = (0..jobs.len()).collect();
-    order.sort_by_key(|&i| (jobs[i].0, i));
-    // Free ranges: first processor -> count; then every processor from `top` on.
-    let mut free: BTreeMap<u32, u32> = BTreeMap::new();
-    if procs > 0 {
-        free.insert(0, procs);
-    }
-    let mut top = procs;
-    let mut ends: BTreeMap<(Time, usize), ()> = BTreeMap::new();
-    let mut placed: Vec<Placement> = vec![Vec::new(); jobs.len()];
-    for i in order {
-        let (start, end, size) = jobs[i];
-        while let Some((&(t, j), _)) = ends.first_key_value()
-            && t <= start
-        {
-            ends.pop_first();
-            for &(first, count) in &placed[j] {
-                release(&mut free, first, count);
-            }
-        }
-        let mut need = size;
-        let mut got = Vec::new();
-        while need > 0 {
-            let Some((&first, &count)) = free.iter().next() else {
-                got.push((top, need));
-                top += need;
-                break;
-            };
-            free.remove(&first);
-            let take = count.min(need);
-            got.push((first, take));
-            if count > take {
-                free.insert(first + take, count - take);
-            }
-            need -= take;
-        }
-        placed[i] = got;
-        ends.insert((end, i), ());
-    }
-    placed
-}
-
-/// Returns `count` processors from `first` to the free ranges, merged with their
-/// neighbours.
-fn release(free: &mut BTreeMap<u32, u32>, first: u32, count: u32) {
-    let (mut first, mut count) = (first, count);
-    if let Some((&before, &n)) = free.range(..first).next_back()
-        && before + n == first
-    {
-        free.remove(&before);
-        first = before;
-        count += n;
-    }
-    if let Some(&n) = free.get(&(first + count)) {
-        free.remove(&(first + count));
-        count += n;
-    }
-    free.insert(first, count);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,21 +86,5 @@ mod tests {
         s.span(-10, 5, 4.0);
         assert_eq!(s.means(0, 10, 10), [2.0]);
         assert!(Steps::default().means(5, 5, 10).is_empty());
-    }
-
-    #[test]
-    fn jobs_take_the_lowest_free_processors_and_give_them_back() {
-        // 4 processors: a (0-10, 2) and b (0-5, 1) take 0-1 and 2; c (5-20, 2) takes b's
-        // and the last one; d (10-12, 3) takes a's two and, with only two free, one past
-        // the machine's end (as the log's own service may).
-        let jobs = [(0, 10, 2), (0, 5, 1), (5, 20, 2), (10, 12, 3)];
-        let placed = place(&jobs, 4);
-        assert_eq!(placed[0], [(0, 2)]);
-        assert_eq!(placed[1], [(2, 1)]);
-        assert_eq!(placed[2], [(2, 2)]);
-        assert_eq!(placed[3], [(0, 2), (4, 1)]);
-        // Released ranges merge: after a and b end, 0-3 is one range again.
-        let placed = place(&[(0, 5, 2), (0, 5, 2), (5, 9, 4)], 4);
-        assert_eq!(placed[2], [(0, 4)]);
     }
 }

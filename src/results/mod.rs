@@ -2,9 +2,11 @@
 //! replications (`metric`), durable and atomic file writes (`output`), the lock that
 //! keeps a results folder to one process (`lock`), replicated runs and the one parallel
 //! runner (`replicate`), an experiment's run records (`runs`) and their summary
-//! (`summary`), and what is printed while a command runs (`terminal`).
+//! (`summary`), a run's jobs read back, sitesim's or Batsim's (`jobs`), and what is
+//! printed while a command runs (`terminal`).
 
 pub mod input;
+pub mod jobs;
 pub mod lock;
 pub mod metric;
 pub mod output;

@@ -2,7 +2,7 @@
 //! [`textfmt`], [`options`], [`seed`], [`spec`], [`plot`] (small helpers, option readers,
 //! the one spec syntax, charts) and [`model_files`] (the model files built into the
 //! binary); [`engine`] (clock, event queue, run loop), [`session`] (the think-time session
-//! rule) and [`localtime`] (the site's clock); [`job`] (job records); [`sched`] (the
+//! rule), [`localtime`] (the site's clock) and [`alloc`] (the processors each job held); [`job`] (job records); [`sched`] (the
 //! `Scheduler` trait and the policies) and [`predict`] (estimate models and runtime
 //! predictors); [`sim`] (a site: workload + scheduler + machine); [`adaptive`] (the
 //! adaptive meta-schedulers, which simulate their candidates); [`registry`] (policies by
@@ -10,6 +10,7 @@
 //! or commands: the crates above it (`sitesim-users`, `sitesim`) do.
 
 pub mod adaptive;
+pub mod alloc;
 pub mod engine;
 pub mod job;
 pub mod localtime;

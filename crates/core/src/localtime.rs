@@ -182,6 +182,16 @@ impl SiteClock {
         &self.name
     }
 
+    /// The Unix time of simulated time 0.
+    pub fn unix_start(&self) -> i64 {
+        self.unix_start
+    }
+
+    /// The zone.
+    pub fn zone(&self) -> &TimeZone {
+        &self.zone
+    }
+
     /// Where the zone came from.
     pub fn source(&self) -> ZoneSource {
         self.source
@@ -206,6 +216,14 @@ impl SiteClock {
             .map_or(i64::MAX, |tr| tr.timestamp().as_second());
         self.cache.set((unix, until, offset));
         unix + offset
+    }
+
+    /// The local date and time of simulated time `t` (for axes and labels).
+    pub fn civil(&self, t: Time) -> jiff::civil::DateTime {
+        let s = self.local_seconds(t);
+        Timestamp::from_second(s).map_or(jiff::civil::DateTime::ZERO, |ts| {
+            ts.to_zoned(TimeZone::UTC).datetime()
+        })
     }
 
     /// The local time of simulated time `t`.

@@ -6,8 +6,8 @@
 //! commands or scenarios: the `sitesim` crate above it does.
 
 pub use sitesim_core::{
-    adaptive, engine, job, localtime, model_files, options, plot, predict, registry, sched, seed,
-    session, sim, spec, swf, textfmt, time,
+    adaptive, alloc, engine, job, localtime, model_files, options, plot, predict, registry, sched,
+    seed, session, sim, spec, swf, textfmt, time,
 };
 
 pub mod metrics;

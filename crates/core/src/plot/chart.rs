@@ -251,24 +251,29 @@ pub struct Band {
     pub label: String,
 }
 
-/// A rectangle of a [`Gantt`] chart: a job on a range of processors over a span of time.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A rectangle of a [`Gantt`] chart: a job over a span of time, on a range of
+/// processors, or, waiting, on a range under the machine.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Block {
-    /// When it starts and ends (x).
+    /// When it starts (x).
     pub from: f64,
     /// When it ends.
     pub to: f64,
-    /// Its first processor (y).
+    /// Its lowest point (y): its first processor, or below zero for a waiting job.
     pub first: f64,
-    /// Processors it covers.
+    /// Its height: processors it covers.
     pub count: f64,
-    /// Its colour: a key the chart maps to a colour (a user, a class).
-    pub colour: u64,
+    /// Its colour: an entry of the chart's legend; past the legend, grey.
+    pub colour: usize,
+    /// Whether it is a job waiting (drawn paler).
+    pub waiting: bool,
+    /// Its tooltip (an SVG `<title>`: the job's id, user, processors and times).
+    pub title: String,
 }
 
-/// A schedule drawn as processors against time, one rectangle per job and range of
-/// processors; the colours given a legend are the palette's, the others hues spread by
-/// their key.
+/// A schedule drawn as processors against time, one rectangle per job and block of
+/// processors, each with its tooltip; the jobs waiting drawn under the machine (below
+/// zero); the legend in a column right of the plot, where it hides no job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gantt {
     /// Title above the plot.
@@ -277,16 +282,26 @@ pub struct Gantt {
     pub x_label: String,
     /// The y axis' name.
     pub y_label: String,
-    /// The time span shown.
+    /// The time span shown, hours.
     pub x: Range<f64>,
     /// Processors in the machine (a line marks it if the blocks go past it).
     pub procs: f64,
     /// The rectangles.
     pub blocks: Vec<Block>,
-    /// Legends for colour keys `0..legend.len()`, which take the palette's colours; with
-    /// none, every key gets a hue of its own.
+    /// The names of colours `0..legend.len()`: the palette's first six, then grey.
     pub legend: Vec<String>,
+    /// How far below zero the waiting jobs reach (0: none drawn).
+    pub below: f64,
+    /// Processors per unit below zero, for the axis' labels (the waiting jobs may be
+    /// drawn at a smaller scale than the machine).
+    pub below_scale: f64,
+    /// The local clock of the x axis: the Unix time at x = 0 and its zone; `None`, plain
+    /// hours.
+    pub clock: Option<(i64, jiff::tz::TimeZone)>,
 }
+
+/// The colours of a [`Gantt`] chart's legend; entries past them are grey.
+const GANTT_COLOURS: usize = 6;
 
 const WIDTH: u32 = 800;
 const HEIGHT: u32 = 450;
@@ -653,6 +668,9 @@ fn render_error_line_chart(
         x_names: &[],
         legend: Some(legend_corner(&occupied, &labels)),
         counts: false,
+        right: 0,
+        x_fmt: None,
+        y_fmt: None,
     };
     let y: RangedCoordf64 = y.into();
     draw(name, frame, x, y, |ctx| {
@@ -919,6 +937,12 @@ struct Frame<'f> {
     legend: Option<SeriesLabelPosition>,
     /// The y axis counts: only whole numbers are labelled.
     counts: bool,
+    /// Pixels kept free right of the plot (a legend drawn there).
+    right: u32,
+    /// The x axis' labels, instead of `x_ticks`' (a Gantt chart's clock).
+    x_fmt: Option<&'f dyn Fn(&f64) -> String>,
+    /// The y axis' labels, instead of plain numbers.
+    y_fmt: Option<&'f dyn Fn(&f64) -> String>,
 }
 
 /// The frame of a chart of `lines` titled `[title, x label, y label]`, its legend placed
@@ -937,6 +961,9 @@ fn lines_frame<'f>(
         x_names: &[],
         legend: Some(lines_legend(lines, &frac)),
         counts: false,
+        right: 0,
+        x_fmt: None,
+        y_fmt: None,
     }
 }
 
@@ -986,7 +1013,7 @@ where
             .caption(frame.title, (FONT, title_size))
             .margin(MARGIN)
             // Room for the last x tick's label, centred on the axis' end.
-            .margin_right(MARGIN + 24)
+            .margin_right(MARGIN + 24 + frame.right)
             .x_label_area_size(48)
             .y_label_area_size(72)
             .build_cartesian_2d(x, y)
@@ -999,6 +1026,8 @@ where
         let y_number = |v: &f64| axis_tick(*v, y_span);
         let x_fmt: &dyn Fn(&f64) -> String = if !names.is_empty() {
             &group_fmt
+        } else if let Some(f) = frame.x_fmt {
+            f
         } else {
             match frame.x_ticks {
                 XTicks::Numbers => &x_number,
@@ -1016,7 +1045,9 @@ where
             .light_line_style(WHITE)
             .bold_line_style(BLACK.mix(0.12))
             .x_label_formatter(x_fmt)
-            .y_label_formatter(if frame.counts {
+            .y_label_formatter(if let Some(f) = frame.y_fmt {
+                f
+            } else if frame.counts {
                 &|v: &f64| {
                     if v.fract() == 0.0 {
                         tick(*v)
@@ -1055,7 +1086,40 @@ where
     Ok(svg)
 }
 
-/// `gantt` as an SVG document.
+/// The label of `hours` past `origin` (Unix seconds) in `zone`: `HH:MM`, or the date at
+/// midnight (`Sep 24`).
+fn clock_tick(origin: i64, zone: &jiff::tz::TimeZone, hours: f64) -> String {
+    let second = origin.saturating_add((hours * 3600.0).round() as i64);
+    let Ok(at) = jiff::Timestamp::from_second(second) else {
+        return String::new();
+    };
+    let local = at.to_zoned(zone.clone());
+    if local.hour() == 0 && local.minute() == 0 {
+        local.strftime("%b %-d").to_string()
+    } else {
+        local.strftime("%H:%M").to_string()
+    }
+}
+
+/// Escapes `text` for SVG content.
+fn escape_xml(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The `#rrggbb` of `c`.
+fn hex(c: RGBColor) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+/// The width of a [`Gantt`] chart's legend column, pixels.
+const LEGEND_COLUMN: u32 = 170;
+
+/// `gantt` as an SVG document. The rectangles are written as SVG `<rect>` elements, each
+/// with its `<title>` (a browser shows it as a tooltip), over the axes drawn by
+/// `plotters`; the legend is a column right of the plot.
 pub fn gantt_svg(gantt: &Gantt) -> Result<String, PlotError> {
     let name = gantt.title.as_str();
     if gantt.blocks.is_empty() || gantt.x.end <= gantt.x.start {
@@ -1064,74 +1128,114 @@ pub fn gantt_svg(gantt: &Gantt) -> Result<String, PlotError> {
     let top = gantt
         .blocks
         .iter()
+        .filter(|b| !b.waiting)
         .map(|b| b.first + b.count)
         .fold(gantt.procs, f64::max);
+    let scale = gantt.below_scale;
+    let y_fmt = move |v: &f64| {
+        if *v < 0.0 {
+            tick((-v * scale).round())
+        } else {
+            tick(*v)
+        }
+    };
+    let x_fmt = |v: &f64| match &gantt.clock {
+        Some((origin, zone)) => clock_tick(*origin, zone, *v),
+        None => tick(*v),
+    };
     let frame = Frame {
         title: &gantt.title,
         x_label: &gantt.x_label,
         y_label: &gantt.y_label,
         x_ticks: XTicks::Numbers,
         x_names: &[],
-        legend: (!gantt.legend.is_empty()).then_some(SeriesLabelPosition::UpperRight),
+        legend: None,
         counts: false,
+        right: LEGEND_COLUMN,
+        x_fmt: Some(&x_fmt),
+        y_fmt: Some(&y_fmt),
     };
-    let colour = |key: u64| -> RGBColor {
-        if gantt.legend.is_empty() {
-            // Hues a golden angle apart, so that neighbouring keys differ.
-            let hue = (key.wrapping_mul(2_654_435_761) % 360) as f64;
-            hsl(hue, 0.55, 0.55)
+    let colour = |key: usize| -> RGBColor {
+        if key < GANTT_COLOURS {
+            PALETTE[key]
         } else {
-            PALETTE[key as usize % PALETTE.len()]
+            RGBColor(160, 160, 160)
         }
     };
-    let y: RangedCoordf64 = (0.0..top * 1.02).into();
-    draw(name, frame, gantt.x.clone(), y, |ctx| {
-        let edge = ShapeStyle::from(WHITE.mix(0.6)).stroke_width(1);
-        ctx.draw_series(gantt.blocks.iter().flat_map(|b| {
-            let corners = [
-                (b.from.max(gantt.x.start), b.first),
-                (b.to.min(gantt.x.end), b.first + b.count),
-            ];
-            [
-                Rectangle::new(corners, colour(b.colour).filled()),
-                Rectangle::new(corners, edge),
-            ]
-        }))
-        .map_err(|e| e.to_string())?;
-        for (key, label) in gantt.legend.iter().enumerate() {
-            let c = colour(key as u64);
-            ctx.draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
-                .map_err(|e| e.to_string())?
-                .label(label)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 8), (x + 24, y + 8)], c.filled()));
-        }
-        if top > gantt.procs {
-            let line = ShapeStyle::from(BLACK).stroke_width(2);
+    let low = if gantt.below > 0.0 {
+        -gantt.below - top * 0.02
+    } else {
+        0.0
+    };
+    let y: RangedCoordf64 = (low..top * 1.02).into();
+    let mut rects = String::new();
+    let mut svg = draw(name, frame, gantt.x.clone(), y, |ctx| {
+        // The machine's floor, above the jobs waiting, and its size, past which the
+        // log's own service may go.
+        let line = ShapeStyle::from(BLACK).stroke_width(1);
+        if gantt.below > 0.0 {
             ctx.draw_series(LineSeries::new(
-                [(gantt.x.start, gantt.procs), (gantt.x.end, gantt.procs)],
+                [(gantt.x.start, 0.0), (gantt.x.end, 0.0)],
                 line,
             ))
             .map_err(|e| e.to_string())?;
         }
+        if top > gantt.procs {
+            ctx.draw_series(LineSeries::new(
+                [(gantt.x.start, gantt.procs), (gantt.x.end, gantt.procs)],
+                line.stroke_width(2),
+            ))
+            .map_err(|e| e.to_string())?;
+        }
+        for b in &gantt.blocks {
+            let (x0, y0) = ctx.backend_coord(&(b.from.max(gantt.x.start), b.first + b.count));
+            let (x1, y1) = ctx.backend_coord(&(b.to.min(gantt.x.end), b.first));
+            let opacity = if b.waiting { "0.45" } else { "1" };
+            rects.push_str(&format!(
+                "<rect x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\" fill=\"{}\" \
+                 fill-opacity=\"{opacity}\" stroke=\"#ffffff\" stroke-opacity=\"0.6\">\
+                 <title>{}</title></rect>\n",
+                (x1 - x0).max(1),
+                (y1 - y0).max(1),
+                hex(colour(b.colour)),
+                escape_xml(&b.title)
+            ));
+        }
         Ok(())
-    })
-}
-
-/// The colour of hue `h` (degrees), saturation `s` and lightness `l` (0 to 1).
-fn hsl(h: f64, s: f64, l: f64) -> RGBColor {
-    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
-    let x = c * (1.0 - ((h / 60.0) % 2.0 - 1.0).abs());
-    let (r, g, b) = match (h / 60.0) as u32 {
-        0 => (c, x, 0.0),
-        1 => (x, c, 0.0),
-        2 => (0.0, c, x),
-        3 => (0.0, x, c),
-        4 => (x, 0.0, c),
-        _ => (c, 0.0, x),
-    };
-    let m = l - c / 2.0;
-    let byte = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
-    RGBColor(byte(r), byte(g), byte(b))
+    })?;
+    // The legend: a swatch and a name per colour, and the waiting jobs' paler swatch.
+    let mut legend = String::new();
+    let left = WIDTH - LEGEND_COLUMN;
+    let mut entries: Vec<(RGBColor, &str, &str)> = gantt
+        .legend
+        .iter()
+        .enumerate()
+        .map(|(k, label)| (colour(k), label.as_str(), "1"))
+        .collect();
+    if gantt.below > 0.0 {
+        entries.push((RGBColor(120, 120, 120), "waiting", "0.45"));
+    }
+    for (k, (c, label, opacity)) in entries.iter().enumerate() {
+        let y = 60 + 24 * k as u32;
+        let label: String = label.chars().take(14).collect();
+        legend.push_str(&format!(
+            "<rect x=\"{left}\" y=\"{y}\" width=\"18\" height=\"14\" fill=\"{}\" \
+             fill-opacity=\"{opacity}\"/><text x=\"{}\" y=\"{}\" font-family=\"{FONT}\" \
+             font-size=\"15\" fill=\"#000000\">{}</text>\n",
+            hex(*c),
+            left + 24,
+            y + 12,
+            escape_xml(&label)
+        ));
+    }
+    let end = svg
+        .rfind("</svg>")
+        .ok_or_else(|| draw_error(name, "no </svg> in the document"))?;
+    svg.insert_str(
+        end,
+        &format!("<g class=\"jobs\">\n{rects}</g>\n<g class=\"legend\">\n{legend}</g>\n"),
+    );
+    Ok(svg)
 }
 
 /// A line to draw: its legend, its points and its error bars `(x, low, high)`.
@@ -1457,6 +1561,9 @@ fn render_bar_chart(name: &str, chart: &BarChart) -> Result<String, PlotError> {
         x_names: &chart.groups,
         legend: Some(legend_corner(&occupied, &labels)),
         counts: false,
+        right: 0,
+        x_fmt: None,
+        y_fmt: None,
     };
     if chart.log_y {
         let y = LogCoord::from(y.log_scale());
@@ -1567,6 +1674,9 @@ fn render_histogram(
         x_names: &[],
         legend: (!labels.is_empty()).then(|| legend_corner(&occupied, &labels)),
         counts: true,
+        right: 0,
+        x_fmt: None,
+        y_fmt: None,
     };
     let y: RangedCoordf64 = y.into();
     draw(name, frame, x, y, |ctx| {

@@ -340,6 +340,9 @@ impl<C: Write, S: Write> Observer for Recorder<C, S> {
             b.change(now, i64::from(job.size));
         }
         self.by_week.start(now, job);
+        if let Some(w) = &mut self.per_job {
+            w.start(job);
+        }
     }
 
     fn on_end(&mut self, j: &JobOutcome) {
