@@ -246,8 +246,11 @@ def written(name: str, args: Dict[str, Any], path: str) -> Path:
 
 def report(args: Dict[str, Any]) -> Path:
     """``report``: the directory of the report's page (``index.html``): ``DIR/report``
-    (``report`` beside Batsim's _jobs.csv)."""
-    _call("report", args, positional=("dir",))
+    (``report`` beside Batsim's _jobs.csv); with ``others``, the comparison's ``out``
+    (``compare`` in the current directory by default)."""
+    _call("report", args, positional=("dir", "others"))
+    if args.get("others"):
+        return Path(args["out"]) if args.get("out") is not None else Path("compare")
     dir = Path(args["dir"])
     return dir.parent / "report" if dir.is_file() else dir / "report"
 

@@ -987,17 +987,24 @@ def export(
 def report(
     dir: PathLike,
     *,
+    others: Optional[Sequence[PathLike]] = None,
+    out: Optional[PathLike] = None,
     schedule_from: Optional[Union[int, str]] = None,
     schedule_length: Optional[Union[int, str]] = None,
     colour: Optional[Literal['user', 'class']] = None,
 ) -> Path:
-    """Write an experiment's report: SVG plots and one HTML page, in RESULTS_DIR/report
+    """Write a results directory's report: SVG plots and one HTML page, in DIR/report; or, given several directories, one page comparing their runs, in --out
 
     Parameters:
 
     dir: A results directory: an experiment's, or the --out of replay, feedback,
         resample, calibrate or run; or Batsim's _jobs.csv (or a directory holding
         one), reported as a run into report/ beside it
+    others: More results directories: with them, one page comparing every
+        directory's runs (runs with their jobs, or replicated runs), written to
+        --out
+    out: Where the page comparing several directories is written [default: compare,
+        in the current directory]
     schedule_from: Where a run's schedule view starts, from the first submission
         (e.g. 12d) [default: the day in which most jobs waited]
     schedule_length: How long a span the schedule view shows [default: 1d]

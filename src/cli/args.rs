@@ -22,7 +22,7 @@ use crate::experiment::study::{Shard, sweep_command};
 use crate::options::{non_negative_factor, positive_factor, share};
 use crate::predict::estimates::EstimateModel;
 use crate::registry::SchedulerSpec;
-use crate::report::ScheduleView;
+use crate::report::{MOST_FOLDERS, ScheduleView};
 use crate::results::replicate::MAX_REPLICATIONS;
 use crate::swf::batsim::ProfileStyle;
 use crate::time::{MAX_WEEKS, Time, WEEK, parse_duration};
@@ -556,6 +556,14 @@ pub struct ReportArgs {
     /// calibrate or run; or Batsim's _jobs.csv (or a directory holding one), reported
     /// as a run into report/ beside it.
     pub dir: PathBuf,
+    /// More results directories: with them, one page comparing every directory's runs
+    /// (runs with their jobs, or replicated runs), written to --out.
+    #[arg(value_name = "MORE")]
+    pub others: Vec<PathBuf>,
+    /// Where the page comparing several directories is written [default: compare, in
+    /// the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Where a run's schedule view starts, from the first submission (e.g. 12d)
     /// [default: the day in which most jobs waited].
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
@@ -587,6 +595,42 @@ pub enum Colour {
 }
 
 impl ReportArgs {
+    /// The directories compared: `dir` and `others`.
+    pub fn compared(&self) -> Vec<PathBuf> {
+        std::iter::once(&self.dir)
+            .chain(&self.others)
+            .cloned()
+            .collect()
+    }
+
+    /// Refuses `--out` without directories to compare, more directories than a
+    /// comparison has colours, and a directory named twice.
+    pub fn refuse_conflicts(&self) -> Result<(), String> {
+        let dirs = self.compared();
+        if dirs.len() == 1 {
+            return match &self.out {
+                Some(_) => Err(
+                    "--out is where the page comparing several directories is written; one \
+                                directory's report goes to DIR/report/"
+                        .into(),
+                ),
+                None => Ok(()),
+            };
+        }
+        if dirs.len() > MOST_FOLDERS {
+            return Err(format!(
+                "{} directories: a comparison takes at most {MOST_FOLDERS}, one colour each",
+                dirs.len()
+            ));
+        }
+        for (i, d) in dirs.iter().enumerate() {
+            if dirs[..i].contains(d) {
+                return Err(format!("{} is named twice", d.display()));
+            }
+        }
+        Ok(())
+    }
+
     /// The schedule view of a run's report.
     pub fn view(&self) -> ScheduleView {
         ScheduleView {

@@ -28,7 +28,7 @@ use crate::experiment::run::run_command;
 use crate::experiment::scenario::Scenario;
 use crate::experiment::study::Shard;
 use crate::registry::SchedulerSpec;
-use crate::report::{ScheduleView, report_command};
+use crate::report::{DEFAULT_OUT, ScheduleView, compare_command, report_command};
 use crate::results::replicate::MAX_REPLICATIONS;
 use crate::results::summary::merge_command;
 use crate::results::terminal::Failure;
@@ -98,7 +98,8 @@ enum Command {
     Export(ExportArgs),
     /// Merge the results directories of an experiment's shards into one.
     Merge(MergeArgs),
-    /// Write an experiment's report: SVG plots and one HTML page, in RESULTS_DIR/report.
+    /// Write a results directory's report: SVG plots and one HTML page, in DIR/report; or,
+    /// given several directories, one page comparing their runs, in --out.
     Report(ReportArgs),
     /// List the scheduling policies and their parameters.
     Policies,
@@ -228,6 +229,7 @@ impl Command {
             Command::Model(a) => a.scheduler.refuse_conflicts(),
             Command::Sweep(a) => a.refuse_conflicts(),
             Command::Export(a) => a.refuse_conflicts(),
+            Command::Report(a) => a.refuse_conflicts(),
             _ => Ok(()),
         };
         conflict.map_err(|message| {
@@ -425,7 +427,11 @@ fn dispatch(command: Command) -> Result<(), String> {
             (None, None) => unreachable!("clap requires --swf or --run"),
         },
         Command::Merge(a) => merge_command(&a.out, &a.shards),
-        Command::Report(a) => report_command(&a.dir, a.view()),
+        Command::Report(a) if a.others.is_empty() => report_command(&a.dir, a.view()),
+        Command::Report(a) => {
+            let out = a.out.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
+            compare_command(&a.compared(), &out, a.view())
+        }
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut definition(), "sitesim", &mut script);

@@ -14,10 +14,14 @@
 //! - Batsim's `_jobs.csv`, named or alone in the directory: the page of one run
 //!   (`run.rs`), written to `report/` beside it.
 //!
-//! The pages of one run, of replicated runs and of a calibration share `page.rs` and the
-//! template `templates/run.html`.
+//! `sitesim report A B ...` writes one page comparing the runs of several such
+//! directories (`compare.rs`).
+//!
+//! The pages of one run, of replicated runs, of a calibration and of a comparison share
+//! `page.rs` and the template `templates/run.html`.
 
 mod calibration;
+mod compare;
 mod experiment;
 mod page;
 mod replicated;
@@ -29,6 +33,7 @@ use std::path::{Path, PathBuf};
 use crate::results::jobs::is_batsim;
 use crate::results::lock::lock_folder;
 
+pub use compare::{DEFAULT_OUT, MOST_FOLDERS, compare_command, write_comparison};
 pub use experiment::{CAPACITY_FILE, REPORT_DIR};
 pub use run::ScheduleView;
 

@@ -25,7 +25,7 @@ use crate::time::{HOUR, MAX_WEEKS, WEEK};
 /// A replication's values, by metric, as `replications.csv` has them: each metric's
 /// column a finite number (a column sitesim does not know is left out; a table without
 /// any metric is refused, as is a value that is not a finite number, by row and column).
-fn read_replications(path: &Path) -> Result<Vec<Vec<(String, f64)>>, String> {
+pub(super) fn read_replications(path: &Path) -> Result<Vec<Vec<(String, f64)>>, String> {
     let mut reader = crate::results::input::table(path)?;
     let head: Vec<String> = reader
         .headers()
@@ -77,21 +77,21 @@ fn values(reps: &[Vec<(String, f64)>], metric: &Metric) -> Vec<f64> {
 }
 
 /// A series of `weekly.csv` ([`crate::metrics::WeekSeries`]) as the report shows it.
-struct WeeklyColumn {
+pub(super) struct WeeklyColumn {
     /// Its column.
-    name: &'static str,
+    pub(super) name: &'static str,
     /// Its title.
-    title: &'static str,
+    pub(super) title: &'static str,
     /// Its axis label, with its unit.
-    y_label: &'static str,
+    pub(super) y_label: &'static str,
     /// What a week's value is, for the caption.
-    meaning: &'static str,
+    pub(super) meaning: &'static str,
     /// The largest value the quantity can take (the least is 0).
     most: f64,
 }
 
 /// The series of `weekly.csv`, in the order of its columns.
-const WEEKLY: [WeeklyColumn; 5] = [
+pub(super) const WEEKLY: [WeeklyColumn; 5] = [
     WeeklyColumn {
         name: "utilization_pct",
         title: "Utilization",
@@ -135,7 +135,7 @@ const WEEKLY: [WeeklyColumn; 5] = [
 /// (Welford's update), so that `weekly.csv` is read in one pass without keeping its rows:
 /// a century of weeks for each of 100,000 replications would take tens of gigabytes.
 #[derive(Debug, Clone, Copy, Default)]
-struct Running {
+pub(super) struct Running {
     n: u64,
     mean: f64,
     /// Sum of squared differences from the mean.
@@ -158,7 +158,7 @@ impl Running {
 
     /// The mean and the half-width of its 95% confidence interval, if every value was
     /// there.
-    fn estimate(&self, x: f64) -> Option<Estimate> {
+    pub(super) fn estimate(&self, x: f64) -> Option<Estimate> {
         let sd = if self.n > 1 {
             (self.m2 / (self.n - 1) as f64).sqrt()
         } else {
@@ -173,13 +173,13 @@ impl Running {
 }
 
 /// Each week's running statistics of [`WEEKLY`], and how many replications ran it whole.
-type Weeks = BTreeMap<u64, (u64, [Running; 5])>;
+pub(super) type Weeks = BTreeMap<u64, (u64, [Running; 5])>;
 
 /// The rows of `weekly.csv`, read in one pass: each whole week's values of [`WEEKLY`]
 /// (missing for a column it lacks), by week, over the replications; and how many
 /// replications it has. The last week of a replication, cut at its end, is left out: it
 /// would put a few hours of a draining machine beside whole weeks.
-fn read_weekly(path: &Path) -> Result<(Weeks, usize), String> {
+pub(super) fn read_weekly(path: &Path) -> Result<(Weeks, usize), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let mut reader = crate::results::input::table(path)?;
     let head = reader.headers().map_err(|e| err(&e))?.clone();

@@ -161,7 +161,7 @@ pub fn write_report(dir: &Path, out: &Path, view: ScheduleView) -> Result<Vec<Pa
 
 /// The machine size Batsim wrote beside its `PREFIX_jobs.csv` at `file`: the
 /// `nb_computing_machines` of `PREFIX_schedule.csv`, if that file is there.
-fn batsim_machines(file: &Path) -> Option<u32> {
+pub(super) fn batsim_machines(file: &Path) -> Option<u32> {
     let name = file.file_name()?.to_str()?;
     let prefix = name.strip_suffix("_jobs.csv")?;
     let path = file.with_file_name(format!("{prefix}_schedule.csv"));
@@ -274,7 +274,7 @@ fn write_page(input: RunInput, out: &Path, view: ScheduleView) -> Result<Vec<Pat
 }
 
 /// The nearest-rank `p` quantile of sorted `v`.
-fn quantile(v: &[f64], p: f64) -> f64 {
+pub(super) fn quantile(v: &[f64], p: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
@@ -821,6 +821,7 @@ fn schedule(
         procs: f64::from(procs),
         blocks,
         legend,
+        colours: Vec::new(),
         below: depth / scale,
         below_scale: scale,
         clock: clock

@@ -265,7 +265,8 @@ pub struct Block {
     pub count: f64,
     /// Its colour: an entry of the chart's legend; past the legend, grey.
     pub colour: usize,
-    /// Whether it is a job waiting (drawn paler).
+    /// Whether it is drawn paler: a job waiting, or a job of one of two schedules drawn
+    /// over each other.
     pub waiting: bool,
     /// Its tooltip (an SVG `<title>`: the job's id, user, processors and times).
     pub title: String,
@@ -290,6 +291,10 @@ pub struct Gantt {
     pub blocks: Vec<Block>,
     /// The names of colours `0..legend.len()`: the palette's first six, then grey.
     pub legend: Vec<String>,
+    /// The palette entry each legend entry is drawn in, when not its own place in the
+    /// legend (each run's colour on a page comparing runs); an entry of
+    /// [`RUN_COLOURS`] or more is grey. Empty: entry `k` is the palette's `k`-th.
+    pub colours: Vec<usize>,
     /// How far below zero the waiting jobs reach (0: none drawn).
     pub below: f64,
     /// Processors per unit below zero, for the axis' labels (the waiting jobs may be
@@ -300,8 +305,10 @@ pub struct Gantt {
     pub clock: Option<(i64, jiff::tz::TimeZone)>,
 }
 
-/// The colours of a [`Gantt`] chart's legend; entries past them are grey.
-const GANTT_COLOURS: usize = 6;
+/// The colours of a [`Gantt`] chart's legend; entries past them are grey. Also the most
+/// runs a comparison tells apart by colour ([`Overlay`], [`BoxPlot`]): the Okabe–Ito
+/// palette's first six (its black is left for text and medians).
+pub const RUN_COLOURS: usize = 6;
 
 const WIDTH: u32 = 800;
 const HEIGHT: u32 = 450;
@@ -530,8 +537,10 @@ fn render_line_chart(name: &str, chart: &LineChart) -> Result<String, PlotError>
     let lines: Vec<Line> = chart
         .series
         .iter()
-        .map(|s| Line {
+        .enumerate()
+        .map(|(key, s)| Line {
             label: &s.label,
+            key,
             points: s.points.iter().copied().filter(usable).collect(),
             errors: Vec::new(),
         })
@@ -634,10 +643,12 @@ fn render_error_line_chart(
     let lines: Vec<Line> = chart
         .series
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(key, s)| {
             let kept: Vec<&Estimate> = s.points.iter().filter(usable).collect();
             Line {
                 label: &s.label,
+                key,
                 points: kept.iter().map(|e| (e.x, e.y)).collect(),
                 errors: kept
                     .iter()
@@ -688,6 +699,7 @@ fn render_error_line_chart(
                 .iter()
                 .map(|l| Line {
                     label: l.label,
+                    key: l.key,
                     points: l.points.clone(),
                     errors: Vec::new(),
                 })
@@ -890,12 +902,14 @@ fn render_share_chart(name: &str, chart: &ShareChart) -> Result<String, PlotErro
     let y = -0.02..1.02;
     let mut lines = vec![Line {
         label: &chart.label,
+        key: 0,
         points: measured.iter().map(|p| (p.x.log10(), p.share)).collect(),
         errors: measured.iter().map(|p| (p.x.log10(), p.lo, p.hi)).collect(),
     }];
     if let Some(f) = &chart.fitted {
         lines.push(Line {
             label: &f.label,
+            key: 1,
             points: fitted,
             errors: Vec::new(),
         });
@@ -1109,13 +1123,90 @@ fn escape_xml(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The `#rrggbb` of run `run`'s colour in a comparison ([`Overlay`], [`BoxPlot`],
+/// [`Gantt::colours`]), as its legends write it.
+pub fn run_colour(run: usize) -> String {
+    hex(PALETTE[run % PALETTE.len()])
+}
+
 /// The `#rrggbb` of `c`.
 fn hex(c: RGBColor) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
 }
 
-/// The width of a [`Gantt`] chart's legend column, pixels.
+/// The least width of a legend column right of the plot, pixels.
 const LEGEND_COLUMN: u32 = 170;
+/// The greatest width of a legend column; longer labels are cut with an ellipsis.
+const MOST_LEGEND_COLUMN: u32 = 300;
+/// The size of a legend column's text.
+const LEGEND_TEXT: f64 = 15.0;
+
+/// The width of a legend column right of the plot for `labels`: the longest one's, with
+/// its swatch, between [`LEGEND_COLUMN`] and [`MOST_LEGEND_COLUMN`].
+fn legend_width<'a>(labels: impl Iterator<Item = &'a str>) -> u32 {
+    let widest = labels
+        .map(|l| label_width(l) * LEGEND_TEXT / TEXT_SIZE as f64)
+        .fold(0.0, f64::max);
+    ((widest + 36.0).ceil() as u32).clamp(LEGEND_COLUMN, MOST_LEGEND_COLUMN)
+}
+
+/// `label`, cut with an ellipsis to fit a legend column.
+fn fit_label(label: &str) -> String {
+    let room = f64::from(MOST_LEGEND_COLUMN) - 36.0;
+    if label_width(label) * LEGEND_TEXT / TEXT_SIZE as f64 <= room {
+        return label.to_owned();
+    }
+    let mut cut: String = label.to_owned();
+    while !cut.is_empty() && label_width(&format!("{cut}…")) * LEGEND_TEXT / TEXT_SIZE as f64 > room
+    {
+        cut.pop();
+    }
+    format!("{cut}…")
+}
+
+/// An entry of a legend column: a swatch of a colour (a block, or a line) and its label.
+struct Swatch<'s> {
+    colour: RGBColor,
+    label: &'s str,
+    /// The block's fill opacity.
+    opacity: &'s str,
+    /// A line rather than a block.
+    line: bool,
+}
+
+/// A legend column whose left edge is at `left`, right of the plot: a swatch and a label
+/// per entry, one under another from the top of the plot, as SVG elements.
+fn legend_column(entries: &[Swatch], left: u32) -> String {
+    let mut legend = String::new();
+    for (k, e) in entries.iter().enumerate() {
+        let y = 60 + 24 * k as u32;
+        let swatch = if e.line {
+            format!(
+                "<line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" \
+                 stroke-width=\"3\"/>",
+                y + 7,
+                left + 18,
+                y + 7,
+                hex(e.colour)
+            )
+        } else {
+            format!(
+                "<rect x=\"{left}\" y=\"{y}\" width=\"18\" height=\"14\" fill=\"{}\" \
+                 fill-opacity=\"{}\"/>",
+                hex(e.colour),
+                e.opacity
+            )
+        };
+        legend.push_str(&format!(
+            "{swatch}<text x=\"{}\" y=\"{}\" font-family=\"{FONT}\" font-size=\"15\" \
+             fill=\"#000000\">{}</text>\n",
+            left + 24,
+            y + 12,
+            escape_xml(&fit_label(e.label))
+        ));
+    }
+    legend
+}
 
 /// `gantt` as an SVG document. The rectangles are written as SVG `<rect>` elements, each
 /// with its `<title>` (a browser shows it as a tooltip), over the axes drawn by
@@ -1132,6 +1223,7 @@ pub fn gantt_svg(gantt: &Gantt) -> Result<String, PlotError> {
         .map(|b| b.first + b.count)
         .fold(gantt.procs, f64::max);
     let scale = gantt.below_scale;
+    let column = legend_width(gantt.legend.iter().map(String::as_str));
     let y_fmt = move |v: &f64| {
         if *v < 0.0 {
             tick((-v * scale).round())
@@ -1151,12 +1243,13 @@ pub fn gantt_svg(gantt: &Gantt) -> Result<String, PlotError> {
         x_names: &[],
         legend: None,
         counts: false,
-        right: LEGEND_COLUMN,
+        right: column,
         x_fmt: Some(&x_fmt),
         y_fmt: Some(&y_fmt),
     };
-    let colour = |key: usize| -> RGBColor {
-        if key < GANTT_COLOURS {
+    let colour = |entry: usize| -> RGBColor {
+        let key = gantt.colours.get(entry).copied().unwrap_or(entry);
+        if key < RUN_COLOURS {
             PALETTE[key]
         } else {
             RGBColor(160, 160, 160)
@@ -1204,30 +1297,26 @@ pub fn gantt_svg(gantt: &Gantt) -> Result<String, PlotError> {
         Ok(())
     })?;
     // The legend: a swatch and a name per colour, and the waiting jobs' paler swatch.
-    let mut legend = String::new();
-    let left = WIDTH - LEGEND_COLUMN;
-    let mut entries: Vec<(RGBColor, &str, &str)> = gantt
+    let mut entries: Vec<Swatch> = gantt
         .legend
         .iter()
         .enumerate()
-        .map(|(k, label)| (colour(k), label.as_str(), "1"))
+        .map(|(k, label)| Swatch {
+            colour: colour(k),
+            label,
+            opacity: "1",
+            line: false,
+        })
         .collect();
     if gantt.below > 0.0 {
-        entries.push((RGBColor(120, 120, 120), "waiting", "0.45"));
+        entries.push(Swatch {
+            colour: RGBColor(120, 120, 120),
+            label: "waiting",
+            opacity: "0.45",
+            line: false,
+        });
     }
-    for (k, (c, label, opacity)) in entries.iter().enumerate() {
-        let y = 60 + 24 * k as u32;
-        let label: String = label.chars().take(14).collect();
-        legend.push_str(&format!(
-            "<rect x=\"{left}\" y=\"{y}\" width=\"18\" height=\"14\" fill=\"{}\" \
-             fill-opacity=\"{opacity}\"/><text x=\"{}\" y=\"{}\" font-family=\"{FONT}\" \
-             font-size=\"15\" fill=\"#000000\">{}</text>\n",
-            hex(*c),
-            left + 24,
-            y + 12,
-            escape_xml(&label)
-        ));
-    }
+    let legend = legend_column(&entries, WIDTH - column);
     let end = svg
         .rfind("</svg>")
         .ok_or_else(|| draw_error(name, "no </svg> in the document"))?;
@@ -1238,9 +1327,231 @@ pub fn gantt_svg(gantt: &Gantt) -> Result<String, PlotError> {
     Ok(svg)
 }
 
-/// A line to draw: its legend, its points and its error bars `(x, low, high)`.
+/// A run's line in an [`Overlay`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSeries {
+    /// Its legend: the run's name.
+    pub label: String,
+    /// The run's colour and marker: its place among the runs compared, below
+    /// [`RUN_COLOURS`], the same in every figure.
+    pub run: usize,
+    /// Its points, in x order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Several runs' lines over one another (distribution functions, series over time):
+/// each run in its own colour and marker, the legend in a column right of the plot,
+/// where it hides no data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Overlay {
+    /// Title above the plot.
+    pub title: String,
+    /// The x axis' name, with its unit.
+    pub x_label: String,
+    /// The y axis' name, with its unit.
+    pub y_label: String,
+    /// How the x axis is labelled ([`XTicks::Log10`]: x values are base-10 logarithms).
+    pub x_ticks: XTicks,
+    /// The y axis starts at 0.
+    pub y_from_zero: bool,
+    /// The lines.
+    pub series: Vec<RunSeries>,
+}
+
+/// `chart` as an SVG document.
+pub fn overlay_svg(chart: &Overlay) -> Result<String, PlotError> {
+    let name = chart.title.as_str();
+    let usable = |p: &&(f64, f64)| p.0.is_finite() && p.1.is_finite();
+    let points = || {
+        chart
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().filter(usable))
+    };
+    let (x_lo, x_hi) = bounds(points().map(|p| p.0)).ok_or_else(|| empty(name))?;
+    let (y_lo, y_hi) = bounds(points().map(|p| p.1)).ok_or_else(|| empty(name))?;
+    let lines: Vec<Line> = chart
+        .series
+        .iter()
+        .map(|s| Line {
+            label: &s.label,
+            key: s.run,
+            points: s.points.iter().filter(usable).copied().collect(),
+            errors: Vec::new(),
+        })
+        .collect();
+    let column = legend_width(lines.iter().map(|l| l.label));
+    let frame = Frame {
+        title: &chart.title,
+        x_label: &chart.x_label,
+        y_label: &chart.y_label,
+        x_ticks: chart.x_ticks,
+        x_names: &[],
+        legend: None,
+        counts: false,
+        right: column,
+        x_fmt: None,
+        y_fmt: None,
+    };
+    let y: RangedCoordf64 = padded(y_lo, y_hi, chart.y_from_zero).into();
+    let x = x_span(chart.x_ticks, x_lo, x_hi);
+    let svg = draw(name, frame, x, y, |ctx| draw_lines(ctx, &lines, false))?;
+    let entries: Vec<Swatch> = lines
+        .iter()
+        .map(|l| Swatch {
+            colour: PALETTE[l.key % PALETTE.len()],
+            label: l.label,
+            opacity: "1",
+            line: true,
+        })
+        .collect();
+    with_legend(name, svg, &legend_column(&entries, WIDTH - column))
+}
+
+/// One run's values summarized as a box of a [`BoxPlot`]: whiskers, quartiles, median
+/// and mean.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunBox {
+    /// The run's name, in the legend and under its box.
+    pub label: String,
+    /// The run's colour: its place among the runs compared, below [`RUN_COLOURS`].
+    pub run: usize,
+    /// The lower whisker's end.
+    pub low: f64,
+    /// The first quartile: the box's bottom.
+    pub q1: f64,
+    /// The median: a line across the box.
+    pub median: f64,
+    /// The third quartile: the box's top.
+    pub q3: f64,
+    /// The upper whisker's end.
+    pub high: f64,
+    /// The mean: a black diamond.
+    pub mean: f64,
+}
+
+/// Box plots of several runs side by side, each box in its run's colour, the legend in
+/// a column right of the plot. What the whiskers reach is the caller's to say.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoxPlot {
+    /// Title above the plot.
+    pub title: String,
+    /// The x axis' name.
+    pub x_label: String,
+    /// The y axis' name, with its unit.
+    pub y_label: String,
+    /// The y axis starts at 0.
+    pub y_from_zero: bool,
+    /// The boxes, left to right.
+    pub boxes: Vec<RunBox>,
+}
+
+/// `chart` as an SVG document.
+pub fn box_plot_svg(chart: &BoxPlot) -> Result<String, PlotError> {
+    let name = chart.title.as_str();
+    let values = chart
+        .boxes
+        .iter()
+        .flat_map(|b| [b.low, b.q1, b.median, b.q3, b.high, b.mean]);
+    let (lo, hi) = bounds(values).ok_or_else(|| empty(name))?;
+    let column = legend_width(chart.boxes.iter().map(|b| b.label.as_str()));
+    // Each box's name under it, cut to the room a box has.
+    let room = f64::from(WIDTH - column - 120) / chart.boxes.len().max(1) as f64;
+    let names: Vec<String> = chart
+        .boxes
+        .iter()
+        .map(|b| {
+            let mut name = b.label.clone();
+            while !name.is_empty() && label_width(&name) > room {
+                name.pop();
+            }
+            if name.len() < b.label.len() {
+                name.pop();
+                name.push('…');
+            }
+            name
+        })
+        .collect();
+    let frame = Frame {
+        title: &chart.title,
+        x_label: &chart.x_label,
+        y_label: &chart.y_label,
+        x_ticks: XTicks::Numbers,
+        x_names: &names,
+        legend: None,
+        counts: false,
+        right: column,
+        x_fmt: None,
+        y_fmt: None,
+    };
+    let x = -0.5..chart.boxes.len() as f64 - 0.5;
+    let y: RangedCoordf64 = padded(lo, hi, chart.y_from_zero).into();
+    let svg = draw(name, frame, x, y, |ctx| {
+        for (i, b) in chart.boxes.iter().enumerate() {
+            let at = i as f64;
+            let colour = PALETTE[b.run % PALETTE.len()];
+            let err = |e: DrawingAreaErrorKind<_>| e.to_string();
+            ctx.draw_series([
+                Whisker {
+                    ends: [(at, b.q3), (at, b.high)],
+                    colour,
+                },
+                Whisker {
+                    ends: [(at, b.low), (at, b.q1)],
+                    colour,
+                },
+            ])
+            .map_err(err)?;
+            ctx.draw_series([
+                Rectangle::new(
+                    [(at - 0.3, b.q1), (at + 0.3, b.q3)],
+                    colour.mix(0.3).filled(),
+                ),
+                Rectangle::new(
+                    [(at - 0.3, b.q1), (at + 0.3, b.q3)],
+                    ShapeStyle::from(colour).stroke_width(2),
+                ),
+            ])
+            .map_err(err)?;
+            ctx.draw_series(std::iter::once(PathElement::new(
+                vec![(at - 0.3, b.median), (at + 0.3, b.median)],
+                BLACK.stroke_width(3),
+            )))
+            .map_err(err)?;
+            ctx.draw_series(std::iter::once(
+                EmptyElement::at((at, b.mean)) + Marker::of(4, (0, 0), BLACK),
+            ))
+            .map_err(err)?;
+        }
+        Ok(())
+    })?;
+    let entries: Vec<Swatch> = chart
+        .boxes
+        .iter()
+        .map(|b| Swatch {
+            colour: PALETTE[b.run % PALETTE.len()],
+            label: &b.label,
+            opacity: "1",
+            line: false,
+        })
+        .collect();
+    with_legend(name, svg, &legend_column(&entries, WIDTH - column))
+}
+
+/// `svg` with the legend column `legend` (see [`legend_column`]) added at its end.
+fn with_legend(name: &str, mut svg: String, legend: &str) -> Result<String, PlotError> {
+    let end = svg
+        .rfind("</svg>")
+        .ok_or_else(|| draw_error(name, "no </svg> in the document"))?;
+    svg.insert_str(end, &format!("<g class=\"legend\">\n{legend}</g>\n"));
+    Ok(svg)
+}
+
+/// A line to draw: its legend, its colour and marker (the palette's and the markers'
+/// entry), its points and its error bars `(x, low, high)`.
 struct Line<'l> {
     label: &'l str,
+    key: usize,
     points: Vec<(f64, f64)>,
     errors: Vec<(f64, f64, f64)>,
 }
@@ -1276,7 +1587,8 @@ where
     let per_pixel = (x_range.end - x_range.start) / pixels;
     let middle = (lines.len() as f64 - 1.0) / 2.0;
     for (i, line) in lines.iter().enumerate() {
-        let colour = PALETTE[i % PALETTE.len()];
+        let colour = PALETTE[line.key % PALETTE.len()];
+        let key = line.key;
         let style = ShapeStyle::from(colour).stroke_width(2);
         let shift = if dodge {
             (i as f64 - middle) * DODGE_PIXELS * per_pixel
@@ -1299,7 +1611,7 @@ where
             .legend(move |(x, y)| {
                 EmptyElement::at((x, y))
                     + PathElement::new(vec![(0, 0), (24, 0)], style)
-                    + Marker::of(i, (12, 0), colour)
+                    + Marker::of(key, (12, 0), colour)
             });
         // Markers at a readable density: about 24 per series.
         let every = points.len().div_ceil(24).max(1);
@@ -1307,7 +1619,7 @@ where
             points
                 .iter()
                 .step_by(every)
-                .map(|&p| EmptyElement::at(p) + Marker::of(i, (0, 0), colour)),
+                .map(|&p| EmptyElement::at(p) + Marker::of(key, (0, 0), colour)),
         )
         .map_err(|e| e.to_string())?;
     }
