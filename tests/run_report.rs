@@ -187,6 +187,14 @@ fn replicated_runs_and_calibrations_have_reports() {
     }
     let svg = std::fs::read_to_string(out.join("report/weekly-utilization-pct.svg")).unwrap();
     assert!(svg.contains("mean over 6 replications"), "{svg}");
+    // The replications' spread, fainter, beneath the mean's interval; both said.
+    assert_eq!(svg.matches("<polygon").count(), 2, "{svg}");
+    let at = |opacity: &str| svg.find(&format!("<polygon opacity=\"{opacity}\""));
+    assert!(
+        matches!((at("0.1"), at("0.25")), (Some(a), Some(b)) if a < b),
+        "{svg}"
+    );
+    assert!(page.contains("middle 80% of their values"), "{page}");
     // A calibration writes its page as it runs; the report points at it.
     let cal = temp("calibrated");
     let c = cal.to_str().unwrap();
@@ -206,7 +214,11 @@ fn replicated_runs_and_calibrations_have_reports() {
     ]);
     let o = sitesim(&["report", c]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("open {c}/index.html")));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains(&format!("open {c}/report/index.html")),
+        "{said}"
+    );
 }
 
 #[test]

@@ -133,8 +133,10 @@ pub(super) const WEEKLY: [WeeklyColumn; 5] = [
 
 /// The running statistics of one series in one week over the replications read so far
 /// (Welford's update), so that `weekly.csv` is read in one pass without keeping its rows:
-/// a century of weeks for each of 100,000 replications would take tens of gigabytes.
-#[derive(Debug, Clone, Copy, Default)]
+/// a century of weeks for each of 100,000 replications would take tens of gigabytes. The
+/// values themselves are kept for their quantiles while the file's are at most
+/// [`SPREAD_VALUES`] in all.
+#[derive(Debug, Clone, Default)]
 pub(super) struct Running {
     n: u64,
     mean: f64,
@@ -142,10 +144,19 @@ pub(super) struct Running {
     m2: f64,
     /// A value was missing (`NaN`: the column is not in the file).
     missing: bool,
+    /// The values, while they are kept.
+    values: Vec<f64>,
 }
 
+/// The most values of `weekly.csv` kept for the replications' spread (64 MiB): 52 weeks
+/// of 100 replications are 26,000 a series.
+pub(super) const SPREAD_VALUES: usize = 8 << 20;
+
+/// The quantiles of the replications' spread drawn around a weekly mean: the middle 80%.
+const SPREAD: (f64, f64) = (0.1, 0.9);
+
 impl Running {
-    fn add(&mut self, v: f64) {
+    fn add(&mut self, v: f64, keep: bool) {
         if !v.is_finite() {
             self.missing = true;
             return;
@@ -154,6 +165,25 @@ impl Running {
         let d = v - self.mean;
         self.mean += d / self.n as f64;
         self.m2 += d * (v - self.mean);
+        if keep {
+            self.values.push(v);
+        }
+    }
+
+    /// The `SPREAD` quantiles of the values (linear between order statistics), if every
+    /// value was kept.
+    fn spread(&self) -> Option<(f64, f64)> {
+        if self.missing || self.n == 0 || self.values.len() as u64 != self.n {
+            return None;
+        }
+        let mut v = self.values.clone();
+        v.sort_by(f64::total_cmp);
+        let at = |q: f64| {
+            let h = q * (v.len() - 1) as f64;
+            let (i, f) = (h.floor() as usize, h.fract());
+            v[i] + f * (v[(i + 1).min(v.len() - 1)] - v[i])
+        };
+        Some((at(SPREAD.0), at(SPREAD.1)))
     }
 
     /// The mean and the half-width of its 95% confidence interval, if every value was
@@ -189,6 +219,8 @@ pub(super) fn read_weekly(path: &Path) -> Result<(Weeks, usize), String> {
     let columns: Vec<Option<usize>> = WEEKLY.iter().map(|c| column(c.name)).collect();
     let mut weeks = Weeks::new();
     let mut replications = BTreeSet::new();
+    // Values kept for the spread: none once there would be more than `SPREAD_VALUES`.
+    let mut kept = Some(0usize);
     let mut row = csv::StringRecord::new();
     for i in 0.. {
         if !reader.read_record(&mut row).map_err(|e| err(&e))? {
@@ -227,13 +259,23 @@ pub(super) fn read_weekly(path: &Path) -> Result<(Weeks, usize), String> {
         if number(length)? != (WEEK / HOUR) as f64 {
             continue;
         }
+        let keeping = kept.is_some();
+        kept = kept
+            .map(|k| k + WEEKLY.len())
+            .filter(|&k| k <= SPREAD_VALUES);
+        if keeping && kept.is_none() {
+            for (_, series) in weeks.values_mut() {
+                series.iter_mut().for_each(|s| s.values = Vec::new());
+            }
+        }
         let (runs, series) = weeks.entry(whole(week, 2 * MAX_WEEKS as u64)?).or_default();
         *runs += 1;
         for (s, k) in series.iter_mut().zip(&columns) {
-            s.add(match *k {
+            let v = match *k {
                 Some(k) => number(k)?,
                 None => f64::NAN,
-            });
+            };
+            s.add(v, kept.is_some());
         }
     }
     Ok((weeks, replications.len()))
@@ -251,21 +293,35 @@ fn weekly_section(dir: &Path, warmup: f64) -> Result<Option<Section>, String> {
     let (weeks, n) = read_weekly(&path)?;
     let mut figures = Vec::new();
     for (i, column) in WEEKLY.iter().enumerate() {
-        let mut points: Vec<Estimate> = weeks
-            .iter()
-            .filter(|(_, (runs, _))| *runs == n as u64)
+        let whole = || weeks.iter().filter(|(_, (runs, _))| *runs == n as u64);
+        let mut points: Vec<Estimate> = whole()
             .filter_map(|(&week, (_, series))| series[i].estimate(week as f64 + 0.5))
             .collect();
+        // The replications' spread, if kept for every week drawn (none for one).
+        let mut spread: Vec<(f64, f64, f64)> = whole()
+            .filter_map(|(&week, (_, series))| {
+                let (lo, hi) = series[i].spread()?;
+                Some((week as f64 + 0.5, lo, hi))
+            })
+            .collect();
+        let spread_drawn = n > 1 && spread.len() == points.len();
+        if !spread_drawn {
+            spread.clear();
+        }
         // Axis ticks of a million or more are written with one digit (2e8): millions
         // keep them apart.
         let largest = points
             .iter()
             .map(|p| p.y.abs() + p.error)
+            .chain(spread.iter().map(|s| s.2.abs()))
             .fold(0.0, f64::max);
         let y_label = if largest >= 1e6 {
             for p in &mut points {
                 p.y /= 1e6;
                 p.error /= 1e6;
+            }
+            for s in &mut spread {
+                (s.1, s.2) = (s.1 / 1e6, s.2 / 1e6);
             }
             format!("{} (millions)", column.y_label)
         } else {
@@ -296,18 +352,33 @@ fn weekly_section(dir: &Path, warmup: f64) -> Result<Option<Section>, String> {
             &format!("weekly-{}.svg", column.name.replace('_', "-")),
             format!(
                 "{} per week: {}. The line is the mean over the replications at each \
-                 week's middle; the band, its 95% confidence interval (Student's t with \
-                 n − 1 degrees of freedom, as in the table), cut where the quantity \
-                 ends (at 0{}).",
+                 week's middle; the dark band, its 95% confidence interval (Student's t \
+                 with n − 1 degrees of freedom, as in the table), cut where the quantity \
+                 ends (at 0{}){}.",
                 column.title,
                 column.meaning,
                 if column.most.is_finite() {
                     " and at 100%"
                 } else {
                     ""
+                },
+                match (spread_drawn, n > 1) {
+                    (true, _) => format!(
+                        "; the light band, where the replications themselves lie: the \
+                         middle {:.0}% of their values each week ({:.0}th to {:.0}th \
+                         percentile)",
+                        (SPREAD.1 - SPREAD.0) * 100.0,
+                        SPREAD.0 * 100.0,
+                        SPREAD.1 * 100.0
+                    ),
+                    (false, true) => format!(
+                        "; the replications' spread is not drawn: weekly.csv holds more \
+                         than the {SPREAD_VALUES} values kept for it"
+                    ),
+                    (false, false) => String::new(),
                 }
             ),
-            chart::error_band_chart_svg(&chart),
+            chart::spread_band_chart_svg(&chart, std::slice::from_ref(&spread)),
         )?);
     }
     if figures.is_empty() {

@@ -567,21 +567,33 @@ fn render_line_chart(name: &str, chart: &LineChart) -> Result<String, PlotError>
 
 /// `chart` as an SVG document.
 pub fn error_line_chart_svg(chart: &ErrorLineChart) -> Result<String, PlotError> {
-    render_error_line_chart(&chart.title, chart, false)
+    render_error_line_chart(&chart.title, chart, false, &[])
 }
 
 /// `chart` as an SVG document, each series' errors shaded as a band around its line (in
 /// its colour, pinched to the line where a point has no error) instead of drawn as
 /// bars: for many close points, such as the weeks of a year.
 pub fn error_band_chart_svg(chart: &ErrorLineChart) -> Result<String, PlotError> {
-    render_error_line_chart(&chart.title, chart, true)
+    render_error_line_chart(&chart.title, chart, true, &[])
 }
 
-/// Draws `chart`, its errors as bars, or as bands when `shaded`.
+/// `chart` as [`error_band_chart_svg`] draws it, with what each series' points are the
+/// mean of spread around them as a lighter band beneath: `spreads[i]` holds series `i`'s
+/// `(x, lo, hi)` (quantiles of the replications, say), kept inside the quantity's range
+/// like the errors; an empty one draws no band.
+pub fn spread_band_chart_svg(
+    chart: &ErrorLineChart,
+    spreads: &[Vec<(f64, f64, f64)>],
+) -> Result<String, PlotError> {
+    render_error_line_chart(&chart.title, chart, true, spreads)
+}
+
+/// Draws `chart`, its errors as bars, or as bands when `shaded`, over the `spreads`.
 fn render_error_line_chart(
     name: &str,
     chart: &ErrorLineChart,
     shaded: bool,
+    spreads: &[Vec<(f64, f64, f64)>],
 ) -> Result<String, PlotError> {
     let usable = |e: &&Estimate| e.x.is_finite() && e.y.is_finite();
     let estimates = || {
@@ -617,10 +629,21 @@ fn render_error_line_chart(
         };
         ((e.y - err).max(floor), (e.y + err).min(ceiling))
     };
-    let ends = estimates().flat_map(|e| {
-        let (lo, hi) = span(e);
-        [lo, hi]
-    });
+    let spreads: Vec<Vec<(f64, f64, f64)>> = spreads
+        .iter()
+        .map(|band| {
+            band.iter()
+                .filter(|(x, lo, hi)| x.is_finite() && lo.is_finite() && hi.is_finite())
+                .map(|&(x, lo, hi)| (x, lo.max(floor), hi.min(ceiling)))
+                .collect()
+        })
+        .collect();
+    let ends = estimates()
+        .flat_map(|e| {
+            let (lo, hi) = span(e);
+            [lo, hi]
+        })
+        .chain(spreads.iter().flatten().flat_map(|&(_, lo, hi)| [lo, hi]));
     let (y_lo, y_hi) = bounds(ends.chain(ref_ys)).ok_or_else(|| empty(name))?;
     let x = padded(x_lo, x_hi, false);
     let y = if chart.zero_line {
@@ -667,6 +690,9 @@ fn render_error_line_chart(
         log_y: false,
     };
     let mut occupied = lines_occupied(&lines, &frac);
+    for &(x, lo, hi) in spreads.iter().flatten() {
+        occupied.extend(frac.along(&[(x, lo), (x, hi)]));
+    }
     for (k, r) in references.iter().enumerate() {
         occupied.extend(reference_occupies(r, rows_above(&references, k), &frac));
     }
@@ -691,9 +717,12 @@ fn render_error_line_chart(
         if chart.zero_line {
             draw_zero_line(ctx)?;
         }
+        for (i, band) in spreads.iter().enumerate() {
+            draw_band(ctx, band, PALETTE[i % PALETTE.len()], SPREAD_OPACITY)?;
+        }
         if shaded {
             for (i, line) in lines.iter().enumerate() {
-                draw_band(ctx, &line.errors, PALETTE[i % PALETTE.len()])?;
+                draw_band(ctx, &line.errors, PALETTE[i % PALETTE.len()], BAND_OPACITY)?;
             }
             let bare: Vec<Line> = lines
                 .iter()
@@ -841,10 +870,15 @@ fn draw_reference_label(
 }
 
 /// The band `(x, low, high)` shaded in a light tint of `colour`, kept in the y range.
+/// How opaque a band of errors is; the spread beneath it is fainter.
+const BAND_OPACITY: f64 = 0.25;
+const SPREAD_OPACITY: f64 = 0.1;
+
 fn draw_band(
     ctx: &mut Context<'_, RangedCoordf64>,
     band: &[(f64, f64, f64)],
     colour: RGBColor,
+    opacity: f64,
 ) -> Result<(), String> {
     if band.len() < 2 {
         return Ok(());
@@ -855,7 +889,7 @@ fn draw_band(
     let outline: Vec<(f64, f64)> = upper.chain(lower).collect();
     ctx.draw_series(std::iter::once(Polygon::new(
         outline,
-        colour.mix(0.25).filled(),
+        colour.mix(opacity).filled(),
     )))
     .map(|_| ())
     .map_err(|e| e.to_string())
@@ -2349,6 +2383,59 @@ mod tests {
             bottom(&free),
             bottom(&kept)
         );
+    }
+
+    #[test]
+    fn a_spread_is_drawn_fainter_beneath_the_band_and_inside_the_range() {
+        // Means of 50 with intervals of ±2, the replications spread from 20 to 110: the
+        // spread widens the axis to its ends, but no further than 100.
+        let chart = ErrorLineChart {
+            title: "t".into(),
+            x_label: "weeks".into(),
+            y_label: "y".into(),
+            y_from_zero: false,
+            zero_line: false,
+            y_range: Some((0.0, 100.0)),
+            series: vec![ErrorSeries {
+                label: "mean".into(),
+                points: (0..10)
+                    .map(|k| Estimate {
+                        x: f64::from(k),
+                        y: 50.0,
+                        error: 2.0,
+                    })
+                    .collect(),
+            }],
+            references: vec![],
+        };
+        let spread: Vec<(f64, f64, f64)> = (0..10).map(|k| (f64::from(k), 20.0, 110.0)).collect();
+        let plain = error_band_chart_svg(&chart).unwrap();
+        let wide = spread_band_chart_svg(&chart, &[spread]).unwrap();
+        assert_eq!(spread_band_chart_svg(&chart, &[vec![]]).unwrap(), plain);
+        let opacities = |svg: &str| -> Vec<String> {
+            svg.split("<polygon opacity=\"")
+                .skip(1)
+                .map(|t| t.split('"').next().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(opacities(&plain), ["0.25"]);
+        assert_eq!(
+            opacities(&wide),
+            ["0.1", "0.25"],
+            "the spread first, fainter"
+        );
+        let ticks: Vec<f64> = wide
+            .split("<text")
+            .filter_map(|t| t.split('>').nth(1)?.split('<').next()?.trim().parse().ok())
+            .collect();
+        let top = ticks.iter().copied().fold(f64::MIN, f64::max);
+        let bottom = ticks
+            .iter()
+            .copied()
+            .filter(|&t| t > 1.0)
+            .fold(f64::MAX, f64::min);
+        assert!(top <= 100.0 && top >= 90.0, "{ticks:?}");
+        assert!(bottom <= 20.0, "{ticks:?}");
     }
 
     #[test]
