@@ -2071,7 +2071,7 @@ fn report_args(bytes: &[u8]) -> bool {
         },
         |args| {
             let out = vec![args.dir.join("report"), args.dir.join(LOCK_FILE)];
-            report_command(&args.dir, args.view())
+            report_command(&args.dir, args.view(), args.figures.style())
                 .map(|()| out.clone())
                 .map_err(|e| (e, out))
         },

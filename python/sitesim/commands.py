@@ -854,6 +854,12 @@ def analyze(
     edge: Optional[Union[int, str]] = None,
     fit_continuation: Optional[PathLike] = None,
     plot_continuation: Optional[PathLike] = None,
+    report: bool = False,
+    out: Optional[PathLike] = None,
+    figure_width: Optional[int] = None,
+    figure_height: Optional[int] = None,
+    font_scale: Optional[float] = None,
+    figure_format: Optional[Literal['svg', 'png', 'pdf']] = None,
 ) -> dict:
     """Analyse a log's users: sessions, think times, daily and weekly cycles, flurries, and the pools resampling draws from
 
@@ -890,6 +896,18 @@ def analyze(
     plot_continuation: Plot the continuation curve (Feitelson 2021, Fig. 18) to this
         SVG file: the share of continued sessions by response time with the
         logistic, and by slowdown to the same name ending in -slowdown.svg
+    report: Write the workload's report: DIR/report/index.html with its figures
+        (runtimes, sizes, interarrival times, estimates, daily and weekly cycles,
+        the calendar, sessions and think times, the top users)
+    out: The report's directory [default: results/analyze-STEM, STEM the log's file
+        name without its extensions]
+    figure_width: Every figure's width, pixels [default: 800]
+    figure_height: Every figure's height, pixels [default: 450]
+    font_scale: Every text of the figures, times its default size (0.5 to 4)
+        [default: 1]
+    figure_format: Each figure's file besides its SVG (which the page shows): png
+        (its pixels the figure's width and height) or pdf (vector, a pixel a point)
+        [default: svg]
 
     Returns: The analysis, as ``--json`` prints it.
     """
@@ -992,6 +1010,10 @@ def report(
     schedule_from: Optional[Union[int, str]] = None,
     schedule_length: Optional[Union[int, str]] = None,
     colour: Optional[Literal['user', 'class']] = None,
+    figure_width: Optional[int] = None,
+    figure_height: Optional[int] = None,
+    font_scale: Optional[float] = None,
+    figure_format: Optional[Literal['svg', 'png', 'pdf']] = None,
 ) -> Path:
     """Write a results directory's report: SVG plots and one HTML page, in DIR/report; or, given several directories, one page comparing their runs, in --out
 
@@ -1009,6 +1031,13 @@ def report(
         (e.g. 12d) [default: the day in which most jobs waited]
     schedule_length: How long a span the schedule view shows [default: 1d]
     colour: What colours the jobs of the schedule view [default: user]
+    figure_width: Every figure's width, pixels [default: 800]
+    figure_height: Every figure's height, pixels [default: 450]
+    font_scale: Every text of the figures, times its default size (0.5 to 4)
+        [default: 1]
+    figure_format: Each figure's file besides its SVG (which the page shows): png
+        (its pixels the figure's width and height) or pdf (vector, a pixel a point)
+        [default: svg]
 
     Returns: The path written.
     """

@@ -20,6 +20,7 @@ use crate::commands::resample::{ResampleOptions, resampled_cooldown};
 use crate::experiment::scenario::{OutputSection, Scenario, WorkloadSection};
 use crate::experiment::study::{Shard, sweep_command};
 use crate::options::{non_negative_factor, positive_factor, share};
+use crate::plot::chart::{FigureFormat, FigureStyle};
 use crate::predict::estimates::EstimateModel;
 use crate::registry::SchedulerSpec;
 use crate::report::{MOST_FOLDERS, ScheduleView};
@@ -350,6 +351,56 @@ pub struct AnalyzeArgs {
     /// Print the analysis as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Write the workload's report: DIR/report/index.html with its figures (runtimes,
+    /// sizes, interarrival times, estimates, daily and weekly cycles, the calendar,
+    /// sessions and think times, the top users).
+    #[arg(long)]
+    pub report: bool,
+    /// The report's directory [default: results/analyze-STEM, STEM the log's file name
+    /// without its extensions].
+    #[arg(long, value_name = "DIR", requires = "report")]
+    pub out: Option<PathBuf>,
+    /// How the report's figures are drawn and written.
+    #[command(flatten)]
+    pub figures: FigureArgs,
+}
+
+/// How a report's figures are drawn and written (`analyze --report`, `report`).
+#[derive(Args, Clone, Debug)]
+pub struct FigureArgs {
+    /// Every figure's width, pixels.
+    #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(200..=8000))]
+    pub figure_width: u32,
+    /// Every figure's height, pixels.
+    #[arg(long, default_value_t = 450, value_parser = clap::value_parser!(u32).range(150..=8000))]
+    pub figure_height: u32,
+    /// Every text of the figures, times its default size (0.5 to 4).
+    #[arg(long, default_value_t = 1.0, value_parser = font_scale)]
+    pub font_scale: f64,
+    /// Each figure's file besides its SVG (which the page shows): png (its pixels the
+    /// figure's width and height) or pdf (vector, a pixel a point).
+    #[arg(long, value_enum, default_value = "svg", value_name = "FORMAT")]
+    pub figure_format: FigureFormat,
+}
+
+/// A font scale: a number from 0.5 to 4.
+fn font_scale(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.5..=4.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{text}' is not a number from 0.5 to 4")),
+    }
+}
+
+impl FigureArgs {
+    /// The style of every figure drawn.
+    pub fn style(&self) -> FigureStyle {
+        FigureStyle {
+            width: self.figure_width,
+            height: self.figure_height,
+            font_scale: self.font_scale,
+            format: self.figure_format,
+        }
+    }
 }
 
 impl AnalyzeArgs {
@@ -367,8 +418,28 @@ impl AnalyzeArgs {
             json: self.json,
             fit_continuation: self.fit_continuation.clone(),
             plot_continuation: self.plot_continuation.clone(),
+            report: self.report.then(|| {
+                self.out
+                    .clone()
+                    .unwrap_or_else(|| default_analyze_dir(&self.swf))
+            }),
+            figures: self.figures.style(),
         })
     }
+}
+
+/// Where `analyze --report` writes without `--out`: `results/analyze-STEM`, STEM the
+/// log's file name without its extensions (`KTH-SP2-1996-2.swf.gz`: `KTH-SP2-1996-2`).
+pub fn default_analyze_dir(swf: &std::path::Path) -> PathBuf {
+    let name = swf
+        .file_name()
+        .map_or_else(|| "log".into(), |n| n.to_string_lossy().into_owned());
+    let stem = name
+        .split('.')
+        .next()
+        .filter(|s| !s.is_empty())
+        .unwrap_or(&name);
+    PathBuf::from("results").join(format!("analyze-{stem}"))
 }
 
 /// The arguments of `fit`.
@@ -574,6 +645,9 @@ pub struct ReportArgs {
     /// What colours the jobs of the schedule view.
     #[arg(long, value_enum, default_value = "user")]
     pub colour: Colour,
+    /// How the report's figures are drawn and written.
+    #[command(flatten)]
+    pub figures: FigureArgs,
 }
 
 /// The schedule view's length: a duration of at least a second (an empty view has no

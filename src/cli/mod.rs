@@ -381,7 +381,7 @@ fn keep_command_line(command: &mut Command, matches: &clap::ArgMatches) {
 pub fn then_report(report: bool, dir: Option<&Path>) -> Result<(), String> {
     match (report, dir) {
         (false, _) => Ok(()),
-        (true, Some(dir)) => report_command(dir, ScheduleView::default()),
+        (true, Some(dir)) => report_command(dir, ScheduleView::default(), Default::default()),
         (true, None) => Err("--report: this run wrote no results directory; give --out DIR".into()),
     }
 }
@@ -427,10 +427,12 @@ fn dispatch(command: Command) -> Result<(), String> {
             (None, None) => unreachable!("clap requires --swf or --run"),
         },
         Command::Merge(a) => merge_command(&a.out, &a.shards),
-        Command::Report(a) if a.others.is_empty() => report_command(&a.dir, a.view()),
+        Command::Report(a) if a.others.is_empty() => {
+            report_command(&a.dir, a.view(), a.figures.style())
+        }
         Command::Report(a) => {
             let out = a.out.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
-            compare_command(&a.compared(), &out, a.view())
+            compare_command(&a.compared(), &out, a.view(), a.figures.style())
         }
         Command::Completions { shell } => {
             let mut script = Vec::new();

@@ -8,7 +8,10 @@ use crate::commands::feedback::read_trace;
 use crate::commands::options::LogSplit;
 use crate::commands::replay::{ReplayOptions, machine_size};
 use crate::localtime::SiteClock;
-use crate::plot::chart::{Proportion, Series, ShareChart, share_chart_svg};
+use crate::plot::chart::{
+    FigureStyle, Proportion, Series, ShareChart, share_chart_svg, with_style,
+};
+use crate::report::{REPORT_DIR, WorkloadInput, write_workload_report};
 use crate::results::output::write_named;
 use crate::results::terminal::{note, warn};
 use crate::sched::BuildContext;
@@ -19,6 +22,7 @@ use crate::users::continuation::Bucket;
 use crate::users::pools::{PoolConfig, Pools};
 use crate::workload::peak::MachineCheck;
 use crate::workload::questionable::Policies;
+use crate::workload::trace::Trace;
 
 /// What `sitesim analyze` reads and prints.
 #[derive(Debug, Clone)]
@@ -40,6 +44,10 @@ pub struct AnalyzeOptions {
     /// Plot the continuation curve (Feitelson 2021, Fig. 18) to this SVG file, by response time,
     /// and by slowdown to the same name ending in `-slowdown.svg`.
     pub plot_continuation: Option<PathBuf>,
+    /// Write the workload's report into `DIR/report/` (`report/workload.rs`).
+    pub report: Option<PathBuf>,
+    /// How the report's figures are drawn and written.
+    pub figures: FigureStyle,
 }
 
 /// A log's users analysed, and the pools resampling draws from them.
@@ -56,6 +64,12 @@ pub struct Analyzed {
     pub machine: MachineCheck,
     /// What the header's clock said about the log.
     pub warnings: Vec<String>,
+    /// The log split into users and sessions.
+    pub trace: Trace,
+    /// The log's clock.
+    pub clock: SiteClock,
+    /// Whether the header gives the log's start (`UnixStartTime`).
+    pub dated: bool,
 }
 
 impl Analyzed {
@@ -101,6 +115,7 @@ pub fn analyze_log(swf: &Path, opts: &AnalyzeOptions) -> Result<Analyzed, String
         procs,
         clock: clock.clone(),
     };
+    let dated = header.unix_start_time.is_some();
     let run = ReplayOptions {
         questionable: opts.questionable,
         ..ReplayOptions::default()
@@ -124,6 +139,9 @@ pub fn analyze_log(swf: &Path, opts: &AnalyzeOptions) -> Result<Analyzed, String
         name,
         file,
         warnings,
+        trace,
+        clock,
+        dated,
     })
 }
 
@@ -149,6 +167,25 @@ pub fn analyze_command(swf: &Path, opts: &AnalyzeOptions) -> Result<(), String> 
         for written in plot_continuation(curve, &analyzed.file, path)? {
             note(format_args!("wrote {}", written.display()));
         }
+    }
+    if let Some(dir) = &opts.report {
+        let input = WorkloadInput {
+            file: &analyzed.file,
+            procs: analyzed.machine.simulated,
+            clock: &analyzed.clock,
+            dated: analyzed.dated,
+            analysis: &analyzed.analysis,
+            trace: &analyzed.trace,
+        };
+        let records = LogSource::file(swf)
+            .and_then(|s| s.open())
+            .map_err(|e| e.to_string())?;
+        let files = with_style(opts.figures, || write_workload_report(&input, records, dir))?;
+        note(format_args!(
+            "wrote {} file(s); open {}",
+            files.len(),
+            dir.join(REPORT_DIR).join("index.html").display()
+        ));
     }
     Ok(())
 }

@@ -37,7 +37,8 @@ use super::{Kind, batsim_jobs};
 use crate::alloc::{Allocator, ProcSet, place};
 use crate::metrics::Bsld;
 use crate::plot::chart::{
-    self, Block, BoxPlot, Gantt, Overlay, RUN_COLOURS, RunBox, RunSeries, XTicks,
+    self, Block, BoxPlot, FigureStyle, Gantt, Overlay, RUN_COLOURS, RunBox, RunSeries, XTicks,
+    with_style,
 };
 use crate::results::jobs::{RunJob, read_batsim, read_sitesim};
 use crate::results::lock::lock_folder;
@@ -275,8 +276,13 @@ fn unique_labels(runs: &mut [Run]) {
 
 /// `sitesim report A B ...`: writes the comparison of `dirs` into `out` and says where to
 /// open it.
-pub fn compare_command(dirs: &[PathBuf], out: &Path, view: ScheduleView) -> Result<(), String> {
-    let files = write_comparison(dirs, out, view)?;
+pub fn compare_command(
+    dirs: &[PathBuf],
+    out: &Path,
+    view: ScheduleView,
+    style: FigureStyle,
+) -> Result<(), String> {
+    let files = with_style(style, || write_comparison(dirs, out, view))?;
     println!(
         "compared {} folders; wrote {} file(s); open {}",
         dirs.len(),

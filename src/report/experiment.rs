@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::page::{sig3, write};
+use super::page::{self, sig3, write};
 use crate::experiment::study::CapacityResult;
 use crate::plot::chart::{
     self as chart, Band, Bar, BarChart, BarSeries, ErrorLineChart, ErrorSeries, Estimate,
@@ -66,15 +66,22 @@ pub fn write_report(dir: &Path) -> Result<Vec<PathBuf>, String> {
     };
     figures.extend(self::figures(&exp)?);
     let mut written = Vec::with_capacity(figures.len() + 2);
+    let mut also = Vec::with_capacity(figures.len());
     for figure in &figures {
-        written.push(write(&out.join(&figure.file), figure.svg.as_bytes())?);
+        let mut file = page::Figure::new(
+            figure.file.clone(),
+            figure.caption.clone(),
+            figure.svg.clone(),
+        );
+        written.append(&mut file.write(&out)?);
+        also.push(file.also);
     }
     if let Some(diffs) = &diffs {
         written.push(write(&out.join(PAIRED_CSV), &paired_csv(&exp, diffs)?)?);
     }
     written.push(write(
         &out.join("index.html"),
-        page(&exp, diffs.as_ref(), &figures)?.as_bytes(),
+        page(&exp, diffs.as_ref(), &figures, &also)?.as_bytes(),
     )?);
     Ok(written)
 }
@@ -833,6 +840,10 @@ struct Section<'a> {
 struct PageFigure<'a> {
     file: &'a str,
     caption: &'a str,
+    width: u32,
+    height: u32,
+    /// The same plot in the `--figure-format` asked for besides SVG.
+    also: Option<&'a str>,
 }
 
 /// `index.html`: the scenario, a table of every point, the capacity search and the plots.
@@ -840,16 +851,21 @@ fn page(
     exp: &Experiment,
     diffs: Option<&PairedDiffs>,
     figures: &[Figure],
+    also: &[Option<String>],
 ) -> Result<String, String> {
     let plan = &exp.plan;
     let this = env!("CARGO_PKG_VERSION");
     let mut paired_figures = Vec::new();
     let mut capacity_figures = Vec::new();
     let mut sections: Vec<Section> = Vec::new();
-    for f in figures {
+    let style = crate::plot::chart::figure_style();
+    for (f, also) in figures.iter().zip(also) {
         let figure = PageFigure {
             file: &f.file,
             caption: &f.caption,
+            width: style.width,
+            height: style.height,
+            also: also.as_deref(),
         };
         match sections.last_mut() {
             _ if f.section == PAIRED_SECTION => paired_figures.push(figure),

@@ -15,10 +15,13 @@
 //!   (`run.rs`), written to `report/` beside it.
 //!
 //! `sitesim report A B ...` writes one page comparing the runs of several such
-//! directories (`compare.rs`).
+//! directories (`compare.rs`); `sitesim analyze --report` writes the page of a log itself
+//! (`workload.rs`).
 //!
-//! The pages of one run, of replicated runs, of a calibration and of a comparison share
-//! `page.rs` and the template `templates/run.html`.
+//! The pages of one run, of replicated runs, of a calibration, of a comparison and of a
+//! log share `page.rs` and the template `templates/run.html`; every figure is drawn in
+//! the style `--figure-width`, `--figure-height`, `--font-scale` and `--figure-format`
+//! set (`plot::chart::with_style`).
 
 mod calibration;
 mod compare;
@@ -27,15 +30,18 @@ mod page;
 mod replicated;
 mod run;
 mod series;
+mod workload;
 
 use std::path::{Path, PathBuf};
 
+use crate::plot::chart::{FigureStyle, with_style};
 use crate::results::jobs::is_batsim;
 use crate::results::lock::lock_folder;
 
 pub use compare::{DEFAULT_OUT, MOST_FOLDERS, compare_command, write_comparison};
 pub use experiment::{CAPACITY_FILE, REPORT_DIR};
 pub use run::ScheduleView;
+pub use workload::WorkloadInput;
 
 /// What a results directory holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,15 +170,28 @@ pub fn write_calibration_report(dir: &Path) -> Result<Vec<PathBuf>, String> {
     calibration::write_report(dir, &dir.join(REPORT_DIR))
 }
 
+/// Writes the report of a log (`sitesim analyze --report`), whose job lines `records`
+/// reads, into `dir/report/`, holding `dir` meanwhile; the files written.
+pub fn write_workload_report(
+    input: &WorkloadInput<'_>,
+    records: impl Iterator<Item = Result<crate::swf::Located, crate::swf::SwfError>>,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    crate::results::output::create_subfolder(dir)?;
+    let _lock = lock_folder(dir)?;
+    workload::write_report(input, records, &dir.join(REPORT_DIR))
+}
+
 /// The page of the report of `dir`.
 pub fn page_of(dir: &Path) -> Result<PathBuf, String> {
     Kind::of(dir)?;
     Ok(folder_of(dir).join(REPORT_DIR).join("index.html"))
 }
 
-/// `sitesim report`: writes the report of `dir` and says where to open it.
-pub fn report_command(dir: &Path, view: ScheduleView) -> Result<(), String> {
-    let files = write_report(dir, view)?;
+/// `sitesim report`: writes the report of `dir`, its figures in `style`, and says where
+/// to open it.
+pub fn report_command(dir: &Path, view: ScheduleView, style: FigureStyle) -> Result<(), String> {
+    let files = with_style(style, || write_report(dir, view))?;
     println!(
         "wrote {} file(s); open {}",
         files.len(),

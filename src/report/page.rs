@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::plot::chart::PlotError;
-use crate::plot::html;
+use crate::plot::chart::{self, FigureFormat, PlotError};
+use crate::plot::{export, html};
 use crate::results::output::{create_subfolder, write_atomic};
 use crate::textfmt::significant;
 
@@ -27,9 +27,50 @@ pub struct Figure {
     pub file: String,
     /// What it shows.
     pub caption: String,
+    /// Its width, pixels.
+    pub width: u32,
+    /// Its height, pixels.
+    pub height: u32,
+    /// The same figure in the `--figure-format` asked for besides SVG, written with the
+    /// page: its file.
+    pub also: Option<String>,
     /// The SVG.
     #[serde(skip)]
     pub svg: String,
+}
+
+impl Figure {
+    /// The figure `svg` of `file`, drawn in the thread's [`chart::figure_style`].
+    pub fn new(file: String, caption: String, svg: String) -> Figure {
+        let style = chart::figure_style();
+        Figure {
+            file,
+            caption,
+            width: style.width,
+            height: style.height,
+            also: None,
+            svg,
+        }
+    }
+
+    /// Writes the figure into `out`, and in the thread's `--figure-format` besides SVG
+    /// (naming that file in [`Figure::also`]); the files written.
+    pub fn write(&mut self, out: &Path) -> Result<Vec<PathBuf>, String> {
+        let mut written = vec![write(&out.join(&self.file), self.svg.as_bytes())?];
+        let format = chart::figure_style().format;
+        if format != FigureFormat::Svg {
+            let file = Path::new(&self.file)
+                .with_extension(format.extension())
+                .to_string_lossy()
+                .into_owned();
+            let path = out.join(&file);
+            let bytes = export::convert(&self.svg, format)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            written.push(write(&path, &bytes)?);
+            self.also = Some(file);
+        }
+        Ok(written)
+    }
 }
 
 /// A part of the page.
@@ -72,13 +113,13 @@ pub struct Page {
 impl Page {
     /// Writes the figures, then `index.html`, into `out`, a folder of the results folder
     /// (a link in its place is replaced by a folder); the files written.
-    pub fn write(&self, out: &Path) -> Result<Vec<PathBuf>, String> {
+    pub fn write(mut self, out: &Path) -> Result<Vec<PathBuf>, String> {
         create_subfolder(out)?;
         let mut written = Vec::new();
-        for figure in self.sections.iter().flat_map(|s| &s.figures) {
-            written.push(write(&out.join(&figure.file), figure.svg.as_bytes())?);
+        for figure in self.sections.iter_mut().flat_map(|s| &mut s.figures) {
+            written.append(&mut figure.write(out)?);
         }
-        let page = html::render("run.html", self)?;
+        let page = html::render("run.html", &self)?;
         written.push(write(&out.join("index.html"), page.as_bytes())?);
         Ok(written)
     }
@@ -96,11 +137,7 @@ pub fn figure(
     svg: Result<String, PlotError>,
 ) -> Result<Option<Figure>, String> {
     match svg {
-        Ok(svg) => Ok(Some(Figure {
-            file: file.to_owned(),
-            caption,
-            svg,
-        })),
+        Ok(svg) => Ok(Some(Figure::new(file.to_owned(), caption, svg))),
         Err(PlotError::Empty { .. }) => Ok(None),
         Err(e) => Err(e.to_string()),
     }

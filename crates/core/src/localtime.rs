@@ -226,6 +226,12 @@ impl SiteClock {
         })
     }
 
+    /// The local date of simulated time `t`, as days from 1970-01-01 (for date axes,
+    /// `plot::chart::XTicks::Dates`).
+    pub fn local_day(&self, t: Time) -> i64 {
+        self.local_seconds(t).div_euclid(DAY)
+    }
+
     /// The local time of simulated time `t`.
     pub fn local(&self, t: Time) -> LocalTime {
         let s = self.local_seconds(t);

@@ -13,6 +13,7 @@
 //! Each chart kind has a `*_svg` function that returns the document; its callers write
 //! the file (atomically: `results::output`, a layer above this one).
 
+use std::cell::Cell;
 use std::ops::Range;
 use std::sync::Once;
 
@@ -22,6 +23,8 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::element::{DashedPathElement, Drawable, PointCollection};
 use plotters::prelude::*;
 use plotters_backend::{BackendCoord, DrawingErrorKind};
+
+pub use super::export::FigureFormat;
 
 /// Why a chart could not be drawn.
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +67,9 @@ pub enum XTicks {
     /// A logarithmic axis drawn from base-10 logarithms: x values are log10 of the
     /// quantity, and whole powers are labelled by the quantity (1, 10, 100, ...).
     Log10,
+    /// Calendar days: x values are days from 1970-01-01 (a local calendar's days),
+    /// labelled by their dates (`1996-09-23`).
+    Dates,
 }
 
 /// A line chart.
@@ -310,8 +316,60 @@ pub struct Gantt {
 /// palette's first six (its black is left for text and medians).
 pub const RUN_COLOURS: usize = 6;
 
-const WIDTH: u32 = 800;
-const HEIGHT: u32 = 450;
+/// How large a chart is drawn, how large its text, and the files a report writes of it:
+/// `--figure-width`, `--figure-height`, `--font-scale` and `--figure-format` of the
+/// commands that write reports. Every chart drawn on a thread takes the style set there
+/// by [`with_style`]: 800 × 450 pixels, text at scale 1, SVG, unless set.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FigureStyle {
+    /// Width, pixels.
+    pub width: u32,
+    /// Height, pixels.
+    pub height: u32,
+    /// Every text's size, times the default's.
+    pub font_scale: f64,
+    /// The format a report writes each figure in besides SVG.
+    pub format: FigureFormat,
+}
+
+impl Default for FigureStyle {
+    fn default() -> Self {
+        FigureStyle {
+            width: 800,
+            height: 450,
+            font_scale: 1.0,
+            format: FigureFormat::Svg,
+        }
+    }
+}
+
+thread_local! {
+    static STYLE: Cell<FigureStyle> = Cell::new(FigureStyle::default());
+}
+
+/// Runs `draw` with every chart it draws on this thread in `style`, then sets back the
+/// style before (also when `draw` panics).
+pub fn with_style<T>(style: FigureStyle, draw: impl FnOnce() -> T) -> T {
+    struct Restore(FigureStyle);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STYLE.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(STYLE.with(|s| s.replace(style)));
+    draw()
+}
+
+/// The style charts are drawn in on this thread ([`with_style`]).
+pub fn figure_style() -> FigureStyle {
+    STYLE.with(Cell::get)
+}
+
+/// `pixels` at the font scale of [`figure_style`] (at least 1).
+fn scaled(pixels: u32) -> u32 {
+    ((f64::from(pixels) * figure_style().font_scale).round() as u32).max(1)
+}
+
 const FONT: &str = "sans-serif";
 const TITLE_SIZE: u32 = 26;
 /// The smallest size a long title is shrunk to.
@@ -319,6 +377,11 @@ const MIN_TITLE_SIZE: u32 = 14;
 /// The margin around a chart.
 const MARGIN: u32 = 12;
 const TEXT_SIZE: u32 = 20;
+
+/// The size of axis labels, legends and tick labels, pixels.
+fn text_size() -> u32 {
+    scaled(TEXT_SIZE)
+}
 const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 114, 178),   // blue
     RGBColor(213, 94, 0),    // vermillion
@@ -330,14 +393,24 @@ const PALETTE: [RGBColor; 7] = [
 ];
 /// The plotting area's approximate size in pixels (the chart less its margins, title and
 /// axis labels), for placing the legend.
-const PLOT_AREA: (f64, f64) = (700.0, 340.0);
+fn plot_area() -> (f64, f64) {
+    let size = figure_style();
+    let s = size.font_scale;
+    (
+        (f64::from(size.width) - 100.0 * s).max(50.0),
+        (f64::from(size.height) - 110.0 * s).max(50.0),
+    )
+}
+
+/// The charts' font: the DejaVu Sans subset of `assets/fonts`.
+pub(crate) const FONT_BYTES: &[u8] =
+    include_bytes!("../../../../assets/fonts/DejaVuSans-subset.ttf");
 
 fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        let bytes: &'static [u8] = include_bytes!("../../../../assets/fonts/DejaVuSans-subset.ttf");
         // The embedded font is known to parse (a unit test draws with it).
-        let _ = plotters::style::register_font(FONT, FontStyle::Normal, bytes);
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, FONT_BYTES);
     });
 }
 
@@ -410,6 +483,16 @@ fn power_tick(v: f64) -> String {
     }
 }
 
+/// The date `days` after 1970-01-01, as `YYYY-MM-DD`; none out of the calendar's range.
+fn date_tick(days: f64) -> String {
+    let epoch = jiff::civil::date(1970, 1, 1);
+    jiff::Span::new()
+        .try_days(days.round() as i64)
+        .ok()
+        .and_then(|span| epoch.checked_add(span).ok())
+        .map_or_else(String::new, |d| d.strftime("%Y-%m-%d").to_string())
+}
+
 /// The name of the group at `v` on a bar chart's x axis (groups sit at 0, 1, 2, ...).
 fn group_tick(names: &[String], v: f64) -> String {
     let r = v.round();
@@ -442,7 +525,7 @@ fn x_span(ticks: XTicks, lo: f64, hi: f64) -> Range<f64> {
     match ticks {
         XTicks::HourOfWeek => 0.0..168.0,
         XTicks::HourOfDay => -0.5..23.5,
-        XTicks::Numbers | XTicks::Log10 => padded(lo, hi, false),
+        XTicks::Numbers | XTicks::Log10 | XTicks::Dates => padded(lo, hi, false),
     }
 }
 
@@ -485,8 +568,9 @@ impl Frac {
 /// (fractions of the plotting area, see [`Frac`]); upper right on a tie.
 fn legend_corner(occupied: &[(f64, f64)], labels: &[&str]) -> SeriesLabelPosition {
     let chars = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-    let w = (chars as f64 * 0.6 * TEXT_SIZE as f64 + 60.0) / PLOT_AREA.0;
-    let h = (labels.len() as f64 * (TEXT_SIZE as f64 + 6.0) + 16.0) / PLOT_AREA.1;
+    let (text, area) = (f64::from(text_size()), plot_area());
+    let w = (chars as f64 * 0.6 * text + 60.0) / area.0;
+    let h = (labels.len() as f64 * (text + 6.0) + 16.0) / area.1;
     let corners = [
         (
             SeriesLabelPosition::UpperRight,
@@ -657,7 +741,7 @@ fn render_error_line_chart(
         .iter()
         .filter(|r| matches!(r.at, RefAt::X(_)))
         .count();
-    let room = ((rows as f64 * LABEL_ROW + 6.0) / PLOT_AREA.1).min(0.6);
+    let room = ((rows as f64 * label_row() + 6.0) / plot_area().1).min(0.6);
     let y = if rows > 0 {
         y.start..(y.end - room * y.start) / (1.0 - room)
     } else {
@@ -745,7 +829,9 @@ fn render_error_line_chart(
 }
 
 /// The height of a row of reference labels, pixels.
-const LABEL_ROW: f64 = TEXT_SIZE as f64 + 6.0;
+fn label_row() -> f64 {
+    f64::from(text_size()) + 6.0
+}
 
 /// The vertical lines before `references[k]`: the row of its label, if it is one.
 fn rows_above(references: &[&Reference], k: usize) -> usize {
@@ -763,8 +849,9 @@ fn reference_colour(r: &Reference) -> RGBColor {
 /// The width of `label` in the charts' text font, pixels.
 fn label_width(label: &str) -> f64 {
     register_font();
-    FontDesc::from((FONT, TEXT_SIZE)).box_size(label).map_or(
-        label.chars().count() as f64 * 0.6 * TEXT_SIZE as f64,
+    let size = text_size();
+    FontDesc::from((FONT, size)).box_size(label).map_or(
+        label.chars().count() as f64 * 0.6 * f64::from(size),
         |(w, _)| f64::from(w),
     )
 }
@@ -774,7 +861,7 @@ const LABEL_PAD: f64 = 3.0;
 
 /// The width of `r`'s label with its padding, as a fraction of the plot's width.
 fn label_frac(r: &Reference) -> f64 {
-    (label_width(&r.label) + 3.0 * LABEL_PAD) / PLOT_AREA.0
+    (label_width(&r.label) + 3.0 * LABEL_PAD) / plot_area().0
 }
 
 /// Whether the label `w` wide (a fraction of the plot's width) of a vertical line at
@@ -788,7 +875,7 @@ fn label_left_of(fx: f64, w: f64) -> bool {
 /// label cover, its label in row `row` if it is vertical.
 fn reference_occupies(r: &Reference, row: usize, frac: &Frac) -> Vec<(f64, f64)> {
     let w = label_frac(r);
-    let h = LABEL_ROW / PLOT_AREA.1;
+    let h = label_row() / plot_area().1;
     let (line, corner) = match r.at {
         RefAt::Y(y) => {
             let (_, fy) = frac.of((frac.x.start, y));
@@ -840,7 +927,7 @@ fn draw_reference_label(
     let pad = LABEL_PAD as i32;
     let colour = reference_colour(r);
     let w = label_width(&r.label).round() as i32;
-    let h = TEXT_SIZE as i32;
+    let h = text_size() as i32;
     let (x, y) = (ctx.x_range(), ctx.y_range());
     let (anchor, (dx, dy)) = match r.at {
         RefAt::Y(v) => ((x.end, v), (-w - 3 * pad, -h - 2 * pad)),
@@ -851,7 +938,7 @@ fn draw_reference_label(
             } else {
                 pad
             };
-            ((v, y.end), (dx, pad + row as i32 * LABEL_ROW as i32))
+            ((v, y.end), (dx, pad + row as i32 * label_row() as i32))
         }
     };
     let label = EmptyElement::at(anchor)
@@ -862,7 +949,7 @@ fn draw_reference_label(
         + Text::new(
             r.label.clone(),
             (dx + pad, dy + pad),
-            TextStyle::from((FONT, TEXT_SIZE).into_font()).color(&colour),
+            TextStyle::from((FONT, text_size()).into_font()).color(&colour),
         );
     ctx.draw_series(std::iter::once(label))
         .map(|_| ())
@@ -1041,19 +1128,21 @@ where
             )));
         }
     }
+    let size = figure_style();
+    let text = text_size();
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (size.width, size.height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
         // The title's size: the largest up to TITLE_SIZE at which it fits the width.
-        let mut title_size = TITLE_SIZE;
-        while title_size > MIN_TITLE_SIZE
+        let mut title_size = scaled(TITLE_SIZE);
+        while title_size > scaled(MIN_TITLE_SIZE)
             && root
                 .estimate_text_size(
                     frame.title,
                     &TextStyle::from((FONT, title_size).into_font()),
                 )
-                .is_ok_and(|(w, _)| w + 2 * MARGIN > WIDTH)
+                .is_ok_and(|(w, _)| w + 2 * MARGIN > size.width)
         {
             title_size -= 1;
         }
@@ -1061,9 +1150,9 @@ where
             .caption(frame.title, (FONT, title_size))
             .margin(MARGIN)
             // Room for the last x tick's label, centred on the axis' end.
-            .margin_right(MARGIN + 24 + frame.right)
-            .x_label_area_size(48)
-            .y_label_area_size(72)
+            .margin_right(MARGIN + scaled(24) + frame.right)
+            .x_label_area_size(scaled(48))
+            .y_label_area_size(scaled(72))
             .build_cartesian_2d(x, y)
             .map_err(|e| err(&e))?;
         let names = frame.x_names;
@@ -1082,14 +1171,15 @@ where
                 XTicks::HourOfWeek => &|v| weekday_tick(*v),
                 XTicks::HourOfDay => &|v| hour_tick(*v),
                 XTicks::Log10 => &|v| power_tick(*v),
+                XTicks::Dates => &|v| date_tick(*v),
             }
         };
         let y_top = ctx.y_range().end;
         let mut mesh = ctx.configure_mesh();
         mesh.x_desc(frame.x_label)
             .y_desc(frame.y_label)
-            .label_style((FONT, TEXT_SIZE))
-            .axis_desc_style((FONT, TEXT_SIZE))
+            .label_style((FONT, text))
+            .axis_desc_style((FONT, text))
             .light_line_style(WHITE)
             .bold_line_style(BLACK.mix(0.12))
             .x_label_formatter(x_fmt)
@@ -1113,6 +1203,10 @@ where
             mesh.x_labels(169);
         } else if frame.x_ticks == XTicks::HourOfDay {
             mesh.x_labels(13);
+        } else if frame.x_ticks == XTicks::Dates {
+            // Dates are long: fewer of them, the narrower the chart or the larger its text.
+            let room = f64::from(size.width) / (160.0 * size.font_scale);
+            mesh.x_labels((room as usize).clamp(2, 8));
         }
         if frame.counts {
             // Whole steps: at most ten labels, one per count when there are fewer.
@@ -1122,7 +1216,7 @@ where
         body(&mut ctx).map_err(|e| err(&e))?;
         if let Some(position) = frame.legend {
             ctx.configure_series_labels()
-                .label_font((FONT, TEXT_SIZE))
+                .label_font((FONT, text))
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK.mix(0.4))
                 .position(position)
@@ -1181,7 +1275,9 @@ fn legend_width<'a>(labels: impl Iterator<Item = &'a str>) -> u32 {
     let widest = labels
         .map(|l| label_width(l) * LEGEND_TEXT / TEXT_SIZE as f64)
         .fold(0.0, f64::max);
-    ((widest + 36.0).ceil() as u32).clamp(LEGEND_COLUMN, MOST_LEGEND_COLUMN)
+    let scale = figure_style().font_scale;
+    (((widest + 36.0) * scale).ceil().max(0.0) as u32)
+        .clamp(scaled(LEGEND_COLUMN), scaled(MOST_LEGEND_COLUMN))
 }
 
 /// `label`, cut with an ellipsis to fit a legend column.
@@ -1212,30 +1308,32 @@ struct Swatch<'s> {
 /// per entry, one under another from the top of the plot, as SVG elements.
 fn legend_column(entries: &[Swatch], left: u32) -> String {
     let mut legend = String::new();
+    let (row, width, height, font) = (scaled(24), scaled(18), scaled(14), scaled(15));
     for (k, e) in entries.iter().enumerate() {
-        let y = 60 + 24 * k as u32;
+        let y = scaled(60) + row * k as u32;
         let swatch = if e.line {
             format!(
                 "<line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" \
-                 stroke-width=\"3\"/>",
-                y + 7,
-                left + 18,
-                y + 7,
-                hex(e.colour)
+                 stroke-width=\"{}\"/>",
+                y + height / 2,
+                left + width,
+                y + height / 2,
+                hex(e.colour),
+                scaled(3)
             )
         } else {
             format!(
-                "<rect x=\"{left}\" y=\"{y}\" width=\"18\" height=\"14\" fill=\"{}\" \
-                 fill-opacity=\"{}\"/>",
+                "<rect x=\"{left}\" y=\"{y}\" width=\"{width}\" height=\"{height}\" \
+                 fill=\"{}\" fill-opacity=\"{}\"/>",
                 hex(e.colour),
                 e.opacity
             )
         };
         legend.push_str(&format!(
-            "{swatch}<text x=\"{}\" y=\"{}\" font-family=\"{FONT}\" font-size=\"15\" \
+            "{swatch}<text x=\"{}\" y=\"{}\" font-family=\"{FONT}\" font-size=\"{font}\" \
              fill=\"#000000\">{}</text>\n",
-            left + 24,
-            y + 12,
+            left + row,
+            y + scaled(12),
             escape_xml(&fit_label(e.label))
         ));
     }
@@ -1350,7 +1448,7 @@ pub fn gantt_svg(gantt: &Gantt) -> Result<String, PlotError> {
             line: false,
         });
     }
-    let legend = legend_column(&entries, WIDTH - column);
+    let legend = legend_column(&entries, figure_style().width.saturating_sub(column));
     let end = svg
         .rfind("</svg>")
         .ok_or_else(|| draw_error(name, "no </svg> in the document"))?;
@@ -1439,7 +1537,11 @@ pub fn overlay_svg(chart: &Overlay) -> Result<String, PlotError> {
             line: true,
         })
         .collect();
-    with_legend(name, svg, &legend_column(&entries, WIDTH - column))
+    with_legend(
+        name,
+        svg,
+        &legend_column(&entries, figure_style().width.saturating_sub(column)),
+    )
 }
 
 /// One run's values summarized as a box of a [`BoxPlot`]: whiskers, quartiles, median
@@ -1490,7 +1592,8 @@ pub fn box_plot_svg(chart: &BoxPlot) -> Result<String, PlotError> {
     let (lo, hi) = bounds(values).ok_or_else(|| empty(name))?;
     let column = legend_width(chart.boxes.iter().map(|b| b.label.as_str()));
     // Each box's name under it, cut to the room a box has.
-    let room = f64::from(WIDTH - column - 120) / chart.boxes.len().max(1) as f64;
+    let room = f64::from(figure_style().width.saturating_sub(column + 120))
+        / chart.boxes.len().max(1) as f64;
     let names: Vec<String> = chart
         .boxes
         .iter()
@@ -1569,7 +1672,11 @@ pub fn box_plot_svg(chart: &BoxPlot) -> Result<String, PlotError> {
             line: false,
         })
         .collect();
-    with_legend(name, svg, &legend_column(&entries, WIDTH - column))
+    with_legend(
+        name,
+        svg,
+        &legend_column(&entries, figure_style().width.saturating_sub(column)),
+    )
 }
 
 /// `svg` with the legend column `legend` (see [`legend_column`]) added at its end.
