@@ -1102,6 +1102,44 @@ fn gzip_logs_read_as_the_plain_ones_and_corrupt_ones_name_file_and_line() {
     assert!(line > 1 && line <= 3001, "{e}");
 }
 
+/// A seed takes the whole of u64: past TOML's i64 it is written as a string of digits,
+/// from `--seed` and in a scenario file alike; a negative one is refused by name.
+#[test]
+fn seeds_take_the_full_u64() {
+    let out = temp("largest-seed");
+    let max = u64::MAX.to_string();
+    let o = sitesim(&[
+        "run",
+        "--seed",
+        &max,
+        "--replications",
+        "1",
+        "--set",
+        "duration=3w",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(summary_json(&out)["seed"], u64::MAX);
+    let file = temp("largest-seed.toml");
+    for (seed, ok) in [(format!("\"{max}\""), true), ("-1".to_owned(), false)] {
+        let text = format!(
+            "seed = {seed}\nduration = \"3w\"\nreplications = 1\n[machine]\nprocs = 128\n\
+             [metrics]\nwarmup = \"1w\"\n[workload]\nsource = \"model\"\n"
+        );
+        std::fs::write(&file, text).unwrap();
+        let o = sitesim(&["run", file.to_str().unwrap()]);
+        assert_eq!(o.status.success(), ok, "seed = {seed}: {}", stderr(&o));
+        if !ok {
+            assert!(
+                stderr(&o).contains("a seed is a whole number"),
+                "{}",
+                stderr(&o)
+            );
+        }
+    }
+}
+
 #[test]
 fn run_takes_overrides_and_writes_any_scenario_to_out() {
     let out = temp("overridden");

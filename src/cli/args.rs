@@ -852,7 +852,10 @@ impl SweepArgs {
             .file_stem()
             .map_or("log".into(), |s| s.to_string_lossy().into_owned());
         doc.insert("name".into(), format!("sweep-{log}").into());
-        doc.insert("seed".into(), toml::Value::Integer(scenario.seed as i64));
+        // TOML's integers end at i64::MAX; a larger seed is written as its digits.
+        let seed = i64::try_from(scenario.seed)
+            .map_or_else(|_| scenario.seed.to_string().into(), toml::Value::Integer);
+        doc.insert("seed".into(), seed);
         doc.insert(
             "duration".into(),
             format!("{}s", scenario.duration.unwrap_or_default()).into(),

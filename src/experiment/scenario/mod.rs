@@ -56,7 +56,7 @@ pub struct Scenario {
     pub description: Option<String>,
     /// The scenario's random seed (estimate models, replications; the synthetic
     /// workload's default).
-    #[serde(default = "one_u64")]
+    #[serde(default = "one_u64", deserialize_with = "seed")]
     pub seed: u64,
     /// Simulated time of a model or resampled run, warm-up and cool-down included
     /// (`"52w"`, the default).
@@ -196,6 +196,29 @@ fn one() -> f64 {
 
 fn one_u64() -> u64 {
     1
+}
+
+/// A seed: any `u64`, as a TOML integer up to `i64::MAX` (TOML's largest) or as a string
+/// of its digits (`seed = "18446744073709551615"`, as `--seed` and a sweep's page write
+/// those past it).
+fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Seed {
+        Number(u64),
+        Text(String),
+    }
+    let whole = || {
+        serde::de::Error::custom(format!(
+            "a seed is a whole number from 0 to {} (past {} written as a string of its digits)",
+            u64::MAX,
+            i64::MAX
+        ))
+    };
+    match Seed::deserialize(d).map_err(|_: D::Error| whole())? {
+        Seed::Number(n) => Ok(n),
+        Seed::Text(t) => t.trim().parse().map_err(|_| whole()),
+    }
 }
 
 /// `[output]`.
