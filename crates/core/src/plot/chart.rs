@@ -2541,7 +2541,7 @@ mod tests {
             .copied()
             .filter(|&t| t > 1.0)
             .fold(f64::MAX, f64::min);
-        assert!(top <= 100.0 && top >= 90.0, "{ticks:?}");
+        assert!((90.0..=100.0).contains(&top), "{ticks:?}");
         assert!(bottom <= 20.0, "{ticks:?}");
     }
 
