@@ -141,7 +141,7 @@ def test_every_results_folder_has_its_report(kth, tmp_path):
     sitesim.resample(kth, replications=3, weeks=2, out=tmp_path / "resample")
     assert (sitesim.report(tmp_path / "resample") / "hist-jobs-per-week.svg").is_file()
     sitesim.calibrate(kth, replications=3, weeks=2, out=tmp_path / "calibrate")
-    assert sitesim.report(tmp_path / "calibrate") == tmp_path / "calibrate"
+    assert sitesim.report(tmp_path / "calibrate") == tmp_path / "calibrate" / "report"
     sitesim.replay(kth, "fcfs", out=tmp_path / "fcfs")
     both = sitesim.report(tmp_path / "fcfs", others=[tmp_path / "replay"], out=tmp_path / "cmp")
     assert both == tmp_path / "cmp" and (both / "diff-gantt-2.svg").is_file()

@@ -6,8 +6,10 @@ For each REPORT_DIR (a directory holding index.html and its SVGs):
 
 - index.html loads without a script error or a resource that fails to load, every
   image is drawn (loaded, with a size), and nothing is wider than the page;
+- no table cell cuts its text;
 - every SVG, inlined into one page, keeps every text inside its own canvas (a title wider
-  than the chart, a tick label cut at the edge).
+  than the chart, a tick label cut at the edge), writes no label in exponent form (3e-17),
+  and draws no legend box over a point of its data lines or markers.
 
 Chromium runs each page with a checking script injected and prints the page after it
 ran (--dump-dom); the script writes its findings into the page. Exits 1 on any finding,
@@ -49,9 +51,43 @@ window.addEventListener('load', function () {
     if (!inScroll && t.getBoundingClientRect().right > document.body.getBoundingClientRect().right + 1)
       found.push('table ' + (i + 1) + ' runs past the page column');
   });
+  // Text cut inside a table's cell (a fixed width, an ellipsis).
+  document.querySelectorAll('td, th').forEach(function (c) {
+    if (c.scrollWidth > c.clientWidth + 1)
+      found.push('a table cell is cut: "' + c.textContent.trim().slice(0, 60) + '"');
+  });
   document.querySelectorAll('div.svg').forEach(function (div) {
     var svg = div.querySelector('svg');
     var s = svg.getBoundingClientRect();
+    // A tick label in exponent form (3e-17 for 0, 2e8 for 200,000,000).
+    svg.querySelectorAll('text').forEach(function (t) {
+      if (/^[-\u2212]?[0-9.]+e[-+\u2212]?[0-9]+$/i.test(t.textContent.trim()))
+        found.push(div.dataset.file + ': a label in exponent form, "' + t.textContent.trim() + '"');
+    });
+    // A legend box drawn over the data: a data line's point or a marker inside the
+    // legend's white box (plotters draws it after the data, its own swatches after it).
+    var all = Array.prototype.slice.call(svg.querySelectorAll('*'));
+    all.forEach(function (box, at) {
+      if (box.tagName !== 'rect' || box.getAttribute('fill') !== '#FFFFFF' ||
+          box.getAttribute('stroke') !== 'none' || box.getAttribute('opacity') !== '0.85') return;
+      var x0 = +box.getAttribute('x'), y0 = +box.getAttribute('y');
+      var x1 = x0 + (+box.getAttribute('width')), y1 = y0 + (+box.getAttribute('height'));
+      var inside = function (x, y) { return x > x0 + 1 && x < x1 - 1 && y > y0 + 1 && y < y1 - 1; };
+      var covered = 0;
+      all.slice(0, at).forEach(function (e) {
+        var stroke = (e.getAttribute('stroke') || '').toUpperCase();
+        if (e.tagName === 'polyline' && stroke !== '#000000' && stroke !== '#FFFFFF') {
+          (e.getAttribute('points') || '').trim().split(/\s+/).forEach(function (p) {
+            var xy = p.split(',');
+            if (xy.length === 2 && inside(+xy[0], +xy[1])) covered++;
+          });
+        } else if (e.tagName === 'circle' && inside(+e.getAttribute('cx'), +e.getAttribute('cy'))) {
+          covered++;
+        }
+      });
+      if (covered > 0)
+        found.push(div.dataset.file + ': the legend covers ' + covered + ' point(s) of the data');
+    });
     svg.querySelectorAll('text').forEach(function (t) {
       if (!t.textContent.trim()) return;
       // The text's box on the page, its rotation included, against the canvas's.

@@ -36,8 +36,12 @@ q calibrate --swf "$KTH" --replications 8 --weeks 4 --out "$WORK/calibrate"
 q run --replications 4 --set duration=8w --out "$WORK/scenario" --report
 q run scenarios/creasy-alpha.toml --replications 2 --set duration=4w --out "$WORK/experiment" --report
 q report "$WORK/replay" --colour class --schedule-from 30d --schedule-length 2d
+q replay --swf "$KTH" --scheduler fcfs --out "$WORK/replay-fcfs"
+q report "$WORK/replay" "$WORK/replay-fcfs" --out "$WORK/compare"
+q analyze --swf "$KTH" --report --out "$WORK/analyze"
 python3 tests/browser/check.py "$CHROMIUM" \
   "$WORK/replay/report" "$WORK/feedback/report" "$WORK/resample/report" \
-  "$WORK/calibrate/report" "$WORK/scenario/report" "$WORK/experiment/report"
+  "$WORK/calibrate/report" "$WORK/scenario/report" "$WORK/experiment/report" \
+  "$WORK/compare" "$WORK/analyze/report"
 rm -rf "$WORK"
 echo "browser-test: passed"

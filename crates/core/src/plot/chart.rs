@@ -427,19 +427,34 @@ fn empty(name: &str) -> PlotError {
     }
 }
 
-/// A tick label: integers without decimals, others with up to three significant digits.
+/// A tick label: integers without decimals (from a million, their digits grouped by
+/// threes: 1,000,000), others with up to three significant digits (0.00025), never in
+/// exponent form, which a reader takes for a typo; past 10^15 or below 10^-12, rounded to
+/// a whole power of ten in exponent form all the same.
 fn tick(v: f64) -> String {
     if v == 0.0 {
         return "0".into();
     }
     let a = v.abs();
-    if !(1e-3..1e6).contains(&a) {
+    if !(1e-12..1e15).contains(&a) {
         return format!("{v:.0e}");
     }
     if (v - v.round()).abs() < 1e-9 * a.max(1.0) {
-        return format!("{}", v.round() as i64);
+        let digits = (v.round() as i64).unsigned_abs().to_string();
+        let mut grouped = String::new();
+        for (i, d) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 && digits.len() > 6 {
+                grouped.push(',');
+            }
+            grouped.push(d);
+        }
+        return if v < 0.0 {
+            format!("-{grouped}")
+        } else {
+            grouped
+        };
     }
-    let decimals = (2 - a.log10().floor() as i32).clamp(0, 6) as usize;
+    let decimals = (2 - a.log10().floor() as i32).clamp(0, 14) as usize;
     let s = format!("{v:.decimals$}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
@@ -567,6 +582,12 @@ impl Frac {
 /// The corner of the plot whose legend-sized box covers the fewest of `occupied`
 /// (fractions of the plotting area, see [`Frac`]); upper right on a tie.
 fn legend_corner(occupied: &[(f64, f64)], labels: &[&str]) -> SeriesLabelPosition {
+    legend_place(occupied, labels).0
+}
+
+/// [`legend_corner`]'s corner, how many of the `occupied` points it covers, and the
+/// legend's height as a fraction of the plot's.
+fn legend_place(occupied: &[(f64, f64)], labels: &[&str]) -> (SeriesLabelPosition, usize, f64) {
     let chars = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
     let (text, area) = (f64::from(text_size()), plot_area());
     let w = (chars as f64 * 0.6 * text + 60.0) / area.0;
@@ -587,14 +608,14 @@ fn legend_corner(occupied: &[(f64, f64)], labels: &[&str]) -> SeriesLabelPositio
             .filter(|(x, y)| xs.contains(x) && ys.contains(y))
             .count()
     };
-    let mut best = None;
+    let mut best = (SeriesLabelPosition::UpperRight, usize::MAX);
     for (pos, xs, ys) in corners {
         let n = covered(&xs, &ys);
-        if best.as_ref().is_none_or(|&(_, m)| n < m) {
-            best = Some((pos, n));
+        if n < best.1 {
+            best = (pos, n);
         }
     }
-    best.map_or(SeriesLabelPosition::UpperRight, |(pos, _)| pos)
+    (best.0, best.1, h)
 }
 
 /// `chart` as an SVG document.
@@ -629,6 +650,25 @@ fn render_line_chart(name: &str, chart: &LineChart) -> Result<String, PlotError>
             errors: Vec::new(),
         })
         .collect();
+    // A series dense enough to fill every corner (an hourly utilization) gets room above
+    // it for the legend, which then covers none of it.
+    let labels: Vec<&str> = lines.iter().map(|l| l.label).collect();
+    let frac = Frac {
+        x: x.clone(),
+        y: y.clone(),
+        log_y: chart.log_y,
+    };
+    let (_, covered, h) = legend_place(&lines_occupied(&lines, &frac), &labels);
+    let y = if covered > 0 && h < 0.5 {
+        let keep = 1.0 - (1.2 * h + 0.03);
+        if chart.log_y {
+            y.start..y.start * (y.end / y.start).powf(1.0 / keep)
+        } else {
+            y.start..y.start + (y.end - y.start) / keep
+        }
+    } else {
+        y
+    };
     let frame = lines_frame(
         [&chart.title, &chart.x_label, &chart.y_label],
         chart.x_ticks,
@@ -2178,13 +2218,79 @@ mod tests {
         assert_eq!(tick(0.25), "0.25");
         assert_eq!(tick(1.23456), "1.23");
         assert_eq!(tick(-12.5), "-12.5");
-        assert_eq!(tick(2.5e7), "2e7");
+        assert_eq!(tick(2.5e7), "25,000,000");
+        assert_eq!(tick(1e6), "1,000,000");
+        assert_eq!(tick(-2e9), "-2,000,000,000");
+        assert_eq!(tick(999_999.0), "999999");
+        assert_eq!(tick(2.5e-5), "0.000025");
+        assert_eq!(tick(1e20), "1e20");
         // Zero stepped to in floating point, on a paired plot's axis.
         assert_eq!(axis_tick(-3e-17, 0.4), "0");
         assert_eq!(axis_tick(-1e-16, 2.0), "0");
-        assert_eq!(axis_tick(1e-4, 2e-4), "1e-4");
+        assert_eq!(axis_tick(1e-4, 2e-4), "0.0001");
         assert_eq!(weekday_tick(48.0), "Wed");
         assert_eq!(weekday_tick(50.0), "");
+    }
+
+    #[test]
+    fn a_legend_never_covers_a_series_that_fills_every_corner() {
+        // Hourly utilization swinging between 0 and 100% all along: no corner is free,
+        // so the legend gets room above the data.
+        let chart = LineChart {
+            title: "Utilization".into(),
+            x_label: "days".into(),
+            y_label: "utilization (%)".into(),
+            x_ticks: XTicks::Numbers,
+            log_y: false,
+            y_from_zero: true,
+            series: vec![
+                Series {
+                    label: "hourly".into(),
+                    points: (0..300)
+                        .map(|h| (f64::from(h) / 24.0, if h % 2 == 0 { 0.0 } else { 100.0 }))
+                        .collect(),
+                },
+                Series {
+                    label: "daily mean".into(),
+                    points: (0..13).map(|d| (f64::from(d), 50.0)).collect(),
+                },
+            ],
+        };
+        let svg = line_chart_svg(&chart).unwrap();
+        let attr = |e: &str, name: &str| -> f64 {
+            let at = e.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+            e[at..].split('"').next().unwrap().parse().unwrap()
+        };
+        let legend = svg
+            .split('<')
+            .find(|e| e.starts_with("rect") && e.contains("opacity=\"0.85\""))
+            .expect("a legend box");
+        let (x0, y0) = (attr(legend, "x"), attr(legend, "y"));
+        let (x1, y1) = (x0 + attr(legend, "width"), y0 + attr(legend, "height"));
+        let data_end = svg.find("opacity=\"0.85\"").unwrap();
+        let covered = svg[..data_end]
+            .split("<polyline")
+            .skip(1)
+            .filter(|e| !e.contains("#000000"))
+            .flat_map(|e| {
+                let points = e
+                    .split("points=\"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap();
+                points
+                    .split_whitespace()
+                    .filter_map(|p| {
+                        let (x, y) = p.split_once(',')?;
+                        Some((x.parse::<f64>().ok()?, y.parse::<f64>().ok()?))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .filter(|&(x, y)| x > x0 + 1.0 && x < x1 - 1.0 && y > y0 + 1.0 && y < y1 - 1.0)
+            .count();
+        assert_eq!(covered, 0, "legend at ({x0}, {y0})-({x1}, {y1})");
     }
 
     #[test]
