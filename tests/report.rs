@@ -205,35 +205,35 @@ fn row<'h>(html: &'h str, id: &str) -> &'h str {
 }
 
 const AXIS_SVGS: [(&str, &str); 7] = [
-    ("axis_jobs_per_week.svg", "throughput (jobs/week)"),
+    ("axis-jobs-per-week.svg", "throughput (jobs/week)"),
     (
-        "axis_proc_hours_per_week.svg",
+        "axis-proc-hours-per-week.svg",
         "work done (processor-hours/week)",
     ),
-    ("axis_utilization.svg", "utilization (%)"),
-    ("axis_mean_wait.svg", "mean wait (h)"),
-    ("axis_mean_response.svg", "mean response time (h)"),
-    ("axis_session_hours.svg", "mean session length (h)"),
-    ("axis_jobs_per_session.svg", "jobs per session"),
+    ("axis-utilization.svg", "utilization (%)"),
+    ("axis-mean-wait.svg", "mean wait (h)"),
+    ("axis-mean-response.svg", "mean response time (h)"),
+    ("axis-session-hours.svg", "mean session length (h)"),
+    ("axis-jobs-per-session.svg", "jobs per session"),
 ];
 
 /// The paired plots: file, the figure as its axis names it (the responses without their
 /// unit, the mean response's: hours with a sweep, minutes without).
 const PAIRED_SVGS: [(&str, &str); 7] = [
-    ("paired_jobs_per_week.svg", "throughput (jobs/week)"),
+    ("paired-jobs-per-week.svg", "throughput (jobs/week)"),
     (
-        "paired_proc_hours_per_week.svg",
+        "paired-proc-hours-per-week.svg",
         "work done (processor-hours/week)",
     ),
-    ("paired_utilization.svg", "utilization (%)"),
-    ("paired_mean_wait.svg", "mean wait (h)"),
-    ("paired_jobs_per_session.svg", "jobs per session"),
+    ("paired-utilization.svg", "utilization (%)"),
+    ("paired-mean-wait.svg", "mean wait (h)"),
+    ("paired-jobs-per-session.svg", "jobs per session"),
     (
-        "paired_response_short.svg",
+        "paired-response-short.svg",
         "response of jobs of runtime &lt;= 1 min",
     ),
     (
-        "paired_response_long.svg",
+        "paired-response-long.svg",
         "response of jobs of runtime &gt; 10 min",
     ),
 ];
@@ -268,15 +268,15 @@ fn paired_svgs(x_label: &str, response_unit: &str) -> Vec<(String, Vec<String>)>
 fn focus_svgs(scheduler_labels: &[&'static str]) -> Vec<(String, Vec<&'static str>)> {
     let mut files = vec![
         (
-            "hour_queue.svg".to_string(),
+            "hour-queue.svg".to_string(),
             vec!["local hour of day (h)", "mean queue length (jobs waiting)"],
         ),
         (
-            "hour_utilization.svg".to_string(),
+            "hour-utilization.svg".to_string(),
             vec!["local hour of day (h)", "utilization (%)"],
         ),
         (
-            "class_response.svg".to_string(),
+            "class-response.svg".to_string(),
             vec![
                 "job runtime class",
                 "mean response time (h)",
@@ -297,7 +297,11 @@ fn focus_svgs(scheduler_labels: &[&'static str]) -> Vec<(String, Vec<&'static st
         for (i, label) in SCHEDULERS.iter().enumerate() {
             if scheduler_labels.contains(label) {
                 files.push((
-                    format!("hist_{key}_{i}_{}.svg", label.to_lowercase()),
+                    format!(
+                        "hist-{}-{i}-{}.svg",
+                        key.replace('_', "-"),
+                        label.to_lowercase()
+                    ),
                     vec![axis, "replications", "95% CI of the mean", label],
                 ));
             }
@@ -354,7 +358,7 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     // The queue by hour at the other populations, both schedulers on each.
     for x in ["1", "2"] {
         expected.push((
-            format!("hour_queue_{x}.svg"),
+            format!("hour-queue-{x}.svg"),
             vec!["mean queue length (jobs waiting)", "EASY", "FCFS"],
         ));
     }
@@ -364,14 +368,14 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     expected.extend(paired.iter().map(|(file, _)| (file.clone(), Vec::new())));
     // The plots by hour, class and replication are at the largest population.
     for file in [
-        "hour_queue.svg",
-        "class_response.svg",
-        "hist_mean_wait_1_fcfs.svg",
+        "hour-queue.svg",
+        "class-response.svg",
+        "hist-mean-wait-1-fcfs.svg",
     ] {
         let svg = fs::read_to_string(dir.join("report").join(file)).unwrap();
         assert!(svg.contains("population = 4"), "{file}: no point named");
     }
-    for (x, file) in [("1", "hour_queue_1.svg"), ("2", "hour_queue_2.svg")] {
+    for (x, file) in [("1", "hour-queue-1.svg"), ("2", "hour-queue-2.svg")] {
         let svg = fs::read_to_string(dir.join("report").join(file)).unwrap();
         assert!(svg.contains(&format!("population = {x}")), "{file}");
     }
@@ -386,6 +390,10 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     want.push("index.html".into());
     want.sort();
     assert_eq!(names, want);
+    // Every report names its figures with `-`, never `_`.
+    for name in names.iter().filter(|n| n.ends_with(".svg")) {
+        assert!(!name.contains('_'), "{name}: an SVG name with '_'");
+    }
     assert!(written.iter().all(|p| p.starts_with(dir.join("report"))));
 
     let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
@@ -606,9 +614,9 @@ fn a_point_without_runs_is_left_out_of_the_plots_with_a_note() {
     assert!(row(&html, "p005").contains("<td>0 / 3</td>"));
     // FCFS still has its line against the axis, but no histograms at population 4.
     assert_svgs(&dir, &focus_svgs(&["EASY"]));
-    let axis = fs::read_to_string(dir.join("report/axis_jobs_per_week.svg")).unwrap();
+    let axis = fs::read_to_string(dir.join("report/axis-jobs-per-week.svg")).unwrap();
     assert!(axis.contains("\nFCFS\n"));
-    let queue = fs::read_to_string(dir.join("report/hour_queue.svg")).unwrap();
+    let queue = fs::read_to_string(dir.join("report/hour-queue.svg")).unwrap();
     assert!(queue.contains("\nEASY\n") && !queue.contains("FCFS"));
     assert!(!written.iter().any(|p| p.to_string_lossy().contains("fcfs")));
     fs::remove_dir_all(&dir).unwrap();
@@ -707,11 +715,11 @@ fn paired_differences_are_plotted_with_the_values_of_their_table() {
     }
     // The plots come right under the table, before the other sections.
     let table = html.find("<h2>Paired differences from EASY</h2>").unwrap();
-    let plot = html.find("<img src=\"paired_jobs_per_week.svg\"").unwrap();
+    let plot = html.find("<img src=\"paired-jobs-per-week.svg\"").unwrap();
     let hours = html.find("<h2>By hour of day</h2>").unwrap();
     assert!(table < plot && plot < hours);
     // A line for FCFS with a zero line: what the plot library draws for differences.
-    let svg = fs::read_to_string(dir.join("report/paired_response_long.svg")).unwrap();
+    let svg = fs::read_to_string(dir.join("report/paired-response-long.svg")).unwrap();
     assert!(svg.contains("\nFCFS\n") && svg.contains("opacity=\"0.7\" stroke=\"#000000\""));
     fs::remove_dir_all(&dir).unwrap();
 }

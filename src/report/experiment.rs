@@ -5,18 +5,21 @@
 //! ```text
 //! capacity.svg                with a capacity search's capacity.json: its metric against
 //!                             the machine sizes probed, the target and the answers marked
-//! axis_<metric>.svg           against the swept axis (with a sweep): mean with 95% CI
-//! paired_<figure>.svg         each scheduler minus the first, run by run (common random
+//! axis-<metric>.svg           against the swept axis (with a sweep): mean with 95% CI
+//! paired-<figure>.svg         each scheduler minus the first, run by run (common random
 //!                             numbers): mean difference with 95% CI, against the swept
 //!                             axis (a line per scheduler) or, without a sweep, a bar each
-//! hour_queue.svg              by local hour of the day, at the most loaded point
-//! hour_utilization.svg
-//! hour_queue_<x>.svg          by local hour at each other swept value, every scheduler
-//! class_response.svg          response time by runtime class, at the same point
-//! hist_<metric>_<n>_<s>.svg   over replications, per scheduler, at the same point
+//! hour-queue.svg              by local hour of the day, at the most loaded point
+//! hour-utilization.svg
+//! hour-queue-<x>.svg          by local hour at each other swept value, every scheduler
+//! class-response.svg          response time by runtime class, at the same point
+//! hist-<metric>-<n>-<s>.svg   over replications, per scheduler, at the same point
 //! paired.csv                  the paired plots' values: the paired table at full precision
 //! index.html                  scenario, table of every point, capacity search, plots
 //! ```
+//!
+//! SVG names are words joined by `-` (a metric's `mean_wait` becomes `mean-wait`), as in
+//! every other report.
 //!
 //! The report reads what is there: missing runs (an unfinished experiment) are counted and
 //! listed, and a point without runs is left out of the plots. Statistics over
@@ -342,7 +345,7 @@ fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
         if let Some(svg) = drawn(chart::error_line_chart_svg(&chart))? {
             figures.push(Figure {
                 section: format!("Against {axis}"),
-                file: format!("axis_{}.svg", measure.name),
+                file: svg_name(&["axis", measure.name]),
                 caption: format!(
                     "{} ({}, {}) against {}, one line per scheduler: mean over \
                      replications, error bars the 95% confidence interval.",
@@ -515,7 +518,7 @@ struct HourKind {
 }
 
 const HOUR_QUEUE: HourKind = HourKind {
-    file: "hour_queue",
+    file: "hour-queue",
     title: "Queue length by hour of day",
     y_label: "mean queue length (jobs waiting)",
     get: |h| h.mean_queue,
@@ -523,7 +526,7 @@ const HOUR_QUEUE: HourKind = HourKind {
 };
 
 const HOUR_UTILIZATION: HourKind = HourKind {
-    file: "hour_utilization",
+    file: "hour-utilization",
     title: "Utilization by hour of day",
     y_label: "utilization (%)",
     get: |h| h.utilization * 100.0,
@@ -552,7 +555,7 @@ fn hour_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, String> 
             HOUR_QUEUE.what,
             exp.at(x)
         );
-        let file = format!("{}_{}", HOUR_QUEUE.file, slug(&number(x)));
+        let file = format!("{}-{}", HOUR_QUEUE.file, slug(&number(x)));
         figures.extend(hour_figure(exp, other, &HOUR_QUEUE, file, caption)?);
     }
     Ok(figures)
@@ -687,7 +690,7 @@ fn class_figure(exp: &Experiment, focus: &Focus) -> Result<Option<Figure>, Strin
     };
     Ok(Some(Figure {
         section: "By runtime class".into(),
-        file: "class_response.svg".into(),
+        file: "class-response.svg".into(),
         caption: format!(
             "Mean response time of the jobs of each runtime class{}, one bar per \
              scheduler: mean over replications, whiskers the 95% confidence interval{}.",
@@ -726,7 +729,7 @@ fn histogram_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, Str
             if let Some(svg) = drawn(chart::histogram_svg(&chart, Some(&band)))? {
                 figures.push(Figure {
                     section: "Over replications".into(),
-                    file: format!("hist_{}_{n}_{}.svg", measure.name, slug(label)),
+                    file: svg_name(&["hist", measure.name, &n.to_string(), &slug(label)]),
                     caption: format!(
                         "{} ({}) of {label} in each of {} replications{}: the line marks \
                          the mean, the shaded band its 95% confidence interval.",
@@ -764,6 +767,12 @@ fn bins(stats: &MetricStats) -> Vec<(f64, f64, f64)> {
 /// figure's name keeps it apart from others (a label of 4,806 digits made a name too
 /// long for the file system, a fuzzing finding).
 const SLUG_MAX: usize = 40;
+
+/// An SVG file's name: `parts` joined by `-`, each `_` a `-` too, as every report names
+/// its figures (`["axis", "mean_wait"]`: `axis-mean-wait.svg`).
+fn svg_name(parts: &[&str]) -> String {
+    format!("{}.svg", parts.join("-").replace('_', "-"))
+}
 
 /// `label` reduced to lowercase letters, digits and `-`, for file names, at most
 /// [`SLUG_MAX`] of them.
@@ -1367,7 +1376,7 @@ fn paired_plots(exp: &Experiment, diffs: &PairedDiffs) -> Result<Vec<Figure>, St
         };
         figures.push(Figure {
             section: PAIRED_SECTION.into(),
-            file: format!("paired_{}.svg", figure.key),
+            file: svg_name(&["paired", &figure.key]),
             caption: format!(
                 "Difference in {}: each scheduler's run minus {first}'s run of the same \
                  replication{against}: mean over the pairs, error bars the 95% confidence \

@@ -19,19 +19,26 @@
 //!
 //! The last column, `processors`, names the processors each job held (Batsim's interval
 //! set, `0-3 8 10-11`): the simulation counts processors without naming them, so the
-//! writer places each job as it starts, first-fit contiguous ([`Allocator`]), and gives
-//! them back as it ends.
+//! writer places each job as it starts, first-fit contiguous ([`Allocator`]), keeps them
+//! in the job's slot of the queue that puts rows in submission order, and gives them back
+//! as it ends.
 
 use std::collections::VecDeque;
 use std::io::{self, Write};
-
-use rustc_hash::FxHashMap;
 
 use super::slowdown::Bsld;
 use crate::alloc::{Allocator, ProcSet};
 use crate::job::{JobOutcome, JobRequest};
 use crate::swf::{KeptRecords, SwfRecord, SwfWriter};
 use crate::textfmt::Text;
+
+/// The slot at `offset` from the front of `held`, made (with those before it) if new.
+fn slot(held: &mut VecDeque<Slot>, offset: usize) -> &mut Slot {
+    while held.len() <= offset {
+        held.push_back(Slot::default());
+    }
+    &mut held[offset]
+}
 
 /// The CSV header.
 pub const CSV_HEADER: &str = "job,seq,user,submit,wait,start,end,runtime,size,estimate,\
@@ -44,17 +51,27 @@ pub struct PerJobWriter<C: Write, S: Write> {
     csv: Option<C>,
     swf: Option<SwfWriter<S>>,
     bsld: Bsld,
+    /// The first job not yet written: `held[0]` is its slot.
     next_seq: u64,
-    held: VecDeque<Option<(JobOutcome, ProcSet)>>,
+    /// A slot for each job from `next_seq` on, by submission number, as far as the
+    /// latest to start or end.
+    held: VecDeque<Slot>,
     /// The machine's processors, for the CSV's `processors` column.
     machine: Allocator,
-    /// The processors of each running job, by submission number.
-    running: FxHashMap<u64, ProcSet>,
     /// CSV rows not yet handed to `csv`.
     text: Text,
     /// The jobs' log records, by tag, put in by the source: each is taken out as its job
     /// is written to `swf`.
     records: Option<KeptRecords>,
+}
+
+/// What the writer keeps of a job not yet written: its processors from its start (the
+/// slot holds them where a map of running jobs cost a hash insert and remove a job), and
+/// the job once it ended, until every job submitted before it has.
+#[derive(Default)]
+struct Slot {
+    processors: ProcSet,
+    ended: Option<JobOutcome>,
 }
 
 impl<C: Write, S: Write> PerJobWriter<C, S> {
@@ -76,7 +93,6 @@ impl<C: Write, S: Write> PerJobWriter<C, S> {
             next_seq: 0,
             held: VecDeque::new(),
             machine: Allocator::new(procs),
-            running: FxHashMap::default(),
             text: Text::default(),
             records: None,
         })
@@ -92,32 +108,29 @@ impl<C: Write, S: Write> PerJobWriter<C, S> {
     /// Places a job that starts now on free processors (only when writing the CSV).
     pub fn start(&mut self, job: &JobRequest) {
         if self.csv.is_some() {
-            let set = self.machine.take(job.size);
-            self.running.insert(job.seq, set);
+            let offset = (job.seq - self.next_seq) as usize;
+            slot(&mut self.held, offset).processors = self.machine.take(job.size);
         }
     }
 
     /// Takes a finished job; gives back its processors, writes it and every held job
     /// that can follow it.
     pub fn push(&mut self, job: &JobOutcome) -> io::Result<()> {
-        let set = self.running.remove(&job.seq).unwrap_or_default();
-        self.machine.give_back(&set);
         let offset = (job.seq - self.next_seq) as usize;
-        if self.held.len() <= offset {
-            self.held.resize(offset + 1, None);
-        }
+        let slot = slot(&mut self.held, offset);
+        self.machine.give_back(&slot.processors);
         if offset == 0 {
             // The common case: nothing submitted earlier is still running.
+            let Slot { processors, .. } = self.held.pop_front().expect("its slot");
             self.next_seq += 1;
-            self.held.pop_front();
-            self.write(job, &set)?;
+            self.write(job, &processors)?;
         } else {
-            self.held[offset] = Some((job.clone(), set));
+            slot.ended = Some(job.clone());
         }
-        while let Some(Some(_)) = self.held.front() {
-            let (next, set) = self.held.pop_front().flatten().expect("checked");
+        while self.held.front().is_some_and(|s| s.ended.is_some()) {
+            let Slot { processors, ended } = self.held.pop_front().expect("checked");
             self.next_seq += 1;
-            self.write(&next, &set)?;
+            self.write(&ended.expect("checked"), &processors)?;
         }
         Ok(())
     }
@@ -155,22 +168,20 @@ impl<C: Write, S: Write> PerJobWriter<C, S> {
             t.push_milli(a.absolute_inaccuracy, b',');
             t.push_milli(a.relative_accuracy, b',');
             t.push_int(i64::from(a.misses), b',');
-            // Interval by interval, each followed by a space or the row's end: a
-            // scattered job's may be longer than a row's room.
-            let ranges = processors.ranges();
-            if ranges.is_empty() {
-                t.push(b'\n');
-            }
-            for (k, &(first, last)) in ranges.iter().enumerate() {
-                let then = if k + 1 == ranges.len() { b'\n' } else { b' ' };
-                if first == last {
-                    t.push_int(i64::from(first), then);
-                } else {
-                    t.push_int(i64::from(first), b'-');
-                    t.push_int(i64::from(last), then);
+            match processors.ranges() {
+                [] => t.push(b'\n'),
+                &[(first, last)] => t.push_range(first, last, b'\n'),
+                ranges => {
+                    // A scattered job's may be longer than a row's room: the buffer is
+                    // emptied after each range.
+                    for (k, &(first, last)) in ranges.iter().enumerate() {
+                        let then = if k + 1 == ranges.len() { b'\n' } else { b' ' };
+                        t.push_range(first, last, then);
+                        t.write_if_full(csv)?;
+                    }
                 }
-                t.write_if_full(csv)?;
             }
+            t.write_if_full(csv)?;
         }
         if let Some(swf) = &mut self.swf {
             let record = (self.records.as_ref()).and_then(|r| r.borrow_mut().remove(&j.tag));
