@@ -443,7 +443,7 @@ fn tick(v: f64) -> String {
         let digits = (v.round() as i64).unsigned_abs().to_string();
         let mut grouped = String::new();
         for (i, d) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 && digits.len() > 6 {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) && digits.len() > 6 {
                 grouped.push(',');
             }
             grouped.push(d);
