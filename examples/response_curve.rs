@@ -187,10 +187,12 @@ fn response(logs: &[(PathBuf, u32)], replications: u32, plots: &Path) -> Result<
         jobs_series.push(ErrorSeries {
             label: label.clone(),
             points: jobs_points,
+            colour: None,
         });
         work_series.push(ErrorSeries {
             label,
             points: work_points,
+            colour: None,
         });
     }
     for (file, what, series) in [
@@ -312,6 +314,7 @@ fn saturation(kth: &Path, replications: u32, plots: &Path) -> Result<()> {
                 series: vec![ErrorSeries {
                     label: "EASY".into(),
                     points,
+                    colour: None,
                 }],
                 references: Vec::new(),
             },

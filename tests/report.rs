@@ -721,6 +721,13 @@ fn paired_differences_are_plotted_with_the_values_of_their_table() {
     // A line for FCFS with a zero line: what the plot library draws for differences.
     let svg = fs::read_to_string(dir.join("report/paired-response-long.svg")).unwrap();
     assert!(svg.contains("\nFCFS\n") && svg.contains("opacity=\"0.7\" stroke=\"#000000\""));
+    // FCFS keeps its colour from the plots against the axis (the second scheduler's),
+    // though EASY, the first, is not drawn here.
+    let stroke =
+        |svg: &str, colour: &str| svg.contains(&format!("stroke=\"{colour}\" stroke-width"));
+    let axis = fs::read_to_string(dir.join("report/axis-jobs-per-week.svg")).unwrap();
+    assert!(stroke(&axis, "#0072B2") && stroke(&axis, "#D55E00"));
+    assert!(stroke(&svg, "#D55E00") && !stroke(&svg, "#0072B2"), "{svg}");
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -153,6 +153,13 @@ impl Experiment {
     }
 
     /// The scheduler labels, in the plan's order.
+    /// The colour of scheduler `label` in every chart: its place among the schedulers,
+    /// so that a chart leaving some out (the paired differences, without the first) does
+    /// not give it another's.
+    fn colour_of(&self, label: &str) -> Option<usize> {
+        self.schedulers().iter().position(|&l| l == label)
+    }
+
     fn schedulers(&self) -> Vec<&str> {
         let mut labels: Vec<&str> = Vec::new();
         for p in &self.plan.points {
@@ -298,6 +305,7 @@ fn drawn(svg: Result<String, PlotError>) -> Result<Option<String>, String> {
 /// no x are left out, and a line with no point is none.
 fn error_series(
     label: &str,
+    colour: Option<usize>,
     estimates: impl IntoIterator<Item = (Option<f64>, f64, f64)>,
 ) -> Option<ErrorSeries> {
     let mut points: Vec<Estimate> = estimates
@@ -307,6 +315,7 @@ fn error_series(
     points.sort_by(|a, b| a.x.total_cmp(&b.x));
     (!points.is_empty()).then(|| ErrorSeries {
         label: label.to_string(),
+        colour,
         points,
     })
 }
@@ -323,6 +332,7 @@ fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
             .filter_map(|label| {
                 error_series(
                     label,
+                    exp.colour_of(label),
                     (0..exp.plan.points.len())
                         .filter(|&p| exp.plan.points[p].label == label)
                         .filter_map(|p| {
@@ -406,6 +416,7 @@ fn capacity_figure(capacity: &CapacityResult) -> Result<Option<Figure>, String> 
         .filter_map(|a| {
             error_series(
                 &a.scheduler,
+                None,
                 a.probes.iter().map(|p| {
                     (
                         Some(f64::from(p.procs)),
@@ -1334,7 +1345,7 @@ fn paired_plots(exp: &Experiment, diffs: &PairedDiffs) -> Result<Vec<Figure>, St
         let svg = if exp.has_axis() {
             let series = others
                 .iter()
-                .filter_map(|&label| error_series(label, estimates(label)))
+                .filter_map(|&label| error_series(label, exp.colour_of(label), estimates(label)))
                 .collect();
             drawn(chart::error_line_chart_svg(&ErrorLineChart {
                 title,

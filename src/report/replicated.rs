@@ -336,6 +336,7 @@ fn weekly_section(dir: &Path, warmup: f64) -> Result<Option<Section>, String> {
             y_range: Some((0.0, column.most)),
             series: vec![ErrorSeries {
                 label: format!("mean over {n} replications"),
+                colour: None,
                 points,
             }],
             references: (warmup > 0.0)

@@ -110,6 +110,9 @@ pub struct ErrorSeries {
     pub label: String,
     /// Its points, in x order.
     pub points: Vec<Estimate>,
+    /// Its colour and marker, by index into the palette, so that one thing (a scheduler)
+    /// keeps them across charts that leave some out; `None`: its place in the chart.
+    pub colour: Option<usize>,
 }
 
 /// A line chart of estimates: each point marked, with a vertical error bar.
@@ -791,11 +794,11 @@ fn render_error_line_chart(
         .series
         .iter()
         .enumerate()
-        .map(|(key, s)| {
+        .map(|(i, s)| {
             let kept: Vec<&Estimate> = s.points.iter().filter(usable).collect();
             Line {
                 label: &s.label,
-                key,
+                key: s.colour.unwrap_or(i),
                 points: kept.iter().map(|e| (e.x, e.y)).collect(),
                 errors: kept
                     .iter()
@@ -845,8 +848,9 @@ fn render_error_line_chart(
             draw_band(ctx, band, PALETTE[i % PALETTE.len()], SPREAD_OPACITY)?;
         }
         if shaded {
-            for (i, line) in lines.iter().enumerate() {
-                draw_band(ctx, &line.errors, PALETTE[i % PALETTE.len()], BAND_OPACITY)?;
+            for line in &lines {
+                let colour = PALETTE[line.key % PALETTE.len()];
+                draw_band(ctx, &line.errors, colour, BAND_OPACITY)?;
             }
             let bare: Vec<Line> = lines
                 .iter()
@@ -2499,6 +2503,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, label)| ErrorSeries {
                     label: label.to_string(),
+                    colour: None,
                     points: (1..=4)
                         .map(|x| Estimate {
                             x: x as f64,
@@ -2563,6 +2568,7 @@ mod tests {
             y_range: range,
             series: vec![ErrorSeries {
                 label: "mean".into(),
+                colour: None,
                 points: (0..10)
                     .map(|k| Estimate {
                         x: f64::from(k),
@@ -2611,6 +2617,7 @@ mod tests {
             y_range: Some((0.0, 100.0)),
             series: vec![ErrorSeries {
                 label: "mean".into(),
+                colour: None,
                 points: (0..10)
                     .map(|k| Estimate {
                         x: f64::from(k),
@@ -2662,6 +2669,7 @@ mod tests {
             y_range: None,
             series: vec![ErrorSeries {
                 label: "mean over 5 replications".into(),
+                colour: None,
                 points: (0..52)
                     .map(|k| Estimate {
                         x: k as f64 + 0.5,
@@ -2702,6 +2710,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, label)| ErrorSeries {
                     label: label.to_string(),
+                    colour: None,
                     points: [64, 128, 256]
                         .iter()
                         .map(|&x| Estimate {
@@ -2856,6 +2865,7 @@ mod tests {
             y_range: None,
             series: vec![ErrorSeries {
                 label: "CREASY".into(),
+                colour: None,
                 points: (1..=3)
                     .map(|x| Estimate {
                         x: f64::from(x),
