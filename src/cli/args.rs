@@ -642,7 +642,7 @@ pub struct ReportArgs {
     /// How long a span the schedule view shows [default: 1d].
     #[arg(long, value_name = "DURATION", value_parser = view_length)]
     pub schedule_length: Option<Time>,
-    /// What colours the jobs of the schedule view.
+    /// What colours the jobs of the schedule view (a comparison colours each run its own).
     #[arg(long, value_enum, default_value = "user")]
     pub colour: Colour,
     /// How the report's figures are drawn and written.
