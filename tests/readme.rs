@@ -95,17 +95,23 @@ fn shipped(root: &Path) -> Vec<PathBuf> {
             .collect();
     }
     let skip = ["target", ".git", ".venv", "results"];
+    files_under(root, |p| {
+        p.file_name().is_some_and(|n| skip.iter().any(|s| n == *s))
+    })
+}
+
+/// Every file (not folder) under `root`, relative to it, but in the folders `skip` names.
+fn files_under(root: &Path, skip: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut dirs = vec![PathBuf::new()];
     while let Some(dir) = dirs.pop() {
         for entry in fs::read_dir(root.join(&dir)).unwrap() {
             let entry = entry.unwrap();
             let rel = dir.join(entry.file_name());
-            let kind = entry.file_type().unwrap();
-            if kind.is_dir() && !skip.iter().any(|s| entry.file_name() == *s) {
-                dirs.push(rel);
-            } else if kind.is_file() {
+            if !entry.file_type().unwrap().is_dir() {
                 files.push(rel);
+            } else if !skip(&rel) {
+                dirs.push(rel);
             }
         }
     }
@@ -114,23 +120,13 @@ fn shipped(root: &Path) -> Vec<PathBuf> {
 
 /// Every file under `root` but those under `results/`, with its contents.
 fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut dirs = vec![PathBuf::new()];
-    while let Some(dir) = dirs.pop() {
-        for entry in fs::read_dir(root.join(&dir)).unwrap() {
-            let entry = entry.unwrap();
-            let rel = dir.join(entry.file_name());
-            if rel == Path::new("results") {
-                continue;
-            }
-            if entry.file_type().unwrap().is_dir() {
-                dirs.push(rel);
-            } else {
-                files.insert(rel.clone(), fs::read(root.join(&rel)).unwrap_or_default());
-            }
-        }
-    }
-    files
+    files_under(root, |p| p == Path::new("results"))
+        .into_iter()
+        .map(|rel| {
+            let bytes = fs::read(root.join(&rel)).unwrap_or_default();
+            (rel, bytes)
+        })
+        .collect()
 }
 
 #[test]

@@ -83,6 +83,22 @@ struct Run {
     data: Data,
 }
 
+impl Run {
+    /// The run in `dir` holding `data`, labelled, placed and sized as its `summary` says
+    /// (its scheduler, else its folder's name).
+    fn of_summary(dir: &Path, summary: &Value, data: Data) -> Self {
+        Run {
+            dir: dir.to_owned(),
+            label: summary["scheduler"]
+                .as_str()
+                .map_or_else(|| name_of(dir), str::to_owned),
+            log: log_of(summary),
+            procs: summary["procs"].as_u64().map(|p| p as u32),
+            data,
+        }
+    }
+}
+
 /// What a compared run holds.
 enum Data {
     /// One run's jobs, and its bounded slowdown as its summary states it.
@@ -175,15 +191,7 @@ fn read_run(dir: &Path) -> Result<Run, String> {
                     sig3(t)
                 )
             });
-            Ok(Run {
-                dir: dir.to_owned(),
-                label: summary["scheduler"]
-                    .as_str()
-                    .map_or_else(|| name_of(dir), str::to_owned),
-                log: log_of(&summary),
-                procs: summary["procs"].as_u64().map(|p| p as u32),
-                data: Data::Jobs(jobs, bsld),
-            })
+            Ok(Run::of_summary(dir, &summary, Data::Jobs(jobs, bsld)))
         }
         Kind::Batsim => {
             let file = match dir.is_file() {
@@ -238,19 +246,15 @@ fn read_run(dir: &Path) -> Result<Run, String> {
             } else {
                 None
             };
-            Ok(Run {
-                dir: dir.to_owned(),
-                label: summary["scheduler"]
-                    .as_str()
-                    .map_or_else(|| name_of(dir), str::to_owned),
-                log: log_of(&summary),
-                procs: summary["procs"].as_u64().map(|p| p as u32),
-                data: Data::Replicated(Replications {
+            Ok(Run::of_summary(
+                dir,
+                &summary,
+                Data::Replicated(Replications {
                     values,
                     seeds,
                     weekly,
                 }),
-            })
+            ))
         }
     }
 }
