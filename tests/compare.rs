@@ -361,8 +361,14 @@ fn what_cannot_be_compared_is_refused_by_name() {
         1,
         &[&s(&bad.join("jobs.csv")), "line 4"],
     );
-    // Usage: --out with one folder, a folder twice, more folders than colours.
+    // Usage: --out with one folder, --colour with several (each run has its colour), a
+    // folder twice, more folders than colours.
     refused(&["report", &s(&runs[0]), "--out", &out], 2, &["--out"]);
+    refused(
+        &["report", &s(&runs[0]), &s(&runs[1]), "--colour", "class"],
+        2,
+        &["--colour", "each run its own"],
+    );
     refused(&["report", &s(&runs[0]), &s(&runs[0])], 2, &["named twice"]);
     let many: Vec<String> = (0..7).map(|k| format!("d{k}")).collect();
     let mut args = vec!["report"];

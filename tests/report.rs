@@ -289,23 +289,17 @@ fn focus_svgs(scheduler_labels: &[&'static str]) -> Vec<(String, Vec<&'static st
     for s in &mut files {
         s.1.extend(scheduler_labels.iter().copied());
     }
-    for (key, axis) in [
-        ("jobs_per_week", "throughput (jobs/week)"),
-        ("proc_hours_per_week", "work done (processor-hours/week)"),
-        ("mean_wait", "mean wait (h)"),
+    for (file, axis) in [
+        ("box-jobs-per-week.svg", "throughput (jobs/week)"),
+        (
+            "box-proc-hours-per-week.svg",
+            "work done (processor-hours/week)",
+        ),
+        ("box-mean-wait.svg", "mean wait (h)"),
     ] {
-        for (i, label) in SCHEDULERS.iter().enumerate() {
-            if scheduler_labels.contains(label) {
-                files.push((
-                    format!(
-                        "hist-{}-{i}-{}.svg",
-                        key.replace('_', "-"),
-                        label.to_lowercase()
-                    ),
-                    vec![axis, "replications", "95% CI of the mean", label],
-                ));
-            }
-        }
+        let mut texts = vec![axis, "scheduler", "over replications"];
+        texts.extend(scheduler_labels.iter().copied());
+        files.push((file.to_string(), texts));
     }
     files
 }
@@ -355,29 +349,15 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
         })
         .collect();
     expected.extend(focus_svgs(&SCHEDULERS));
-    // The queue by hour at the other populations, both schedulers on each.
-    for x in ["1", "2"] {
-        expected.push((
-            format!("hour-queue-{x}.svg"),
-            vec!["mean queue length (jobs waiting)", "EASY", "FCFS"],
-        ));
-    }
     assert_svgs(&dir, &expected);
     let paired = paired_svgs("population (users ×)", "h");
     assert_svgs(&dir, &paired);
     expected.extend(paired.iter().map(|(file, _)| (file.clone(), Vec::new())));
-    // The plots by hour, class and replication are at the largest population.
-    for file in [
-        "hour-queue.svg",
-        "class-response.svg",
-        "hist-mean-wait-1-fcfs.svg",
-    ] {
+    // The plots by hour, class and replication are at the largest population: no
+    // scheduler's throughput levels off before.
+    for file in ["hour-queue.svg", "class-response.svg", "box-mean-wait.svg"] {
         let svg = fs::read_to_string(dir.join("report").join(file)).unwrap();
         assert!(svg.contains("population = 4"), "{file}: no point named");
-    }
-    for (x, file) in [("1", "hour-queue-1.svg"), ("2", "hour-queue-2.svg")] {
-        let svg = fs::read_to_string(dir.join("report").join(file)).unwrap();
-        assert!(svg.contains(&format!("population = {x}")), "{file}");
     }
     let mut names: Vec<String> = written
         .iter()
@@ -399,13 +379,17 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
     // Names, version and the scenario, escaped.
     assert!(html.contains("<h1>demo &lt;sweep&gt;</h1>"));
-    assert!(html.contains("sitesim 0.1.0-test"));
+    assert!(html.contains("<dd>sitesim 0.1.0-test</dd>"));
+    assert!(html.contains(
+        "<dd>at population = 4 (the largest population: no scheduler&#39;s throughput \
+         levels off before)</dd>"
+    ));
     assert!(html.contains("# short jobs wait &lt; 1 h &amp; &quot;more&quot;"));
     assert!(!html.contains("wait < 1 h"));
     // Means ± 95% CI computed by hand (see `record`).
     let p0 = row(&html, "p000");
     for cell in [
-        "<td class=\"l\">EASY</td>",
+        "<td>EASY</td>",
         "<td>1</td>",
         "<td>3 / 3</td>",
         "<td>20 ± 25</td>",
@@ -420,13 +404,14 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     assert!(row(&html, "p003").contains("<td>320 ± 25</td>"));
     // Point 5 (FCFS, population 4) has runs 0 and 1: 510, 520 jobs/week.
     let p5 = row(&html, "p005");
-    assert!(
-        p5.contains("incomplete") && p5.contains("<td>2 / 3</td>"),
-        "{p5}"
-    );
+    assert!(p5.contains("<td>2 / 3</td>"), "{p5}");
     assert!(p5.contains("<td>515 ± 64</td>"), "{p5}");
     assert!(html.contains("1 of 18 runs missing"));
-    assert!(html.contains("p005 (FCFS, population = 4): 1 of 3 runs missing (r0002)"));
+    assert!(
+        html.contains(
+            "<td class=\"l\">p005 (FCFS, population = 4)</td><td>1 of 3</td><td>r0002</td>"
+        )
+    );
     for header in [
         "population (users ×)",
         "throughput (jobs/week)",
@@ -560,7 +545,7 @@ fn a_capacity_search_is_plotted_with_its_target_and_its_answers() {
     let section = html
         .split("<h2>Capacity search</h2>")
         .nth(1)
-        .and_then(|rest| rest.split("<h2>").next())
+        .and_then(|rest| rest.split("<h2>By hour of day</h2>").next())
         .expect("a capacity section");
     assert!(section.contains("<img src=\"capacity.svg\""), "{section}");
     assert!(
@@ -574,14 +559,16 @@ fn a_capacity_search_is_plotted_with_its_target_and_its_answers() {
     // The search, its answers and every probe as tables, the metric in hours with its
     // unit in every header, and no raw JSON.
     for cell in [
-        "<th class=\"l\">target</th><td class=\"l\">at most 0.5 h</td>",
-        "<th class=\"l\">population sized for</th><td class=\"l\">128 processors</td>",
-        "<th>scheduler</th><th>machine (processors)</th><th>mean wait (h), mean ± 95% CI</th>\
-         <th>for 95% confidence (processors)</th>",
-        "<tr><td>EASY</td><td>144</td><td>0.483 ± 0.217</td><td>176</td></tr>",
-        "<tr><td>FCFS</td><td>176</td><td>0.417 ± 0.0556</td><td>176</td></tr>",
-        "<h3>Machines probed for EASY</h3>",
-        "<tr><td>128</td><td>0.667 ± 0.25</td><td>no</td><td>300</td><td>6400</td></tr>",
+        "<th class=\"l\">metric</th><th>target</th>\
+         <th>population sized for (processors)</th>",
+        "<tr><td class=\"l\">mean wait (mean_wait)</td><td>at most 0.5 h</td><td>128</td></tr>",
+        "<th class=\"l\">scheduler</th><th>machine (processors)</th>\
+         <th>mean wait (h), mean ± 95% CI</th><th>for 95% confidence (processors)</th>",
+        "<tr><td class=\"l\">EASY</td><td>144</td><td>0.483 ± 0.217</td><td>176</td></tr>",
+        "<tr><td class=\"l\">FCFS</td><td>176</td><td>0.417 ± 0.0556</td><td>176</td></tr>",
+        "<h2>Machines probed for EASY</h2>",
+        "<tr><td class=\"l\">128</td><td>0.667 ± 0.25</td><td>no</td><td>300</td>\
+         <td>6400</td></tr>",
     ] {
         assert!(section.contains(cell), "no {cell} in {section}");
     }
@@ -602,23 +589,70 @@ fn a_capacity_search_is_plotted_with_its_target_and_its_answers() {
 #[test]
 fn a_point_without_runs_is_left_out_of_the_plots_with_a_note() {
     let dir = scratch("empty-point");
-    let plan = plan(&XS.map(Some));
     // FCFS at the largest population has no runs at all.
-    results_dir(&dir, &plan, &[(5, 0), (5, 1), (5, 2)]);
+    results_dir(&dir, &plan(&XS.map(Some)), &[(5, 0), (5, 1), (5, 2)]);
     let written = write_report(&dir, Default::default()).unwrap();
     let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
     assert!(html.contains("3 of 18 runs missing"));
-    assert!(html.contains("p005 (FCFS, population = 4): 3 of 3 runs missing"));
-    assert!(html.contains("left out of the plots"));
-    assert!(html.contains("No runs at population = 4 for FCFS"));
+    assert!(html.contains(
+        "<td class=\"l\">p005 (FCFS, population = 4)</td><td>3 of 3</td>\
+         <td>r0000, r0001, r0002</td><td>no runs: left out of the plots</td>"
+    ));
     assert!(row(&html, "p005").contains("<td>0 / 3</td>"));
-    // FCFS still has its line against the axis, but no histograms at population 4.
-    assert_svgs(&dir, &focus_svgs(&["EASY"]));
+    // FCFS still has its line against the axis. Its throughput is highest at the last
+    // population it has runs at, 2, so the plots by hour, class and replication are
+    // there, with both schedulers.
     let axis = fs::read_to_string(dir.join("report/axis-jobs-per-week.svg")).unwrap();
     assert!(axis.contains("\nFCFS\n"));
+    assert_svgs(&dir, &focus_svgs(&SCHEDULERS));
     let queue = fs::read_to_string(dir.join("report/hour-queue.svg")).unwrap();
-    assert!(queue.contains("\nEASY\n") && !queue.contains("FCFS"));
+    assert!(queue.contains("population = 2"));
+    assert!(!html.contains("No runs at"));
     assert!(!written.iter().any(|p| p.to_string_lossy().contains("fcfs")));
+    fs::remove_dir_all(&dir).unwrap();
+
+    // Without a sweep, a scheduler without runs is named and left out of those plots,
+    // the others keeping their colours.
+    let dir = scratch("empty-scheduler");
+    results_dir(&dir, &plan(&[None]), &[(0, 0), (0, 1), (0, 2)]);
+    write_report(&dir, Default::default()).unwrap();
+    let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
+    assert!(
+        html.contains("No runs for EASY: not in the plots by hour"),
+        "{html}"
+    );
+    assert_svgs(&dir, &focus_svgs(&["FCFS"]));
+    let queue = fs::read_to_string(dir.join("report/hour-queue.svg")).unwrap();
+    assert!(!queue.contains("EASY"));
+    assert!(queue.contains("stroke=\"#D55E00\"") && !queue.contains("stroke=\"#0072B2\""));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_plots_by_hour_are_where_a_scheduler_levels_off() {
+    let dir = scratch("levels-off");
+    let plan = plan(&XS.map(Some));
+    results_dir(&dir, &plan, &[]);
+    // FCFS (points 1, 3, 5) does no more at population 4 than at 2: it levels off at 2,
+    // where the schedulers part; EASY goes on growing.
+    for r in 0..REPLICATIONS {
+        let mut run = record(5, r);
+        run.figures.jobs_per_week = record(3, r).figures.jobs_per_week;
+        write_run(&dir, &run).unwrap();
+    }
+    write_report(&dir, Default::default()).unwrap();
+    for file in ["hour-queue.svg", "class-response.svg", "box-mean-wait.svg"] {
+        let svg = fs::read_to_string(dir.join("report").join(file)).unwrap();
+        assert!(
+            svg.contains("population = 2"),
+            "{file}: not at population 2"
+        );
+    }
+    let html = fs::read_to_string(dir.join("report/index.html")).unwrap();
+    assert!(html.contains(
+        "<dd>at population = 2 (the first population at which a scheduler&#39;s \
+         throughput levels off)</dd>"
+    ));
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -648,14 +682,16 @@ fn labels_and_names_are_escaped_in_the_page() {
     assert!(html.contains("<title>it&#39;s &lt;b&gt;: sitesim report</title>"));
     assert!(html.contains("<h1>it&#39;s &lt;b&gt;</h1>"));
     // The points table, the paired table (the label is the reference), the note and the
-    // histograms' captions, in the text and in the `alt` attribute.
-    assert!(row(&html, "p000").contains(&format!("<td class=\"l\">{label}</td>")));
+    // paired plots' captions, in the text and in the `alt` attribute.
+    assert!(row(&html, "p000").contains(&format!("<td>{label}</td>")));
     assert!(html.contains(&format!("<h2>Paired differences from {label}</h2>")));
-    assert!(html.contains(&format!("minus {label}'s run")));
+    assert!(html.contains(&format!("minus {label}&#39;s run")));
     assert!(html.contains(&format!(
-        "<li>p004 ({label}, population = 4): 1 of 3 runs missing"
+        "<td class=\"l\">p004 ({label}, population = 4)</td><td>1 of 3</td>"
     )));
-    let caption = format!("Throughput (jobs/week) of {label} in each of 2 replications");
+    let caption = format!(
+        "Difference in throughput (jobs/week): each scheduler&#39;s run minus {label}&#39;s run"
+    );
     assert!(html.contains(&format!("alt=\"{caption}")), "{caption}");
     assert!(
         html.contains(&format!("<figcaption>{caption}")),

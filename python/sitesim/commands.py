@@ -1030,8 +1030,8 @@ def report(
     schedule_from: Where a run's schedule view starts, from the first submission
         (e.g. 12d) [default: the day in which most jobs waited]
     schedule_length: How long a span the schedule view shows [default: 1d]
-    colour: What colours the jobs of the schedule view (a comparison colours each
-        run its own) [default: user]
+    colour: What colours the jobs of one run's schedule view [default: user] (a
+        comparison colours each run its own)
     figure_width: Every figure's width, pixels [default: 800]
     figure_height: Every figure's height, pixels [default: 450]
     font_scale: Every text of the figures, times its default size (0.5 to 4)

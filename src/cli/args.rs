@@ -642,9 +642,10 @@ pub struct ReportArgs {
     /// How long a span the schedule view shows [default: 1d].
     #[arg(long, value_name = "DURATION", value_parser = view_length)]
     pub schedule_length: Option<Time>,
-    /// What colours the jobs of the schedule view (a comparison colours each run its own).
-    #[arg(long, value_enum, default_value = "user")]
-    pub colour: Colour,
+    /// What colours the jobs of one run's schedule view [default: user] (a comparison
+    /// colours each run its own).
+    #[arg(long, value_enum)]
+    pub colour: Option<Colour>,
     /// How the report's figures are drawn and written.
     #[command(flatten)]
     pub figures: FigureArgs,
@@ -677,8 +678,8 @@ impl ReportArgs {
             .collect()
     }
 
-    /// Refuses `--out` without directories to compare, more directories than a
-    /// comparison has colours, and a directory named twice.
+    /// Refuses `--out` without directories to compare, `--colour` with them, more
+    /// directories than a comparison has colours, and a directory named twice.
     pub fn refuse_conflicts(&self) -> Result<(), String> {
         let dirs = self.compared();
         if dirs.len() == 1 {
@@ -690,6 +691,12 @@ impl ReportArgs {
                 ),
                 None => Ok(()),
             };
+        }
+        if self.colour.is_some() {
+            return Err(
+                "--colour colours one run's schedule view; a comparison colours each run its own"
+                    .into(),
+            );
         }
         if dirs.len() > MOST_FOLDERS {
             return Err(format!(
@@ -710,7 +717,7 @@ impl ReportArgs {
         ScheduleView {
             from: self.schedule_from,
             length: self.schedule_length,
-            by_class: matches!(self.colour, Colour::Class),
+            by_class: matches!(self.colour, Some(Colour::Class)),
         }
     }
 }

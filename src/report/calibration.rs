@@ -166,6 +166,7 @@ pub fn write_report(dir: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
             rows: table,
         }],
         figures: Vec::new(),
+        code: String::new(),
         links: vec![
             Link {
                 href: "../calibrate.csv".into(),
@@ -386,6 +387,7 @@ pub fn write_report(dir: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
             .collect(),
             rows: users,
         }],
+        code: String::new(),
         links: vec![Link {
             href: "../users.csv".into(),
             text: "users.csv".into(),

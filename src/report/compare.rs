@@ -392,6 +392,7 @@ fn runs_section(runs: &[Run]) -> Section {
             rows,
         }],
         figures: Vec::new(),
+        code: String::new(),
         links: Vec::new(),
     }
 }
@@ -436,7 +437,7 @@ const QUANTITIES: [Quantity; 3] = [
 
 /// The box of sorted `values`: quartiles and median by nearest rank, whiskers at the
 /// furthest values within 1.5 interquartile ranges of the box, and the mean.
-fn box_of(label: &str, run: usize, values: &[f64]) -> RunBox {
+pub(super) fn box_of(label: &str, run: usize, values: &[f64]) -> RunBox {
     let (q1, median, q3) = (
         quantile(values, 0.25),
         quantile(values, 0.5),
@@ -603,6 +604,7 @@ fn jobs_sections(runs: &[Run], view: ScheduleView) -> Result<Vec<Section>, Strin
         ),
         tables,
         figures,
+        code: String::new(),
         links: Vec::new(),
     }];
     sections.push(daily_section(runs, &jobs)?);
@@ -694,6 +696,7 @@ fn daily_section(runs: &[Run], jobs: &[&[RunJob]]) -> Result<Section, String> {
             .into(),
         tables: Vec::new(),
         figures,
+        code: String::new(),
         links: Vec::new(),
     })
 }
@@ -860,6 +863,7 @@ fn paired_jobs_sections(
             rows,
         }],
         figures: figure.into_iter().collect(),
+        code: String::new(),
         links: Vec::new(),
     }];
     if !gantts.is_empty() {
@@ -1154,6 +1158,7 @@ fn replicated_sections(runs: &[Run]) -> Result<Vec<Section>, String> {
             .into(),
         tables: vec![Table { head, rows }],
         figures,
+        code: String::new(),
         links: Vec::new(),
     }];
     let mut weekly = Vec::new();

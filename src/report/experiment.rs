@@ -3,44 +3,47 @@
 //! `RESULTS_DIR/report/`:
 //!
 //! ```text
-//! capacity.svg                with a capacity search's capacity.json: its metric against
-//!                             the machine sizes probed, the target and the answers marked
-//! axis-<metric>.svg           against the swept axis (with a sweep): mean with 95% CI
+//! paired.csv                  the paired plots' values: the paired table at full precision
 //! paired-<figure>.svg         each scheduler minus the first, run by run (common random
 //!                             numbers): mean difference with 95% CI, against the swept
 //!                             axis (a line per scheduler) or, without a sweep, a bar each
-//! hour-queue.svg              by local hour of the day, at the most loaded point
+//! capacity.svg                with a capacity search's capacity.json: its metric against
+//!                             the machine sizes probed, the target and the answers marked
+//! axis-<metric>.svg           against the swept axis (with a sweep): mean with 95% CI
+//! hour-queue.svg              by local hour of the day, at the focus (below)
 //! hour-utilization.svg
-//! hour-queue-<x>.svg          by local hour at each other swept value, every scheduler
-//! class-response.svg          response time by runtime class, at the same point
-//! hist-<metric>-<n>-<s>.svg   over replications, per scheduler, at the same point
-//! paired.csv                  the paired plots' values: the paired table at full precision
-//! index.html                  scenario, table of every point, capacity search, plots
+//! class-response.svg          response time by runtime class, at the focus
+//! box-<metric>.svg            over replications, a box per scheduler, at the focus
+//! index.html                  table of every point, capacity search, plots, scenario
 //! ```
 //!
-//! SVG names are words joined by `-` (a metric's `mean_wait` becomes `mean-wait`), as in
-//! every other report.
+//! The focus, the point drawn by hour, runtime class and replication, is every point
+//! without a sweep; along a population sweep, the first population at which a
+//! scheduler's throughput levels off (Feitelson 2021, §4.4: where schedulers part,
+//! before every one is saturated); along another axis, its middle value. Every
+//! scheduler keeps one colour and marker in every plot, and the legends stand right of
+//! the plots. SVG names are words joined by `-` (a metric's `mean_wait` becomes
+//! `mean-wait`), as in every other report.
 //!
 //! The report reads what is there: missing runs (an unfinished experiment) are counted and
 //! listed, and a point without runs is left out of the plots. Statistics over
 //! replications are [`MetricStats`] (mean, 95% confidence interval by Student's t). The
 //! same results give byte-identical files. The plots are drawn by
-//! [`crate::plot::chart`]; the page is the template `templates/report.html` laid out
-//! from a `Page` this module computes (see `crate::plot::html`).
+//! [`crate::plot::chart`]; the page is a [`page::Page`], laid out by the template of
+//! every report (`templates/run.html`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use serde_json::Value;
 
-use super::page::{self, sig3, write};
+use super::compare::box_of;
+use super::page::{self, Link, Section, Table, sig3, write};
 use crate::experiment::study::CapacityResult;
 use crate::plot::chart::{
-    self as chart, Band, Bar, BarChart, BarSeries, ErrorLineChart, ErrorSeries, Estimate,
-    Histogram, LineChart, PlotError, RefAt, Reference, Series, XTicks,
+    self as chart, Bar, BarChart, BarSeries, BoxPlot, ErrorLineChart, ErrorSeries, Estimate,
+    LineChart, PlotError, RefAt, Reference, Series, XTicks,
 };
-use crate::plot::html;
 use crate::results::metric::{
     JOBS_PER_SESSION, JOBS_PER_WEEK, MEAN_RESPONSE, MEAN_WAIT, Metric, MetricStats,
     PROC_HOURS_PER_WEEK, SESSION_HOURS, Scale, UTILIZATION, metric,
@@ -55,37 +58,22 @@ pub const REPORT_DIR: &str = "report";
 /// The optional result of a capacity search in the results directory.
 pub const CAPACITY_FILE: &str = "capacity.json";
 
-/// Writes the report of the experiment in `dir` to `dir/report/`: the SVG plots, then
-/// `paired.csv` (when two schedulers have runs of the same replication), then
-/// `index.html`. Returns the files written, in that order.
+/// Writes the report of the experiment in `dir` to `dir/report/`: `paired.csv` (when
+/// two schedulers have runs of the same replication), the SVG plots, then `index.html`.
+/// Returns the files written, in that order.
 pub fn write_report(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let exp = Experiment::load(dir)?;
     let out = dir.join(REPORT_DIR);
     create_subfolder(&out)?;
     let diffs = PairedDiffs::of(&exp);
-    let mut figures = match &diffs {
-        Some(diffs) => paired_plots(&exp, diffs)?,
-        None => Vec::new(),
-    };
-    figures.extend(self::figures(&exp)?);
-    let mut written = Vec::with_capacity(figures.len() + 2);
-    let mut also = Vec::with_capacity(figures.len());
-    for figure in &figures {
-        let mut file = page::Figure::new(
-            figure.file.clone(),
-            figure.caption.clone(),
-            figure.svg.clone(),
-        );
-        written.append(&mut file.write(&out)?);
-        also.push(file.also);
-    }
+    let mut written = Vec::new();
+    let mut figures = Vec::new();
     if let Some(diffs) = &diffs {
         written.push(write(&out.join(PAIRED_CSV), &paired_csv(&exp, diffs)?)?);
+        figures = paired_plots(&exp, diffs)?;
     }
-    written.push(write(
-        &out.join("index.html"),
-        page(&exp, diffs.as_ref(), &figures, &also)?.as_bytes(),
-    )?);
+    figures.extend(self::figures(&exp)?);
+    written.extend(page(&exp, diffs.as_ref(), figures).write(&out)?);
     Ok(written)
 }
 
@@ -152,7 +140,6 @@ impl Experiment {
         )
     }
 
-    /// The scheduler labels, in the plan's order.
     /// The colour of scheduler `label` in every chart: its place among the schedulers,
     /// so that a chart leaving some out (the paired differences, without the first) does
     /// not give it another's.
@@ -160,6 +147,7 @@ impl Experiment {
         self.schedulers().iter().position(|&l| l == label)
     }
 
+    /// The scheduler labels, in the plan's order.
     fn schedulers(&self) -> Vec<&str> {
         let mut labels: Vec<&str> = Vec::new();
         for p in &self.plan.points {
@@ -179,39 +167,85 @@ impl Experiment {
         }
     }
 
-    /// The points plotted by hour, by runtime class and over replications: those with
-    /// runs at the largest swept value (the most loaded point), or every point with runs
-    /// without a sweep. `None` when no point has runs.
+    /// The points plotted by hour, by runtime class and over replications: every point
+    /// with runs without a sweep; with one, those at the swept value of [`Self::focus_x`].
+    /// `None` when no point has runs.
     fn focus(&self) -> Option<Focus> {
-        if self.has_axis() {
-            return self.swept_points().pop();
+        if !self.has_axis() {
+            let points: Vec<usize> = (0..self.plan.points.len())
+                .filter(|&p| !self.runs[p].is_empty())
+                .collect();
+            return (!points.is_empty()).then_some(Focus {
+                points,
+                x: None,
+                why: "",
+            });
         }
-        let points: Vec<usize> = (0..self.plan.points.len())
-            .filter(|&p| !self.runs[p].is_empty())
+        let (x, why) = self.focus_x()?;
+        let points = (0..self.plan.points.len())
+            .filter(|&p| !self.runs[p].is_empty() && self.plan.points[p].x == Some(x))
             .collect();
-        (!points.is_empty()).then_some(Focus { points, x: None })
+        Some(Focus {
+            points,
+            x: Some(x),
+            why,
+        })
     }
 
-    /// The points with runs at each swept value, by increasing value; empty without a
-    /// sweep.
-    fn swept_points(&self) -> Vec<Focus> {
-        if !self.has_axis() {
-            return Vec::new();
-        }
+    /// The swept value the focus is at, and why: along a population sweep, the first
+    /// population at which a scheduler's mean throughput comes within 5% of the most it
+    /// reaches on the sweep (where it levels off, as `summary.json`'s `plateau_from`
+    /// says), so that the schedulers are compared where they part rather than where all
+    /// are saturated; along another axis, the middle of the values with runs (the lower
+    /// of two).
+    fn focus_x(&self) -> Option<(f64, &'static str)> {
+        let with_runs = |p: &usize| !self.runs[*p].is_empty();
         let mut xs: Vec<f64> = (0..self.plan.points.len())
-            .filter(|&p| !self.runs[p].is_empty())
+            .filter(with_runs)
             .filter_map(|p| self.plan.points[p].x)
             .collect();
         xs.sort_by(f64::total_cmp);
         xs.dedup();
-        xs.into_iter()
-            .map(|x| Focus {
-                points: (0..self.plan.points.len())
-                    .filter(|&p| !self.runs[p].is_empty() && self.plan.points[p].x == Some(x))
-                    .collect(),
-                x: Some(x),
-            })
-            .collect()
+        if self.plan.axis.as_deref() != Some("population") {
+            return xs
+                .get(xs.len().saturating_sub(1) / 2)
+                .map(|&x| (x, "the middle swept value"));
+        }
+        let scale = JOBS_PER_WEEK.scale();
+        let levels_off = |label: &str| -> Option<f64> {
+            let means: Vec<(f64, f64)> = (0..self.plan.points.len())
+                .filter(with_runs)
+                .filter(|&p| self.plan.points[p].label == label)
+                .filter_map(|p| {
+                    Some((
+                        self.plan.points[p].x?,
+                        self.stats(p, &JOBS_PER_WEEK, scale)?.mean,
+                    ))
+                })
+                .collect();
+            let top = means.iter().map(|m| m.1).fold(f64::NEG_INFINITY, f64::max);
+            means
+                .iter()
+                .filter(|m| m.1 >= 0.95 * top)
+                .map(|m| m.0)
+                .min_by(f64::total_cmp)
+        };
+        let first = self
+            .schedulers()
+            .into_iter()
+            .filter_map(levels_off)
+            .min_by(f64::total_cmp)?;
+        Some(if Some(&first) == xs.last() {
+            (
+                first,
+                "the largest population: no scheduler's throughput levels off before",
+            )
+        } else {
+            (
+                first,
+                "the first population at which a scheduler's throughput levels off",
+            )
+        })
     }
 
     /// `measure` over the runs of point `p` (scaled), `None` without runs.
@@ -230,9 +264,19 @@ struct Focus {
     points: Vec<usize>,
     /// The swept value they share, if any.
     x: Option<f64>,
+    /// Why that value, for captions (empty without a sweep).
+    why: &'static str,
 }
 
 impl Focus {
+    /// The focus point of scheduler `label`, if it has runs there.
+    fn of(&self, exp: &Experiment, label: &str) -> Option<usize> {
+        self.points
+            .iter()
+            .copied()
+            .find(|&p| exp.plan.points[p].label == label)
+    }
+
     /// ` (axis = x)` for titles, empty without a sweep.
     fn suffix(&self, exp: &Experiment) -> String {
         self.x
@@ -287,7 +331,7 @@ fn figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
     if let Some(focus) = exp.focus() {
         figures.extend(hour_figures(exp, &focus)?);
         figures.extend(class_figure(exp, &focus)?);
-        figures.extend(histogram_figures(exp, &focus)?);
+        figures.extend(box_figures(exp, &focus)?);
     }
     Ok(figures)
 }
@@ -348,7 +392,7 @@ fn axis_figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
             y_label: measure.label(scale),
             y_from_zero: measure.from_zero,
             zero_line: false,
-            y_range: None,
+            y_range: Some(measure.range(scale)),
             series,
             references: Vec::new(),
         };
@@ -493,7 +537,7 @@ fn capacity_figure(capacity: &CapacityResult) -> Result<Option<Figure>, String> 
         y_label: known.map_or_else(|| capacity.metric.clone(), |m| m.label(scale)),
         y_from_zero: known.is_some_and(|m| m.from_zero),
         zero_line: false,
-        y_range: None,
+        y_range: known.map(|m| m.range(scale)),
         series,
         references,
     };
@@ -544,9 +588,8 @@ const HOUR_UTILIZATION: HourKind = HourKind {
     what: "Mean share of the processors busy (%)",
 };
 
-/// Mean queue length and utilization by local hour at the focus, a line per scheduler;
-/// with a sweep, the queue length at every other swept value too, every scheduler of
-/// the point on one plot (Feitelson 2021, Fig. 21 compares EASY's queue with CREASY's).
+/// Mean queue length and utilization by local hour at the focus, a line per scheduler
+/// (Feitelson 2021, Fig. 21 compares EASY's queue with CREASY's).
 fn hour_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, String> {
     let mut figures = Vec::new();
     for kind in [HOUR_QUEUE, HOUR_UTILIZATION] {
@@ -556,38 +599,29 @@ fn hour_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, String> 
             kind.what,
             at_focus(exp, focus)
         );
-        figures.extend(hour_figure(exp, focus, &kind, kind.file.into(), caption)?);
-    }
-    for other in exp.swept_points().iter().filter(|p| p.x != focus.x) {
-        let Some(x) = other.x else { continue };
-        let caption = format!(
-            "{} in each local hour of the day at {}, one line per scheduler: mean over \
-             replications.",
-            HOUR_QUEUE.what,
-            exp.at(x)
-        );
-        let file = format!("{}-{}", HOUR_QUEUE.file, slug(&number(x)));
-        figures.extend(hour_figure(exp, other, &HOUR_QUEUE, file, caption)?);
+        figures.extend(hour_figure(exp, focus, &kind, caption)?);
     }
     Ok(figures)
 }
 
-/// `kind` by local hour at the points of `at`, a line per scheduler, in `file`.svg.
+/// `kind` by local hour at the points of `at`, a line per scheduler in its colour (a
+/// scheduler without runs there keeps its colour and has no line).
 fn hour_figure(
     exp: &Experiment,
     at: &Focus,
     kind: &HourKind,
-    file: String,
     caption: String,
 ) -> Result<Option<Figure>, String> {
-    let series = at
-        .points
-        .iter()
-        .map(|&p| Series {
-            label: exp.plan.points[p].label.clone(),
-            points: hourly_means(&exp.runs[p], kind.get),
+    let series = exp
+        .schedulers()
+        .into_iter()
+        .map(|label| Series {
+            label: label.to_owned(),
+            points: at
+                .of(exp, label)
+                .map(|p| hourly_means(&exp.runs[p], kind.get))
+                .unwrap_or_default(),
         })
-        .filter(|s| !s.points.is_empty())
         .collect();
     let chart = LineChart {
         title: format!("{}{}", kind.title, at.suffix(exp)),
@@ -600,7 +634,7 @@ fn hour_figure(
     };
     Ok(drawn(chart::line_chart_svg(&chart))?.map(|svg| Figure {
         section: "By hour of day".into(),
-        file: format!("{file}.svg"),
+        file: format!("{}.svg", kind.file),
         caption,
         svg,
     }))
@@ -625,7 +659,7 @@ fn hourly_means(runs: &[RunRecord], get: fn(&runs::HourFigures) -> f64) -> Vec<(
 fn at_focus(exp: &Experiment, focus: &Focus) -> String {
     focus
         .x
-        .map(|x| format!(" at {} (the largest swept value)", exp.at(x)))
+        .map(|x| format!(" at {} ({})", exp.at(x), focus.why))
         .unwrap_or_default()
 }
 
@@ -657,11 +691,14 @@ fn class_figure(exp: &Experiment, focus: &Focus) -> Result<Option<Figure>, Strin
             .collect()
     };
     let scale = MEAN_RESPONSE.scale();
-    let series: Vec<BarSeries> = focus
-        .points
-        .iter()
-        .map(|&p| BarSeries {
-            label: exp.plan.points[p].label.clone(),
+    // A bar series per scheduler with runs at the focus, in its colour.
+    let series: Vec<BarSeries> = exp
+        .schedulers()
+        .into_iter()
+        .filter_map(|label| Some((label, focus.of(exp, label)?)))
+        .map(|(label, p)| BarSeries {
+            label: label.to_owned(),
+            colour: exp.colour_of(label),
             bars: classes
                 .iter()
                 .map(|(id, _)| {
@@ -712,95 +749,59 @@ fn class_figure(exp: &Experiment, focus: &Focus) -> Result<Option<Figure>, Strin
     }))
 }
 
-/// Throughput and mean wait over replications: a histogram per scheduler with the mean
-/// and its 95% confidence interval marked.
-fn histogram_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, String> {
-    let schedulers = exp.schedulers();
+/// Throughput, work and mean wait over replications: a box per scheduler, in its
+/// colour.
+fn box_figures(exp: &Experiment, focus: &Focus) -> Result<Vec<Figure>, String> {
     let mut figures = Vec::new();
     for measure in [&JOBS_PER_WEEK, &PROC_HOURS_PER_WEEK, &MEAN_WAIT] {
         let scale = measure.scale();
-        for &p in &focus.points {
-            let Some(stats) = exp.stats(p, measure, scale) else {
-                continue;
-            };
-            let label = &exp.plan.points[p].label;
-            let n = schedulers.iter().position(|s| s == label).unwrap_or(p);
-            let chart = Histogram {
-                title: format!("{}: {label}{}", measure.title, focus.suffix(exp)),
-                x_label: measure.label(scale),
-                y_label: "replications".into(),
-                bins: bins(&stats),
-                marks: vec![(stats.mean, format!("mean {}", number(stats.mean)))],
-            };
-            let band = Band {
-                lo: stats.mean - stats.ci95,
-                hi: stats.mean + stats.ci95,
-                label: "95% CI of the mean".into(),
-            };
-            if let Some(svg) = drawn(chart::histogram_svg(&chart, Some(&band)))? {
-                figures.push(Figure {
-                    section: "Over replications".into(),
-                    file: svg_name(&["hist", measure.name, &n.to_string(), &slug(label)]),
-                    caption: format!(
-                        "{} ({}) of {label} in each of {} replications{}: the line marks \
-                         the mean, the shaded band its 95% confidence interval.",
-                        measure.title,
-                        scale.unit,
-                        stats.n,
-                        at_focus(exp, focus)
-                    ),
-                    svg,
-                });
-            }
+        let boxes: Vec<_> = exp
+            .schedulers()
+            .into_iter()
+            .filter_map(|label| {
+                let p = focus.of(exp, label)?;
+                let mut values: Vec<f64> = exp.runs[p]
+                    .iter()
+                    .map(|r| (measure.read)(&r.figures) * scale.factor)
+                    .filter(|v| v.is_finite())
+                    .collect();
+                values.sort_by(f64::total_cmp);
+                let colour = exp.colour_of(label)?;
+                (!values.is_empty()).then(|| box_of(label, colour, &values))
+            })
+            .collect();
+        let chart = BoxPlot {
+            title: format!("{} over replications{}", measure.title, focus.suffix(exp)),
+            x_label: "scheduler".into(),
+            y_label: measure.label(scale),
+            y_from_zero: measure.from_zero,
+            boxes,
+        };
+        if let Some(svg) = drawn(chart::box_plot_svg(&chart))? {
+            figures.push(Figure {
+                section: "Over replications".into(),
+                file: svg_name(&["box", measure.name]),
+                caption: format!(
+                    "{} ({}) of each scheduler's {} replications{}: the box from the first \
+                     to the third quartile, the median across it, the mean a black diamond; \
+                     whiskers at the furthest replications within 1.5 interquartile ranges \
+                     of the box (Tukey). The table gives each mean's 95% confidence interval.",
+                    measure.title,
+                    scale.unit,
+                    exp.plan.replications,
+                    at_focus(exp, focus)
+                ),
+                svg,
+            });
         }
     }
     Ok(figures)
 }
 
-/// The histogram's bins as drawn; a single value gets a narrow bin around it.
-fn bins(stats: &MetricStats) -> Vec<(f64, f64, f64)> {
-    if stats.max > stats.min {
-        return stats
-            .histogram
-            .iter()
-            .map(|b| (b.lo, b.hi, b.count as f64))
-            .collect();
-    }
-    let half = if stats.mean == 0.0 {
-        0.5
-    } else {
-        stats.mean.abs() * 0.01
-    };
-    vec![(stats.mean - half, stats.mean + half, stats.n as f64)]
-}
-
-/// The longest [`slug`]: file names hold 255 bytes, and the scheduler's number in a
-/// figure's name keeps it apart from others (a label of 4,806 digits made a name too
-/// long for the file system, a fuzzing finding).
-const SLUG_MAX: usize = 40;
-
 /// An SVG file's name: `parts` joined by `-`, each `_` a `-` too, as every report names
 /// its figures (`["axis", "mean_wait"]`: `axis-mean-wait.svg`).
 fn svg_name(parts: &[&str]) -> String {
     format!("{}.svg", parts.join("-").replace('_', "-"))
-}
-
-/// `label` reduced to lowercase letters, digits and `-`, for file names, at most
-/// [`SLUG_MAX`] of them.
-fn slug(label: &str) -> String {
-    let mut s = String::new();
-    for c in label.chars() {
-        if s.len() == SLUG_MAX {
-            break;
-        }
-        if c.is_ascii_alphanumeric() {
-            s.push(c.to_ascii_lowercase());
-        } else if !s.ends_with('-') {
-            s.push('-');
-        }
-    }
-    let s = s.trim_matches('-');
-    if s.is_empty() { "s".into() } else { s.into() }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -819,243 +820,189 @@ fn mean_ci(stats: &MetricStats) -> String {
 }
 
 // ---------------------------------------------------------------------------------------
-// The page: `templates/report.html` laid out from a [`Page`] (see [`crate::plot::html`]).
+// The page: a [`page::Page`] laid out by `templates/run.html`, as every other report's.
 
-/// Everything `index.html` shows, as text and numbers ready to print.
-#[derive(Serialize)]
-struct Page<'a> {
-    /// The experiment's name.
-    name: &'a str,
-    /// The sitesim that ran the experiment.
-    version: &'a str,
-    /// This sitesim, when it is another.
-    report_version: Option<&'static str>,
-    points: usize,
-    replications: u32,
-    /// The swept parameter's axis label, `None` without a sweep.
-    axis: Option<String>,
-    unfinished: Option<Unfinished>,
-    /// The scenario file.
-    scenario: &'a str,
-    table: PointsTable,
-    paired: Option<PairedTable>,
-    /// The plots of the paired differences, under their table.
-    paired_figures: Vec<PageFigure<'a>>,
-    capacity: Option<CapacityTables>,
-    /// The capacity search's plot, under its tables.
-    capacity_figures: Vec<PageFigure<'a>>,
-    /// The other plots, by section in page order.
-    sections: Vec<Section<'a>>,
-}
-
-/// Consecutive plots of one section.
-#[derive(Serialize)]
-struct Section<'a> {
-    title: &'a str,
-    figures: Vec<PageFigure<'a>>,
-}
-
-/// A plot as the page shows it.
-#[derive(Serialize)]
-struct PageFigure<'a> {
-    file: &'a str,
-    caption: &'a str,
-    width: u32,
-    height: u32,
-    /// The same plot in the `--figure-format` asked for besides SVG.
-    also: Option<&'a str>,
-}
-
-/// `index.html`: the scenario, a table of every point, the capacity search and the plots.
-fn page(
-    exp: &Experiment,
-    diffs: Option<&PairedDiffs>,
-    figures: &[Figure],
-    also: &[Option<String>],
-) -> Result<String, String> {
+/// `index.html`: the runs missing, a table of every point, the paired differences, the
+/// capacity search, the plots by section, then the scenario.
+fn page(exp: &Experiment, diffs: Option<&PairedDiffs>, figures: Vec<Figure>) -> page::Page {
     let plan = &exp.plan;
-    let this = env!("CARGO_PKG_VERSION");
     let mut paired_figures = Vec::new();
     let mut capacity_figures = Vec::new();
-    let mut sections: Vec<Section> = Vec::new();
-    let style = crate::plot::chart::figure_style();
-    for (f, also) in figures.iter().zip(also) {
-        let figure = PageFigure {
-            file: &f.file,
-            caption: &f.caption,
-            width: style.width,
-            height: style.height,
-            also: also.as_deref(),
-        };
-        match sections.last_mut() {
+    let mut plots: Vec<Section> = Vec::new();
+    for f in figures {
+        let figure = page::Figure::new(f.file, f.caption, f.svg);
+        match plots.last_mut() {
             _ if f.section == PAIRED_SECTION => paired_figures.push(figure),
             _ if f.section == CAPACITY_SECTION => capacity_figures.push(figure),
             Some(s) if s.title == f.section => s.figures.push(figure),
-            _ => sections.push(Section {
-                title: &f.section,
+            _ => plots.push(Section {
+                title: f.section,
                 figures: vec![figure],
+                ..Section::default()
             }),
         }
     }
-    let page = Page {
-        name: &plan.name,
-        version: &plan.sitesim_version,
-        report_version: (plan.sitesim_version != this).then_some(this),
-        points: plan.points.len(),
-        replications: plan.replications,
-        axis: exp.has_axis().then(|| exp.axis_label()),
-        unfinished: unfinished(exp),
-        scenario: plan.scenario.trim_end(),
-        table: points_table(exp),
-        paired: diffs.map(|d| paired_table(exp, d)),
-        paired_figures,
-        capacity: exp.capacity.as_ref().map(capacity_tables),
-        capacity_figures,
+    let mut facts = vec![
+        ("points".to_string(), plan.points.len().to_string()),
+        (
+            "replications per point".into(),
+            plan.replications.to_string(),
+        ),
+    ];
+    if exp.has_axis() {
+        facts.push(("swept".into(), exp.axis_label()));
+    }
+    if let Some(focus) = exp.focus()
+        && let Some(x) = focus.x
+    {
+        facts.push((
+            "by hour, runtime class and replication".into(),
+            format!("at {} ({})", exp.at(x), focus.why),
+        ));
+    }
+    facts.push(("run by".into(), format!("sitesim {}", plan.sitesim_version)));
+    let mut sections: Vec<Section> = unfinished(exp).into_iter().collect();
+    sections.push(points_section(exp));
+    if let Some(diffs) = diffs {
+        sections.push(paired_section(exp, diffs, paired_figures));
+    }
+    if let Some(capacity) = &exp.capacity {
+        sections.extend(capacity_sections(capacity, capacity_figures));
+    }
+    if plots.is_empty() {
+        plots.push(Section {
+            title: "Plots".into(),
+            text: "No runs found: nothing to plot.".into(),
+            ..Section::default()
+        });
+    }
+    sections.extend(plots);
+    sections.push(Section {
+        title: "Scenario".into(),
+        text: "The scenario file the experiment ran.".into(),
+        code: plan.scenario.trim_end().into(),
+        ..Section::default()
+    });
+    page::Page {
+        title: plan.name.clone(),
+        version: env!("CARGO_PKG_VERSION"),
+        facts,
         sections,
-    };
-    html::render("report.html", &page)
+    }
 }
 
-/// Missing runs, and the schedulers left out of the plots at the focus.
-#[derive(Serialize)]
-struct Unfinished {
-    missing: u64,
-    expected: u64,
-    /// The points with runs missing.
-    points: Vec<MissingRuns>,
-    absent: Option<Absent>,
-}
-
-/// A point's missing runs.
-#[derive(Serialize)]
-struct MissingRuns {
-    /// The point's id, scheduler and swept value.
-    point: String,
-    missing: usize,
-    replications: u32,
-    /// The missing replications (`r0002`).
-    runs: Vec<String>,
-    /// Whether the point has no run at all, and so no plot.
-    left_out: bool,
-}
-
-/// Schedulers without runs at the focus point.
-#[derive(Serialize)]
-struct Absent {
-    /// `axis = x` of the focus, `None` without a sweep.
-    at: Option<String>,
-    schedulers: Vec<String>,
-}
-
-/// Missing runs and points left out of the plots, `None` when every run is there.
-fn unfinished(exp: &Experiment) -> Option<Unfinished> {
+/// The runs missing, and the schedulers left out of the plots at the focus: a section,
+/// `None` when every run is there.
+fn unfinished(exp: &Experiment) -> Option<Section> {
     let expected = exp.plan.points.len() as u64 * u64::from(exp.plan.replications);
     let missing: u64 = exp.missing.iter().map(|m| m.len() as u64).sum();
     if missing == 0 {
         return None;
     }
-    let points = exp
+    let rows = exp
         .missing
         .iter()
         .enumerate()
         .filter(|(_, m)| !m.is_empty())
-        .map(|(p, m)| MissingRuns {
-            point: exp.describe(p),
-            missing: m.len(),
-            replications: exp.plan.replications,
-            runs: m.iter().map(|r| format!("r{r:04}")).collect(),
-            left_out: exp.runs[p].is_empty(),
+        .map(|(p, m)| {
+            let runs: Vec<String> = m.iter().map(|r| format!("r{r:04}")).collect();
+            vec![
+                exp.describe(p),
+                format!("{} of {}", m.len(), exp.plan.replications),
+                runs.join(", "),
+                if exp.runs[p].is_empty() {
+                    "no runs: left out of the plots"
+                } else {
+                    "over the runs found"
+                }
+                .into(),
+            ]
         })
         .collect();
-    let absent = exp.focus().and_then(|focus| {
+    let mut text =
+        format!("{missing} of {expected} runs missing; statistics are over the runs found.");
+    if let Some(focus) = exp.focus() {
         let shown: Vec<&str> = focus
             .points
             .iter()
             .map(|&p| exp.plan.points[p].label.as_str())
             .collect();
-        let schedulers: Vec<String> = exp
+        let absent: Vec<&str> = exp
             .schedulers()
             .into_iter()
             .filter(|s| !shown.contains(s))
-            .map(str::to_owned)
             .collect();
-        (!schedulers.is_empty()).then(|| Absent {
-            at: focus.x.map(|x| exp.at(x)),
-            schedulers,
-        })
-    });
-    Some(Unfinished {
-        missing,
-        expected,
-        points,
-        absent,
+        if !absent.is_empty() {
+            let at = focus
+                .x
+                .map(|x| format!(" at {}", exp.at(x)))
+                .unwrap_or_default();
+            text.push_str(&format!(
+                " No runs{at} for {}: not in the plots by hour, by runtime class and over \
+                 replications.",
+                absent.join(", ")
+            ));
+        }
+    }
+    Some(Section {
+        title: "Unfinished".into(),
+        text,
+        tables: vec![Table {
+            head: vec![
+                "point".into(),
+                "runs missing".into(),
+                "replications missing".into(),
+                "statistics".into(),
+            ],
+            rows,
+        }],
+        ..Section::default()
     })
 }
 
 /// Every point: scheduler, swept value, runs found, and the measures' means with their
 /// 95% confidence intervals.
-#[derive(Serialize)]
-struct PointsTable {
-    /// Whether a point's policy differs from its label: a column of policies.
-    policies: bool,
-    /// The measures' headers, with their units.
-    measures: Vec<String>,
-    rows: Vec<PointRow>,
-}
-
-#[derive(Serialize)]
-struct PointRow {
-    id: String,
-    label: String,
-    /// The scheduler spec.
-    policy: String,
-    /// The swept value.
-    x: String,
-    /// Runs found.
-    found: usize,
-    /// Fewer runs found than planned.
-    incomplete: bool,
-    /// Each measure's `mean ± ci`.
-    cells: Vec<String>,
-}
-
-/// The table of every point.
-fn points_table(exp: &Experiment) -> PointsTable {
+fn points_section(exp: &Experiment) -> Section {
     let plan = &exp.plan;
+    let policies = plan.points.iter().any(|p| p.scheduler != p.label);
     let measures: Vec<&Metric> = measures().collect();
     let scales: Vec<Scale> = measures.iter().map(|m| m.scale()).collect();
+    let mut head = vec!["point".to_string(), "scheduler".into()];
+    if policies {
+        head.push("policy".into());
+    }
+    if exp.has_axis() {
+        head.push(exp.axis_label());
+    }
+    head.push("runs found / expected".into());
+    head.extend(measures.iter().zip(&scales).map(|(m, s)| m.label(*s)));
     let rows = plan
         .points
         .iter()
         .enumerate()
         .map(|(p, point)| {
-            let found = exp.runs[p].len();
-            PointRow {
-                id: point.id.clone(),
-                label: point.label.clone(),
-                policy: point.scheduler.clone(),
-                x: swept(point.x),
-                found,
-                incomplete: found < plan.replications as usize,
-                cells: measures
-                    .iter()
-                    .zip(&scales)
-                    .map(|(m, s)| {
-                        exp.stats(p, m, *s)
-                            .map_or_else(|| NONE.into(), |st| mean_ci(&st))
-                    })
-                    .collect(),
+            let mut cells = vec![point.id.clone(), point.label.clone()];
+            if policies {
+                cells.push(point.scheduler.clone());
             }
+            if exp.has_axis() {
+                cells.push(swept(point.x));
+            }
+            cells.push(format!("{} / {}", exp.runs[p].len(), plan.replications));
+            cells.extend(measures.iter().zip(&scales).map(|(m, s)| {
+                exp.stats(p, m, *s)
+                    .map_or_else(|| NONE.into(), |st| mean_ci(&st))
+            }));
+            cells
         })
         .collect();
-    PointsTable {
-        policies: plan.points.iter().any(|p| p.scheduler != p.label),
-        measures: measures
-            .iter()
-            .zip(&scales)
-            .map(|(m, s)| m.label(*s))
-            .collect(),
-        rows,
+    Section {
+        title: "Points".into(),
+        text: "Means over the replications found ± the half-width of their 95% confidence \
+               interval (Student's t); a single run shows its value alone."
+            .into(),
+        tables: vec![Table { head, rows }],
+        ..Section::default()
     }
 }
 
@@ -1224,50 +1171,48 @@ impl PairedDiffs {
     }
 }
 
-/// Differences from the first scheduler at the same point, as the page's table shows
-/// them.
-#[derive(Serialize)]
-struct PairedTable {
-    /// The first scheduler, the reference.
-    first: String,
-    /// The figures' headers, with their units.
-    columns: Vec<String>,
-    rows: Vec<PairedRow>,
-}
-
-#[derive(Serialize)]
-struct PairedRow {
-    label: String,
-    /// The swept value.
-    x: String,
-    /// Replications with a run of both schedulers.
-    pairs: usize,
-    /// Each figure's mean difference ± ci.
-    cells: Vec<String>,
-}
-
-/// The paired table of `diffs`.
-fn paired_table(exp: &Experiment, diffs: &PairedDiffs) -> PairedTable {
-    PairedTable {
-        first: diffs.first.clone(),
-        columns: diffs.figures.iter().map(PairedFigure::header).collect(),
-        rows: diffs
-            .rows
-            .iter()
-            .map(|row| {
-                let point = &exp.plan.points[row.point];
-                PairedRow {
-                    label: point.label.clone(),
-                    x: swept(point.x),
-                    pairs: row.pairs,
-                    cells: row
-                        .stats
-                        .iter()
-                        .map(|s| s.as_ref().map_or_else(|| NONE.into(), mean_ci))
-                        .collect(),
-                }
-            })
-            .collect(),
+/// The section of the paired differences: their table (mean difference ± the
+/// half-width of its 95% interval per figure), its CSV file and `figures`, its plots.
+fn paired_section(exp: &Experiment, diffs: &PairedDiffs, figures: Vec<page::Figure>) -> Section {
+    let first = &diffs.first;
+    let mut head = vec!["scheduler".to_string()];
+    if exp.has_axis() {
+        head.push(exp.axis_label());
+    }
+    head.push("pairs".into());
+    head.extend(diffs.figures.iter().map(|f| format!("Δ {}", f.header())));
+    let rows = diffs
+        .rows
+        .iter()
+        .map(|row| {
+            let point = &exp.plan.points[row.point];
+            let mut cells = vec![point.label.clone()];
+            if exp.has_axis() {
+                cells.push(swept(point.x));
+            }
+            cells.push(row.pairs.to_string());
+            cells.extend(
+                row.stats
+                    .iter()
+                    .map(|s| s.as_ref().map_or_else(|| NONE.into(), mean_ci)),
+            );
+            cells
+        })
+        .collect();
+    Section {
+        title: format!("Paired differences from {first}"),
+        text: format!(
+            "Each scheduler's run minus {first}'s run of the same replication (the same \
+             users: common random numbers); mean over the pairs ± the half-width of its \
+             95% confidence interval."
+        ),
+        tables: vec![Table { head, rows }],
+        figures,
+        links: vec![Link {
+            href: PAIRED_CSV.into(),
+            text: PAIRED_CSV.into(),
+        }],
+        ..Section::default()
     }
 }
 
@@ -1279,7 +1224,7 @@ const PAIRED_CSV: &str = "paired.csv";
 
 /// A row of [`PAIRED_CSV`]: one scheduler's mean difference from the first at one
 /// point, in one figure, with the half-width of its 95% interval, as plotted.
-#[derive(Serialize, Default)]
+#[derive(serde::Serialize, Default)]
 struct PairedCsvRow {
     figure: String,
     unit: String,
@@ -1358,25 +1303,27 @@ fn paired_plots(exp: &Experiment, diffs: &PairedDiffs) -> Result<Vec<Figure>, St
                 references: Vec::new(),
             }))?
         } else {
-            let bars = others
+            // One group, a bar per scheduler in its colour.
+            let series = others
                 .iter()
-                .map(|&label| {
-                    estimates(label)
-                        .first()
-                        .map(|&(_, value, error)| Bar { value, error })
+                .map(|&label| BarSeries {
+                    label: label.to_owned(),
+                    colour: exp.colour_of(label),
+                    bars: vec![
+                        estimates(label)
+                            .first()
+                            .map(|&(_, value, error)| Bar { value, error }),
+                    ],
                 })
                 .collect();
             drawn(chart::bar_chart_svg(&BarChart {
                 title,
                 x_label: "scheduler".into(),
                 y_label,
-                groups: others.iter().map(|s| s.to_string()).collect(),
+                groups: vec![format!("minus {first}: mean, 95% CI")],
                 log_y: false,
                 zero_line: true,
-                series: vec![BarSeries {
-                    label: format!("minus {first}: mean, 95% CI"),
-                    bars,
-                }],
+                series,
             }))?
         };
         let Some(svg) = svg else { continue };
@@ -1401,44 +1348,21 @@ fn paired_plots(exp: &Experiment, diffs: &PairedDiffs) -> Result<Vec<Figure>, St
 }
 
 /// `capacity.json` as the page shows it: the search (metric, target, the machine the
-/// population was sized for) as one table, the answers as another, and each scheduler's
-/// probes by machine size; the metric in its scale (durations in hours), every header
-/// with its unit. A file that is not a capacity search's result is said to be one.
-#[derive(Serialize)]
-struct CapacityTables {
-    /// Why the file could not be read as a capacity search's result.
-    text: Option<String>,
-    fields: Vec<CapacityField>,
-    tables: Vec<CapacityTable>,
-}
-
-/// A line of the search's table: what and its value, with its unit.
-#[derive(Serialize)]
-struct CapacityField {
-    name: String,
-    value: String,
-}
-
-/// A table: its name, headers (with units) and cells.
-#[derive(Serialize)]
-struct CapacityTable {
-    name: String,
-    columns: Vec<String>,
-    rows: Vec<Vec<String>>,
-}
-
-/// The capacity search's tables.
-fn capacity_tables(capacity: &Value) -> CapacityTables {
+/// population was sized for) and the answers as tables in a section with `figures`, then
+/// each scheduler's probes by machine size in a section of its own; the metric in its
+/// scale (durations in hours), every header with its unit. A file that is not a capacity
+/// search's result is said to be one.
+fn capacity_sections(capacity: &Value, figures: Vec<page::Figure>) -> Vec<Section> {
+    let mut search = Section {
+        title: CAPACITY_SECTION.into(),
+        figures,
+        ..Section::default()
+    };
     let c = match serde_json::from_value::<CapacityResult>(capacity.clone()) {
         Ok(c) => c,
         Err(e) => {
-            return CapacityTables {
-                text: Some(format!(
-                    "{CAPACITY_FILE} is not the result of a capacity search: {e}"
-                )),
-                fields: Vec::new(),
-                tables: Vec::new(),
-            };
+            search.text = format!("{CAPACITY_FILE} is not the result of a capacity search: {e}");
+            return vec![search];
         }
     };
     let known = metric(&c.metric).ok();
@@ -1460,27 +1384,27 @@ fn capacity_tables(capacity: &Value) -> CapacityTables {
         "{}, mean ± 95% CI",
         known.map_or_else(|| c.metric.clone(), |m| m.label(scale))
     );
-    let fields = vec![
-        CapacityField {
-            name: "metric".into(),
-            value: format!("{quantity} ({})", c.metric),
-        },
-        CapacityField {
-            name: "target".into(),
-            value: format!(
+    search.text = "The smallest machine whose mean meets the target, and the smallest whose \
+                   whole 95% confidence interval does, of the sizes probed."
+        .into();
+    let the_search = Table {
+        head: vec![
+            "metric".into(),
+            "target".into(),
+            "population sized for (processors)".into(),
+        ],
+        rows: vec![vec![
+            format!("{quantity} ({})", c.metric),
+            format!(
                 "{} {}",
                 if c.below() { "at most" } else { "at least" },
                 with_unit(c.target)
             ),
-        },
-        CapacityField {
-            name: "population sized for".into(),
-            value: format!("{} processors", c.population_procs),
-        },
-    ];
-    let answers = CapacityTable {
-        name: "Answers".into(),
-        columns: vec![
+            c.population_procs.to_string(),
+        ]],
+    };
+    let answers = Table {
+        head: vec![
             "scheduler".into(),
             "machine (processors)".into(),
             header.clone(),
@@ -1504,38 +1428,38 @@ fn capacity_tables(capacity: &Value) -> CapacityTables {
             })
             .collect(),
     };
-    let mut tables = vec![answers];
+    search.tables = vec![the_search, answers];
+    let mut sections = vec![search];
     for a in &c.answers {
         let mut probes: Vec<_> = a.probes.iter().collect();
         probes.sort_by_key(|p| p.procs);
-        tables.push(CapacityTable {
-            name: format!("Machines probed for {}", a.scheduler),
-            columns: vec![
-                "machine (processors)".into(),
-                header.clone(),
-                "mean meets the target".into(),
-                "throughput (jobs/week)".into(),
-                "work done (processor-hours/week)".into(),
-            ],
-            rows: probes
-                .into_iter()
-                .map(|p| {
-                    vec![
-                        p.procs.to_string(),
-                        mean_ci(p),
-                        if p.passes { "yes" } else { "no" }.into(),
-                        sig3(p.jobs_per_week),
-                        sig3(p.proc_hours_per_week),
-                    ]
-                })
-                .collect(),
+        sections.push(Section {
+            title: format!("Machines probed for {}", a.scheduler),
+            tables: vec![Table {
+                head: vec![
+                    "machine (processors)".into(),
+                    header.clone(),
+                    "mean meets the target".into(),
+                    "throughput (jobs/week)".into(),
+                    "work done (processor-hours/week)".into(),
+                ],
+                rows: probes
+                    .into_iter()
+                    .map(|p| {
+                        vec![
+                            p.procs.to_string(),
+                            mean_ci(p),
+                            if p.passes { "yes" } else { "no" }.into(),
+                            sig3(p.jobs_per_week),
+                            sig3(p.proc_hours_per_week),
+                        ]
+                    })
+                    .collect(),
+            }],
+            ..Section::default()
         });
     }
-    CapacityTables {
-        text: None,
-        fields,
-        tables,
-    }
+    sections
 }
 
 #[cfg(test)]
@@ -1558,12 +1482,5 @@ mod tests {
         assert_eq!(mean_ci(&s), "1.10 ± 0.25");
         let s = MetricStats::of("x", &[12.345]);
         assert_eq!(mean_ci(&s), "12.3");
-    }
-
-    #[test]
-    fn slugs() {
-        assert_eq!(slug("EASY (α=0.5)"), "easy-0-5");
-        assert_eq!(slug("ßß"), "s");
-        assert_eq!(slug(&"9".repeat(4806)), "9".repeat(SLUG_MAX));
     }
 }

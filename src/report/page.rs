@@ -84,6 +84,8 @@ pub struct Section {
     pub tables: Vec<Table>,
     /// Its figures.
     pub figures: Vec<Figure>,
+    /// Text shown as it is, in a monospaced block after its text (a scenario file).
+    pub code: String,
     /// Files it links to, after its text.
     pub links: Vec<Link>,
 }

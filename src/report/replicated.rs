@@ -395,6 +395,7 @@ fn weekly_section(dir: &Path, warmup: f64) -> Result<Option<Section>, String> {
             .into(),
         tables: Vec::new(),
         figures,
+        code: String::new(),
         links: vec![Link {
             href: "../weekly.csv".into(),
             text: "weekly.csv".into(),
@@ -586,6 +587,7 @@ pub fn write_report(dir: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
         ),
         tables: vec![table],
         figures: Vec::new(),
+        code: String::new(),
         links: Vec::new(),
     }];
     let warmup = summary["warmup"].as_f64().unwrap_or(0.0);
@@ -598,6 +600,7 @@ pub fn write_report(dir: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
         text: String::new(),
         tables: Vec::new(),
         figures,
+        code: String::new(),
         links: Vec::new(),
     });
     let page = Page {

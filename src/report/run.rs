@@ -341,6 +341,7 @@ fn figures(jobs: &[Job]) -> Result<Section, String> {
         ),
         tables: vec![table],
         figures: Vec::new(),
+        code: String::new(),
         links: Vec::new(),
     })
 }
@@ -400,6 +401,7 @@ fn classes(jobs: &[Job]) -> Result<Section, String> {
             .zip(bars)
             .map(|(label, bars)| BarSeries {
                 label: label.to_string(),
+                colour: None,
                 bars,
             })
             .collect(),
@@ -416,6 +418,7 @@ fn classes(jobs: &[Job]) -> Result<Section, String> {
             .into(),
         tables: vec![Table { head, rows }],
         figures: figure.into_iter().collect(),
+        code: String::new(),
         links: Vec::new(),
     })
 }
@@ -581,6 +584,7 @@ fn series(
             .into(),
         tables: Vec::new(),
         figures,
+        code: String::new(),
         links: Vec::new(),
     };
     Ok((
@@ -867,6 +871,7 @@ fn schedule(
         ),
         tables: Vec::new(),
         figures: figure.into_iter().collect(),
+        code: String::new(),
         links: Vec::new(),
     })
 }
@@ -958,6 +963,7 @@ fn users(jobs: &[Job]) -> Result<(Section, Vec<u8>), String> {
             rows: rows.into_iter().take(15).map(|r| r.1).collect(),
         }],
         figures: Vec::<Figure>::new(),
+        code: String::new(),
         links: Vec::new(),
     };
     Ok((section, file))

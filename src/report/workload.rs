@@ -298,6 +298,7 @@ fn distributions(jobs: &[LogJob], csvs: &mut Csvs<'_>) -> Result<Section, String
             zero_line: false,
             series: vec![BarSeries {
                 label: "jobs".into(),
+                colour: None,
                 bars: groups
                     .iter()
                     .map(|g| {
@@ -346,6 +347,7 @@ fn distributions(jobs: &[LogJob], csvs: &mut Csvs<'_>) -> Result<Section, String
             .into(),
         tables: Vec::new(),
         figures,
+        code: String::new(),
         links,
     })
 }
@@ -399,6 +401,7 @@ fn estimates(jobs: &[LogJob], csvs: &mut Csvs<'_>) -> Result<Section, String> {
             zero_line: false,
             series: vec![BarSeries {
                 label: "jobs".into(),
+                colour: None,
                 bars: bins
                     .iter()
                     .map(|&n| {
@@ -422,6 +425,7 @@ fn estimates(jobs: &[LogJob], csvs: &mut Csvs<'_>) -> Result<Section, String> {
         ),
         tables: Vec::new(),
         figures: figure.into_iter().collect(),
+        code: String::new(),
         links: vec![link],
     })
 }
@@ -437,6 +441,7 @@ fn count_bars(title: &str, x_label: &str, groups: Vec<String>, values: &[u64]) -
         zero_line: false,
         series: vec![BarSeries {
             label: "jobs submitted".into(),
+            colour: None,
             bars: values
                 .iter()
                 .map(|&n| {
@@ -576,6 +581,7 @@ fn cycles(
         ),
         tables: Vec::new(),
         figures,
+        code: String::new(),
         links,
     })
 }
@@ -651,6 +657,7 @@ fn sessions(input: &WorkloadInput<'_>, csvs: &mut Csvs<'_>) -> Result<Section, S
             zero_line: false,
             series: vec![BarSeries {
                 label: "jobs".into(),
+                colour: None,
                 bars: t
                     .ranges
                     .iter()
@@ -734,6 +741,7 @@ fn sessions(input: &WorkloadInput<'_>, csvs: &mut Csvs<'_>) -> Result<Section, S
         ),
         tables: vec![table],
         figures,
+        code: String::new(),
         links,
     })
 }
@@ -809,10 +817,12 @@ fn users(jobs: &[LogJob], csvs: &mut Csvs<'_>) -> Result<Section, String> {
             series: vec![
                 BarSeries {
                     label: "processor-hours".into(),
+                    colour: None,
                     bars: share_bars(&|u| 100.0 * u.2 / total_hours.max(f64::MIN_POSITIVE)),
                 },
                 BarSeries {
                     label: "jobs".into(),
+                    colour: None,
                     bars: share_bars(&|u| 100.0 * u.1 as f64 / total_jobs),
                 },
             ],
@@ -839,6 +849,7 @@ fn users(jobs: &[LogJob], csvs: &mut Csvs<'_>) -> Result<Section, String> {
             rows: top.iter().map(row).collect(),
         }],
         figures: figure.into_iter().collect::<Vec<Figure>>(),
+        code: String::new(),
         links: vec![link],
     })
 }

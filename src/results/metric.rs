@@ -177,6 +177,8 @@ pub struct Metric {
     pub unit: Unit,
     /// Whether a plot of it starts at 0.
     pub from_zero: bool,
+    /// The least value it takes: 0 for a count, a duration, a rate or a share.
+    pub least: f64,
     /// Its value in a run.
     pub read: fn(&Replication) -> f64,
 }
@@ -216,6 +218,18 @@ impl Metric {
         }
     }
 
+    /// The values it can take, in `scale`: from [`Metric::least`], and up to 100% for
+    /// a share. An interval drawn around a mean is cut there (Student's t knows no
+    /// bounds).
+    pub fn range(&self, scale: Scale) -> (f64, f64) {
+        let low = self.least * scale.factor;
+        let high = match self.unit {
+            Unit::Share => scale.factor,
+            _ => f64::INFINITY,
+        };
+        (low, high)
+    }
+
     /// `quantity (unit)`, or the quantity alone for a ratio or when it names its unit
     /// (`jobs per session`, not `jobs per session (jobs)`).
     pub fn label(&self, scale: Scale) -> String {
@@ -235,6 +249,7 @@ pub const JOBS_PER_WEEK: Metric = Metric {
     meaning: "jobs ended per week",
     unit: Unit::Fixed("jobs/week"),
     from_zero: false,
+    least: 0.0,
     read: |r| r.jobs_per_week,
 };
 
@@ -246,6 +261,7 @@ pub const PROC_HOURS_PER_WEEK: Metric = Metric {
     meaning: "processor-hours of the jobs ended per week",
     unit: Unit::Fixed("processor-hours/week"),
     from_zero: false,
+    least: 0.0,
     read: |r| r.proc_hours_per_week,
 };
 
@@ -257,6 +273,7 @@ pub const UTILIZATION: Metric = Metric {
     meaning: "share of the processors busy",
     unit: Unit::Share,
     from_zero: false,
+    least: 0.0,
     read: |r| r.utilization,
 };
 
@@ -268,6 +285,7 @@ pub const MEAN_WAIT: Metric = Metric {
     meaning: "mean time from submission to start",
     unit: Unit::Seconds,
     from_zero: true,
+    least: 0.0,
     read: |r| r.mean_wait,
 };
 
@@ -279,6 +297,7 @@ pub const MEAN_RESPONSE: Metric = Metric {
     meaning: "mean time from submission to end",
     unit: Unit::Seconds,
     from_zero: true,
+    least: 0.0,
     read: |r| r.mean_response,
 };
 
@@ -290,6 +309,7 @@ pub const MEAN_BSLD: Metric = Metric {
     meaning: "mean of (wait + runtime) / max(runtime, threshold), at least 1",
     unit: Unit::Fixed("ratio"),
     from_zero: false,
+    least: 0.0,
     read: |r| r.mean_bsld,
 };
 
@@ -301,6 +321,7 @@ pub const SESSIONS: Metric = Metric {
     meaning: "users' working sessions in the run",
     unit: Unit::Fixed("sessions"),
     from_zero: false,
+    least: 0.0,
     read: |r| r.sessions as f64,
 };
 
@@ -312,6 +333,7 @@ pub const JOBS_PER_SESSION: Metric = Metric {
     meaning: "mean jobs submitted in a session",
     unit: Unit::Fixed("jobs"),
     from_zero: false,
+    least: 0.0,
     read: |r| r.jobs_per_session,
 };
 
@@ -323,6 +345,7 @@ pub const SESSION_HOURS: Metric = Metric {
     meaning: "mean length of a user's working session",
     unit: Unit::Fixed("h"),
     from_zero: false,
+    least: 0.0,
     read: |r| r.session_hours,
 };
 
@@ -334,6 +357,7 @@ pub const FRUSTRATED: Metric = Metric {
     meaning: "users who left for good after long waits",
     unit: Unit::Fixed("users"),
     from_zero: true,
+    least: 0.0,
     read: |r| r.frustrated as f64,
 };
 
@@ -346,6 +370,7 @@ pub const REPLACED: Metric = Metric {
     meaning: "long-term users who left for good and whose place went to a newcomer",
     unit: Unit::Fixed("users"),
     from_zero: true,
+    least: 0.0,
     read: |r| r.replaced as f64,
 };
 
@@ -358,6 +383,7 @@ pub const QUEUE_TREND: Metric = Metric {
               (least-squares slope): about 0 once the run has settled",
     unit: Unit::Fixed("jobs/week"),
     from_zero: false,
+    least: f64::NEG_INFINITY,
     read: |r| r.queue_trend,
 };
 
@@ -369,6 +395,7 @@ pub const USER_FAIRNESS: Metric = Metric {
     meaning: "Jain's index of the users' mean bounded slowdowns: 1 when all are slowed alike",
     unit: Unit::Fixed("index"),
     from_zero: false,
+    least: 0.0,
     read: |r| r.user_fairness,
 };
 

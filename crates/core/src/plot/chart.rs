@@ -208,6 +208,10 @@ pub struct Bar {
 pub struct BarSeries {
     /// Its legend.
     pub label: String,
+    /// Its colour and fill, by index into the palette and the fills, so that one thing
+    /// (a scheduler) keeps them across charts that leave some out; `None`: its place in
+    /// the chart.
+    pub colour: Option<usize>,
     /// Its bar in each group, in the chart's group order.
     pub bars: Vec<Option<Bar>>,
 }
@@ -228,7 +232,8 @@ pub struct BarChart {
     /// lower end.
     pub log_y: bool,
     /// A horizontal line at y = 0 (for differences, which bars show rising or falling
-    /// from 0); not drawn on a logarithmic axis.
+    /// from 0); not drawn on a logarithmic axis. Without it, the bars are of a quantity
+    /// never below 0 (a count, a duration), and their error bars end at 0.
     pub zero_line: bool,
     /// The series.
     pub series: Vec<BarSeries>,
@@ -315,8 +320,8 @@ pub struct Gantt {
 }
 
 /// The colours of a [`Gantt`] chart's legend; entries past them are grey. Also the most
-/// runs a comparison tells apart by colour ([`Overlay`], [`BoxPlot`]): the Okabe–Ito
-/// palette's first six (its black is left for text and medians).
+/// runs a comparison tells apart by colour ([`Overlay`], [`BoxPlot`]): the palette's
+/// first six, which no two readers confuse (its sky blue, near its blue, comes last).
 pub const RUN_COLOURS: usize = 6;
 
 /// How large a chart is drawn, how large its text, and the files a report writes of it:
@@ -391,8 +396,8 @@ const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 158, 115),   // bluish green
     RGBColor(204, 121, 167), // reddish purple
     RGBColor(230, 159, 0),   // orange
-    RGBColor(86, 180, 233),  // sky blue
     RGBColor(0, 0, 0),       // black
+    RGBColor(86, 180, 233),  // sky blue: last, as it is the nearest to the first
 ];
 /// The plotting area's approximate size in pixels (the chart less its margins, title and
 /// axis labels), for placing the legend.
@@ -653,8 +658,9 @@ fn render_line_chart(name: &str, chart: &LineChart) -> Result<String, PlotError>
             errors: Vec::new(),
         })
         .collect();
-    // A series dense enough to fill every corner (an hourly utilization) gets room above
-    // it for the legend, which then covers none of it.
+    // A single series dense enough to fill every corner (an hourly utilization) gets
+    // room above it for the legend, which then covers none of it; several series have
+    // theirs right of the plot.
     let labels: Vec<&str> = lines.iter().map(|l| l.label).collect();
     let frac = Frac {
         x: x.clone(),
@@ -662,7 +668,7 @@ fn render_line_chart(name: &str, chart: &LineChart) -> Result<String, PlotError>
         log_y: chart.log_y,
     };
     let (_, covered, h) = legend_place(&lines_occupied(&lines, &frac), &labels);
-    let y = if covered > 0 && h < 0.5 {
+    let y = if !several(&lines) && covered > 0 && h < 0.5 {
         let keep = 1.0 - (1.2 * h + 0.03);
         if chart.log_y {
             y.start..y.start * (y.end / y.start).powf(1.0 / keep)
@@ -830,7 +836,11 @@ fn render_error_line_chart(
         y_label: &chart.y_label,
         x_ticks: XTicks::Numbers,
         x_names: &[],
-        legend: Some(legend_corner(&occupied, &labels)),
+        legend: if several(&lines) {
+            Legend::Right(line_keys(&lines))
+        } else {
+            Legend::Corner(legend_corner(&occupied, &labels))
+        },
         counts: false,
         right: 0,
         x_fmt: None,
@@ -1079,7 +1089,7 @@ fn render_share_chart(name: &str, chart: &ShareChart) -> Result<String, PlotErro
             errors: Vec::new(),
         });
     }
-    let frame = lines_frame(
+    let mut frame = lines_frame(
         [&chart.title, &chart.x_label, &chart.y_label],
         XTicks::Log10,
         &lines,
@@ -1089,6 +1099,11 @@ fn render_share_chart(name: &str, chart: &ShareChart) -> Result<String, PlotErro
             log_y: false,
         },
     );
+    if let Legend::Right(keys) = &mut frame.legend
+        && let Some(fitted) = keys.get_mut(1)
+    {
+        fitted.swatch = KeySwatch::Plain;
+    }
     let y: RangedCoordf64 = y.into();
     draw(name, frame, x, y, |ctx| {
         draw_lines(ctx, &lines[..1], false)?;
@@ -1112,8 +1127,8 @@ struct Frame<'f> {
     x_ticks: XTicks,
     /// Names of the x axis' groups at 0, 1, 2, ... (bar charts); empty otherwise.
     x_names: &'f [String],
-    /// Where the legend goes; `None` for no legend.
-    legend: Option<SeriesLabelPosition>,
+    /// Where the legend goes.
+    legend: Legend<'f>,
     /// The y axis counts: only whole numbers are labelled.
     counts: bool,
     /// Pixels kept free right of the plot (a legend drawn there).
@@ -1124,12 +1139,103 @@ struct Frame<'f> {
     y_fmt: Option<&'f dyn Fn(&f64) -> String>,
 }
 
+/// Where a chart's legend goes.
+enum Legend<'k> {
+    /// No legend.
+    None,
+    /// Inside the plot, in the corner where it hides the least data (a chart of one
+    /// series, whose small legend fits there).
+    Corner(SeriesLabelPosition),
+    /// In a column right of the plot, where it hides no data (a chart of several
+    /// series): an entry per series.
+    Right(Vec<Key<'k>>),
+}
+
+/// An entry of a legend column right of the plot: a series' swatch and label.
+struct Key<'k> {
+    label: &'k str,
+    colour: RGBColor,
+    swatch: KeySwatch,
+}
+
+/// How a [`Key`] shows its series.
+#[derive(Clone, Copy)]
+enum KeySwatch {
+    /// A line with its marker of [`Marker::of`] (the key).
+    Line(usize),
+    /// A plain line (a fitted curve, drawn without markers).
+    Plain,
+    /// A bar with its fill of [`HatchedBar`] (the kind).
+    Bar(usize),
+}
+
+/// Draws a legend column for `keys` on `root` from its x pixel `left`, an entry a row
+/// from the top of the plot down: the swatch, then the label (cut to fit the column).
+fn draw_key_column(
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    keys: &[Key],
+    left: u32,
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+    let (row, font) = (scaled(24), scaled(LEGEND_TEXT as u32));
+    let style =
+        TextStyle::from((FONT, font).into_font()).pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Left,
+            plotters::style::text_anchor::VPos::Center,
+        ));
+    for (k, key) in keys.iter().enumerate() {
+        let at = (left as i32, (scaled(60) + row * k as u32 + row / 2) as i32);
+        let line = ShapeStyle::from(key.colour).stroke_width(2);
+        match key.swatch {
+            KeySwatch::Line(marker) => root.draw(
+                &(EmptyElement::at(at)
+                    + PathElement::new(vec![(0, 0), (24, 0)], line)
+                    + Marker::of(marker, (12, 0), key.colour)),
+            )?,
+            KeySwatch::Plain => {
+                root.draw(&(EmptyElement::at(at) + PathElement::new(vec![(0, 0), (24, 0)], line)))?
+            }
+            KeySwatch::Bar(kind) => root.draw(
+                &(EmptyElement::at(at)
+                    + HatchedBar {
+                        corners: [(0, -8), (22, 8)],
+                        kind,
+                        colour: key.colour,
+                    }),
+            )?,
+        }
+        root.draw(&Text::new(
+            fit_label(key.label),
+            (at.0 + row as i32 + scaled(6) as i32, at.1),
+            style.clone(),
+        ))?;
+    }
+    Ok(())
+}
+
+/// Whether `lines` are several with points: their legend goes right of the plot.
+fn several(lines: &[Line]) -> bool {
+    lines.iter().filter(|l| !l.points.is_empty()).count() > 1
+}
+
+/// The legend entries of `lines` with points, in their order.
+fn line_keys<'k>(lines: &[Line<'k>]) -> Vec<Key<'k>> {
+    lines
+        .iter()
+        .filter(|l| !l.points.is_empty())
+        .map(|l| Key {
+            label: l.label,
+            colour: PALETTE[l.key % PALETTE.len()],
+            swatch: KeySwatch::Line(l.key),
+        })
+        .collect()
+}
+
 /// The frame of a chart of `lines` titled `[title, x label, y label]`, its legend placed
 /// by [`lines_legend`] on `frac`.
 fn lines_frame<'f>(
     [title, x_label, y_label]: [&'f str; 3],
     x_ticks: XTicks,
-    lines: &[Line],
+    lines: &[Line<'f>],
     frac: Frac,
 ) -> Frame<'f> {
     Frame {
@@ -1138,7 +1244,7 @@ fn lines_frame<'f>(
         y_label,
         x_ticks,
         x_names: &[],
-        legend: Some(lines_legend(lines, &frac)),
+        legend: lines_legend(lines, &frac),
         counts: false,
         right: 0,
         x_fmt: None,
@@ -1174,6 +1280,10 @@ where
     }
     let size = figure_style();
     let text = text_size();
+    let column = match &frame.legend {
+        Legend::Right(keys) => legend_width(keys.iter().map(|k| k.label)),
+        _ => 0,
+    };
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (size.width, size.height)).into_drawing_area();
@@ -1194,7 +1304,7 @@ where
             .caption(frame.title, (FONT, title_size))
             .margin(MARGIN)
             // Room for the last x tick's label, centred on the axis' end.
-            .margin_right(MARGIN + scaled(24) + frame.right)
+            .margin_right(MARGIN + scaled(24) + frame.right + column)
             .x_label_area_size(scaled(48))
             .y_label_area_size(scaled(72))
             .build_cartesian_2d(x, y)
@@ -1258,14 +1368,20 @@ where
         }
         mesh.draw().map_err(|e| err(&e))?;
         body(&mut ctx).map_err(|e| err(&e))?;
-        if let Some(position) = frame.legend {
-            ctx.configure_series_labels()
+        match &frame.legend {
+            Legend::None => {}
+            Legend::Corner(position) => ctx
+                .configure_series_labels()
                 .label_font((FONT, text))
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK.mix(0.4))
-                .position(position)
+                .position(position.clone())
                 .draw()
-                .map_err(|e| err(&e))?;
+                .map_err(|e| err(&e))?,
+            Legend::Right(keys) => {
+                let left = size.width.saturating_sub(column);
+                draw_key_column(&root, keys, left).map_err(|e| err(&e))?;
+            }
         }
         root.present().map_err(|e| err(&e))?;
     }
@@ -1417,7 +1533,7 @@ pub fn gantt_svg(gantt: &Gantt) -> Result<String, PlotError> {
         y_label: &gantt.y_label,
         x_ticks: XTicks::Numbers,
         x_names: &[],
-        legend: None,
+        legend: Legend::None,
         counts: false,
         right: column,
         x_fmt: Some(&x_fmt),
@@ -1563,7 +1679,7 @@ pub fn overlay_svg(chart: &Overlay) -> Result<String, PlotError> {
         y_label: &chart.y_label,
         x_ticks: chart.x_ticks,
         x_names: &[],
-        legend: None,
+        legend: Legend::None,
         counts: false,
         right: column,
         x_fmt: None,
@@ -1659,7 +1775,7 @@ pub fn box_plot_svg(chart: &BoxPlot) -> Result<String, PlotError> {
         y_label: &chart.y_label,
         x_ticks: XTicks::Numbers,
         x_names: &names,
-        legend: None,
+        legend: Legend::None,
         counts: false,
         right: column,
         x_fmt: None,
@@ -1741,10 +1857,14 @@ struct Line<'l> {
     errors: Vec<(f64, f64, f64)>,
 }
 
-/// The legend's place for `lines`: where it covers the fewest lines and error bars.
-fn lines_legend(lines: &[Line], frac: &Frac) -> SeriesLabelPosition {
+/// The legend of `lines`: right of the plot for several, else in the corner where it
+/// covers the fewest points of the line and its error bars.
+fn lines_legend<'k>(lines: &[Line<'k>], frac: &Frac) -> Legend<'k> {
+    if several(lines) {
+        return Legend::Right(line_keys(lines));
+    }
     let labels: Vec<&str> = lines.iter().map(|l| l.label).collect();
-    legend_corner(&lines_occupied(lines, frac), &labels)
+    Legend::Corner(legend_corner(&lines_occupied(lines, frac), &labels))
 }
 
 /// Points along `lines` and their error bars, as fractions (see [`Frac`]).
@@ -1772,6 +1892,10 @@ where
     let per_pixel = (x_range.end - x_range.start) / pixels;
     let middle = (lines.len() as f64 - 1.0) / 2.0;
     for (i, line) in lines.iter().enumerate() {
+        if line.points.is_empty() {
+            // A series without data keeps its colour (its key) and takes no entry.
+            continue;
+        }
         let colour = PALETTE[line.key % PALETTE.len()];
         let key = line.key;
         let style = ShapeStyle::from(colour).stroke_width(2);
@@ -1812,7 +1936,7 @@ where
 }
 
 /// The marker of series `i`, centred on a pixel offset: circle, square, triangle,
-/// cross, diamond in turn.
+/// cross, diamond, triangle pointing down in turn.
 struct Marker {
     kind: usize,
     at: (i32, i32),
@@ -1822,7 +1946,7 @@ struct Marker {
 impl Marker {
     fn of(i: usize, at: (i32, i32), colour: RGBColor) -> Marker {
         Marker {
-            kind: i % 5,
+            kind: i % 6,
             at,
             colour,
         }
@@ -1857,10 +1981,11 @@ impl<DB: DrawingBackend> Drawable<DB> for Marker {
                 backend.draw_line((x - 4, y - 4), (x + 4, y + 4), &line)?;
                 backend.draw_line((x - 4, y + 4), (x + 4, y - 4), &line)
             }
-            _ => backend.fill_polygon(
+            4 => backend.fill_polygon(
                 vec![(x, y - 5), (x + 5, y), (x, y + 5), (x - 5, y)],
                 &filled,
             ),
+            _ => backend.fill_polygon(vec![(x, y + 5), (x + 5, y - 4), (x - 5, y - 4)], &filled),
         }
     }
 }
@@ -2020,7 +2145,29 @@ fn render_bar_chart(name: &str, chart: &BarChart) -> Result<String, PlotError> {
     let tops = placed.iter().map(|p| p.bar.value + error(&p.bar));
     let (_, top) = bounds(tops).ok_or_else(|| empty(name))?;
     let x = -0.5..chart.groups.len() as f64 - 0.5;
-    // Head room above the bars for the legend.
+    // Where error bars end below: nowhere for differences, else at 0.
+    let floor = if chart.zero_line {
+        f64::NEG_INFINITY
+    } else {
+        0.0
+    };
+    // The series with bars: several have their legend right of the plot; one has it
+    // inside, with head room above the bars.
+    let shown: Vec<Key> = chart
+        .series
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| placed.iter().any(|p| p.series == *j))
+        .map(|(j, s)| {
+            let key = s.colour.unwrap_or(j);
+            Key {
+                label: &s.label,
+                colour: PALETTE[key % PALETTE.len()],
+                swatch: KeySwatch::Bar(key),
+            }
+        })
+        .collect();
+    let room = if shown.len() > 1 { 0.05 } else { 0.35 };
     let y = if chart.log_y {
         let lows = placed.iter().flat_map(|p| {
             let low = p.bar.value - error(&p.bar);
@@ -2028,13 +2175,17 @@ fn render_bar_chart(name: &str, chart: &BarChart) -> Result<String, PlotError> {
         });
         let (low, _) = bounds(lows).ok_or_else(|| empty(name))?;
         let low = low / 1.5;
-        low..top * (top / low).powf(0.35)
+        low..top * (top / low).powf(room)
     } else {
-        let (low, _) = bounds(placed.iter().map(|p| p.bar.value - error(&p.bar)))
-            .ok_or_else(|| empty(name))?;
+        let (low, _) = bounds(
+            placed
+                .iter()
+                .map(|p| (p.bar.value - error(&p.bar)).max(floor)),
+        )
+        .ok_or_else(|| empty(name))?;
         // Bars rise or fall from 0, which stays in the range.
         let (low, top) = (low.min(0.0), top.max(0.0));
-        low..top + (top - low) * 0.35
+        low..top + (top - low) * room
     };
     let base = if chart.log_y { y.start } else { 0.0 };
     let frac = Frac {
@@ -2056,7 +2207,11 @@ fn render_bar_chart(name: &str, chart: &BarChart) -> Result<String, PlotError> {
         y_label: &chart.y_label,
         x_ticks: XTicks::Numbers,
         x_names: &chart.groups,
-        legend: Some(legend_corner(&occupied, &labels)),
+        legend: if shown.len() > 1 {
+            Legend::Right(shown)
+        } else {
+            Legend::Corner(legend_corner(&occupied, &labels))
+        },
         counts: false,
         right: 0,
         x_fmt: None,
@@ -2088,12 +2243,22 @@ where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let y = ctx.y_range();
+    let floor = if chart.zero_line {
+        f64::NEG_INFINITY
+    } else {
+        0.0
+    };
     for (j, s) in chart.series.iter().enumerate() {
-        let colour = PALETTE[j % PALETTE.len()];
-        let mine = placed.iter().filter(|p| p.series == j);
+        let kind = s.colour.unwrap_or(j);
+        let colour = PALETTE[kind % PALETTE.len()];
+        let mut mine = placed.iter().filter(|p| p.series == j).peekable();
+        if mine.peek().is_none() {
+            // A series without bars keeps its colour (its place) and takes no entry.
+            continue;
+        }
         ctx.draw_series(mine.map(|p| HatchedBar {
             corners: [(p.x.start, base), (p.x.end, p.bar.value)],
-            kind: j,
+            kind,
             colour,
         }))
         .map_err(|e| e.to_string())?
@@ -2102,7 +2267,7 @@ where
             EmptyElement::at((x, y))
                 + HatchedBar {
                     corners: [(0, -8), (22, 8)],
-                    kind: j,
+                    kind,
                     colour,
                 }
         });
@@ -2112,7 +2277,7 @@ where
         let mid = (p.x.start + p.x.end) / 2.0;
         Whisker {
             ends: [
-                (mid, (p.bar.value - p.bar.error).max(y.start)),
+                (mid, (p.bar.value - p.bar.error).max(y.start).max(floor)),
                 (mid, (p.bar.value + p.bar.error).min(y.end)),
             ],
             colour: BLACK,
@@ -2169,7 +2334,11 @@ fn render_histogram(
         y_label: &hist.y_label,
         x_ticks: XTicks::Numbers,
         x_names: &[],
-        legend: (!labels.is_empty()).then(|| legend_corner(&occupied, &labels)),
+        legend: if labels.is_empty() {
+            Legend::None
+        } else {
+            Legend::Corner(legend_corner(&occupied, &labels))
+        },
         counts: true,
         right: 0,
         x_fmt: None,
@@ -2247,24 +2416,14 @@ mod tests {
             x_ticks: XTicks::Numbers,
             log_y: false,
             y_from_zero: true,
-            series: vec![
-                Series {
-                    label: "hourly".into(),
-                    points: (0..300)
-                        .map(|h| (f64::from(h) / 24.0, if h % 2 == 0 { 0.0 } else { 100.0 }))
-                        .collect(),
-                },
-                Series {
-                    label: "daily mean".into(),
-                    points: (0..13).map(|d| (f64::from(d), 50.0)).collect(),
-                },
-            ],
+            series: vec![Series {
+                label: "hourly".into(),
+                points: (0..300)
+                    .map(|h| (f64::from(h) / 24.0, if h % 2 == 0 { 0.0 } else { 100.0 }))
+                    .collect(),
+            }],
         };
         let svg = line_chart_svg(&chart).unwrap();
-        let attr = |e: &str, name: &str| -> f64 {
-            let at = e.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
-            e[at..].split('"').next().unwrap().parse().unwrap()
-        };
         let legend = svg
             .split('<')
             .find(|e| e.starts_with("rect") && e.contains("opacity=\"0.85\""))
@@ -2272,8 +2431,22 @@ mod tests {
         let (x0, y0) = (attr(legend, "x"), attr(legend, "y"));
         let (x1, y1) = (x0 + attr(legend, "width"), y0 + attr(legend, "height"));
         let data_end = svg.find("opacity=\"0.85\"").unwrap();
-        let covered = svg[..data_end]
-            .split("<polyline")
+        let covered = polyline_points(&svg[..data_end])
+            .into_iter()
+            .filter(|&(x, y)| x > x0 + 1.0 && x < x1 - 1.0 && y > y0 + 1.0 && y < y1 - 1.0)
+            .count();
+        assert_eq!(covered, 0, "legend at ({x0}, {y0})-({x1}, {y1})");
+    }
+
+    /// The value of attribute `name` of the SVG element `e`.
+    fn attr(e: &str, name: &str) -> f64 {
+        let at = e.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        e[at..].split('"').next().unwrap().parse().unwrap()
+    }
+
+    /// The points of the coloured (not black) polylines of `svg`, pixels.
+    fn polyline_points(svg: &str) -> Vec<(f64, f64)> {
+        svg.split("<polyline")
             .skip(1)
             .filter(|e| !e.contains("#000000"))
             .flat_map(|e| {
@@ -2292,9 +2465,56 @@ mod tests {
                     })
                     .collect::<Vec<_>>()
             })
-            .filter(|&(x, y)| x > x0 + 1.0 && x < x1 - 1.0 && y > y0 + 1.0 && y < y1 - 1.0)
-            .count();
-        assert_eq!(covered, 0, "legend at ({x0}, {y0})-({x1}, {y1})");
+            .collect()
+    }
+
+    #[test]
+    fn several_series_have_their_legend_right_of_the_plot() {
+        let series = |label: &str, at: f64| ErrorSeries {
+            label: label.into(),
+            colour: None,
+            points: (0..=10)
+                .map(|x| Estimate {
+                    x: f64::from(x),
+                    y: at + f64::from(x),
+                    error: 1.0,
+                })
+                .collect(),
+        };
+        let chart = ErrorLineChart {
+            title: "Wait".into(),
+            x_label: "population".into(),
+            y_label: "wait (h)".into(),
+            y_from_zero: true,
+            zero_line: false,
+            y_range: None,
+            series: vec![series("EASY", 0.0), series("conservative", 5.0)],
+            references: Vec::new(),
+        };
+        let svg = error_line_chart_svg(&chart).unwrap();
+        // No legend box inside the plot: the entries are text right of every point.
+        assert!(!svg.contains("opacity=\"0.85\""));
+        // The data: drawn before the legend's first entry.
+        let right = polyline_points(&svg[..svg.find("EASY").unwrap()])
+            .into_iter()
+            .fold(0.0, |m: f64, (x, _)| m.max(x));
+        assert!(right > 400.0, "the data reach {right}");
+        for label in ["EASY", "conservative"] {
+            let text = svg
+                .split("<text")
+                .find(|e| e.contains(&format!(">\n{label}\n")) || e.contains(&format!(">{label}<")))
+                .unwrap_or_else(|| panic!("no entry {label}"));
+            assert!(
+                attr(text, "x") > right,
+                "{label} at {} over data to {right}",
+                attr(text, "x")
+            );
+        }
+        // A series without data keeps no entry.
+        let mut one = chart.clone();
+        one.series[1].points.clear();
+        let svg = error_line_chart_svg(&one).unwrap();
+        assert!(!svg.contains("conservative"));
     }
 
     #[test]
@@ -2794,6 +3014,7 @@ mod tests {
             series: vec![
                 BarSeries {
                     label: "EASY".into(),
+                    colour: None,
                     bars: vec![
                         Some(Bar {
                             value: 2.0,
@@ -2811,6 +3032,7 @@ mod tests {
                 },
                 BarSeries {
                     label: "FCFS".into(),
+                    colour: None,
                     bars: vec![
                         None,
                         Some(Bar {
@@ -2885,6 +3107,7 @@ mod tests {
             zero_line: true,
             series: vec![BarSeries {
                 label: "mean, 95% CI".into(),
+                colour: None,
                 bars: vec![
                     Some(Bar {
                         value: -3.0,

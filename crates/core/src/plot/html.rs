@@ -1,7 +1,7 @@
-//! The HTML pages of `sitesim report`: minijinja templates embedded in the binary
-//! (`templates/report.html`, an experiment's; `templates/run.html`, every other's), each
-//! rendered from a serializable context its command builds. The command computes every
-//! figure and text; the template lays them out.
+//! The HTML pages of `sitesim report`: a minijinja template embedded in the binary
+//! (`templates/run.html`, every page's), rendered from a serializable context its
+//! command builds. The command computes every figure and text; the template lays them
+//! out.
 //!
 //! Every value a template prints is HTML-escaped (auto-escaping is on for `.html`
 //! templates), by [`write_value`]: `&`, `<`, `>`, `"` and `'`. Block tags take the line
@@ -14,10 +14,7 @@ use minijinja::{AutoEscape, Environment, Error, Output, State, escape_formatter}
 use serde::Serialize;
 
 /// The templates, by name.
-const TEMPLATES: [(&str, &str); 2] = [
-    ("report.html", include_str!("templates/report.html")),
-    ("run.html", include_str!("templates/run.html")),
-];
+const TEMPLATES: [(&str, &str); 1] = [("run.html", include_str!("templates/run.html"))];
 
 /// The page of template `name` (one of [`TEMPLATES`]) with `context`.
 pub fn render(name: &str, context: &impl Serialize) -> Result<String, String> {
