@@ -380,6 +380,7 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     // Names, version and the scenario, escaped.
     assert!(html.contains("<h1>demo &lt;sweep&gt;</h1>"));
     assert!(html.contains("<dd>sitesim 0.1.0-test</dd>"));
+    assert!(html.contains("<dt>machine</dt><dd>128 processors</dd>"));
     assert!(html.contains(
         "<dd>at population = 4 (the largest population: no scheduler&#39;s throughput \
          levels off before)</dd>"
@@ -389,7 +390,7 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     // Means ± 95% CI computed by hand (see `record`).
     let p0 = row(&html, "p000");
     for cell in [
-        "<td>EASY</td>",
+        "<td class=\"l\">EASY</td>",
         "<td>1</td>",
         "<td>3 / 3</td>",
         "<td>20 ± 25</td>",
@@ -407,11 +408,10 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     assert!(p5.contains("<td>2 / 3</td>"), "{p5}");
     assert!(p5.contains("<td>515 ± 64</td>"), "{p5}");
     assert!(html.contains("1 of 18 runs missing"));
-    assert!(
-        html.contains(
-            "<td class=\"l\">p005 (FCFS, population = 4)</td><td>1 of 3</td><td>r0002</td>"
-        )
-    );
+    assert!(html.contains(
+        "<td class=\"l\">p005 (FCFS, population = 4)</td><td>1 of 3</td>\
+             <td class=\"l\">r0002</td>"
+    ));
     for header in [
         "population (users ×)",
         "throughput (jobs/week)",
@@ -559,16 +559,17 @@ fn a_capacity_search_is_plotted_with_its_target_and_its_answers() {
     // The search, its answers and every probe as tables, the metric in hours with its
     // unit in every header, and no raw JSON.
     for cell in [
-        "<th class=\"l\">metric</th><th>target</th>\
+        "<th class=\"l\">metric</th><th class=\"l\">target</th>\
          <th>population sized for (processors)</th>",
-        "<tr><td class=\"l\">mean wait (mean_wait)</td><td>at most 0.5 h</td><td>128</td></tr>",
+        "<tr><td class=\"l\">mean wait (mean_wait)</td><td class=\"l\">at most 0.5 h</td>\
+         <td>128</td></tr>",
         "<th class=\"l\">scheduler</th><th>machine (processors)</th>\
          <th>mean wait (h), mean ± 95% CI</th><th>for 95% confidence (processors)</th>",
         "<tr><td class=\"l\">EASY</td><td>144</td><td>0.483 ± 0.217</td><td>176</td></tr>",
         "<tr><td class=\"l\">FCFS</td><td>176</td><td>0.417 ± 0.0556</td><td>176</td></tr>",
         "<h2>Machines probed for EASY</h2>",
-        "<tr><td class=\"l\">128</td><td>0.667 ± 0.25</td><td>no</td><td>300</td>\
-         <td>6400</td></tr>",
+        "<tr><td class=\"l\">128</td><td>0.667 ± 0.25</td><td class=\"l\">no</td>\
+         <td>300</td><td>6400</td></tr>",
     ] {
         assert!(section.contains(cell), "no {cell} in {section}");
     }
@@ -596,7 +597,8 @@ fn a_point_without_runs_is_left_out_of_the_plots_with_a_note() {
     assert!(html.contains("3 of 18 runs missing"));
     assert!(html.contains(
         "<td class=\"l\">p005 (FCFS, population = 4)</td><td>3 of 3</td>\
-         <td>r0000, r0001, r0002</td><td>no runs: left out of the plots</td>"
+         <td class=\"l\">r0000, r0001, r0002</td>\
+         <td class=\"l\">no runs: left out of the plots</td>"
     ));
     assert!(row(&html, "p005").contains("<td>0 / 3</td>"));
     // FCFS still has its line against the axis. Its throughput is highest at the last
@@ -683,7 +685,7 @@ fn labels_and_names_are_escaped_in_the_page() {
     assert!(html.contains("<h1>it&#39;s &lt;b&gt;</h1>"));
     // The points table, the paired table (the label is the reference), the note and the
     // paired plots' captions, in the text and in the `alt` attribute.
-    assert!(row(&html, "p000").contains(&format!("<td>{label}</td>")));
+    assert!(row(&html, "p000").contains(&format!("<td class=\"l\">{label}</td>")));
     assert!(html.contains(&format!("<h2>Paired differences from {label}</h2>")));
     assert!(html.contains(&format!("minus {label}&#39;s run")));
     assert!(html.contains(&format!(

@@ -849,6 +849,15 @@ fn page(exp: &Experiment, diffs: Option<&PairedDiffs>, figures: Vec<Figure>) -> 
             plan.replications.to_string(),
         ),
     ];
+    let procs = plan.points.iter().map(|p| p.procs);
+    if let (Some(least), Some(most)) = (procs.clone().min(), procs.max()) {
+        let machine = if least == most {
+            format!("{least} processors")
+        } else {
+            format!("{least} to {most} processors")
+        };
+        facts.push(("machine".into(), machine));
+    }
     if exp.has_axis() {
         facts.push(("swept".into(), exp.axis_label()));
     }

@@ -11,13 +11,51 @@ use crate::plot::{export, html};
 use crate::results::output::{create_subfolder, write_atomic};
 use crate::textfmt::significant;
 
-/// A table: headers (with units) and rows of formatted cells; the first column is text.
-#[derive(Debug, Clone, Default, Serialize)]
+/// A table: headers (with units) and rows of formatted cells. Text columns are set
+/// left, numbers right ([`Table::text_columns`]).
+#[derive(Debug, Clone, Default)]
 pub struct Table {
     /// Column headers.
     pub head: Vec<String>,
     /// Rows.
     pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// Whether each column holds text rather than numbers: the first always (it names
+    /// its row), and any other with a cell that is not a number (an id, a name, a
+    /// policy, "yes").
+    pub fn text_columns(&self) -> Vec<bool> {
+        (0..self.head.len())
+            .map(|c| {
+                c == 0
+                    || self
+                        .rows
+                        .iter()
+                        .any(|r| r.get(c).is_some_and(|t| !numeric(t)))
+            })
+            .collect()
+    }
+}
+
+/// Whether `cell` is a number as the pages write them (`12`, `-0.4`, `3 / 3`,
+/// `1.6 ± 0.1`, `37.5%`), or no value (empty, `—`).
+fn numeric(cell: &str) -> bool {
+    let t = cell.trim();
+    let digits = t.strip_prefix(['-', '−', '+']).unwrap_or(t);
+    t.is_empty() || t == "—" || digits.starts_with(|c: char| c.is_ascii_digit())
+}
+
+impl Serialize for Table {
+    /// The table, and its [`Table::text_columns`] as `text`, for the template.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut t = s.serialize_struct("Table", 3)?;
+        t.serialize_field("head", &self.head)?;
+        t.serialize_field("rows", &self.rows)?;
+        t.serialize_field("text", &self.text_columns())?;
+        t.end()
+    }
 }
 
 /// A figure: an SVG file of the report and its caption.
@@ -193,6 +231,27 @@ pub fn sig3(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_columns_are_told_from_numbers() {
+        let table = Table {
+            head: ["point", "scheduler", "runs", "wait (h)", "Δ", "passes"]
+                .map(String::from)
+                .to_vec(),
+            rows: vec![
+                ["p0", "CREASY α=0.5", "3 / 3", "1.6 ± 0.1", "-0.4", "yes"]
+                    .map(String::from)
+                    .to_vec(),
+                ["p1", "EASY", "2 / 3", "—", "−2", "no"]
+                    .map(String::from)
+                    .to_vec(),
+            ],
+        };
+        assert_eq!(
+            table.text_columns(),
+            [true, true, false, false, false, true]
+        );
+    }
 
     #[test]
     fn numbers_are_formatted_once() {

@@ -324,6 +324,11 @@ pub struct Gantt {
 /// first six, which no two readers confuse (its sky blue, near its blue, comes last).
 pub const RUN_COLOURS: usize = 6;
 
+/// The palette entries a [`Gantt`] chart's jobs are drawn in, by legend entry: the
+/// first six but black, for sky blue, as a black job waiting (drawn paler) would pass
+/// for the grey of the jobs past the legend.
+const JOB_COLOURS: [usize; RUN_COLOURS] = [0, 1, 2, 3, 4, 6];
+
 /// How large a chart is drawn, how large its text, and the files a report writes of it:
 /// `--figure-width`, `--figure-height`, `--font-scale` and `--figure-format` of the
 /// commands that write reports. Every chart drawn on a thread takes the style set there
@@ -1542,7 +1547,7 @@ pub fn gantt_svg(gantt: &Gantt) -> Result<String, PlotError> {
     let colour = |entry: usize| -> RGBColor {
         let key = gantt.colours.get(entry).copied().unwrap_or(entry);
         if key < RUN_COLOURS {
-            PALETTE[key]
+            PALETTE[JOB_COLOURS[key]]
         } else {
             RGBColor(160, 160, 160)
         }
