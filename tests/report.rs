@@ -381,6 +381,9 @@ fn a_sweep_gets_every_plot_a_table_of_means_and_a_note_of_missing_runs() {
     assert!(html.contains("<h1>demo &lt;sweep&gt;</h1>"));
     assert!(html.contains("<dd>sitesim 0.1.0-test</dd>"));
     assert!(html.contains("<dt>machine</dt><dd>128 processors</dd>"));
+    // A long page lists its sections first, each linked.
+    assert!(html.contains("<nav><p>Contents: <a href=\"#section-1\">Unfinished</a> · "));
+    assert!(html.contains("<section id=\"section-2\">\n<h2>Points</h2>"));
     assert!(html.contains(
         "<dd>at population = 4 (the largest population: no scheduler&#39;s throughput \
          levels off before)</dd>"

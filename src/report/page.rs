@@ -137,6 +137,9 @@ pub struct Link {
     pub text: String,
 }
 
+/// Sections past which a page lists them first, each linked.
+const CONTENTS_FROM: usize = 4;
+
 /// The page.
 #[derive(Debug, Clone, Serialize)]
 pub struct Page {
@@ -159,7 +162,18 @@ impl Page {
         for figure in self.sections.iter_mut().flat_map(|s| &mut s.figures) {
             written.append(&mut figure.write(out)?);
         }
-        let page = html::render("run.html", &self)?;
+        /// The page as the template reads it: with whether to list the sections first.
+        #[derive(Serialize)]
+        struct View<'p> {
+            #[serde(flatten)]
+            page: &'p Page,
+            contents: bool,
+        }
+        let view = View {
+            contents: self.sections.len() > CONTENTS_FROM,
+            page: &self,
+        };
+        let page = html::render("run.html", &view)?;
         written.push(write(&out.join("index.html"), page.as_bytes())?);
         Ok(written)
     }
