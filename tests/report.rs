@@ -636,7 +636,8 @@ fn a_point_without_runs_is_left_out_of_the_plots_with_a_note() {
 #[test]
 fn the_plots_by_hour_are_where_a_scheduler_levels_off() {
     let dir = scratch("levels-off");
-    let plan = plan(&XS.map(Some));
+    let mut plan = plan(&XS.map(Some));
+    plan.scenario = format!("duration = \"8w\"\n{SCENARIO}");
     results_dir(&dir, &plan, &[]);
     // FCFS (points 1, 3, 5) does no more at population 4 than at 2: it levels off at 2,
     // where the schedulers part; EASY goes on growing.
@@ -658,6 +659,7 @@ fn the_plots_by_hour_are_where_a_scheduler_levels_off() {
         "<dd>at population = 2 (the first population at which a scheduler&#39;s \
          throughput levels off)</dd>"
     ));
+    assert!(html.contains("<dt>duration</dt><dd>8 weeks per run</dd>"));
     fs::remove_dir_all(&dir).unwrap();
 }
 

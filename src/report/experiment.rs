@@ -51,6 +51,7 @@ use crate::results::metric::{
 use crate::results::output::create_subfolder;
 use crate::results::runs::{self, RunPlan, RunRecord};
 use crate::textfmt::{significant, with_interval, write_csv};
+use crate::time::{WEEK, parse_duration};
 
 /// The report's directory under the results directory.
 pub const REPORT_DIR: &str = "report";
@@ -858,6 +859,12 @@ fn page(exp: &Experiment, diffs: Option<&PairedDiffs>, figures: Vec<Figure>) -> 
         };
         facts.push(("machine".into(), machine));
     }
+    if let Some(weeks) = scenario_weeks(&plan.scenario) {
+        facts.push((
+            "duration".into(),
+            format!("{} weeks per run", number(weeks)),
+        ));
+    }
     if exp.has_axis() {
         facts.push(("swept".into(), exp.axis_label()));
     }
@@ -898,6 +905,13 @@ fn page(exp: &Experiment, diffs: Option<&PairedDiffs>, figures: Vec<Figure>) -> 
         facts,
         sections,
     }
+}
+
+/// A run's length in weeks, from the scenario's `duration`; `None` when it gives none.
+fn scenario_weeks(scenario: &str) -> Option<f64> {
+    let table: toml::Table = toml::from_str(scenario).ok()?;
+    let duration = parse_duration(table.get("duration")?.as_str()?).ok()?;
+    Some(duration as f64 / WEEK as f64)
 }
 
 /// The runs missing, and the schedulers left out of the plots at the focus: a section,
