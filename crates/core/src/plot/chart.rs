@@ -7,8 +7,9 @@
 //! (`assets/fonts`), so a chart is laid out the same on every machine, needs no system
 //! font, and the same data give byte-identical files. Colours are the Okabe–Ito palette,
 //! which stays distinct for colour-blind readers, and each series also has its own marker
-//! shape (lines) or fill pattern (bars) so that series stay apart in greyscale print. The
-//! legend goes to the corner of the plot where it hides the least data.
+//! shape (lines) or fill pattern (bars) so that series stay apart in greyscale print. A
+//! chart of several series has its legend in a column right of the plot, where it hides
+//! no data; one series' legend goes to the corner of the plot where it hides the least.
 //!
 //! Each chart kind has a `*_svg` function that returns the document; its callers write
 //! the file (atomically: `results::output`, a layer above this one).
@@ -321,7 +322,7 @@ pub struct Gantt {
 
 /// The colours of a [`Gantt`] chart's legend; entries past them are grey. Also the most
 /// runs a comparison tells apart by colour ([`Overlay`], [`BoxPlot`]): the palette's
-/// first six, which no two readers confuse (its sky blue, near its blue, comes last).
+/// first six, blue to black (its sky blue, near its blue, comes seventh).
 pub const RUN_COLOURS: usize = 6;
 
 /// The palette entries a [`Gantt`] chart's jobs are drawn in, by legend entry: the
@@ -1756,23 +1757,17 @@ pub fn box_plot_svg(chart: &BoxPlot) -> Result<String, PlotError> {
         .flat_map(|b| [b.low, b.q1, b.median, b.q3, b.high, b.mean]);
     let (lo, hi) = bounds(values).ok_or_else(|| empty(name))?;
     let column = legend_width(chart.boxes.iter().map(|b| b.label.as_str()));
-    // Each box's name under it, cut to the room a box has.
+    // Each box's name under it when every name fits the room a box has, with a gap;
+    // else none (names cut alike, `CREASY …`, would tell nothing), and the legend, in
+    // the same order, names the boxes.
     let room = f64::from(figure_style().width.saturating_sub(column + 120))
-        / chart.boxes.len().max(1) as f64;
+        / chart.boxes.len().max(1) as f64
+        - f64::from(scaled(12));
+    let fits = chart.boxes.iter().all(|b| label_width(&b.label) <= room);
     let names: Vec<String> = chart
         .boxes
         .iter()
-        .map(|b| {
-            let mut name = b.label.clone();
-            while !name.is_empty() && label_width(&name) > room {
-                name.pop();
-            }
-            if name.len() < b.label.len() {
-                name.pop();
-                name.push('…');
-            }
-            name
-        })
+        .map(|b| if fits { b.label.clone() } else { String::new() })
         .collect();
     let frame = Frame {
         title: &chart.title,
@@ -2471,6 +2466,45 @@ mod tests {
                     .collect::<Vec<_>>()
             })
             .collect()
+    }
+
+    #[test]
+    fn boxes_are_named_under_them_only_when_every_name_fits() {
+        let chart = |labels: &[&str]| BoxPlot {
+            title: "Wait".into(),
+            x_label: "scheduler".into(),
+            y_label: "wait (h)".into(),
+            y_from_zero: true,
+            boxes: labels
+                .iter()
+                .enumerate()
+                .map(|(run, label)| RunBox {
+                    label: label.to_string(),
+                    run,
+                    low: 1.0,
+                    q1: 2.0,
+                    median: 3.0,
+                    q3: 4.0,
+                    high: 5.0,
+                    mean: 3.5,
+                })
+                .collect(),
+        };
+        // Under its box and in the legend.
+        let svg = box_plot_svg(&chart(&["EASY", "FCFS"])).unwrap();
+        assert_eq!(svg.matches("EASY").count(), 2);
+        // Six long names would be cut alike: the legend alone names them, in order.
+        let long = [
+            "CREASY α=0.5",
+            "CREASY α=0.9",
+            "CREASY α=0.99",
+            "CREASY α=0.999",
+        ];
+        let svg = box_plot_svg(&chart(&[&long[..], &["CREASY α=1", "EASY"]].concat())).unwrap();
+        for label in long {
+            assert_eq!(svg.matches(&format!(">{label}<")).count(), 1, "{label}");
+        }
+        assert!(!svg.contains('…'));
     }
 
     #[test]
