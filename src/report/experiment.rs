@@ -73,8 +73,9 @@ pub fn write_report(dir: &Path) -> Result<Vec<PathBuf>, String> {
         written.push(write(&out.join(PAIRED_CSV), &paired_csv(&exp, diffs)?)?);
         figures = paired_plots(&exp, diffs)?;
     }
-    figures.extend(self::figures(&exp)?);
-    written.extend(page(&exp, diffs.as_ref(), figures).write(&out)?);
+    let focus = exp.focus();
+    figures.extend(self::figures(&exp, focus.as_ref())?);
+    written.extend(page(&exp, diffs.as_ref(), focus.as_ref(), figures).write(&out)?);
     Ok(written)
 }
 
@@ -321,7 +322,7 @@ struct Figure {
 }
 
 /// Every plot of the report, in page order.
-fn figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
+fn figures(exp: &Experiment, focus: Option<&Focus>) -> Result<Vec<Figure>, String> {
     let mut figures = Vec::new();
     if let Some(capacity) = exp.capacity.as_ref().and_then(capacity_result) {
         figures.extend(capacity_figure(&capacity)?);
@@ -329,10 +330,10 @@ fn figures(exp: &Experiment) -> Result<Vec<Figure>, String> {
     if exp.has_axis() {
         figures.extend(axis_figures(exp)?);
     }
-    if let Some(focus) = exp.focus() {
-        figures.extend(hour_figures(exp, &focus)?);
-        figures.extend(class_figure(exp, &focus)?);
-        figures.extend(box_figures(exp, &focus)?);
+    if let Some(focus) = focus {
+        figures.extend(hour_figures(exp, focus)?);
+        figures.extend(class_figure(exp, focus)?);
+        figures.extend(box_figures(exp, focus)?);
     }
     Ok(figures)
 }
@@ -825,7 +826,12 @@ fn mean_ci(stats: &MetricStats) -> String {
 
 /// `index.html`: the runs missing, a table of every point, the paired differences, the
 /// capacity search, the plots by section, then the scenario.
-fn page(exp: &Experiment, diffs: Option<&PairedDiffs>, figures: Vec<Figure>) -> page::Page {
+fn page(
+    exp: &Experiment,
+    diffs: Option<&PairedDiffs>,
+    focus: Option<&Focus>,
+    figures: Vec<Figure>,
+) -> page::Page {
     let plan = &exp.plan;
     let mut paired_figures = Vec::new();
     let mut capacity_figures = Vec::new();
@@ -868,7 +874,7 @@ fn page(exp: &Experiment, diffs: Option<&PairedDiffs>, figures: Vec<Figure>) -> 
     if exp.has_axis() {
         facts.push(("swept".into(), exp.axis_label()));
     }
-    if let Some(focus) = exp.focus()
+    if let Some(focus) = focus
         && let Some(x) = focus.x
     {
         facts.push((
@@ -877,7 +883,7 @@ fn page(exp: &Experiment, diffs: Option<&PairedDiffs>, figures: Vec<Figure>) -> 
         ));
     }
     facts.push(("run by".into(), format!("sitesim {}", plan.sitesim_version)));
-    let mut sections: Vec<Section> = unfinished(exp).into_iter().collect();
+    let mut sections: Vec<Section> = unfinished(exp, focus).into_iter().collect();
     sections.push(points_section(exp));
     if let Some(diffs) = diffs {
         sections.push(paired_section(exp, diffs, paired_figures));
@@ -916,7 +922,7 @@ fn scenario_weeks(scenario: &str) -> Option<f64> {
 
 /// The runs missing, and the schedulers left out of the plots at the focus: a section,
 /// `None` when every run is there.
-fn unfinished(exp: &Experiment) -> Option<Section> {
+fn unfinished(exp: &Experiment, focus: Option<&Focus>) -> Option<Section> {
     let expected = exp.plan.points.len() as u64 * u64::from(exp.plan.replications);
     let missing: u64 = exp.missing.iter().map(|m| m.len() as u64).sum();
     if missing == 0 {
@@ -944,7 +950,7 @@ fn unfinished(exp: &Experiment) -> Option<Section> {
         .collect();
     let mut text =
         format!("{missing} of {expected} runs missing; statistics are over the runs found.");
-    if let Some(focus) = exp.focus() {
+    if let Some(focus) = focus {
         let shown: Vec<&str> = focus
             .points
             .iter()

@@ -1182,14 +1182,14 @@ fn draw_key_column(
     keys: &[Key],
     left: u32,
 ) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
-    let (row, font) = (scaled(24), scaled(LEGEND_TEXT as u32));
+    let (row, font) = (legend_row(), scaled(LEGEND_TEXT as u32));
     let style =
         TextStyle::from((FONT, font).into_font()).pos(plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Left,
             plotters::style::text_anchor::VPos::Center,
         ));
     for (k, key) in keys.iter().enumerate() {
-        let at = (left as i32, (scaled(60) + row * k as u32 + row / 2) as i32);
+        let at = (left as i32, (legend_entry_top(k) + row / 2) as i32);
         let line = ShapeStyle::from(key.colour).stroke_width(2);
         match key.swatch {
             KeySwatch::Line(marker) => root.draw(
@@ -1460,6 +1460,17 @@ fn fit_label(label: &str) -> String {
     format!("{cut}…")
 }
 
+/// The height of an entry of a legend column right of the plot, pixels.
+fn legend_row() -> u32 {
+    scaled(24)
+}
+
+/// The top of entry `k` of a legend column right of the plot, pixels: the first level
+/// with the plot's top.
+fn legend_entry_top(k: usize) -> u32 {
+    scaled(60) + legend_row() * k as u32
+}
+
 /// An entry of a legend column: a swatch of a colour (a block, or a line) and its label.
 struct Swatch<'s> {
     colour: RGBColor,
@@ -1474,9 +1485,9 @@ struct Swatch<'s> {
 /// per entry, one under another from the top of the plot, as SVG elements.
 fn legend_column(entries: &[Swatch], left: u32) -> String {
     let mut legend = String::new();
-    let (row, width, height, font) = (scaled(24), scaled(18), scaled(14), scaled(15));
+    let (row, width, height, font) = (legend_row(), scaled(18), scaled(14), scaled(15));
     for (k, e) in entries.iter().enumerate() {
-        let y = scaled(60) + row * k as u32;
+        let y = legend_entry_top(k);
         let swatch = if e.line {
             format!(
                 "<line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" \
@@ -2220,7 +2231,7 @@ fn render_bar_chart(name: &str, chart: &BarChart) -> Result<String, PlotError> {
     if chart.log_y {
         let y = LogCoord::from(y.log_scale());
         draw(name, frame, x, y, |ctx| {
-            draw_bars(ctx, chart, &placed, base)
+            draw_bars(ctx, chart, &placed, base, floor)
         })
     } else {
         let y: RangedCoordf64 = y.into();
@@ -2228,26 +2239,24 @@ fn render_bar_chart(name: &str, chart: &BarChart) -> Result<String, PlotError> {
             if chart.zero_line {
                 draw_zero_line(ctx)?;
             }
-            draw_bars(ctx, chart, &placed, base)
+            draw_bars(ctx, chart, &placed, base, floor)
         })
     }
 }
 
+/// Draws the `placed` bars of `chart` rising from `base`, their error bars ending no
+/// lower than `floor`.
 fn draw_bars<Y>(
     ctx: &mut Context<'_, Y>,
     chart: &BarChart,
     placed: &[PlacedBar],
     base: f64,
+    floor: f64,
 ) -> Result<(), String>
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let y = ctx.y_range();
-    let floor = if chart.zero_line {
-        f64::NEG_INFINITY
-    } else {
-        0.0
-    };
     for (j, s) in chart.series.iter().enumerate() {
         let kind = s.colour.unwrap_or(j);
         let colour = PALETTE[kind % PALETTE.len()];
